@@ -1,0 +1,75 @@
+// Package cmd holds hdig's commands: flags and output only. The work is done
+// by the verify, patch, fetch, cache and server packages.
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// commands lists the constructors of the subcommands. Each command file adds
+// its own in an init function, so the root never needs editing.
+var commands []func(*IOStreams) *cobra.Command
+
+func register(f func(*IOStreams) *cobra.Command) { commands = append(commands, f) }
+
+// NewRootCmd builds the command tree around the given streams.
+func NewRootCmd(ios *IOStreams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "hdig",
+		Short: "HTTP client, verifier and reference origin for RFC 9530 digests and RFC 3229 deltas",
+		Long: `hdig fetches like curl but asks for and verifies RFC 9530 digests
+(Repr-Digest, Content-Digest), fetches deltas against cached versions
+(RFC 3229, 226 IM Used), audits origins, and serves as a reference origin.` + exitStatusHelp,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetIn(ios.In)
+	root.SetOut(ios.Out)
+	root.SetErr(ios.ErrOut)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErrorf("%v\nRun '%s --help' for usage.", err, c.CommandPath())
+	})
+	for _, f := range commands {
+		root.AddCommand(f(ios))
+	}
+	return root
+}
+
+// Main runs hdig with os.Args and returns the exit status.
+func Main() int {
+	return Run(context.Background(), System(), os.Args[1:])
+}
+
+// Run runs hdig with the given streams and arguments and returns the exit
+// status; tests call it in-process.
+func Run(ctx context.Context, ios *IOStreams, args []string) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := NewRootCmd(ios)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	interrupted := ctx.Err() != nil && errors.Is(err, context.Canceled)
+	code := ExitCode(err)
+	if interrupted {
+		code = ExitInterrupted
+	}
+	var quiet *silentError
+	if !errors.As(err, &quiet) {
+		if interrupted {
+			fmt.Fprintln(ios.ErrOut, "hdig: interrupted")
+		} else {
+			fmt.Fprintf(ios.ErrOut, "hdig: %v\n", err)
+		}
+	}
+	return code
+}

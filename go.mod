@@ -1,0 +1,14 @@
+module github.com/hdig/hdig
+
+go 1.26
+
+require (
+	github.com/mattn/go-isatty v0.0.24
+	github.com/spf13/cobra v1.10.2
+)
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+	golang.org/x/sys v0.42.0 // indirect
+)
