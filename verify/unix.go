@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash"
 )
 
@@ -72,3 +73,37 @@ func (u *unixCksum) Sum(b []byte) []byte {
 func (u *unixCksum) Reset()         { *u = unixCksum{} }
 func (u *unixCksum) Size() int      { return 4 }
 func (u *unixCksum) BlockSize() int { return 1 }
+
+// Saved states (encoding.BinaryMarshaler), as the stdlib hashes have them:
+// a magic string naming the algorithm and version, then the fields.
+const (
+	unixSumMagic   = "hdig-sum\x01"
+	unixCksumMagic = "hdig-cksum\x01"
+)
+
+func (u *unixSum) MarshalBinary() ([]byte, error) {
+	return binary.BigEndian.AppendUint16([]byte(unixSumMagic), u.s), nil
+}
+
+func (u *unixSum) UnmarshalBinary(b []byte) error {
+	if len(b) != len(unixSumMagic)+2 || string(b[:len(unixSumMagic)]) != unixSumMagic {
+		return errors.New("unixsum: invalid hash state")
+	}
+	u.s = binary.BigEndian.Uint16(b[len(unixSumMagic):])
+	return nil
+}
+
+func (u *unixCksum) MarshalBinary() ([]byte, error) {
+	b := binary.BigEndian.AppendUint32([]byte(unixCksumMagic), u.crc)
+	return binary.BigEndian.AppendUint64(b, u.n), nil
+}
+
+func (u *unixCksum) UnmarshalBinary(b []byte) error {
+	if len(b) != len(unixCksumMagic)+12 || string(b[:len(unixCksumMagic)]) != unixCksumMagic {
+		return errors.New("unixcksum: invalid hash state")
+	}
+	b = b[len(unixCksumMagic):]
+	u.crc = binary.BigEndian.Uint32(b)
+	u.n = binary.BigEndian.Uint64(b[4:])
+	return nil
+}

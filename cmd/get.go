@@ -1,0 +1,270 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/verify"
+	"github.com/spf13/cobra"
+)
+
+// getOptions are the flags of hdig get.
+type getOptions struct {
+	URL           string
+	Output        string
+	RemoteName    bool
+	Headers       []string
+	Method        string
+	Data          []string
+	DataBinary    string
+	UploadFile    string
+	Head          bool
+	Location      bool
+	Insecure      bool
+	CACert        string
+	Compressed    bool
+	WantRepr      string
+	WantContent   string
+	NoWant        bool
+	Accept        string
+	RequireDigest bool
+	JSON          bool
+	NoBuffer      bool
+	Silent        bool
+	Verbose       bool
+	Timeout       time.Duration
+	Retry         int
+}
+
+// Defaults of the contract.
+const (
+	defaultWant = "sha-256=10, sha-512=5"
+)
+
+func init() {
+	register(newGetCmd)
+	addClassifier(classifyFetch)
+}
+
+func newGetCmd(ios *IOStreams) *cobra.Command {
+	o := &getOptions{}
+	c := &cobra.Command{
+		Use:   "get URL",
+		Short: "Fetch a URL, verify its digests, write the body",
+		Long: `Fetch a URL like curl, asking for RFC 9530 digests (Want-Repr-Digest,
+Want-Content-Digest), verifying Content-Digest over the message and
+Repr-Digest over the whole representation, and printing a verdict on stderr.
+
+The body is released only once verified: with -o it goes to FILE.hdig-part
+and is renamed onto FILE after verification; to stdout it is held back
+(in memory, then a temporary file) unless -N is given.` + exitStatusHelp,
+		Example: `  hdig get -o big.iso https://example.org/big.iso
+  hdig get --require-digest https://example.org/app.js > app.js
+  hdig get -I https://example.org/big.iso
+  hdig get --compressed --accept sha-256,md5 https://example.org/page.html`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			o.URL = args[0]
+			return runGet(c, ios, o)
+		},
+	}
+	f := c.Flags()
+	f.StringVarP(&o.Output, "output", "o", "", "write the body to `FILE` (renamed into place only after verification)")
+	f.BoolVarP(&o.RemoteName, "remote-name", "O", false, "write to a file named like the URL's last path segment")
+	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header `'K: V'` (repeatable)")
+	f.StringVarP(&o.Method, "request", "X", "", "request `METHOD`")
+	f.StringArrayVarP(&o.Data, "data", "d", nil, "request body `DATA` (@FILE reads a file); adds Content-Digest and Repr-Digest")
+	f.StringVar(&o.DataBinary, "data-binary", "", "request body `DATA` or @FILE, sent as is")
+	f.StringVarP(&o.UploadFile, "upload-file", "T", "", "PUT `FILE` as the request body")
+	f.BoolVarP(&o.Head, "head", "I", false, "HEAD; print the response headers to stdout")
+	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
+	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify the TLS certificate")
+	f.StringVar(&o.CACert, "cacert", "", "trust the CA certificates in PEM `FILE`")
+	f.BoolVar(&o.Compressed, "compressed", false, "ask for gzip, br, zstd, deflate; verify the encoded bytes, write them decoded")
+	f.StringVar(&o.WantRepr, "want-repr", defaultWant, "Want-Repr-Digest `LIST`")
+	f.StringVar(&o.WantContent, "want-content", defaultWant, "Want-Content-Digest `LIST`")
+	f.BoolVar(&o.NoWant, "no-want", false, "send no Want-Repr-Digest or Want-Content-Digest")
+	f.StringVar(&o.Accept, "accept", verify.DefaultAccept, "algorithms accepted as proof (`LIST`); deprecated ones count only when named")
+	f.BoolVar(&o.RequireDigest, "require-digest", false, "exit 3 unless an accepted digest verified the representation")
+	f.BoolVar(&o.JSON, "json", false, "print the verdict as JSON on stdout (needs -o or -I)")
+	f.BoolVarP(&o.NoBuffer, "no-buffer", "N", false, "to stdout: stream the body as it arrives instead of holding it until verified")
+	f.BoolVarP(&o.Silent, "silent", "s", false, "print no verdict line")
+	f.BoolVarP(&o.Verbose, "verbose", "v", false, "print request and response headers on stderr")
+	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION`")
+	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer `N` times with backoff")
+	return c
+}
+
+func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
+	req, err := o.request()
+	if err != nil {
+		return err
+	}
+	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
+	if err != nil {
+		return withExit(ExitUsage, err)
+	}
+	if o.Verbose {
+		req.OnRequest = func(r *http.Request) { dumpRequest(ios, r) }
+		req.OnResponse = func(r *http.Response) { dumpResponse(ios.ErrOut, r, "< ") }
+	}
+	if o.Head {
+		req.OnResponse = chain(req.OnResponse, func(r *http.Response) { dumpResponse(ios.Out, r, "") })
+	}
+	sink, err := o.sink(ios)
+	if err != nil {
+		return withExit(ExitUsage, err)
+	}
+	res, err := client.Do(c.Context(), req, sink)
+	return reportGet(ios, o, res, err)
+}
+
+// request validates the flags and builds the fetch request.
+func (o *getOptions) request() (*fetch.Request, error) {
+	u, err := url.Parse(o.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, usageErrorf("bad URL %q: want http:// or https:// with a host", o.URL)
+	}
+	if o.RemoteName {
+		if o.Output != "" {
+			return nil, usageErrorf("-o and -O cannot be used together")
+		}
+		name := path.Base(u.Path)
+		if name == "/" || name == "." || name == "" {
+			return nil, usageErrorf("-O: the URL %q has no file name; use -o FILE", o.URL)
+		}
+		o.Output = name
+	}
+	if o.JSON && o.Output == "" && !o.Head {
+		return nil, usageErrorf("--json prints the verdict on stdout, so it needs -o FILE or -I")
+	}
+	if o.NoBuffer && o.Output != "" {
+		return nil, usageErrorf("-N applies to stdout only; -o already streams to FILE.hdig-part")
+	}
+	policy, err := parseAccept(o.Accept)
+	if err != nil {
+		return nil, err
+	}
+	req := &fetch.Request{URL: o.URL, Header: http.Header{}, Compressed: o.Compressed, Policy: policy,
+		RequireDigest: o.RequireDigest, Retry: o.Retry, Method: o.Method}
+	if !o.NoWant {
+		if req.WantRepr, err = verify.ParseWant(o.WantRepr); err != nil {
+			return nil, usageErrorf("--want-repr: %v", err)
+		}
+		if req.WantContent, err = verify.ParseWant(o.WantContent); err != nil {
+			return nil, usageErrorf("--want-content: %v", err)
+		}
+	}
+	for _, h := range o.Headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, usageErrorf("-H %q: want 'Name: value'", h)
+		}
+		req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	}
+	if err := o.body(req); err != nil {
+		return nil, err
+	}
+	if o.Head {
+		if req.Body != nil {
+			return nil, usageErrorf("-I cannot send a request body")
+		}
+		req.Method = http.MethodHead
+	}
+	return req, nil
+}
+
+func parseAccept(s string) (verify.Policy, error) {
+	algs, err := verify.ParseList(s)
+	if err != nil {
+		return verify.Policy{}, usageErrorf("--accept: %v", err)
+	}
+	p := verify.Policy{}
+	for _, a := range algs {
+		p.Accept = append(p.Accept, a.Key)
+	}
+	return p, nil
+}
+
+// body sets the request body from -d, --data-binary or -T.
+func (o *getOptions) body(req *fetch.Request) error {
+	n := 0
+	for _, set := range []bool{len(o.Data) > 0, o.DataBinary != "", o.UploadFile != ""} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErrorf("use only one of -d, --data-binary and -T")
+	}
+	var err error
+	switch {
+	case o.UploadFile != "":
+		req.Body, err = fetch.FileBody(o.UploadFile)
+		if req.Method == "" {
+			req.Method = http.MethodPut
+		}
+	case o.DataBinary != "":
+		req.Body, err = dataBody(o.DataBinary)
+	case len(o.Data) == 1:
+		req.Body, err = dataBody(o.Data[0])
+	case len(o.Data) > 1:
+		req.Body = fetch.BytesBody([]byte(strings.Join(o.Data, "&")))
+	}
+	if err != nil {
+		return withExit(ExitUsage, fmt.Errorf("request body: %w", err))
+	}
+	if len(o.Data) > 0 && req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	return nil
+}
+
+func dataBody(s string) (*fetch.Body, error) {
+	if name, ok := strings.CutPrefix(s, "@"); ok {
+		return fetch.FileBody(name)
+	}
+	return fetch.BytesBody([]byte(s)), nil
+}
+
+// sink chooses where the body goes.
+func (o *getOptions) sink(ios *IOStreams) (fetch.Sink, error) {
+	switch {
+	case o.Head:
+		return fetch.DiscardSink{}, nil
+	case o.Output != "":
+		return fetch.NewFileSink(o.Output)
+	case o.NoBuffer:
+		return &fetch.StreamSink{Out: ios.Out}, nil
+	}
+	return &fetch.HeldSink{Out: ios.Out}, nil
+}
+
+// classifyFetch maps the client engine's errors to exit statuses.
+func classifyFetch(err error) (int, bool) {
+	var se *fetch.StatusError
+	switch {
+	case errors.Is(err, fetch.ErrMismatch):
+		return ExitIntegrity, true
+	case errors.Is(err, fetch.ErrUnverified):
+		return ExitUnverified, true
+	case errors.Is(err, fetch.ErrProtocol):
+		return ExitProtocol, true
+	case errors.As(err, &se), errors.Is(err, fetch.ErrNetwork):
+		return ExitNetwork, true
+	}
+	return 0, false
+}
+
+func chain(a, b func(*http.Response)) func(*http.Response) {
+	if a == nil {
+		return b
+	}
+	return func(r *http.Response) { a(r); b(r) }
+}

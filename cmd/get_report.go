@@ -1,0 +1,211 @@
+package cmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/verify"
+)
+
+// jsonVerdict is the contract's `hdig get --json` object.
+type jsonVerdict struct {
+	URL      string       `json:"url"`
+	Status   int          `json:"status"`
+	Verdict  string       `json:"verdict"`
+	Bytes    int64        `json:"bytes"`
+	ETag     string       `json:"etag"`
+	Digests  []jsonDigest `json:"digests"`
+	Transfer jsonTransfer `json:"transfer"`
+	Warnings []string     `json:"warnings"`
+	Error    string       `json:"error,omitempty"`
+}
+
+type jsonDigest struct {
+	Field     string `json:"field"`
+	Algorithm string `json:"algorithm"`
+	Result    string `json:"result"`
+	Expected  string `json:"expected"`
+	Actual    string `json:"actual"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+type jsonTransfer struct {
+	Strategy  string   `json:"strategy"`
+	Received  int64    `json:"received"`
+	IM        []string `json:"im"`
+	DeltaBase string   `json:"delta_base"`
+	Pieces    int      `json:"pieces"`
+	Retries   int      `json:"retries,omitempty"`
+}
+
+// verdictName is the contract's verdict word for a result and error.
+func verdictName(res *fetch.Result, err error) string {
+	switch {
+	case errors.Is(err, fetch.ErrMismatch):
+		return "mismatch"
+	case errors.Is(err, fetch.ErrUnverified):
+		return "unverified"
+	case err != nil || res == nil:
+		return "error"
+	}
+	return string(res.Outcome())
+}
+
+// reportGet prints the verdict (line on stderr, JSON on stdout) and turns
+// the outcome into the command's error.
+func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) error {
+	if o.JSON {
+		writeJSONVerdict(ios.Out, o.URL, res, err)
+	}
+	if res != nil {
+		for _, w := range res.Verdict.Warnings {
+			if !o.Silent {
+				fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
+			}
+		}
+		if !o.Silent && (err == nil || errors.Is(err, fetch.ErrMismatch) || errors.Is(err, fetch.ErrUnverified)) {
+			fmt.Fprintln(ios.ErrOut, verdictLine(palette{on: ios.ColorEnabled()}, o, res, err))
+		}
+		if res.Status >= 300 && res.Status < 400 && !o.Location {
+			if loc := res.Header.Get("Location"); loc != "" && !o.Silent {
+				fmt.Fprintf(ios.ErrOut, "note: %d redirect to %s (use -L to follow)\n", res.Status, loc)
+			}
+		}
+	}
+	if err != nil && (errors.Is(err, fetch.ErrMismatch) || errors.Is(err, fetch.ErrUnverified)) {
+		if o.Output != "" && !o.Silent {
+			fmt.Fprintf(ios.ErrOut, "hdig: %s was not written\n", o.Output)
+		}
+		return exitSilently(ExitCode(err))
+	}
+	return err
+}
+
+// verdictLine is the one-line verdict, e.g.
+// `✔ verified Repr-Digest sha-256 (4.0 MiB)`.
+func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string {
+	size := humanBytes(res.Bytes)
+	if res.Strategy == fetch.StrategyHead {
+		size = "HEAD"
+	}
+	detail := size + transferNote(res)
+	if bad := res.Verdict.Mismatches(); len(bad) > 0 {
+		c := bad[0]
+		return p.bad("✖ mismatch") + fmt.Sprintf(" %s %s: want %s, got %s (%s)", c.Field, c.Algorithm,
+			verify.Base64(c.Expected), verify.Base64(c.Actual), detail)
+	}
+	if errors.Is(err, fetch.ErrUnverified) {
+		return p.bad("✖ unverified") + fmt.Sprintf(": no accepted digest verified (%s; accepted: %s)", detail, o.Accept)
+	}
+	if m := matched(res.Verdict); m != "" {
+		return p.ok("✔ verified") + fmt.Sprintf(" %s (%s)", m, detail)
+	}
+	why := "the origin sent no digest the policy accepts"
+	if len(res.Verdict.Checks) == 0 {
+		why = "the origin sent no digest"
+	}
+	return p.warn("⚠ unverified") + fmt.Sprintf(": %s (%s)", why, detail)
+}
+
+// matched names the matching fields and algorithms, Repr-Digest first.
+func matched(v verify.Verdict) string {
+	byField := map[string][]string{}
+	for _, c := range v.Checks {
+		if c.Result == verify.Match {
+			byField[c.Field] = appendUnique(byField[c.Field], c.Algorithm)
+		}
+	}
+	var parts []string
+	for _, f := range []string{verify.ReprDigest, verify.ContentDigest, verify.LegacyDigest} {
+		if algs := byField[f]; len(algs) > 0 {
+			parts = append(parts, f+" "+strings.Join(algs, ", "))
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+func appendUnique(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// transferNote describes how the bytes came, when it was not one plain GET.
+func transferNote(res *fetch.Result) string {
+	switch res.Strategy {
+	case fetch.StrategyDelta:
+		saved := 0.0
+		if res.Bytes > 0 {
+			saved = 100 * (1 - float64(res.Received)/float64(res.Bytes))
+		}
+		return fmt.Sprintf("; 226 %s from %s: %s received, %.1f%% saved", strings.Join(res.IM, ", "), res.DeltaBase, humanBytes(res.Received), saved)
+	case fetch.StrategyNotModified:
+		return "; 304 not modified, cached copy"
+	case fetch.StrategyRanges:
+		return fmt.Sprintf("; %d pieces", res.Pieces)
+	}
+	if res.Retries > 0 {
+		return fmt.Sprintf("; after %d retries", res.Retries)
+	}
+	return ""
+}
+
+func writeJSONVerdict(w io.Writer, url string, res *fetch.Result, err error) {
+	j := jsonVerdict{URL: url, Verdict: verdictName(res, err), Digests: []jsonDigest{}, Warnings: []string{}}
+	j.Transfer.IM = []string{}
+	if res != nil {
+		j.URL, j.Status, j.Bytes, j.ETag = res.URL, res.Status, res.Bytes, res.ETag
+		for _, c := range res.Verdict.Checks {
+			j.Digests = append(j.Digests, jsonDigest{Field: c.Field, Algorithm: c.Algorithm, Result: string(c.Result),
+				Expected: verify.Base64(c.Expected), Actual: verify.Base64(c.Actual), Reason: c.Reason})
+		}
+		j.Warnings = append(j.Warnings, res.Verdict.Warnings...)
+		j.Transfer = jsonTransfer{Strategy: res.Strategy, Received: res.Received, IM: res.IM,
+			DeltaBase: res.DeltaBase, Pieces: res.Pieces, Retries: res.Retries}
+		if j.Transfer.IM == nil {
+			j.Transfer.IM = []string{}
+		}
+	}
+	if err != nil && j.Verdict == "error" {
+		j.Error = err.Error()
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(j)
+}
+
+// dumpRequest prints a request's headers on stderr, curl -v style.
+func dumpRequest(ios *IOStreams, r *http.Request) {
+	fmt.Fprintf(ios.ErrOut, "> %s %s %s\n> Host: %s\n", r.Method, r.URL.RequestURI(), "HTTP/1.1", r.URL.Host)
+	writeHeader(ios.ErrOut, r.Header, "> ")
+	fmt.Fprintln(ios.ErrOut, ">")
+}
+
+// dumpResponse prints a response's status line and headers.
+func dumpResponse(w io.Writer, r *http.Response, prefix string) {
+	fmt.Fprintf(w, "%s%s %s\n", prefix, r.Proto, r.Status)
+	writeHeader(w, r.Header, prefix)
+	fmt.Fprintln(w, strings.TrimRight(prefix, " "))
+}
+
+func writeHeader(w io.Writer, h http.Header, prefix string) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			fmt.Fprintf(w, "%s%s: %s\n", prefix, k, v)
+		}
+	}
+}

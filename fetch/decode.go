@@ -1,0 +1,73 @@
+package fetch
+
+import (
+	"bufio"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/andybalholm/brotli"
+	"github.com/klauspost/compress/zstd"
+)
+
+// maxZstdWindow bounds the memory a zstd stream may ask for.
+const maxZstdWindow = 128 << 20
+
+// decoder returns a reader that undoes the Content-Encoding list in reverse
+// order (RFC 9110 §8.4). Unknown codings are an error naming them.
+func decoder(r io.Reader, contentEncoding string) (io.Reader, func(), error) {
+	var closers []func()
+	done := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	codings := strings.Split(contentEncoding, ",")
+	for i := len(codings) - 1; i >= 0; i-- {
+		c := strings.ToLower(strings.TrimSpace(codings[i]))
+		switch c {
+		case "", "identity":
+		case "gzip", "x-gzip":
+			zr, err := gzip.NewReader(r)
+			if err != nil {
+				done()
+				return nil, nil, fmt.Errorf("gzip body: %w", err)
+			}
+			closers = append(closers, func() { zr.Close() })
+			r = zr
+		case "deflate":
+			r = newDeflateReader(r)
+		case "br":
+			r = brotli.NewReader(r)
+		case "zstd":
+			zr, err := zstd.NewReader(r, zstd.WithDecoderMaxWindow(maxZstdWindow), zstd.WithDecoderConcurrency(1))
+			if err != nil {
+				done()
+				return nil, nil, fmt.Errorf("zstd body: %w", err)
+			}
+			closers = append(closers, zr.Close)
+			r = zr
+		default:
+			done()
+			return nil, nil, fmt.Errorf("unsupported Content-Encoding %q", c)
+		}
+	}
+	return r, done, nil
+}
+
+// newDeflateReader reads HTTP "deflate": the zlib format (RFC 1950), with
+// the raw deflate format some servers send by mistake as a fallback.
+func newDeflateReader(r io.Reader) io.Reader {
+	br := bufio.NewReader(r)
+	hdr, _ := br.Peek(2)
+	if len(hdr) == 2 && hdr[0]&0x0f == 8 && (uint16(hdr[0])<<8|uint16(hdr[1]))%31 == 0 {
+		zr, err := zlib.NewReader(br)
+		if err == nil {
+			return zr
+		}
+	}
+	return flate.NewReader(br)
+}

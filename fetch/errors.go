@@ -1,0 +1,49 @@
+// Package fetch is hdig's client engine: it sends requests that ask for
+// digests, streams bodies through the verifiers into a sink, and decides
+// whether the bytes may be released.
+package fetch
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors callers branch on with errors.Is.
+var (
+	// ErrMismatch: an accepted digest did not match the bytes received.
+	ErrMismatch = errors.New("digest mismatch")
+	// ErrUnverified: a digest was required and none accepted verified.
+	ErrUnverified = errors.New("no accepted digest verified")
+	// ErrNetwork: the connection failed, was reset, timed out or the body
+	// was truncated.
+	ErrNetwork = errors.New("network failure")
+	// ErrProtocol: the origin broke the protocol in a way no fallback could
+	// repair (malformed Content-Range, corrupt delta after a failed refetch).
+	ErrProtocol = errors.New("protocol error")
+	// ErrIdleTimeout: no bytes arrived within the timeout.
+	ErrIdleTimeout = errors.New("timed out waiting for data")
+)
+
+// StatusError is an HTTP status >= 400.
+type StatusError struct {
+	Code    int
+	Status  string
+	Excerpt string // the start of the response body, printable
+}
+
+func (e *StatusError) Error() string {
+	if e.Excerpt == "" {
+		return fmt.Sprintf("server answered %s", e.Status)
+	}
+	return fmt.Sprintf("server answered %s: %s", e.Status, e.Excerpt)
+}
+
+// netError wraps a transport error so errors.Is(err, ErrNetwork) holds.
+type netError struct{ err error }
+
+func (e *netError) Error() string   { return e.err.Error() }
+func (e *netError) Unwrap() []error { return []error{ErrNetwork, e.err} }
+func networkError(err error) error  { return &netError{err: err} }
+func protocolErrorf(f string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrProtocol, fmt.Sprintf(f, a...))
+}

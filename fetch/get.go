@@ -1,0 +1,254 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// Do performs the request, streams the body through the verifiers into
+// sink, and commits the sink only when the verdict allows it. On error the
+// sink has been aborted. Failed attempts are retried req.Retry times with
+// backoff when the failure is transient and the sink can be reset.
+func (c *Client) Do(ctx context.Context, req *Request, sink Sink) (*Result, error) {
+	if req.Body != nil {
+		digests, err := req.Body.digests()
+		if err != nil {
+			sink.Abort()
+			return nil, fmt.Errorf("read request body: %w", err)
+		}
+		if req.Header == nil {
+			req.Header = http.Header{}
+		}
+		for _, f := range []string{verify.ContentDigest, verify.ReprDigest} {
+			if req.Header.Get(f) == "" {
+				req.Header.Set(f, digests)
+			}
+		}
+	}
+	for attempt := 0; ; attempt++ {
+		res, err := c.once(ctx, req, sink)
+		if err == nil {
+			if res != nil {
+				res.Retries = attempt
+			}
+			return res, sink.Commit()
+		}
+		if attempt >= req.Retry || !retryable(err) || ctx.Err() != nil || sink.Reset() != nil {
+			sink.Abort()
+			return res, err
+		}
+		if !sleep(ctx, backoff(attempt)) {
+			sink.Abort()
+			return res, ctx.Err()
+		}
+	}
+}
+
+// once makes one attempt; it neither commits nor aborts the sink.
+func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	method := req.method()
+	hreq, err := req.build(method)
+	if err != nil {
+		return nil, err
+	}
+	hreq = hreq.WithContext(ctx)
+	if req.OnRequest != nil {
+		req.OnRequest(hreq)
+	}
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, c.transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	if req.OnResponse != nil {
+		req.OnResponse(resp)
+	}
+	res := &Result{
+		URL:      resp.Request.URL.String(),
+		Status:   resp.StatusCode,
+		Header:   resp.Header,
+		ETag:     resp.Header.Get("ETag"),
+		Encoding: resp.Header.Get("Content-Encoding"),
+		Strategy: StrategyFull,
+		Pieces:   1,
+	}
+	if resp.StatusCode >= 400 {
+		return res, statusError(resp)
+	}
+	if method == http.MethodHead {
+		res.Strategy = StrategyHead
+		res.Verdict = headVerdict(resp, req)
+		return res, verdictError(res, req, false)
+	}
+	hdr := responseFields(resp.Header)
+	hasher := verify.NewHasher(req.algorithms(hdr.repr, hdr.content, hdr.legacy))
+	defer hasher.Close()
+
+	idle := newIdleReader(resp.Body, c.timeout, cancel)
+	defer idle.stop()
+	counted := &countingReader{r: idle}
+	body := io.TeeReader(counted, hasher)
+	var out io.Reader = body
+	decoded := req.Compressed && res.Encoding != "" && !strings.EqualFold(res.Encoding, "identity")
+	if decoded {
+		dec, done, err := decoder(body, res.Encoding)
+		if err != nil {
+			return res, protocolErrorf("%v", err)
+		}
+		defer done()
+		out = dec
+	}
+	n, err := io.CopyBuffer(sinkWriter{sink}, out, make([]byte, 256<<10))
+	if err == nil && decoded {
+		// Hash whatever the decoder left unread (padding after the stream).
+		_, err = io.Copy(io.Discard, body)
+	}
+	res.Bytes, res.Received = n, counted.n
+	if err != nil {
+		err = c.bodyError(ctx, err, counted.n, resp.ContentLength)
+		if !decoded || !errors.Is(err, ErrProtocol) {
+			return res, err
+		}
+		// The encoded bytes are what the digests cover: a body that does
+		// not decode may still be reported as the mismatch it is.
+		if _, derr := io.Copy(io.Discard, body); derr != nil {
+			return res, err
+		}
+		res.Received = counted.n
+		res.Verdict = bodyVerdict(resp, hdr, responseFields(resp.Trailer), hasher.Sums(), req.Policy)
+		if verr := verdictError(res, req, true); errors.Is(verr, ErrMismatch) {
+			return res, verr
+		}
+		return res, err
+	}
+	res.Trailer = resp.Trailer
+	res.Verdict = bodyVerdict(resp, hdr, responseFields(resp.Trailer), hasher.Sums(), req.Policy)
+	if !req.Compressed && res.Encoding != "" && !strings.EqualFold(res.Encoding, "identity") {
+		res.Verdict.Warn(fmt.Sprintf("the body is %s-encoded and was written as received (use --compressed to decode it)", res.Encoding))
+	}
+	return res, verdictError(res, req, resp.StatusCode != http.StatusPartialContent)
+}
+
+// verdictError turns an outcome into an error: any mismatch fails, and a
+// required digest that did not verify fails.
+func verdictError(res *Result, req *Request, full bool) error {
+	v := &res.Verdict
+	if bad := v.Mismatches(); len(bad) > 0 {
+		return fmt.Errorf("%w: %s", ErrMismatch, bad[0])
+	}
+	if req.RequireDigest {
+		ok := v.Verified(verify.ReprDigest) || v.Verified(verify.LegacyDigest) || (full && v.Verified(verify.ContentDigest))
+		if !ok {
+			return fmt.Errorf("%w (--require-digest; accepted: %s)", ErrUnverified, strings.Join(req.Policy.Accept, ", "))
+		}
+	}
+	return nil
+}
+
+// transportError classifies an error from sending the request.
+func (c *Client) transportError(ctx context.Context, err error) error {
+	if errors.Is(context.Cause(ctx), ErrIdleTimeout) {
+		return networkError(fmt.Errorf("%w after %s", ErrIdleTimeout, c.timeout))
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return context.Canceled
+	}
+	return networkError(err)
+}
+
+// bodyError classifies an error while reading the body: the connection's
+// errors are network failures, a decoder's are protocol errors.
+func (c *Client) bodyError(ctx context.Context, err error, got, want int64) error {
+	cause := context.Cause(ctx)
+	var re *readError
+	var we *writeError
+	switch {
+	case errors.Is(cause, ErrIdleTimeout):
+		return networkError(fmt.Errorf("%w after %s (%d bytes received)", ErrIdleTimeout, c.timeout, got))
+	case errors.Is(err, context.Canceled) || errors.Is(cause, context.Canceled):
+		return context.Canceled
+	case errors.Is(err, ErrProtocol), errors.As(err, &we):
+		return err
+	case errors.As(err, &re):
+		if errors.Is(err, io.ErrUnexpectedEOF) && want >= 0 {
+			return networkError(fmt.Errorf("body truncated: got %d of %d bytes", got, want))
+		}
+		return networkError(fmt.Errorf("reading body after %d bytes: %w", got, re.err))
+	}
+	return protocolErrorf("decoding the body: %v", err)
+}
+
+// writeError is a failure to write the output.
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return "write output: " + e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
+
+// sinkWriter tags the sink's errors.
+type sinkWriter struct{ s Sink }
+
+func (w sinkWriter) Write(p []byte) (int, error) {
+	n, err := w.s.Write(p)
+	if err != nil {
+		err = &writeError{err: err}
+	}
+	return n, err
+}
+
+// statusError reads a short excerpt of an error body.
+func statusError(resp *http.Response) error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	ex := strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\r' || r == '\t' {
+			return ' '
+		}
+		if !unicode.IsPrint(r) {
+			return -1
+		}
+		return r
+	}, string(b))
+	ex = strings.Join(strings.Fields(ex), " ")
+	if len(ex) > 200 {
+		ex = ex[:200] + "…"
+	}
+	return &StatusError{Code: resp.StatusCode, Status: resp.Status, Excerpt: ex}
+}
+
+// retryable says whether a failed attempt may succeed on retry.
+func retryable(err error) bool {
+	var se *StatusError
+	if errors.As(err, &se) {
+		return se.Code == http.StatusRequestTimeout || se.Code == http.StatusTooManyRequests || se.Code >= 500
+	}
+	return errors.Is(err, ErrNetwork)
+}
+
+// backoff is the wait before retry attempt+1: 0.5 s doubling to 8 s.
+func backoff(attempt int) time.Duration {
+	d := 500 * time.Millisecond << attempt
+	if d > 8*time.Second || d <= 0 {
+		d = 8 * time.Second
+	}
+	return d
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

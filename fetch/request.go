@@ -1,0 +1,176 @@
+package fetch
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// Request describes one hdig fetch.
+type Request struct {
+	URL    string
+	Method string // "" means GET, or POST when Body is set
+	Header http.Header
+	Body   *Body
+
+	// WantRepr and WantContent are sent as Want-Repr-Digest and
+	// Want-Content-Digest; nil sends nothing.
+	WantRepr, WantContent []verify.Pref
+	// Compressed sends Accept-Encoding and decodes the body for output
+	// after the encoded bytes were verified.
+	Compressed bool
+	// Policy says which algorithms count as proof.
+	Policy verify.Policy
+	// RequireDigest fails with ErrUnverified unless an accepted digest
+	// verified the whole representation.
+	RequireDigest bool
+	// Retry is how many times a failed attempt is retried.
+	Retry int
+
+	// OnRequest and OnResponse see each request sent and response
+	// received (for -v).
+	OnRequest  func(*http.Request)
+	OnResponse func(*http.Response)
+}
+
+// AcceptEncoding is sent with --compressed.
+const AcceptEncoding = "gzip, br, zstd, deflate"
+
+// Body is a request body that can be read more than once: once to compute
+// its digests, once to send it. It is never held in memory whole unless it
+// came from memory.
+type Body struct {
+	Open func() (io.ReadCloser, error)
+	Size int64
+}
+
+// BytesBody is a body held in memory (-d).
+func BytesBody(b []byte) *Body {
+	return &Body{Size: int64(len(b)), Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}}
+}
+
+// FileBody is a body read from a file (--data-binary @F, -T F).
+func FileBody(path string) (*Body, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return &Body{Size: st.Size(), Open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil
+}
+
+// bodyDigestAlgorithms are the algorithms of the digests sent with a body.
+var bodyDigestAlgorithms = []string{"sha-256"}
+
+// digests computes the body's digests in one streaming pass.
+func (b *Body) digests() (string, error) {
+	r, err := b.Open()
+	if err != nil {
+		return "", err
+	}
+	defer r.Close()
+	var algs []verify.Algorithm
+	for _, k := range bodyDigestAlgorithms {
+		a, _ := verify.Lookup(k)
+		algs = append(algs, a)
+	}
+	sums, n, err := verify.Sum(r, algs)
+	if err != nil {
+		return "", err
+	}
+	if n != b.Size {
+		return "", fmt.Errorf("request body changed while reading: %d bytes, want %d", n, b.Size)
+	}
+	return verify.FormatDigests(sums), nil
+}
+
+// build makes the http.Request for one attempt.
+func (r *Request) build(method string) (*http.Request, error) {
+	var body io.ReadCloser
+	if r.Body != nil {
+		rc, err := r.Body.Open()
+		if err != nil {
+			return nil, err
+		}
+		body = rc
+	}
+	req, err := http.NewRequest(method, r.URL, body)
+	if err != nil {
+		if body != nil {
+			body.Close()
+		}
+		return nil, err
+	}
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", "hdig")
+	}
+	if len(r.WantRepr) > 0 && req.Header.Get(verify.WantReprDigest) == "" {
+		req.Header.Set(verify.WantReprDigest, verify.FormatWant(r.WantRepr))
+	}
+	if len(r.WantContent) > 0 && req.Header.Get(verify.WantContentDigest) == "" {
+		req.Header.Set(verify.WantContentDigest, verify.FormatWant(r.WantContent))
+	}
+	if r.Compressed && req.Header.Get("Accept-Encoding") == "" {
+		req.Header.Set("Accept-Encoding", AcceptEncoding)
+	}
+	if r.Body != nil {
+		req.ContentLength = r.Body.Size
+		if req.ContentLength == 0 {
+			req.Body = http.NoBody
+		}
+		req.GetBody = func() (io.ReadCloser, error) { return r.Body.Open() }
+	}
+	return req, nil
+}
+
+// method is the request method.
+func (r *Request) method() string {
+	switch {
+	case r.Method != "":
+		return strings.ToUpper(r.Method)
+	case r.Body != nil:
+		return http.MethodPost
+	}
+	return http.MethodGet
+}
+
+// algorithms are the digests to compute over a response body: every
+// supported algorithm the response names, asks for or the policy accepts
+// (a trailer may name any of them).
+func (r *Request) algorithms(fields ...verify.DigestField) []verify.Algorithm {
+	want := map[string]bool{}
+	for _, f := range fields {
+		for _, d := range f.Digests {
+			want[d.Algorithm] = true
+		}
+	}
+	for _, p := range append(append([]verify.Pref{}, r.WantRepr...), r.WantContent...) {
+		if p.Weight > 0 {
+			want[p.Algorithm] = true
+		}
+	}
+	for _, a := range r.Policy.Accept {
+		want[a] = true
+	}
+	var algs []verify.Algorithm
+	for _, a := range verify.Algorithms {
+		if want[a.Key] {
+			algs = append(algs, a)
+		}
+	}
+	return algs
+}

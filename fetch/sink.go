@@ -1,0 +1,196 @@
+package fetch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+)
+
+// A Sink receives a body while it is verified. Commit releases the bytes
+// once the verdict allows it; Abort discards them. Exactly one of them is
+// called, once.
+type Sink interface {
+	io.Writer
+	// Reset discards what was written so far, for a retry from the start.
+	Reset() error
+	Commit() error
+	Abort() error
+}
+
+// PartSuffix names the file a download is written to before it is verified.
+const PartSuffix = ".hdig-part"
+
+// FileSink writes to PATH.hdig-part and renames it onto PATH on Commit, so
+// PATH is never replaced or truncated by unverified bytes.
+type FileSink struct {
+	Path string
+	f    *os.File
+}
+
+// NewFileSink creates (truncating) PATH.hdig-part.
+func NewFileSink(path string) (*FileSink, error) {
+	f, err := os.OpenFile(path+PartSuffix, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &FileSink{Path: path, f: f}, nil
+}
+
+// OpenFileSink opens an existing PATH.hdig-part for writing at offsets,
+// without truncating it (resume and parallel pieces).
+func OpenFileSink(path string) (*FileSink, error) {
+	f, err := os.OpenFile(path+PartSuffix, os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return &FileSink{Path: path, f: f}, nil
+}
+
+// File returns the part file, for positioned writes.
+func (s *FileSink) File() *os.File { return s.f }
+
+func (s *FileSink) Write(p []byte) (int, error) { return s.f.Write(p) }
+
+// Reset truncates the part file.
+func (s *FileSink) Reset() error {
+	if err := s.f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := s.f.Seek(0, io.SeekStart)
+	return err
+}
+
+// Commit flushes the part file and renames it onto the target.
+func (s *FileSink) Commit() error {
+	err := s.f.Sync()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(s.f.Name())
+		return err
+	}
+	return os.Rename(s.f.Name(), s.Path)
+}
+
+// Abort closes and deletes the part file.
+func (s *FileSink) Abort() error {
+	s.f.Close()
+	return os.Remove(s.f.Name())
+}
+
+// Keep closes the part file and leaves it for a later resume.
+func (s *FileSink) Keep() error { return s.f.Close() }
+
+// HeldSink holds a body back until it is verified: in memory up to Limit
+// bytes, then in a temporary file. Commit copies it to Out.
+type HeldSink struct {
+	Out   io.Writer
+	Limit int
+	Dir   string // for the spill file; "" = os.TempDir()
+
+	buf  bytes.Buffer
+	file *os.File
+}
+
+// DefaultHoldLimit is how much of a held body stays in memory.
+const DefaultHoldLimit = 8 << 20
+
+func (s *HeldSink) Write(p []byte) (int, error) {
+	if s.file == nil && s.buf.Len()+len(p) > s.limit() {
+		f, err := os.CreateTemp(s.Dir, "hdig-held-*")
+		if err != nil {
+			return 0, fmt.Errorf("spill held body to disk: %w", err)
+		}
+		s.file = f
+		if _, err := s.buf.WriteTo(f); err != nil {
+			return 0, err
+		}
+	}
+	if s.file != nil {
+		return s.file.Write(p)
+	}
+	return s.buf.Write(p)
+}
+
+func (s *HeldSink) limit() int {
+	if s.Limit > 0 {
+		return s.Limit
+	}
+	return DefaultHoldLimit
+}
+
+// Reset discards what was held.
+func (s *HeldSink) Reset() error {
+	s.buf.Reset()
+	return s.drop()
+}
+
+// Commit writes the held body to Out.
+func (s *HeldSink) Commit() error {
+	defer s.drop()
+	if s.file == nil {
+		_, err := s.buf.WriteTo(s.Out)
+		return err
+	}
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err := io.CopyBuffer(s.Out, s.file, make([]byte, 256<<10))
+	return err
+}
+
+// Abort discards the held body.
+func (s *HeldSink) Abort() error {
+	s.buf.Reset()
+	return s.drop()
+}
+
+func (s *HeldSink) drop() error {
+	if s.file == nil {
+		return nil
+	}
+	name := s.file.Name()
+	s.file.Close()
+	s.file = nil
+	return os.Remove(name)
+}
+
+// StreamSink passes bytes straight through (-N): nothing can be held back,
+// so a failed verdict can only be reported.
+type StreamSink struct {
+	Out     io.Writer
+	written bool
+}
+
+func (s *StreamSink) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		s.written = true
+	}
+	return s.Out.Write(p)
+}
+
+// Reset fails once bytes have been released.
+func (s *StreamSink) Reset() error {
+	if s.written {
+		return errors.New("cannot restart: bytes were already streamed (-N)")
+	}
+	return nil
+}
+
+// Commit does nothing: the bytes are out.
+func (s *StreamSink) Commit() error { return nil }
+
+// Abort does nothing: the bytes are out.
+func (s *StreamSink) Abort() error { return nil }
+
+// DiscardSink drops the body (HEAD, checks).
+type DiscardSink struct{}
+
+func (DiscardSink) Write(p []byte) (int, error) { return len(p), nil }
+func (DiscardSink) Reset() error                { return nil }
+func (DiscardSink) Commit() error               { return nil }
+func (DiscardSink) Abort() error                { return nil }
+

@@ -1,0 +1,330 @@
+package verify
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/dunglas/httpsfv"
+)
+
+// Field names of RFC 9530 and the obsolete RFC 3230.
+const (
+	ReprDigest        = "Repr-Digest"
+	ContentDigest     = "Content-Digest"
+	WantReprDigest    = "Want-Repr-Digest"
+	WantContentDigest = "Want-Content-Digest"
+	LegacyDigest      = "Digest" // RFC 3230, obsoleted by RFC 9530 §1.3
+)
+
+// maxFieldLen bounds the combined field value we are willing to parse
+// (RFC 9530 §6.7: implementations may restrict validation).
+const maxFieldLen = 16 << 10
+
+// Digest is one member of an Integrity field: an algorithm key and the
+// digest value bytes.
+type Digest struct {
+	Algorithm string
+	Value     []byte
+}
+
+// DigestField is a parsed Integrity field (Repr-Digest or Content-Digest).
+type DigestField struct {
+	Name string
+	// Present says the message carried the field at all.
+	Present bool
+	// Ignored, when non-empty, says why the whole field was ignored
+	// (RFC 9651 §2.2, §4.2): it then counts as absent.
+	Ignored string
+	// Digests are the members in field order; a duplicate key keeps its
+	// first position and its last value (RFC 9651 §4.2.2).
+	Digests []Digest
+	// Duplicates names keys that appeared more than once.
+	Duplicates []string
+	// Obsolete marks a value read from the RFC 3230 Digest field.
+	Obsolete bool
+	// Skipped says which members of a legacy Digest field were left out,
+	// and why (see ParseLegacyDigest). RFC 9530 fields are all or nothing
+	// and never set it.
+	Skipped []string
+}
+
+// Usable reports whether the field was present and not ignored.
+func (f DigestField) Usable() bool { return f.Present && f.Ignored == "" && len(f.Digests) > 0 }
+
+// Get returns the value for an algorithm key.
+func (f DigestField) Get(alg string) ([]byte, bool) {
+	for _, d := range f.Digests {
+		if d.Algorithm == alg {
+			return d.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Warnings describes what a user should hear about the field: why it was
+// ignored, duplicate keys, obsolete syntax.
+func (f DigestField) Warnings() []string {
+	var w []string
+	if f.Present && f.Ignored != "" {
+		w = append(w, fmt.Sprintf("%s ignored: %s", f.Name, f.Ignored))
+	}
+	if len(f.Duplicates) > 0 {
+		w = append(w, fmt.Sprintf("%s has duplicate keys %s: the last value of each counts (RFC 9651 §4.2.2)", f.Name, strings.Join(f.Duplicates, ", ")))
+	}
+	for _, s := range f.Skipped {
+		w = append(w, fmt.Sprintf("%s %s, ignored", f.Name, s))
+	}
+	if f.Obsolete && f.Present && f.Ignored == "" {
+		w = append(w, "Digest (RFC 3230) is obsolete: the origin should send Repr-Digest (RFC 9530 §1.3)")
+	}
+	return w
+}
+
+// ParseDigestField parses the field lines of an Integrity field. A field that
+// fails to parse as a Dictionary, or a member whose value is not a Byte
+// Sequence, makes the whole field ignored with a reason (RFC 9651 §2.2).
+// Unknown keys are kept; the verifier reports them as unsupported.
+func ParseDigestField(name string, lines []string) DigestField {
+	f := DigestField{Name: name, Present: len(lines) > 0}
+	if !f.Present {
+		return f
+	}
+	d, why := parseDict(lines)
+	if why != "" {
+		f.Ignored = why
+		return f
+	}
+	for _, k := range d.Names() {
+		m, _ := d.Get(k)
+		it, ok := m.(httpsfv.Item)
+		if !ok {
+			f.Ignored = fmt.Sprintf("member %q is an inner list, want a byte sequence", k)
+			f.Digests = nil
+			return f
+		}
+		b, ok := it.Value.([]byte)
+		if !ok {
+			f.Ignored = fmt.Sprintf("member %q is %s, want a byte sequence (:base64:)", k, bareType(it.Value))
+			f.Digests = nil
+			return f
+		}
+		f.Digests = append(f.Digests, Digest{Algorithm: k, Value: b})
+	}
+	f.Duplicates = duplicateKeys(strings.Join(lines, ", "))
+	return f
+}
+
+// FormatDigests serializes digests as an Integrity field value, e.g.
+// `sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:`.
+func FormatDigests(ds []Digest) string {
+	d := httpsfv.NewDictionary()
+	for _, x := range ds {
+		d.Add(x.Algorithm, httpsfv.NewItem(x.Value))
+	}
+	s, err := httpsfv.Marshal(d)
+	if err != nil {
+		// Only keys that are not SF keys can fail; our keys are registry keys.
+		panic(fmt.Sprintf("verify: cannot serialize digests: %v", err))
+	}
+	return s
+}
+
+// Pref is one member of an Integrity preference field.
+type Pref struct {
+	Algorithm string
+	Weight    int // 0 = not acceptable, 1 least to 10 most preferred
+}
+
+// WantField is a parsed Want-Repr-Digest or Want-Content-Digest field.
+type WantField struct {
+	Name    string
+	Present bool
+	Ignored string // non-empty: the whole field was ignored, and why
+	Prefs   []Pref
+}
+
+// ParseWantField parses an Integrity preference field (RFC 9530 §4): a
+// Dictionary of Integers 0 to 10. Any other member type or range makes the
+// whole field ignored (RFC 9651 §2.2).
+func ParseWantField(name string, lines []string) WantField {
+	w := WantField{Name: name, Present: len(lines) > 0}
+	if !w.Present {
+		return w
+	}
+	prefs, err := parseWant(lines)
+	if err != nil {
+		w.Ignored = err.Error()
+		return w
+	}
+	w.Prefs = prefs
+	return w
+}
+
+// ParseWant parses a preference list as a user writes it on the command
+// line, e.g. "sha-256=10, sha-512=5". A bare key means weight 10.
+func ParseWant(s string) ([]Pref, error) {
+	var parts []string
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !strings.Contains(p, "=") {
+			p += "=10"
+		}
+		parts = append(parts, strings.ToLower(p))
+	}
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("empty preference list %q", s)
+	}
+	prefs, err := parseWant([]string{strings.Join(parts, ", ")})
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range prefs {
+		if _, ok := Lookup(p.Algorithm); !ok {
+			return nil, fmt.Errorf("unknown digest algorithm %q (known: %s)", p.Algorithm, strings.Join(Keys(), ", "))
+		}
+	}
+	return prefs, nil
+}
+
+func parseWant(lines []string) ([]Pref, error) {
+	d, why := parseDict(lines)
+	if why != "" {
+		return nil, fmt.Errorf("%s", why)
+	}
+	var prefs []Pref
+	for _, k := range d.Names() {
+		m, _ := d.Get(k)
+		it, ok := m.(httpsfv.Item)
+		if !ok {
+			return nil, fmt.Errorf("member %q is an inner list, want an integer 0-10", k)
+		}
+		n, ok := it.Value.(int64)
+		if !ok {
+			return nil, fmt.Errorf("member %q is %s, want an integer 0-10", k, bareType(it.Value))
+		}
+		if n < 0 || n > 10 {
+			return nil, fmt.Errorf("member %q is %d, want an integer 0-10 (RFC 9530 §4)", k, n)
+		}
+		prefs = append(prefs, Pref{Algorithm: k, Weight: int(n)})
+	}
+	return prefs, nil
+}
+
+// FormatWant serializes preferences as a field value.
+func FormatWant(prefs []Pref) string {
+	parts := make([]string, len(prefs))
+	for i, p := range prefs {
+		parts[i] = fmt.Sprintf("%s=%d", p.Algorithm, p.Weight)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Choose picks the algorithms a sender should use for these preferences:
+// the supported algorithms of the highest non-zero weight (several when
+// they tie), else the fallback when nothing usable was asked for and the
+// fallback was not refused with weight 0.
+func Choose(prefs []Pref, fallback string) []Algorithm {
+	refused := map[string]bool{}
+	var cands []Pref
+	for _, p := range prefs {
+		if p.Weight == 0 {
+			refused[p.Algorithm] = true
+			continue
+		}
+		if _, ok := Lookup(p.Algorithm); ok {
+			cands = append(cands, p)
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Weight > cands[j].Weight })
+	var out []Algorithm
+	for _, p := range cands {
+		if p.Weight != cands[0].Weight {
+			break
+		}
+		a, _ := Lookup(p.Algorithm)
+		out = append(out, a)
+	}
+	if len(out) == 0 && !refused[fallback] {
+		if a, ok := Lookup(fallback); ok {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// parseDict parses a Dictionary field, returning a reason on failure.
+func parseDict(lines []string) (*httpsfv.Dictionary, string) {
+	total := 0
+	for _, l := range lines {
+		total += len(l)
+	}
+	if total > maxFieldLen {
+		return nil, fmt.Sprintf("field is %d bytes, over the %d-byte limit", total, maxFieldLen)
+	}
+	// Combine the field lines as RFC 9651 §4.2 says, then synthesize the
+	// base64 padding httpsfv would otherwise fail on (§4.2.7).
+	joined := padByteSequences(strings.Join(lines, ", "))
+	d, err := httpsfv.UnmarshalDictionary([]string{joined})
+	if err != nil {
+		return nil, fmt.Sprintf("not a valid structured-field dictionary (RFC 9651): %v", err)
+	}
+	if len(d.Names()) == 0 {
+		return nil, "empty dictionary"
+	}
+	return d, ""
+}
+
+func bareType(v any) string {
+	switch v.(type) {
+	case bool:
+		return "a boolean"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a decimal"
+	case string:
+		return "a string"
+	case httpsfv.Token:
+		return "a token"
+	case []byte:
+		return "a byte sequence"
+	}
+	return fmt.Sprintf("a %T", v)
+}
+
+// duplicateKeys lists keys that occur more than once at the top level of a
+// dictionary that already parsed, skipping strings and inner lists.
+func duplicateKeys(s string) []string {
+	seen := map[string]int{}
+	var order []string
+	start, depth := true, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			i = skipString(s, i)
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == ',' && depth == 0:
+			start = true
+		case start && c != ' ' && c != '\t':
+			j := i
+			for j < len(s) && strings.IndexByte("abcdefghijklmnopqrstuvwxyz0123456789_-.*", s[j]) >= 0 {
+				j++
+			}
+			k := s[i:j]
+			if seen[k]++; seen[k] == 2 {
+				order = append(order, k)
+			}
+			start = false
+			i = j - 1
+		}
+	}
+	return order
+}
