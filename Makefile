@@ -1,0 +1,26 @@
+# make check is what CI runs (.ci/run calls it after installing the peers).
+GO ?= go
+STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(shell $(GO) env GOPATH)/bin/staticcheck)
+
+.PHONY: check fmt vet lint test bench build
+
+check: fmt vet lint test
+
+fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+lint:
+	$(STATICCHECK) ./...
+
+test:
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+build:
+	$(GO) build -o hdig .
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
