@@ -1,0 +1,164 @@
+package cache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+)
+
+// Put stores the bytes read from r as a version of e.URL with the metadata
+// of e (ETag, ReprDigest, ContentType, ContentEncoding). If e.SHA256 is set,
+// the bytes must hash to it. The bytes stream into a temporary file while
+// being hashed and are renamed to their content address, so identical
+// bodies share one blob. Put then records the version, trims the URL to
+// PerURL versions and evicts least recently used versions beyond MaxBytes.
+// It returns the stored entry; a body over MaxBytes is refused with
+// ErrTooLarge.
+func (c *Cache) Put(e Entry, r io.Reader) (Entry, error) {
+	if e.URL == "" {
+		return Entry{}, errors.New("cache put: empty URL")
+	}
+	f, tmp, err := c.createTemp(blobDir)
+	if err != nil {
+		return Entry{}, fmt.Errorf("cache put: %w", err)
+	}
+	n, sum, err := c.copyHashed(f, r)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && e.SHA256 != "" && e.SHA256 != sum {
+		err = fmt.Errorf("sha-256 mismatch: want %s, got %s", e.SHA256, sum)
+	}
+	if err != nil {
+		c.root.Remove(tmp)
+		return Entry{}, fmt.Errorf("cache put %s: %w", e.URL, err)
+	}
+	e.Size, e.SHA256, e.Path = n, sum, ""
+	e.Stored = c.now()
+	e.Used = e.Stored
+	err = c.locked(func() error {
+		if err := c.placeBlob(tmp, sum); err != nil {
+			return err
+		}
+		s, err := c.loadSet()
+		if err != nil {
+			return err
+		}
+		s.add(e, c.PerURL)
+		s.evict(c.MaxBytes, e)
+		_, _, err = c.commit(s)
+		return err
+	})
+	if err != nil {
+		c.root.Remove(tmp)
+		return Entry{}, fmt.Errorf("cache put %s: %w", e.URL, err)
+	}
+	return e, nil
+}
+
+// copyHashed copies r into f, hashing, and syncs f. It stops with
+// ErrTooLarge past MaxBytes.
+func (c *Cache) copyHashed(f *os.File, r io.Reader) (int64, string, error) {
+	h := sha256.New()
+	if c.MaxBytes > 0 {
+		r = io.LimitReader(r, c.MaxBytes+1)
+	}
+	n, err := io.Copy(io.MultiWriter(f, h), r)
+	if err != nil {
+		return 0, "", err
+	}
+	if c.MaxBytes > 0 && n > c.MaxBytes {
+		return 0, "", fmt.Errorf("%w (%d bytes)", ErrTooLarge, c.MaxBytes)
+	}
+	if err := f.Sync(); err != nil {
+		return 0, "", err
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// placeBlob renames the temporary file tmp to the blob named sum. The
+// rename replaces an existing blob of that name, which mends one damaged
+// on disk; where the old one cannot be replaced (open on Windows) it is
+// kept and tmp removed. The caller holds the lock.
+func (c *Cache) placeBlob(tmp, sum string) error {
+	name := blobName(sum)
+	if err := c.root.MkdirAll(path.Dir(name), 0o700); err != nil {
+		return err
+	}
+	if err := c.rename(tmp, name); err != nil {
+		if _, serr := c.root.Stat(name); serr != nil {
+			return err
+		}
+		c.root.Remove(tmp)
+	}
+	c.syncDir(path.Dir(name))
+	return nil
+}
+
+// PutFile records the file at path, which holds a version of e.URL and
+// hashes to sum (hex sha-256; hashed here if empty), as a linked version:
+// the cache keeps its path, size and mtime instead of a copy. A linked
+// version is used as a base only while the file still has that size, mtime
+// and sha-256. Linked versions count nothing towards MaxBytes.
+func (c *Cache) PutFile(e Entry, file, sum string) (Entry, error) {
+	if e.URL == "" {
+		return Entry{}, errors.New("cache put: empty URL")
+	}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return Entry{}, fmt.Errorf("cache put %s: %w", e.URL, err)
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return Entry{}, fmt.Errorf("cache put %s: %w", e.URL, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return Entry{}, fmt.Errorf("cache put %s: %s is not a regular file", e.URL, file)
+	}
+	if sum == "" {
+		if sum, err = hashFile(abs); err != nil {
+			return Entry{}, fmt.Errorf("cache put %s: %w", e.URL, err)
+		}
+	}
+	if !validSum(sum) {
+		return Entry{}, fmt.Errorf("cache put %s: sha-256 %q is not 64 lowercase hex digits", e.URL, sum)
+	}
+	e.Size, e.SHA256, e.Path, e.ModTime = fi.Size(), sum, abs, fi.ModTime()
+	e.Stored = c.now()
+	e.Used = e.Stored
+	err = c.locked(func() error {
+		s, err := c.loadSet()
+		if err != nil {
+			return err
+		}
+		s.add(e, c.PerURL)
+		_, _, err = c.commit(s)
+		return err
+	})
+	if err != nil {
+		return Entry{}, fmt.Errorf("cache put %s: %w", e.URL, err)
+	}
+	return e, nil
+}
+
+func hashFile(name string) (string, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// isNotExist reports whether err means a file is missing.
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
