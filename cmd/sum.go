@@ -1,0 +1,457 @@
+package cmd
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hdig/hdig/verify"
+)
+
+func init() { register(newSumCmd) }
+
+// sumBufSize is the read size: big enough that the Hasher hashes several
+// algorithms concurrently and per-read overhead vanishes.
+const sumBufSize = 1 << 20
+
+// maxCheckLine bounds a line of a --check list.
+const maxCheckLine = 64 << 10
+
+type sumOptions struct {
+	algs          []verify.Algorithm
+	algsSet       bool
+	check         bool
+	quiet         bool
+	status        bool
+	ignoreMissing bool
+	files         []string
+}
+
+func newSumCmd(ios *IOStreams) *cobra.Command {
+	opts := &sumOptions{}
+	c := &cobra.Command{
+		Use:   "sum [-a ALG[,ALG...]] [FILE...]",
+		Short: "Print the Repr-Digest field value of files, or check them (-c)",
+		Long: `Print, for each FILE, "FILE: " and the Repr-Digest field value of its
+content, computing every algorithm in one pass. With no FILE, or when FILE
+is -, read standard input; if it is the only input, print the field value
+alone, ready to paste into a header.
+
+Algorithms (-a, comma-separated or repeated; default sha-256):
+  ` + strings.Join(verify.Keys(), ", ") + `
+
+With -c, read lists in the format sum prints (from the LIST files, or
+standard input) and check each file against its line, as sha256sum -c does:
+print "FILE: OK" or "FILE: FAILED (sha-256: want X, got Y)". Every
+registered algorithm on a line is checked, deprecated ones included: the
+list is your own. Blank lines and lines starting with # are skipped. A file
+name containing a backslash, CR or LF is written escaped, with the line
+starting with a backslash, as coreutils does.
+
+EXIT STATUS
+  0    every file was hashed (with -c: every listed file matched)
+  1    with -c: a file did not match its line
+  2    bad flag, unreadable file or list, malformed list line
+       (a mismatch takes precedence: 1)
+  130  interrupted`,
+		Example: `  hdig sum big.iso
+  hdig sum -a sha-256,sha-512 *.tar.gz > SUMS
+  hdig sum -c SUMS
+  printf '{"hello": "world"}' | hdig sum`,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.files = args
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			if opts.check {
+				return runSumCheck(c.Context(), ios, opts)
+			}
+			return runSum(c.Context(), ios, opts)
+		},
+	}
+	fl := c.Flags()
+	fl.VarP(&algFlag{opts: opts}, "algorithm", "a", "digest algorithms to compute, comma-separated (default sha-256)")
+	fl.BoolVarP(&opts.check, "check", "c", false, "read lists of FILE: FIELD-VALUE lines and check the files")
+	fl.BoolVarP(&opts.quiet, "quiet", "q", false, "with -c: don't print OK for each file that matched")
+	fl.BoolVar(&opts.status, "status", false, "with -c: print nothing on stdout; the exit status tells")
+	fl.BoolVar(&opts.ignoreMissing, "ignore-missing", false, "with -c: don't fail or report for files that don't exist")
+	return c
+}
+
+func (o *sumOptions) validate() error {
+	if o.check && o.algsSet {
+		return usageErrorf("-a cannot be used with --check: each line names its algorithms")
+	}
+	if !o.check && (o.quiet || o.status || o.ignoreMissing) {
+		return usageErrorf("--quiet, --status and --ignore-missing apply only with --check")
+	}
+	if !o.algsSet {
+		a, _ := verify.Lookup("sha-256")
+		o.algs = []verify.Algorithm{a}
+	}
+	return nil
+}
+
+// algFlag is the -a flag: bad names fail at parse time, repeats add up.
+type algFlag struct{ opts *sumOptions }
+
+func (f *algFlag) String() string {
+	keys := make([]string, len(f.opts.algs))
+	for i, a := range f.opts.algs {
+		keys[i] = a.Key
+	}
+	return strings.Join(keys, ",")
+}
+
+func (f *algFlag) Set(s string) error {
+	list, err := verify.ParseList(s)
+	if err != nil {
+		return err
+	}
+	f.opts.algsSet = true
+	for _, a := range list {
+		if !hasAlgorithm(f.opts.algs, a.Key) {
+			f.opts.algs = append(f.opts.algs, a)
+		}
+	}
+	return nil
+}
+
+func (f *algFlag) Type() string { return "ALG[,ALG...]" }
+
+func hasAlgorithm(algs []verify.Algorithm, key string) bool {
+	for _, a := range algs {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// runSum prints the field value of each file. An unreadable file is reported
+// and skipped; the exit status is then 2.
+func runSum(ctx context.Context, ios *IOStreams, opts *sumOptions) error {
+	files := opts.files
+	if len(files) == 0 {
+		files = []string{"-"}
+	}
+	buf := make([]byte, sumBufSize)
+	unreadable := 0
+	for _, name := range files {
+		ds, err := hashFile(ctx, ios, name, opts.algs, buf)
+		if err != nil {
+			if errors.Is(err, context.Canceled) {
+				return err
+			}
+			fmt.Fprintf(ios.ErrOut, "hdig: %v\n", err)
+			unreadable++
+			continue
+		}
+		value := verify.FormatDigests(ds)
+		if name == "-" && len(files) == 1 {
+			fmt.Fprintln(ios.Out, value)
+		} else {
+			fmt.Fprintln(ios.Out, formatSumLine(name, value))
+		}
+	}
+	if unreadable > 0 {
+		return exitSilently(ExitUsage)
+	}
+	return nil
+}
+
+// hashFile hashes a file ("-": standard input) with all algorithms in one
+// pass, stopping when ctx is done.
+func hashFile(ctx context.Context, ios *IOStreams, name string, algs []verify.Algorithm, buf []byte) ([]verify.Digest, error) {
+	var r io.Reader = ios.In
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err // *fs.PathError names the file
+		}
+		defer f.Close()
+		r = f
+	}
+	h := verify.NewHasher(algs)
+	defer h.Close()
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := r.Read(buf)
+		h.Write(buf[:n])
+		if err == io.EOF {
+			return h.Sums(), nil
+		}
+		if err != nil {
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("read %s: %w", displayName(name), err)
+		}
+	}
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "standard input"
+	}
+	return name
+}
+
+// formatSumLine writes "FILE: VALUE". A name with a backslash, CR or LF is
+// escaped and the line starts with a backslash (coreutils' convention), so
+// that every line stays one line.
+func formatSumLine(name, value string) string {
+	if !strings.ContainsAny(name, "\\\n\r") {
+		return name + ": " + value
+	}
+	r := strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`)
+	return `\` + r.Replace(name) + ": " + value
+}
+
+// parseSumLine splits a line of a --check list into the file name and the
+// field value. The name ends at the last ": ", which a field value as sum
+// prints it never contains.
+func parseSumLine(line string) (name, value string, err error) {
+	escaped := strings.HasPrefix(line, `\`)
+	if escaped {
+		line = line[1:]
+	}
+	i := strings.LastIndex(line, ": ")
+	if i < 0 {
+		return "", "", errors.New(`want "FILE: FIELD-VALUE"`)
+	}
+	name, value = line[:i], strings.TrimSpace(line[i+2:])
+	if name == "" {
+		return "", "", errors.New("empty file name")
+	}
+	if escaped {
+		if name, err = unescapeName(name); err != nil {
+			return "", "", err
+		}
+	}
+	return name, value, nil
+}
+
+func unescapeName(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		if i == len(s) {
+			return "", errors.New(`file name ends with a lone "\"`)
+		}
+		switch s[i] {
+		case '\\':
+			b.WriteByte('\\')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		default:
+			return "", fmt.Errorf(`bad escape "\%c" in file name`, s[i])
+		}
+	}
+	return b.String(), nil
+}
+
+// checkStats counts the outcomes of a --check run.
+type checkStats struct {
+	lines      int // well-formed lines
+	ok         int
+	failed     int // files that did not match
+	unreadable int // files or lists that could not be read
+	malformed  int // lines that could not be parsed
+	missing    int // files skipped by --ignore-missing
+}
+
+// runSumCheck checks the files named in the lists against their lines.
+func runSumCheck(ctx context.Context, ios *IOStreams, opts *sumOptions) error {
+	lists := opts.files
+	if len(lists) == 0 {
+		lists = []string{"-"}
+	}
+	var st checkStats
+	buf := make([]byte, sumBufSize)
+	for _, list := range lists {
+		if err := checkList(ctx, ios, opts, list, buf, &st); err != nil {
+			if errors.Is(err, context.Canceled) {
+				return err
+			}
+			fmt.Fprintf(ios.ErrOut, "hdig: %v\n", err)
+			st.unreadable++
+		}
+	}
+	return checkSummary(ios, opts, lists, &st)
+}
+
+// checkList reads one list and checks its lines; it returns an error only
+// when the list itself cannot be read.
+func checkList(ctx context.Context, ios *IOStreams, opts *sumOptions, list string, buf []byte, st *checkStats) error {
+	var r io.Reader = ios.In
+	if list != "-" {
+		f, err := os.Open(list)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 4096), maxCheckLine)
+	lineNo := 0
+	for sc.Scan() {
+		lineNo++
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, field, err := parseCheckLine(line)
+		if err == nil && name == "-" && list == "-" {
+			err = errors.New("cannot check standard input (-) when the list is read from it")
+		}
+		if err != nil {
+			fmt.Fprintf(ios.ErrOut, "hdig: %s: line %d: %v\n", displayName(list), lineNo, err)
+			st.malformed++
+			continue
+		}
+		st.lines++
+		if err := checkFile(ctx, ios, opts, name, field, buf, st); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return fmt.Errorf("%s: line %d: longer than %d bytes", displayName(list), lineNo+1, maxCheckLine)
+		}
+		return fmt.Errorf("read %s: %w", displayName(list), err)
+	}
+	return nil
+}
+
+// parseCheckLine parses one list line into the file name and its field.
+func parseCheckLine(line string) (string, verify.DigestField, error) {
+	name, value, err := parseSumLine(line)
+	if err != nil {
+		return "", verify.DigestField{}, err
+	}
+	f := verify.ParseDigestField(verify.ReprDigest, []string{value})
+	if !f.Usable() {
+		return "", f, fmt.Errorf("bad field value %q: %s", value, f.Ignored)
+	}
+	if len(knownAlgorithms(f)) == 0 {
+		return "", f, fmt.Errorf("no supported digest algorithm in %q (known: %s)", value, strings.Join(verify.Keys(), ", "))
+	}
+	return name, f, nil
+}
+
+func knownAlgorithms(f verify.DigestField) []verify.Algorithm {
+	var algs []verify.Algorithm
+	for _, d := range f.Digests {
+		if a, ok := verify.Lookup(d.Algorithm); ok {
+			algs = append(algs, a)
+		}
+	}
+	return algs
+}
+
+// checkFile hashes one file and prints OK or FAILED. It returns an error
+// only on interruption.
+func checkFile(ctx context.Context, ios *IOStreams, opts *sumOptions, name string, f verify.DigestField, buf []byte, st *checkStats) error {
+	algs := knownAlgorithms(f)
+	ds, err := hashFile(ctx, ios, name, algs, buf)
+	switch {
+	case errors.Is(err, context.Canceled):
+		return err
+	case err != nil && opts.ignoreMissing && errors.Is(err, fs.ErrNotExist):
+		st.missing++
+		return nil
+	case err != nil:
+		fmt.Fprintf(ios.ErrOut, "hdig: %v\n", err)
+		if !opts.status {
+			fmt.Fprintln(ios.Out, formatSumLine(name, "FAILED open or read"))
+		}
+		st.unreadable++
+		return nil
+	}
+	accept := verify.Policy{}
+	for _, a := range algs {
+		accept.Accept = append(accept.Accept, a.Key)
+	}
+	var bad []string
+	for _, c := range verify.Compare(f, ds, accept) {
+		if c.Result != verify.Mismatch {
+			continue
+		}
+		if c.Reason != "" {
+			bad = append(bad, c.Algorithm+": "+c.Reason)
+		} else {
+			bad = append(bad, fmt.Sprintf("%s: want %s, got %s", c.Algorithm, verify.Base64(c.Expected), verify.Base64(c.Actual)))
+		}
+	}
+	if len(bad) > 0 {
+		st.failed++
+		if !opts.status {
+			fmt.Fprintln(ios.Out, formatSumLine(name, "FAILED ("+strings.Join(bad, "; ")+")"))
+		}
+		return nil
+	}
+	st.ok++
+	if !opts.quiet && !opts.status {
+		fmt.Fprintln(ios.Out, formatSumLine(name, "OK"))
+	}
+	return nil
+}
+
+// checkSummary warns about what went wrong, as sha256sum does, and picks the
+// exit status: 1 for any mismatch, else 2 for anything unreadable or
+// malformed, else 0.
+func checkSummary(ios *IOStreams, opts *sumOptions, lists []string, st *checkStats) error {
+	if !opts.status {
+		warn := func(n int, one, many string) {
+			if n == 1 {
+				fmt.Fprintf(ios.ErrOut, "hdig: WARNING: 1 %s\n", one)
+			} else if n > 1 {
+				fmt.Fprintf(ios.ErrOut, "hdig: WARNING: %d %s\n", n, many)
+			}
+		}
+		warn(st.malformed, "line is improperly formatted", "lines are improperly formatted")
+		warn(st.unreadable, "listed file could not be read", "listed files could not be read")
+		warn(st.failed, "file did NOT match", "files did NOT match")
+	}
+	if st.failed > 0 {
+		return exitSilently(ExitIntegrity)
+	}
+	if st.lines == 0 && st.unreadable == 0 {
+		fmt.Fprintf(ios.ErrOut, "hdig: %s: no properly formatted lines found\n", strings.Join(displayNames(lists), ", "))
+		return exitSilently(ExitUsage)
+	}
+	if st.unreadable > 0 || st.malformed > 0 {
+		return exitSilently(ExitUsage)
+	}
+	if st.ok == 0 && st.missing > 0 {
+		fmt.Fprintf(ios.ErrOut, "hdig: %s: no file was verified\n", strings.Join(displayNames(lists), ", "))
+		return exitSilently(ExitUsage)
+	}
+	return nil
+}
+
+func displayNames(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = displayName(n)
+	}
+	return out
+}
