@@ -1,0 +1,144 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/hdig/hdig/patch"
+	"github.com/hdig/hdig/verify"
+)
+
+// checkDelta decides delta.226: with --base-etag it asks for a delta from
+// that version (A-IM and If-None-Match, RFC 3229 §10.3), checks the 226's
+// fields and Content-Digest, and, given the base's bytes, rebuilds the
+// representation and verifies it against Repr-Digest.
+func (a *audit) checkDelta(ctx context.Context) {
+	id, base := "delta.226", a.opts.BaseETag
+	cur := a.full.header.Get("ETag")
+	switch {
+	case base == "":
+		a.s.skip(id, "no --base-etag given: no delta asked for")
+		return
+	case base == cur:
+		a.s.skip(id, fmt.Sprintf("--base-etag %s is the current ETag: there is no newer version to send a delta for", base))
+		return
+	}
+	h := wantHeader(a.opts.Want)
+	h.Set("Accept-Encoding", "identity")
+	h.Set("A-IM", a.opts.IM)
+	h.Set("If-None-Match", base)
+	label := "GET A-IM: " + a.opts.IM
+	r, err := a.do(ctx, request{label: label, method: http.MethodGet, header: h, keepAll: true})
+	switch {
+	case err != nil:
+		a.s.fail(id, fmt.Sprintf("%s, If-None-Match: %s failed: %v; want 226 IM Used", label, base, err))
+	case r.err != nil:
+		a.s.fail(id, fmt.Sprintf("the 226 body broke off after %s: %v", bytesOf(r.size), r.err))
+	case r.status == http.StatusNotModified:
+		a.s.fail(id, fmt.Sprintf("304 Not Modified for If-None-Match: %s, but the current ETag is %s; want 226 with a delta", base, cur))
+	case r.status == http.StatusOK:
+		a.s.warn(id, fmt.Sprintf("asked for a delta from %s (A-IM: %s), got 200 with the whole representation: the origin keeps no such version or sends no deltas", base, a.opts.IM))
+	case r.status != http.StatusIMUsed:
+		a.s.fail(id, fmt.Sprintf("%s, If-None-Match: %s returned %d %s; want 226 IM Used", label, base, r.status, http.StatusText(r.status)))
+	default:
+		if msg := a.deltaProblem(r); msg != "" {
+			a.s.fail(id, msg)
+			return
+		}
+		a.rebuild(r)
+	}
+}
+
+// deltaProblem describes what is wrong with the fields or the
+// Content-Digest of a 226, or returns "".
+func (a *audit) deltaProblem(r *response) string {
+	offered := imNames(a.opts.IM)
+	ims := imNames(strings.Join(r.header.Values("IM"), ","))
+	db := r.header.Get("Delta-Base")
+	switch {
+	case r.header.Get("ETag") == "":
+		return "the 226 has no ETag; it must name the current instance (RFC 3229 §10.4.1)"
+	case len(ims) == 0:
+		return "the 226 has no IM field; want the instance manipulations used, e.g. IM: vcdiff (RFC 3229 §10.5.2)"
+	case db != "" && db != a.opts.BaseETag:
+		return fmt.Sprintf("the 226 has Delta-Base %s, but If-None-Match named only %s; want Delta-Base: %s", db, a.opts.BaseETag, a.opts.BaseETag)
+	}
+	for _, im := range ims {
+		if !slices.Contains(offered, im) {
+			return fmt.Sprintf("the 226 has IM: %s, but A-IM: %s did not offer %s (RFC 3229 §10.5.3)", strings.Join(ims, ", "), a.opts.IM, im)
+		}
+	}
+	f := r.digests(verify.ContentDigest)
+	if !f.Present || r.capped {
+		return ""
+	}
+	if f.Ignored != "" {
+		return fmt.Sprintf("Content-Digest on the 226 is malformed (%s); want a digest of the %s of delta", f.Ignored, bytesOf(r.size))
+	}
+	if o := compare(f, r.sums); len(o.wrong) > 0 {
+		return fmt.Sprintf("the 226's Content-Digest %s does not match its %s of delta; want %s (it covers the delta as sent)", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums))
+	}
+	return ""
+}
+
+// imNames returns the instance-manipulation names of an A-IM or IM field
+// value, lower-cased and without parameters.
+func imNames(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		name, _, _ := strings.Cut(item, ";")
+		if name = strings.ToLower(strings.TrimSpace(name)); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// rebuild applies the 226's delta to the base version and verifies the
+// result against the Repr-Digest of the current instance.
+func (a *audit) rebuild(r *response) {
+	id := "delta.226"
+	ims := imNames(strings.Join(r.header.Values("IM"), ","))
+	what := fmt.Sprintf("226 with IM: %s from %s (%s)", strings.Join(ims, ", "), a.opts.BaseETag, bytesOf(r.size))
+	var b Base
+	var err error
+	if a.opts.Base != nil && !r.capped {
+		b, err = a.opts.Base(a.url, a.opts.BaseETag)
+	}
+	switch {
+	case r.capped:
+		a.s.skip(id, fmt.Sprintf("%s: the delta is larger than --max-body (%s), not rebuilt", what, bytesOf(a.opts.MaxBody)))
+		return
+	case err != nil:
+		a.s.fail(id, fmt.Sprintf("%s: cannot read the base: %v", what, err))
+		return
+	case b == nil:
+		a.s.pass(id, what+" has consistent fields; not rebuilt: give the base's bytes with --base FILE to verify the result")
+		return
+	}
+	defer b.Close()
+	claim := r.digests(verify.ReprDigest)
+	h := verify.NewHasher(verify.Algorithms)
+	defer h.Close()
+	if err := patch.Undo(ims, b, b.Size(), bytes.NewReader(r.kept), h, patch.WithMaxOutput(a.opts.MaxBody)); err != nil {
+		a.s.fail(id, fmt.Sprintf("%s does not apply to the base: %v; want a delta from the version %s (is --base that version?)", what, err, a.opts.BaseETag))
+		return
+	}
+	sums, n := h.Sums(), h.Written()
+	if !claim.Usable() && r.header.Get("ETag") == a.full.header.Get("ETag") {
+		claim = a.repr
+	}
+	o := compare(claim, sums)
+	switch {
+	case len(o.wrong) > 0:
+		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that do not match Repr-Digest %s; want %s", what, bytesOf(n), verify.FormatDigests(o.wrong), wantOf(o.wrong, sums)))
+	case len(o.matched) == 0:
+		a.s.warn(id, fmt.Sprintf("%s rebuilt %s, but no Repr-Digest came to verify them; want Repr-Digest on the 226", what, bytesOf(n)))
+	default:
+		a.s.pass(id, fmt.Sprintf("%s rebuilt the representation (%s); Repr-Digest %s matches", what, bytesOf(n), strings.Join(o.matched, ", ")))
+	}
+}

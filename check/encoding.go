@@ -1,0 +1,78 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// checkEncoding asks for an encoded variant and decides
+// encoding.repr-digest and encoding.content-digest. It returns the
+// response, nil when there was none.
+func (a *audit) checkEncoding(ctx context.Context) *response {
+	h := wantHeader(a.opts.Want)
+	h.Set("Accept-Encoding", EncodingsAsked)
+	r, err := a.do(ctx, request{label: "GET Accept-Encoding: " + EncodingsAsked, method: http.MethodGet, header: h})
+	ids := []string{"encoding.repr-digest", "encoding.content-digest"}
+	switch {
+	case err != nil:
+		a.s.fail(ids[0], fmt.Sprintf("GET with Accept-Encoding: %s failed: %v; want 200", EncodingsAsked, err))
+		a.s.skip(ids[1], "the request failed")
+		return nil
+	case r.err != nil:
+		a.s.fail(ids[0], fmt.Sprintf("the encoded body broke off after %s: %v", bytesOf(r.size), r.err))
+		a.s.skip(ids[1], "the body broke off")
+		return nil
+	case r.status != http.StatusOK:
+		msg := fmt.Sprintf("GET with Accept-Encoding: %s returned %d, not 200", EncodingsAsked, r.status)
+		a.s.skip(ids[0], msg)
+		a.s.skip(ids[1], msg)
+		return nil
+	case r.encoding() == "":
+		msg := fmt.Sprintf("the origin sent no content coding for Accept-Encoding: %s", EncodingsAsked)
+		a.s.skip(ids[0], msg)
+		a.s.skip(ids[1], msg)
+		return r
+	}
+	a.checkEncodedField(ids[0], r, verify.ReprDigest)
+	a.checkEncodedField(ids[1], r, verify.ContentDigest)
+	return r
+}
+
+// checkEncodedField checks that an Integrity field of an encoded 200
+// covers the encoded bytes; a digest of the decoded bytes is the classic
+// bug (RFC 9530 §1.3, App. B.4).
+func (a *audit) checkEncodedField(id string, r *response, name string) {
+	ce := r.encoding()
+	f := r.digests(name)
+	switch {
+	case !f.Present && name == verify.ReprDigest && a.repr.Usable():
+		a.s.warn(id, fmt.Sprintf("the %s variant carries no Repr-Digest but the identity variant does; want one over its encoded bytes", ce))
+		return
+	case !f.Present:
+		a.s.skip(id, fmt.Sprintf("no %s on the %s variant", name, ce))
+		return
+	case f.Ignored != "":
+		a.s.fail(id, fmt.Sprintf("%s on the %s variant is malformed (%s)", name, ce, f.Ignored))
+		return
+	case r.capped:
+		a.s.skip(id, fmt.Sprintf("the %s body is larger than --max-body (%s): not hashed", ce, bytesOf(a.opts.MaxBody)))
+		return
+	}
+	o := compare(f, r.sums)
+	identity := a.full.encoding() == "" && !a.full.capped
+	switch {
+	case len(o.wrong) > 0 && identity && allEqualIn(f, a.full.sums):
+		a.s.fail(id, fmt.Sprintf("%s %s of the %s variant is the digest of the decoded bytes; it must cover the %s of %s-encoded content: want %s", name, verify.FormatDigests(o.wrong), ce, bytesOf(r.size), ce, wantOf(o.wrong, r.sums)))
+	case len(o.wrong) > 0:
+		a.s.fail(id, fmt.Sprintf("%s %s of the %s variant does not match its %s of encoded content; want %s", name, verify.FormatDigests(o.wrong), ce, bytesOf(r.size), wantOf(o.wrong, r.sums)))
+	case len(o.matched) == 0:
+		a.s.skip(id, fmt.Sprintf("%s on the %s variant has no algorithm hdig can compute (%s)", name, ce, keysOf(f)))
+	case identity && name == verify.ReprDigest:
+		a.s.pass(id, fmt.Sprintf("the %s variant's Repr-Digest covers its %s of encoded content and differs from the identity variant's", ce, bytesOf(r.size)))
+	default:
+		a.s.pass(id, fmt.Sprintf("the %s variant's %s covers its %s of encoded content", ce, name, bytesOf(r.size)))
+	}
+}

@@ -1,0 +1,112 @@
+package check
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// statement is what one response says about the representation its ETag
+// names: its Repr-Digest, or, without one, the digests of a body read whole.
+type statement struct {
+	label    string
+	etag     string
+	encoding string
+	sums     []verify.Digest
+	// own marks responses whose Repr-Digest has a check of its own
+	// (head.repr-digest, range.repr-digest): they count only for stability.
+	own bool
+}
+
+// statementOf returns the statement of a response, or false.
+func statementOf(r *response, own bool) (statement, bool) {
+	if r == nil || (r.status != 200 && r.status != 206) || r.header.Get("ETag") == "" {
+		return statement{}, false
+	}
+	st := statement{label: r.label, etag: r.header.Get("ETag"), encoding: r.encoding(), own: own}
+	if ce := st.encoding; ce != "" {
+		st.label += " (Content-Encoding: " + ce + ")"
+	}
+	if f := r.digests(verify.ReprDigest); f.Usable() {
+		st.sums = f.Digests
+	} else if !own && r.status == 200 && !r.capped && r.err == nil {
+		st.sums = r.sums
+	}
+	return st, len(st.sums) > 0
+}
+
+// checkETags decides etag.consistency. Responses with the same strong ETag
+// must carry the same representation, so the same Repr-Digest (RFC 9110
+// §8.8.3): a conflict fails. The same Repr-Digest under a different ETag on
+// the next request means the ETag is unstable: If-None-Match, If-Range and
+// deltas will miss, so it warns.
+func (a *audit) checkETags(rs ...checked) {
+	id := "etag.consistency"
+	if a.full.header.Get("ETag") == "" {
+		a.s.skip(id, "GET 200 carries no ETag")
+		return
+	}
+	var sts []statement
+	for _, c := range rs {
+		if st, ok := statementOf(c.r, c.own); ok && !strings.HasPrefix(st.etag, "W/") {
+			sts = append(sts, st)
+		}
+	}
+	var unstable string
+	for i := range sts {
+		for j := i + 1; j < len(sts); j++ {
+			x, y := sts[i], sts[j]
+			d1, d2, differ := conflict(x.sums, y.sums)
+			switch {
+			case x.etag == y.etag && differ && !x.own && !y.own:
+				a.s.fail(id, fmt.Sprintf("ETag %s names different representations: %s on %s, %s on %s; want a distinct strong ETag for each (e.g. per Content-Encoding)", x.etag, member(d1), x.label, member(d2), y.label))
+				return
+			case x.etag != y.etag && x.encoding == y.encoding && !differ && d1.Algorithm != "" && unstable == "":
+				unstable = fmt.Sprintf("ETag %s on %s became %s on %s, but Repr-Digest stayed %s; an unchanged representation should keep its ETag (If-None-Match, If-Range and deltas will miss)", x.etag, x.label, y.etag, y.label, member(d1))
+			}
+		}
+	}
+	n := 0
+	for _, st := range sts {
+		if st.etag == a.full.header.Get("ETag") {
+			n++
+		}
+	}
+	switch {
+	case unstable != "":
+		a.s.warn(id, unstable)
+	case len(sts) == 0:
+		a.s.skip(id, "no strong ETag with a known representation digest to compare")
+	default:
+		a.s.pass(id, fmt.Sprintf("%s with ETag %s carry the same Repr-Digest; no ETag names two representations", plural(n, "response"), a.full.header.Get("ETag")))
+	}
+}
+
+// checked is a response for checkETags, with whether its Repr-Digest has a
+// check of its own.
+type checked struct {
+	r   *response
+	own bool
+}
+
+// conflict compares the algorithms two lists share: it returns the first
+// pair with different values and true, else the first equal pair (zero
+// when they share no algorithm) and false.
+func conflict(xs, ys []verify.Digest) (x, y verify.Digest, differ bool) {
+	for _, d := range xs {
+		v, found := lookup(ys, d.Algorithm)
+		if !found {
+			continue
+		}
+		other := verify.Digest{Algorithm: d.Algorithm, Value: v}
+		if !bytes.Equal(v, d.Value) {
+			return d, other, true
+		}
+		if x.Algorithm == "" {
+			x, y = d, other
+		}
+	}
+	return x, y, false
+}

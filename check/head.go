@@ -1,0 +1,101 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// checkHead sends a HEAD like the full GET and decides head.repr-digest and
+// head.content-digest. It returns the response, nil when there was none.
+func (a *audit) checkHead(ctx context.Context) *response {
+	h := wantHeader(a.opts.Want)
+	h.Set("Accept-Encoding", "identity")
+	r, err := a.do(ctx, request{label: "HEAD", method: http.MethodHead, header: h, headersOnly: true})
+	switch {
+	case err != nil:
+		a.s.fail("head.repr-digest", fmt.Sprintf("HEAD failed: %v; want it answered like GET", err))
+		a.s.skip("head.content-digest", "HEAD failed")
+		return nil
+	case r.status != http.StatusOK:
+		a.s.fail("head.repr-digest", fmt.Sprintf("HEAD returned %d %s but GET 200; want HEAD answered like GET", r.status, http.StatusText(r.status)))
+		a.s.skip("head.content-digest", "HEAD did not return 200")
+		return r
+	}
+	a.checkHeadRepr(r)
+	a.checkHeadContent(r)
+	return r
+}
+
+// checkHeadRepr decides head.repr-digest: the HEAD's Repr-Digest describes
+// the representation a GET returns, not the empty content of the HEAD.
+func (a *audit) checkHeadRepr(r *response) {
+	id := "head.repr-digest"
+	f := r.digests(verify.ReprDigest)
+	switch {
+	case !a.repr.Usable():
+		a.s.skip(id, "GET 200 has no usable Repr-Digest to compare with")
+		return
+	case changed(a.full, r):
+		a.s.skip(id, fmt.Sprintf("the representation changed between GET and HEAD (ETag %s, then %s)", a.full.header.Get("ETag"), r.header.Get("ETag")))
+		return
+	case !f.Present:
+		a.s.warn(id, fmt.Sprintf("HEAD 200 carries no Repr-Digest but GET does (%s); want the same fields as GET", keysOf(a.repr)))
+		return
+	case f.Ignored != "":
+		a.s.fail(id, fmt.Sprintf("Repr-Digest on HEAD 200 is malformed (%s); want the GET's value %s", f.Ignored, verify.FormatDigests(a.repr.Digests)))
+		return
+	}
+	o := compare(f, a.repr.Digests)
+	switch {
+	case len(o.wrong) > 0:
+		msg := fmt.Sprintf("HEAD Repr-Digest %s differs from GET's %s", verify.FormatDigests(o.wrong), wantOf(o.wrong, a.repr.Digests))
+		if allEqualIn(f, emptySums()) {
+			msg += "; it is the digest of empty content, but it must cover the representation a GET returns"
+		}
+		a.s.fail(id, msg)
+	case len(o.matched) == 0:
+		a.s.skip(id, fmt.Sprintf("HEAD Repr-Digest (%s) and GET's (%s) share no algorithm", keysOf(f), keysOf(a.repr)))
+	default:
+		a.s.pass(id, fmt.Sprintf("HEAD Repr-Digest equals GET's (%s)", keysOf(f)))
+	}
+}
+
+// checkHeadContent decides head.content-digest: a HEAD has no content, so a
+// Content-Digest, if any, is the digest of empty content (App. B.2).
+func (a *audit) checkHeadContent(r *response) {
+	id := "head.content-digest"
+	f := r.digests(verify.ContentDigest)
+	empty := emptySums()
+	switch {
+	case !f.Present:
+		a.s.pass(id, "HEAD 200 carries no Content-Digest")
+		return
+	case f.Ignored != "":
+		a.s.fail(id, fmt.Sprintf("Content-Digest on HEAD 200 is malformed (%s); want none, or the digest of empty content", f.Ignored))
+		return
+	}
+	o := compare(f, empty)
+	if len(o.wrong) == 0 {
+		if len(o.matched) == 0 {
+			a.s.skip(id, fmt.Sprintf("HEAD Content-Digest uses no algorithm hdig can compute (%s)", keysOf(f)))
+			return
+		}
+		a.s.pass(id, "HEAD Content-Digest is the digest of empty content")
+		return
+	}
+	msg := fmt.Sprintf("HEAD Content-Digest %s is not the digest of empty content; want %s or no Content-Digest", verify.FormatDigests(o.wrong), wantOf(o.wrong, empty))
+	if allEqualIn(f, a.full.sums) {
+		msg += " (it is the digest of the GET's body)"
+	}
+	a.s.fail(id, msg)
+}
+
+// changed reports whether two responses carry different entity tags, so
+// that the representation may have changed between them.
+func changed(x, y *response) bool {
+	ex, ey := x.header.Get("ETag"), y.header.Get("ETag")
+	return ex != "" && ey != "" && ex != ey
+}

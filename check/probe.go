@@ -1,0 +1,197 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// request describes one request of an audit.
+type request struct {
+	label  string      // how the request is named in messages, e.g. "HEAD"
+	method string      // GET or HEAD
+	header http.Header // added to Options.Header
+	// pick chooses the window [lo, hi) of the body kept in memory from the
+	// Content-Length (-1 when unknown); keepAll keeps the whole body (up to
+	// MaxBody).
+	pick    func(n int64) (lo, hi int64)
+	keepAll bool
+	// headersOnly closes the body unread.
+	headersOnly bool
+}
+
+// response is what an audit keeps of one response.
+type response struct {
+	label   string
+	status  int
+	header  http.Header
+	trailer http.Header
+	size    int64           // body bytes read
+	sums    []verify.Digest // digests of the whole body; nil when not read whole
+	kept    []byte          // the kept window, or the whole body with keepAll
+	keptAt  int64           // offset of kept in the body
+	capped  bool            // the body was longer than MaxBody and not hashed
+	err     error           // the body could not be read to the end
+}
+
+// values returns the lines of a field from the header and the trailer
+// section (RFC 9530 §6.4: Integrity fields may be trailers).
+func (r *response) values(name string) []string {
+	return append(r.header.Values(name), r.trailer.Values(name)...)
+}
+
+// digests parses an Integrity field of the response.
+func (r *response) digests(name string) verify.DigestField {
+	return verify.ParseDigestField(name, r.values(name))
+}
+
+// encoding returns the Content-Encoding, "" for identity.
+func (r *response) encoding() string {
+	ce := r.header.Get("Content-Encoding")
+	if ce == "identity" {
+		return ""
+	}
+	return ce
+}
+
+// do sends one request and reads its body within the bounds of the options.
+// The error is about the exchange itself (the origin could not be reached);
+// a body that breaks off is recorded in response.err.
+func (a *audit) do(ctx context.Context, q request) (*response, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	req, err := http.NewRequestWithContext(ctx, q.method, a.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	for k, vs := range a.opts.Header {
+		req.Header[k] = append([]string(nil), vs...)
+	}
+	for k, vs := range q.header {
+		req.Header[k] = vs
+	}
+	timer := time.AfterFunc(a.opts.Timeout, func() { cancel(errTimeout) })
+	defer timer.Stop()
+	resp, err := a.opts.Client.Do(req)
+	if err != nil {
+		return nil, exchangeError(ctx, err)
+	}
+	defer resp.Body.Close()
+	r := &response{label: q.label, status: resp.StatusCode, header: resp.Header}
+	if !q.headersOnly {
+		body := &stallReader{r: resp.Body, timer: timer, timeout: a.opts.Timeout}
+		if err := a.readBody(r, body, q, resp); err != nil {
+			r.err = exchangeError(ctx, err)
+		}
+	}
+	r.trailer = resp.Trailer
+	return r, nil
+}
+
+// readBody hashes the body, keeps the requested window and stops at MaxBody.
+func (a *audit) readBody(r *response, body io.Reader, q request, resp *http.Response) error {
+	hasher := verify.NewHasher(hashAlgorithms(resp))
+	defer hasher.Close()
+	var lo, hi int64
+	switch {
+	case q.keepAll:
+		lo, hi = 0, a.opts.MaxBody
+	case q.pick != nil:
+		lo, hi = q.pick(resp.ContentLength)
+	}
+	keep := &window{lo: lo, hi: hi}
+	n, err := io.Copy(io.MultiWriter(hasher, keep), io.LimitReader(body, a.opts.MaxBody+1))
+	r.size, r.kept, r.keptAt = n, keep.buf, lo
+	if err != nil {
+		return err
+	}
+	if n > a.opts.MaxBody {
+		r.capped = true
+		if q.keepAll {
+			r.kept = nil
+		}
+		return nil
+	}
+	r.sums = hasher.Sums()
+	return nil
+}
+
+// hashAlgorithms returns the algorithms a body is hashed with: the Active
+// ones and every registered one the header names; all of them when the
+// digests may come as trailers.
+func hashAlgorithms(resp *http.Response) []verify.Algorithm {
+	h := resp.Header
+	if len(resp.Trailer) > 0 || len(h.Values("Trailer")) > 0 {
+		return verify.Algorithms
+	}
+	want := map[string]bool{}
+	for _, name := range []string{verify.ReprDigest, verify.ContentDigest} {
+		for _, d := range verify.ParseDigestField(name, h.Values(name)).Digests {
+			want[d.Algorithm] = true
+		}
+	}
+	var out []verify.Algorithm
+	for _, alg := range verify.Algorithms {
+		if alg.Status == verify.Active || want[alg.Key] {
+			out = append(out, alg)
+		}
+	}
+	return out
+}
+
+// errTimeout is the cause of a request cancelled for its stall timeout.
+var errTimeout = errors.New("timed out")
+
+// exchangeError describes a failed exchange without repeating the URL.
+func exchangeError(ctx context.Context, err error) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errTimeout) {
+		return cause
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// stallReader restarts the stall timer whenever bytes arrive.
+type stallReader struct {
+	r       io.Reader
+	timer   *time.Timer
+	timeout time.Duration
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if n > 0 {
+		s.timer.Reset(s.timeout)
+	}
+	return n, err
+}
+
+// window is an io.Writer that keeps the bytes at offsets [lo, hi) of the
+// stream written to it.
+type window struct {
+	lo, hi, off int64
+	buf         []byte
+}
+
+func (w *window) Write(p []byte) (int, error) {
+	start, end := max(w.lo, w.off), min(w.hi, w.off+int64(len(p)))
+	if start < end {
+		w.buf = append(w.buf, p[start-w.off:end-w.off]...)
+	}
+	w.off += int64(len(p))
+	return len(p), nil
+}
+
+// String describes a response in messages: "HEAD 200".
+func (r *response) String() string {
+	return fmt.Sprintf("%s %d", r.label, r.status)
+}

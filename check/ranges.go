@@ -1,0 +1,202 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// checkRange asks for a slice of the representation and decides
+// range.partial, range.content-digest and range.repr-digest. It returns
+// the response, nil when there was none.
+func (a *audit) checkRange(ctx context.Context) *response {
+	full := a.full
+	if !full.capped && full.size == 0 {
+		a.skipRange("the representation is empty: no range to ask for")
+		return nil
+	}
+	if len(full.kept) == 0 {
+		a.skipRange("no bytes of the GET body were kept to compare with")
+		return nil
+	}
+	first, last := full.keptAt, full.keptAt+int64(len(full.kept))-1
+	spec := fmt.Sprintf("bytes=%d-%d", first, last)
+	h := wantHeader(a.opts.Want)
+	h.Set("Accept-Encoding", "identity")
+	h.Set("Range", spec)
+	keep := func(int64) (int64, int64) { return 0, 2 * rangeSpan }
+	r, err := a.do(ctx, request{label: "GET Range: " + spec, method: http.MethodGet, header: h, pick: keep})
+	if !a.checkPartial(r, err, first, last) {
+		return r
+	}
+	a.checkRangeContent(r)
+	a.checkRangeRepr(r)
+	return r
+}
+
+func (a *audit) skipRange(msg string) {
+	a.s.skip("range.partial", msg)
+	a.s.skip("range.content-digest", msg)
+	a.s.skip("range.repr-digest", msg)
+}
+
+// checkPartial decides range.partial; it reports whether the response is
+// a usable 206 for the other range checks.
+func (a *audit) checkPartial(r *response, err error, first, last int64) bool {
+	id, spec := "range.partial", fmt.Sprintf("bytes=%d-%d", first, last)
+	switch {
+	case err != nil:
+		a.s.fail(id, fmt.Sprintf("GET Range: %s failed: %v; want 206 Partial Content", spec, err))
+	case r.err != nil:
+		a.s.fail(id, fmt.Sprintf("the 206 body for Range: %s broke off after %s: %v", spec, bytesOf(r.size), r.err))
+	case r.status == http.StatusOK && strings.Contains(a.full.header.Get("Accept-Ranges"), "bytes"):
+		a.s.warn(id, fmt.Sprintf("GET 200 advertises Accept-Ranges: bytes, but Range: %s got 200 with the whole body; want 206", spec))
+	case r.status == http.StatusOK:
+		a.skipRange(fmt.Sprintf("the origin ignored Range: %s (200, no Accept-Ranges: bytes); range support is optional", spec))
+		return false
+	case r.status != http.StatusPartialContent:
+		a.s.fail(id, fmt.Sprintf("GET Range: %s returned %d %s; want 206 Partial Content", spec, r.status, http.StatusText(r.status)))
+	default:
+		if msg := a.partialProblem(r, first, last); msg != "" {
+			a.s.fail(id, msg)
+			return true
+		}
+		a.s.pass(id, fmt.Sprintf("206 for Range: %s has Content-Range %s and the %s of the full body", spec, r.header.Get("Content-Range"), bytesOf(r.size)))
+		return true
+	}
+	a.s.skip("range.content-digest", "no 206 response")
+	a.s.skip("range.repr-digest", "no 206 response")
+	return false
+}
+
+// partialProblem describes what is wrong with a 206, or returns "".
+func (a *audit) partialProblem(r *response, first, last int64) string {
+	cr := r.header.Get("Content-Range")
+	if strings.HasPrefix(r.header.Get("Content-Type"), "multipart/byteranges") {
+		return "the 206 for a single range is multipart/byteranges; want one part with a Content-Range field (RFC 9110 §14.6)"
+	}
+	a0, b0, n, ok := parseContentRange(cr)
+	want := fmt.Sprintf("bytes %d-%d/%d", first, last, a.total())
+	if a.total() < 0 {
+		want = fmt.Sprintf("bytes %d-%d/*", first, last)
+	}
+	switch {
+	case !ok:
+		return fmt.Sprintf("the 206 has Content-Range %q; want %s", cr, want)
+	case a0 != first || b0 != last:
+		return fmt.Sprintf("the 206 for bytes=%d-%d has Content-Range %s; want %s", first, last, cr, want)
+	case n >= 0 && a.total() >= 0 && n != a.total():
+		return fmt.Sprintf("Content-Range %s gives a complete length of %d, but GET returned %s; want %s", cr, n, bytesOf(a.total()), want)
+	case r.size != last-first+1:
+		return fmt.Sprintf("Content-Range %s announces %s, but the 206 carried %s", cr, bytesOf(last-first+1), bytesOf(r.size))
+	}
+	if i := firstDifference(r.kept, a.full.kept); i >= 0 {
+		return fmt.Sprintf("the 206 for bytes=%d-%d differs from those bytes of the GET body at offset %d; want the same bytes", first, last, first+int64(i))
+	}
+	return ""
+}
+
+// total is the length of the representation: the bytes of the full GET,
+// or its Content-Length when the body was over --max-body.
+func (a *audit) total() int64 {
+	if !a.full.capped {
+		return a.full.size
+	}
+	n, err := strconv.ParseInt(a.full.header.Get("Content-Length"), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// parseContentRange parses "bytes FIRST-LAST/LENGTH" (LENGTH may be "*",
+// returned as -1).
+func parseContentRange(s string) (first, last, n int64, ok bool) {
+	rest, found := strings.CutPrefix(strings.TrimSpace(s), "bytes ")
+	span, length, found2 := strings.Cut(rest, "/")
+	lo, hi, found3 := strings.Cut(span, "-")
+	if !found || !found2 || !found3 {
+		return 0, 0, 0, false
+	}
+	first, err1 := strconv.ParseInt(lo, 10, 64)
+	last, err2 := strconv.ParseInt(hi, 10, 64)
+	n = -1
+	var err3 error
+	if length != "*" {
+		n, err3 = strconv.ParseInt(length, 10, 64)
+	}
+	ok = err1 == nil && err2 == nil && err3 == nil && first >= 0 && last >= first && (n < 0 || last < n)
+	return first, last, n, ok
+}
+
+// firstDifference returns the first index where a and b differ, or -1 when
+// they are equal.
+func firstDifference(a, b []byte) int {
+	if bytes.Equal(a, b) {
+		return -1
+	}
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// checkRangeContent decides range.content-digest: a 206's Content-Digest
+// covers the bytes of that message only.
+func (a *audit) checkRangeContent(r *response) {
+	id := "range.content-digest"
+	f := r.digests(verify.ContentDigest)
+	switch {
+	case !f.Present:
+		a.s.skip(id, "no Content-Digest on the 206 (it is optional)")
+		return
+	case f.Ignored != "":
+		a.s.fail(id, fmt.Sprintf("Content-Digest on the 206 is malformed (%s); want a digest of its %s", f.Ignored, bytesOf(r.size)))
+		return
+	}
+	o := compare(f, r.sums)
+	if len(o.wrong) > 0 && allEqualIn(f, a.full.sums) {
+		a.s.fail(id, fmt.Sprintf("the 206's Content-Digest %s is the digest of the whole representation; it must cover only the %s of the 206: want %s", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums)))
+		return
+	}
+	a.checkMatch(id, r, f, "partial content")
+}
+
+// checkRangeRepr decides range.repr-digest: a 206's Repr-Digest still
+// covers the whole representation.
+func (a *audit) checkRangeRepr(r *response) {
+	id := "range.repr-digest"
+	f := r.digests(verify.ReprDigest)
+	switch {
+	case !a.repr.Usable():
+		a.s.skip(id, "GET 200 has no usable Repr-Digest to compare with")
+		return
+	case changed(a.full, r):
+		a.s.skip(id, "the representation changed between GET and the range request (ETag)")
+		return
+	case !f.Present:
+		a.s.warn(id, fmt.Sprintf("the 206 carries no Repr-Digest but GET 200 does (%s); want the same value", keysOf(a.repr)))
+		return
+	case f.Ignored != "":
+		a.s.fail(id, fmt.Sprintf("Repr-Digest on the 206 is malformed (%s); want GET's %s", f.Ignored, verify.FormatDigests(a.repr.Digests)))
+		return
+	}
+	o := compare(f, a.repr.Digests)
+	switch {
+	case len(o.wrong) > 0 && allEqualIn(f, r.sums):
+		a.s.fail(id, fmt.Sprintf("the 206's Repr-Digest %s covers only the %s of partial content; it must cover the whole representation: want %s", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, a.repr.Digests)))
+	case len(o.wrong) > 0:
+		a.s.fail(id, fmt.Sprintf("the 206's Repr-Digest %s differs from GET's %s", verify.FormatDigests(o.wrong), wantOf(o.wrong, a.repr.Digests)))
+	case len(o.matched) == 0:
+		a.s.skip(id, fmt.Sprintf("the 206's Repr-Digest (%s) and GET's (%s) share no algorithm", keysOf(f), keysOf(a.repr)))
+	default:
+		a.s.pass(id, fmt.Sprintf("the 206's Repr-Digest equals GET's (%s): it covers the whole representation", strings.Join(o.matched, ", ")))
+	}
+}

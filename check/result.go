@@ -1,0 +1,138 @@
+// Package check audits an origin's RFC 9530 digest fields and its range,
+// content-coding, HEAD and RFC 3229 delta behaviour, for use as a CI gate
+// (hdig check). Every URL gets the same list of checks, each with a stable
+// id, a status, a one-line message saying what was expected and what came
+// back, and the RFC section it rests on. Run audits URLs concurrently; the
+// Write functions render the reports as text, JSON, JUnit XML or GitHub
+// Actions workflow commands.
+package check
+
+// Status is the outcome of one check.
+type Status string
+
+// Statuses, as the contract names them.
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	Warn Status = "warn"
+	Skip Status = "skip"
+)
+
+// Result is the outcome of one check of one URL.
+type Result struct {
+	ID      string `json:"id"`
+	Status  Status `json:"status"`
+	Message string `json:"message"`
+	RFC     string `json:"rfc"`
+}
+
+// Report is the audit of one URL: one Result per entry of Checks, in that
+// order.
+type Report struct {
+	URL    string   `json:"url"`
+	Checks []Result `json:"checks"`
+	// Unreachable is set when the origin could not be reached at all
+	// (refused, reset, timed out, TLS failure): hdig check then exits 4.
+	Unreachable bool `json:"unreachable,omitempty"`
+}
+
+// Spec describes a check: its stable id and the section it rests on.
+type Spec struct {
+	ID  string
+	RFC string
+}
+
+// Checks lists every check in report order. Ids are stable: scripts and CI
+// configurations may rely on them.
+var Checks = []Spec{
+	{"http.status", "RFC 9110 §9.3.1, §15.3.1"},
+	{"repr-digest.present", "RFC 9530 §3"},
+	{"repr-digest.syntax", "RFC 9530 §3; RFC 8941 §3.2"},
+	{"repr-digest.algorithm", "RFC 9530 §5"},
+	{"repr-digest.match", "RFC 9530 §3"},
+	{"content-digest.match", "RFC 9530 §2"},
+	{"head.repr-digest", "RFC 9530 §3; RFC 9110 §9.3.2"},
+	{"head.content-digest", "RFC 9530 §2, App. B.2"},
+	{"range.partial", "RFC 9110 §14.4, §15.3.7"},
+	{"range.content-digest", "RFC 9530 §2, App. B.3"},
+	{"range.repr-digest", "RFC 9530 §3, App. B.3"},
+	{"encoding.repr-digest", "RFC 9530 §3, App. B.4"},
+	{"encoding.content-digest", "RFC 9530 §2"},
+	{"want-repr-digest.honoured", "RFC 9530 §4"},
+	{"etag.consistency", "RFC 9110 §8.8.3; RFC 9530 §3"},
+	{"delta.226", "RFC 3229 §10.4.1, §10.5; RFC 9530 §2, §3"},
+}
+
+// rfcOf returns the section a check rests on.
+func rfcOf(id string) string {
+	for _, s := range Checks {
+		if s.ID == id {
+			return s.RFC
+		}
+	}
+	panic("check: developer error: unknown check id " + id)
+}
+
+// Counts tallies results by status.
+type Counts struct {
+	Pass int `json:"pass"`
+	Fail int `json:"fail"`
+	Warn int `json:"warn"`
+	Skip int `json:"skip"`
+}
+
+// Add counts the results of a report.
+func (c *Counts) Add(r Report) {
+	for _, x := range r.Checks {
+		switch x.Status {
+		case Pass:
+			c.Pass++
+		case Fail:
+			c.Fail++
+		case Warn:
+			c.Warn++
+		case Skip:
+			c.Skip++
+		}
+	}
+}
+
+// Tally counts the results of all reports.
+func Tally(rs []Report) Counts {
+	var c Counts
+	for _, r := range rs {
+		c.Add(r)
+	}
+	return c
+}
+
+// sheet collects the results of one URL as the checks run.
+type sheet map[string]Result
+
+func (s sheet) set(id string, st Status, msg string) {
+	s[id] = Result{ID: id, Status: st, Message: msg, RFC: rfcOf(id)}
+}
+
+func (s sheet) pass(id, msg string) { s.set(id, Pass, msg) }
+func (s sheet) fail(id, msg string) { s.set(id, Fail, msg) }
+func (s sheet) warn(id, msg string) { s.set(id, Warn, msg) }
+func (s sheet) skip(id, msg string) { s.set(id, Skip, msg) }
+
+// skipRest marks every check not yet decided as skipped with msg.
+func (s sheet) skipRest(msg string) {
+	for _, c := range Checks {
+		if _, ok := s[c.ID]; !ok {
+			s.skip(c.ID, msg)
+		}
+	}
+}
+
+// ordered returns the results in the order of Checks.
+func (s sheet) ordered() []Result {
+	s.skipRest("not checked")
+	out := make([]Result, 0, len(Checks))
+	for _, c := range Checks {
+		out = append(out, s[c.ID])
+	}
+	return out
+}

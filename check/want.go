@@ -1,0 +1,77 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// checkWant decides want-repr-digest.honoured from two preferences: the
+// --want list sent with the full GET, and a probe that prefers another
+// Active algorithm. Ignoring a preference is allowed, so it only warns. It
+// returns the probe's response, nil when there was none.
+func (a *audit) checkWant(ctx context.Context) *response {
+	id := "want-repr-digest.honoured"
+	if !a.repr.Usable() {
+		a.s.skip(id, "GET 200 has no usable Repr-Digest")
+		return nil
+	}
+	first := preferred(a.opts.Want)
+	alt := alternative(first)
+	prefs := []verify.Pref{{Algorithm: alt, Weight: 10}}
+	asked := verify.FormatWant(prefs)
+	h := wantHeader(prefs)
+	h.Set("Accept-Encoding", "identity")
+	inTrailer := len(a.full.header.Values(verify.ReprDigest)) == 0
+	r, err := a.do(ctx, request{label: "GET Want-Repr-Digest: " + asked, method: http.MethodGet, header: h, headersOnly: !inTrailer})
+	switch {
+	case err != nil:
+		a.s.fail(id, fmt.Sprintf("GET with Want-Repr-Digest: %s failed: %v; a preference is only a hint and must not break the request", asked, err))
+		return nil
+	case r.status != http.StatusOK:
+		a.s.fail(id, fmt.Sprintf("GET with Want-Repr-Digest: %s returned %d; a preference is only a hint and must not change the status", asked, r.status))
+		return r
+	}
+	var ignored []string
+	if !hasAny(a.repr, first) {
+		ignored = append(ignored, fmt.Sprintf("asked %s, got %s", verify.FormatWant(a.opts.Want), keysOf(a.repr)))
+	}
+	got := r.digests(verify.ReprDigest)
+	switch {
+	case !got.Usable():
+		ignored = append(ignored, fmt.Sprintf("asked %s, got no usable Repr-Digest", asked))
+	case !hasAny(got, []string{alt}):
+		ignored = append(ignored, fmt.Sprintf("asked %s, got %s", asked, keysOf(got)))
+	}
+	if len(ignored) > 0 {
+		a.s.warn(id, fmt.Sprintf("Want-Repr-Digest ignored: %s (only a hint, but honouring it lets clients pick their algorithm)", strings.Join(ignored, "; ")))
+		return r
+	}
+	a.s.pass(id, fmt.Sprintf("asked %s, got %s; asked %s, got %s", verify.FormatWant(a.opts.Want), keysOf(a.repr), asked, keysOf(got)))
+	return r
+}
+
+// alternative returns an Active algorithm not among algs, to probe whether
+// the origin follows a preference other than its default.
+func alternative(algs []string) string {
+	for _, alg := range verify.Algorithms {
+		if alg.Status == verify.Active && !slices.Contains(algs, alg.Key) {
+			return alg.Key
+		}
+	}
+	return "sha-512"
+}
+
+// hasAny reports whether the field has a member of one of the algorithms.
+func hasAny(f verify.DigestField, algs []string) bool {
+	for _, d := range f.Digests {
+		if slices.Contains(algs, d.Algorithm) {
+			return true
+		}
+	}
+	return false
+}
