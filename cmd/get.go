@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/verify"
 	"github.com/spf13/cobra"
@@ -40,6 +41,14 @@ type getOptions struct {
 	Verbose       bool
 	Timeout       time.Duration
 	Retry         int
+	Range         string
+	Parallel      int
+	Continue      bool
+	Delta         bool
+	NoDelta       bool
+	IM            string
+	CacheDir      string
+	NoCache       bool
 }
 
 // Defaults of the contract.
@@ -68,8 +77,11 @@ and is renamed onto FILE after verification; to stdout it is held back
   hdig get --require-digest https://example.org/app.js > app.js
   hdig get -I https://example.org/big.iso
   hdig get --compressed --accept sha-256,md5 https://example.org/page.html`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
+			if args = continueArgs(o, args); len(args) != 1 {
+				return usageErrorf("accepts 1 URL, received %d arguments", len(args))
+			}
 			o.URL = args[0]
 			return runGet(c, ios, o)
 		},
@@ -97,7 +109,15 @@ and is renamed onto FILE after verification; to stdout it is held back
 	f.BoolVarP(&o.Silent, "silent", "s", false, "print no verdict line")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "print request and response headers on stderr")
 	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION`")
-	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer `N` times with backoff")
+	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff")
+	f.StringVarP(&o.Range, "range", "r", "", "ask for byte `RANGE`s: START-END, START- or -SUFFIX, comma-separated")
+	f.IntVar(&o.Parallel, "parallel", 0, "with -o, fetch in `N` concurrent range pieces (default: 1 below 16 MiB, else up to 4; 1: one stream)")
+	f.BoolVarP(&o.Continue, "continue", "C", false, "resume FILE.hdig-part (needs -o; curl's `-C -` is accepted)")
+	f.BoolVar(&o.Delta, "delta", true, "ask for a 226 delta against a cached base version (on when the cache holds one)")
+	f.BoolVar(&o.NoDelta, "no-delta", false, "do not ask for a delta (versions are still cached)")
+	f.StringVar(&o.IM, "im", fetch.DefaultIM, "the A-IM `LIST` sent with a delta request")
+	f.StringVar(&o.CacheDir, "cache-dir", "", "base-version cache `DIR` (default $HDIG_CACHE_DIR, else the user cache dir + /hdig)")
+	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
 	return c
 }
 
@@ -117,11 +137,25 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	if o.Head {
 		req.OnResponse = chain(req.OnResponse, func(r *http.Response) { dumpResponse(ios.Out, r, "") })
 	}
+	if req.Delta, err = o.delta(ios); err != nil {
+		return err
+	}
+	if req.Delta != nil {
+		defer req.Delta.Cache.Close()
+	}
+	if o.Continue && !o.downloads(req) {
+		return usageErrorf("-C resumes a plain GET to -o FILE; drop the Range and If-Range headers")
+	}
+	if o.downloads(req) {
+		opts := fetch.DownloadOptions{Parallel: o.Parallel, Continue: o.Continue, Progress: progressFor(ios, o.Silent)}
+		res, err := client.Download(c.Context(), req, o.Output, opts)
+		return reportGet(ios, o, res, err)
+	}
 	sink, err := o.sink(ios)
 	if err != nil {
 		return withExit(ExitUsage, err)
 	}
-	res, err := client.Do(c.Context(), req, sink)
+	res, err := client.Get(c.Context(), req, sink)
 	return reportGet(ios, o, res, err)
 }
 
@@ -147,12 +181,16 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	if o.NoBuffer && o.Output != "" {
 		return nil, usageErrorf("-N applies to stdout only; -o already streams to FILE.hdig-part")
 	}
+	ranges, err := o.rangeFlags()
+	if err != nil {
+		return nil, err
+	}
 	policy, err := parseAccept(o.Accept)
 	if err != nil {
 		return nil, err
 	}
 	req := &fetch.Request{URL: o.URL, Header: http.Header{}, Compressed: o.Compressed, Policy: policy,
-		RequireDigest: o.RequireDigest, Retry: o.Retry, Method: o.Method}
+		RequireDigest: o.RequireDigest, Retry: o.Retry, Method: o.Method, Ranges: ranges}
 	if !o.NoWant {
 		if req.WantRepr, err = verify.ParseWant(o.WantRepr); err != nil {
 			return nil, usageErrorf("--want-repr: %v", err)
@@ -246,6 +284,34 @@ func (o *getOptions) sink(ios *IOStreams) (fetch.Sink, error) {
 	return &fetch.HeldSink{Out: ios.Out}, nil
 }
 
+// delta opens the base-version cache unless --no-cache. A cache that cannot
+// be opened is a warning, not a failure: the fetch goes on without it.
+func (o *getOptions) delta(ios *IOStreams) (*fetch.Delta, error) {
+	if o.NoCache || o.Head {
+		return nil, nil
+	}
+	dir := o.CacheDir
+	if dir == "" {
+		d, err := cache.DefaultDir()
+		if err != nil {
+			fmt.Fprintf(ios.ErrOut, "warning: no base-version cache: %v\n", err)
+			return nil, nil
+		}
+		dir = d
+	}
+	store, err := cache.Open(dir)
+	if err != nil {
+		fmt.Fprintf(ios.ErrOut, "warning: no base-version cache: %v\n", err)
+		return nil, nil
+	}
+	store.Warnf = func(f string, a ...any) { fmt.Fprintf(ios.ErrOut, "warning: cache: "+f+"\n", a...) }
+	if aim := strings.TrimSpace(o.IM); aim == "" {
+		store.Close()
+		return nil, usageErrorf("--im: empty A-IM list")
+	}
+	return &fetch.Delta{Cache: store, IM: o.IM, Off: o.NoDelta || !o.Delta, Output: o.Output}, nil
+}
+
 // classifyFetch maps the client engine's errors to exit statuses.
 func classifyFetch(err error) (int, bool) {
 	var se *fetch.StatusError
@@ -267,4 +333,52 @@ func chain(a, b func(*http.Response)) func(*http.Response) {
 		return b
 	}
 	return func(r *http.Response) { a(r); b(r) }
+}
+
+// continueArgs drops the "-" of curl's `-C -` (resume at the part's end,
+// the only offset hdig supports) from the arguments.
+func continueArgs(o *getOptions, args []string) []string {
+	if !o.Continue || len(args) != 2 {
+		return args
+	}
+	for i, a := range args {
+		if a == "-" {
+			return append(append([]string{}, args[:i]...), args[i+1:]...)
+		}
+	}
+	return args
+}
+
+// rangeFlags checks -r, --parallel and -C and parses -r.
+func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
+	switch {
+	case o.Parallel < 0 || o.Parallel > fetch.MaxParallel:
+		return nil, usageErrorf("--parallel %d: want 1 to %d (0: chosen from the size)", o.Parallel, fetch.MaxParallel)
+	case o.Parallel > 1 && o.Output == "":
+		return nil, usageErrorf("--parallel needs -o FILE: output to stdout stays one stream")
+	case o.Continue && o.Output == "":
+		return nil, usageErrorf("-C resumes FILE.hdig-part, so it needs -o FILE")
+	case o.Continue && (o.Range != "" || o.Compressed || o.Head || o.Method != "" || len(o.Data) > 0 || o.DataBinary != "" || o.UploadFile != ""):
+		return nil, usageErrorf("-C resumes a plain GET; it cannot be combined with -r, --compressed, -I, -X or a request body")
+	case o.Range == "":
+		return nil, nil
+	case o.Compressed:
+		return nil, usageErrorf("-r cannot be combined with --compressed: a range of an encoded body does not decode")
+	case o.Parallel > 1:
+		return nil, usageErrorf("-r and --parallel cannot be combined")
+	}
+	ranges, err := fetch.ParseRanges(o.Range)
+	if err != nil {
+		return nil, usageErrorf("-r: %v", err)
+	}
+	return ranges, nil
+}
+
+// downloads says whether the fetch goes through fetch.Client.Download
+// (pieces, resume, progress): a plain GET to -o FILE. Anything else (a
+// method, a body, -r or a Range header, --compressed) is one request.
+func (o *getOptions) downloads(req *fetch.Request) bool {
+	plain := req.Method == "" || strings.EqualFold(req.Method, http.MethodGet)
+	return o.Output != "" && !o.Head && plain && req.Body == nil && len(req.Ranges) == 0 &&
+		!req.Compressed && req.Header.Get("Range") == "" && req.Header.Get("If-Range") == ""
 }

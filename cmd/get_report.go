@@ -69,6 +69,9 @@ func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) erro
 				fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
 			}
 		}
+		if res.Part != "" && !o.Silent {
+			fmt.Fprintf(ios.ErrOut, "hdig: %s kept: run the same command with -C to resume\n", res.Part)
+		}
 		if !o.Silent && (err == nil || errors.Is(err, fetch.ErrMismatch) || errors.Is(err, fetch.ErrUnverified)) {
 			fmt.Fprintln(ios.ErrOut, verdictLine(palette{on: ios.ColorEnabled()}, o, res, err))
 		}
@@ -149,9 +152,19 @@ func transferNote(res *fetch.Result) string {
 		}
 		return fmt.Sprintf("; 226 %s from %s: %s received, %.1f%% saved", strings.Join(res.IM, ", "), res.DeltaBase, humanBytes(res.Received), saved)
 	case fetch.StrategyNotModified:
+		if res.Status == http.StatusOK {
+			return "; already complete, nothing fetched"
+		}
 		return "; 304 not modified, cached copy"
 	case fetch.StrategyRanges:
-		return fmt.Sprintf("; %d pieces", res.Pieces)
+		note := fmt.Sprintf("; %d pieces", res.Pieces)
+		if res.Pieces == 1 {
+			note = "; 1 piece"
+		}
+		if res.Received < res.Bytes {
+			note += fmt.Sprintf(", %s received", humanBytes(res.Received))
+		}
+		return note
 	}
 	if res.Retries > 0 {
 		return fmt.Sprintf("; after %d retries", res.Retries)

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"os"
 	"testing"
 )
 
@@ -16,4 +17,16 @@ func runHdigCtx(t *testing.T, ctx context.Context, args ...string) (int, string,
 	ios, _, out, errOut := Test()
 	code := Run(ctx, ios, args)
 	return code, out.String(), errOut.String()
+}
+
+// TestMain keeps the tests' base-version cache out of the user's.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "hdig-cmd-test-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("HDIG_CACHE_DIR", dir)
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }

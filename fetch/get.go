@@ -35,6 +35,9 @@ func (c *Client) Do(ctx context.Context, req *Request, sink Sink) (*Result, erro
 	}
 	for attempt := 0; ; attempt++ {
 		res, err := c.once(ctx, req, sink)
+		if err == nil && req.BeforeCommit != nil {
+			err = req.BeforeCommit(res)
+		}
 		if err == nil {
 			if res != nil {
 				res.Retries = attempt
@@ -81,9 +84,16 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		Encoding: resp.Header.Get("Content-Encoding"),
 		Strategy: StrategyFull,
 		Pieces:   1,
+
+		RequestURL: req.URL,
 	}
 	if resp.StatusCode >= 400 {
 		return res, statusError(resp)
+	}
+	if req.intercept != nil {
+		if ok, err := req.intercept(ctx, resp, sink, res); ok {
+			return c.fallback(ctx, req, sink, res, err)
+		}
 	}
 	if method == http.MethodHead {
 		res.Strategy = StrategyHead
@@ -99,6 +109,10 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	counted := &countingReader{r: idle}
 	body := io.TeeReader(counted, hasher)
 	var out io.Reader = body
+	parts, err := rangesBody(req, resp, res, &out)
+	if err != nil {
+		return res, err
+	}
 	decoded := req.Compressed && res.Encoding != "" && !strings.EqualFold(res.Encoding, "identity")
 	if decoded {
 		dec, done, err := decoder(body, res.Encoding)
@@ -114,6 +128,9 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		_, err = io.Copy(io.Discard, body)
 	}
 	res.Bytes, res.Received = n, counted.n
+	if parts != nil {
+		res.Pieces = parts()
+	}
 	if err != nil {
 		err = c.bodyError(ctx, err, counted.n, resp.ContentLength)
 		if !decoded || !errors.Is(err, ErrProtocol) {
@@ -132,11 +149,34 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		return res, err
 	}
 	res.Trailer = resp.Trailer
+	res.Decoded = decoded
+	if !decoded {
+		res.setSHA256(hasher.Sums())
+	}
 	res.Verdict = bodyVerdict(resp, hdr, responseFields(resp.Trailer), hasher.Sums(), req.Policy)
 	if !req.Compressed && res.Encoding != "" && !strings.EqualFold(res.Encoding, "identity") {
 		res.Verdict.Warn(fmt.Sprintf("the body is %s-encoded and was written as received (use --compressed to decode it)", res.Encoding))
 	}
+	if len(req.Ranges) > 0 && resp.StatusCode == http.StatusOK {
+		res.Verdict.Warn("the origin ignored Range and sent the whole representation: it was written whole, as curl does")
+	}
 	return res, verdictError(res, req, resp.StatusCode != http.StatusPartialContent)
+}
+
+// fallback repeats a request once as a plain full GET when the response an
+// intercept took over could not be used (a corrupt delta, a missing base).
+func (c *Client) fallback(ctx context.Context, req *Request, sink Sink, res *Result, err error) (*Result, error) {
+	if !errors.Is(err, errDeltaFailed) || req.plain == nil || ctx.Err() != nil {
+		return res, err
+	}
+	if rerr := sink.Reset(); rerr != nil {
+		return res, fmt.Errorf("%w: %v", ErrProtocol, err)
+	}
+	full, ferr := c.once(ctx, req.plain, sink)
+	if full != nil {
+		full.Verdict.Warn(fmt.Sprintf("%s; fetched in full instead", strings.TrimPrefix(err.Error(), errDeltaFailed.Error()+": ")))
+	}
+	return full, ferr
 }
 
 // verdictError turns an outcome into an error: any mismatch fails, and a

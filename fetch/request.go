@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,11 +32,27 @@ type Request struct {
 	RequireDigest bool
 	// Retry is how many times a failed attempt is retried.
 	Retry int
+	// Ranges, when set, are sent as Range (-r). A 206 must answer exactly
+	// them: a single part's Content-Range, or each part of a
+	// multipart/byteranges body, whose bytes are written one after another.
+	Ranges []ByteRange
+
+	// Delta, when set, makes Get use a base-version cache (RFC 3229).
+	Delta *Delta
+	// BeforeCommit runs after the bytes verified and before the sink
+	// releases them.
+	BeforeCommit func(*Result) error
 
 	// OnRequest and OnResponse see each request sent and response
 	// received (for -v).
 	OnRequest  func(*http.Request)
 	OnResponse func(*http.Response)
+
+	// intercept may take over a response (226, 304) before the plain
+	// body handling; plain is the request to repeat when what it took
+	// over turns out unusable (errDeltaFailed).
+	intercept func(context.Context, *http.Response, Sink, *Result) (bool, error)
+	plain     *Request
 }
 
 // AcceptEncoding is sent with --compressed.
@@ -124,6 +141,9 @@ func (r *Request) build(method string) (*http.Request, error) {
 	if len(r.WantContent) > 0 && req.Header.Get(verify.WantContentDigest) == "" {
 		req.Header.Set(verify.WantContentDigest, verify.FormatWant(r.WantContent))
 	}
+	if len(r.Ranges) > 0 && req.Header.Get("Range") == "" {
+		req.Header.Set("Range", FormatRanges(r.Ranges))
+	}
 	if r.Compressed && req.Header.Get("Accept-Encoding") == "" {
 		req.Header.Set("Accept-Encoding", AcceptEncoding)
 	}
@@ -166,6 +186,7 @@ func (r *Request) algorithms(fields ...verify.DigestField) []verify.Algorithm {
 	for _, a := range r.Policy.Accept {
 		want[a] = true
 	}
+	want["sha-256"] = true // names the bytes in the base-version cache
 	var algs []verify.Algorithm
 	for _, a := range verify.Algorithms {
 		if want[a.Key] {

@@ -36,6 +36,26 @@ type Result struct {
 	Pieces    int
 	// Retries counts attempts made after the first.
 	Retries int
+
+	// RequestURL is the URL asked for (URL is where it ended up).
+	RequestURL string
+	// SHA256 is the sha-256 of the bytes written, when they are the
+	// representation (not decoded); nil otherwise.
+	SHA256 []byte
+	// Decoded says the body was written decoded (--compressed).
+	Decoded bool
+	// Part is the part file a failed or interrupted Client.Download left
+	// for -C to resume ("" when none was kept).
+	Part string
+}
+
+// setSHA256 records the sha-256 among sums.
+func (r *Result) setSHA256(sums []verify.Digest) {
+	for _, d := range sums {
+		if d.Algorithm == "sha-256" {
+			r.SHA256 = d.Value
+		}
+	}
 }
 
 // Outcome is the verdict's outcome; a failed transfer has none.

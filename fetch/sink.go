@@ -142,6 +142,18 @@ func (s *HeldSink) Commit() error {
 	return err
 }
 
+// Reader reads the held body from its start, without releasing it; it is
+// valid until Commit, Abort or Reset.
+func (s *HeldSink) Reader() (io.Reader, error) {
+	if s.file == nil {
+		return bytes.NewReader(s.buf.Bytes()), nil
+	}
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.NewSectionReader(s.file, 0, 1<<62), nil
+}
+
 // Abort discards the held body.
 func (s *HeldSink) Abort() error {
 	s.buf.Reset()
@@ -193,4 +205,3 @@ func (DiscardSink) Write(p []byte) (int, error) { return len(p), nil }
 func (DiscardSink) Reset() error                { return nil }
 func (DiscardSink) Commit() error               { return nil }
 func (DiscardSink) Abort() error                { return nil }
-

@@ -74,7 +74,9 @@ func (h *Handler) fileLock(key string) *sync.Mutex {
 
 // etagSuffix is the part of the origin's ETag derived from the sha-256 of
 // the bytes (server: "sha256-" + unpadded base64url).
-func etagSuffix(sum []byte) string { return `sha256-` + base64.RawURLEncoding.EncodeToString(sum) + `"` }
+func etagSuffix(sum []byte) string {
+	return `sha256-` + base64.RawURLEncoding.EncodeToString(sum) + `"`
+}
 
 // BeforeReplace keeps the current version of a file a PUT is replacing.
 func (h *Handler) BeforeReplace(cur *server.Representation) {

@@ -1,8 +1,6 @@
 package delta
 
 import (
-	"compress/gzip"
-	"compress/zlib"
 	"fmt"
 	"io"
 	"os"
@@ -18,20 +16,6 @@ type made struct {
 	path string
 	size int64
 	ims  []string // the IM field: manipulations in the order applied
-}
-
-// encoder makes a delta-coding from base to target.
-type encoder func(base io.ReaderAt, baseSize int64, target io.Reader, out io.Writer, opts ...patch.Option) error
-
-// encoders are the delta-codings the origin produces. VCDIFF is written
-// without xdelta3's checksum extension: plain RFC 3284, which any decoder
-// reads; Repr-Digest proves the result.
-var encoders = map[string]encoder{
-	"vcdiff": func(b io.ReaderAt, n int64, t io.Reader, out io.Writer, o ...patch.Option) error {
-		return patch.EncodeVCDIFF(b, n, t, out, append(o, patch.WithChecksum(false))...)
-	},
-	"gdiff": patch.EncodeGDIFF,
-	"diffe": patch.EncodeDiffE,
 }
 
 // bestDelta makes (or finds cached) the delta by the first coding that
@@ -83,7 +67,9 @@ func (h *Handler) deltaFile(cur *server.Representation, base version, ims []stri
 	}
 	defer b.Close()
 	err = writeAtomic(path, func(w io.Writer) error {
-		return encode(ims, b, base.Size, io.NewSectionReader(cur.Content, 0, cur.Size), w)
+		// VCDIFF goes without xdelta3's checksum extension: plain RFC 3284,
+		// which any decoder reads; Repr-Digest proves the result.
+		return patch.EncodeList(ims, b, base.Size, io.NewSectionReader(cur.Content, 0, cur.Size), w, patch.WithChecksum(false))
 	})
 	if err != nil {
 		return nil, err
@@ -93,32 +79,4 @@ func (h *Handler) deltaFile(cur *server.Representation, base version, ims []stri
 		return nil, err
 	}
 	return &made{path: path, size: fi.Size(), ims: ims}, nil
-}
-
-// encode applies ims in order: a delta-coding, then optionally gzip or
-// deflate over the delta.
-func encode(ims []string, base io.ReaderAt, baseSize int64, target io.Reader, out io.Writer) error {
-	enc, ok := encoders[ims[0]]
-	if !ok {
-		return fmt.Errorf("unsupported delta-coding %q", ims[0])
-	}
-	var zw io.WriteCloser
-	if len(ims) > 1 {
-		switch ims[1] {
-		case "gzip":
-			zw = gzip.NewWriter(out)
-		case "deflate":
-			zw = zlib.NewWriter(out)
-		default:
-			return fmt.Errorf("unsupported compression %q", ims[1])
-		}
-		out = zw
-	}
-	if err := enc(base, baseSize, target, out); err != nil {
-		return err
-	}
-	if zw != nil {
-		return zw.Close()
-	}
-	return nil
 }

@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hdig/hdig/patch"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newDiffCmd) }
+
+// diffOptions are the flags and arguments of hdig diff.
+type diffOptions struct {
+	IO       *IOStreams
+	Old, New string
+	Format   string
+	Output   string
+	Checksum bool
+}
+
+// deltaFormats are the --format values of diff and patch.
+var deltaFormats = []string{"vcdiff", "gdiff", "diffe"}
+
+func newDiffCmd(ios *IOStreams) *cobra.Command {
+	opts := &diffOptions{IO: ios}
+	c := &cobra.Command{
+		Use:   "diff OLD NEW",
+		Short: "Write a delta from OLD to NEW",
+		Long: `Write a delta that turns OLD into NEW: RFC 3284 VCDIFF (the default, which
+"xdelta3 -d -s OLD" also decodes), gdiff, or a "diff -e" ed script (text only).` + exitStatusHelp,
+		Example: `  hdig diff v1.json v2.json -o v1-v2.vcdiff
+  hdig diff --format diffe old.txt new.txt`,
+		Args: deltaArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Old, opts.New = args[0], args[1]
+			if !validDeltaFormat(opts.Format) {
+				return usageErrorf("--format %q: want one of vcdiff, gdiff, diffe", opts.Format)
+			}
+			return runDiff(opts)
+		},
+	}
+	c.Flags().StringVar(&opts.Format, "format", "vcdiff", "delta `format`: vcdiff, gdiff or diffe")
+	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the delta to `FILE` instead of stdout")
+	c.Flags().BoolVar(&opts.Checksum, "checksum", false, "add xdelta3's Adler-32 checksum to every vcdiff window")
+	return c
+}
+
+// deltaArgs wants exactly two file arguments; anything else is a usage error.
+func deltaArgs(c *cobra.Command, args []string) error {
+	if len(args) != 2 {
+		return usageErrorf("%s wants 2 files, got %d arguments\nRun '%s --help' for usage.", c.Name(), len(args), c.CommandPath())
+	}
+	return nil
+}
+
+func validDeltaFormat(f string) bool {
+	for _, v := range deltaFormats {
+		if f == v {
+			return true
+		}
+	}
+	return false
+}
+
+func runDiff(opts *diffOptions) error {
+	old, oldSize, err := openDeltaInput(opts.Old)
+	if err != nil {
+		return err
+	}
+	defer old.Close()
+	nw, _, err := openDeltaInput(opts.New)
+	if err != nil {
+		return err
+	}
+	defer nw.Close()
+	return writeDeltaOutput(opts.IO, opts.Output, func(w io.Writer) error {
+		return patch.Encode(opts.Format, old, oldSize, nw, w, patch.WithChecksum(opts.Checksum))
+	})
+}
+
+// openDeltaInput opens a regular file named on the command line; failing is a
+// usage error.
+func openDeltaInput(name string) (*os.File, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, usageErrorf("%v", err)
+	}
+	st, err := f.Stat()
+	if err == nil && st.IsDir() {
+		err = fmt.Errorf("%s is a directory", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, usageErrorf("%v", err)
+	}
+	return f, st.Size(), nil
+}
+
+// writeDeltaOutput runs write against stdout, or against FILE.hdig-part renamed
+// onto FILE only when write succeeded, so a failure never leaves a
+// half-written FILE.
+func writeDeltaOutput(ios *IOStreams, name string, write func(io.Writer) error) (err error) {
+	if name == "" || name == "-" {
+		return write(ios.Out)
+	}
+	part := name + ".hdig-part"
+	f, err := os.Create(part)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(part, name)
+		}
+		if err != nil {
+			os.Remove(part)
+		}
+	}()
+	return write(f)
+}

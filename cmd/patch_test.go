@@ -1,0 +1,62 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPatchFailures(t *testing.T) {
+	dir, old, nw := diffFiles(t)
+	delta := filepath.Join(dir, "delta")
+	if code, _, stderr := runHdig(t, "diff", "--checksum", old, nw, "-o", delta); code != ExitOK {
+		t.Fatalf("hdig diff = %d: %s", code, stderr)
+	}
+	good, _ := os.ReadFile(delta)
+	corrupt := append([]byte(nil), good...)
+	corrupt[len(corrupt)-1] ^= 0xff
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, b, 0o644)
+		return p
+	}
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"corrupt", []string{"patch", old, write("corrupt", corrupt)}, ExitIntegrity, "corrupt delta"},
+		{"truncated", []string{"patch", old, write("short", good[:len(good)/2])}, ExitIntegrity, "corrupt delta"},
+		{"wrong base", []string{"patch", nw, delta}, ExitIntegrity, "corrupt delta"},
+		{"not a delta", []string{"patch", old, nw}, ExitIntegrity, "--format diffe"},
+		{"secondary compression", []string{"patch", old, write("lzma", []byte("\xd6\xc3\xc4\x00\x01\x02"))}, ExitIntegrity, "-S none"},
+		{"missing delta", []string{"patch", old, filepath.Join(dir, "nope")}, ExitUsage, "no such file"},
+		{"bad format", []string{"patch", "--format", "xz", old, delta}, ExitUsage, "--format"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(dir, tt.name+".out")
+			code, _, stderr := runHdig(t, append(tt.args, "-o", out)...)
+			if code != tt.code || !strings.Contains(stderr, tt.msg) {
+				t.Errorf("hdig %v = %d, %q; want %d containing %q", tt.args, code, stderr, tt.code, tt.msg)
+			}
+			assertNoDeltaFile(t, out)
+		})
+	}
+}
+
+func TestPatchKeepsExistingOutput(t *testing.T) {
+	dir, old, _ := diffFiles(t)
+	out := filepath.Join(dir, "result")
+	os.WriteFile(out, []byte("precious"), 0o644)
+	bad := filepath.Join(dir, "bad")
+	os.WriteFile(bad, []byte("\xd6\xc3\xc4\x00\x00\x00\x05\x01"), 0o644)
+	if code, _, _ := runHdig(t, "patch", old, bad, "-o", out); code != ExitIntegrity {
+		t.Errorf("hdig patch with a corrupt delta = %d, want 1", code)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "precious" {
+		t.Errorf("existing output = %q after a failed patch, want it untouched", b)
+	}
+}

@@ -1,0 +1,137 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/hdig/hdig/server"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newServeCmd) }
+
+// serveOptions are the flags and arguments of hdig serve.
+type serveOptions struct {
+	dir       string
+	addr      string
+	writable  bool
+	maxUpload string
+	stateDir  string
+	tlsCert   string
+	tlsKey    string
+}
+
+func newServeCmd(ios *IOStreams) *cobra.Command {
+	o := &serveOptions{}
+	c := &cobra.Command{
+		Use:   "serve DIR",
+		Short: "Serve DIR as a reference origin with digests, ranges and content codings",
+		Long: `Serve DIR over HTTP as a reference origin for RFC 9530: every 200, 206,
+304 and HEAD response carries a strong ETag and Repr-Digest (sha-256 unless
+Want-Repr-Digest prefers another algorithm), Content-Digest when
+Want-Content-Digest asks for it, ranges and multipart/byteranges, and gzip,
+br and zstd variants of text types, each with its own ETag and digests.
+
+Files are served through os.Root: no path, symlink or encoded ".." leaves
+DIR, and dotfiles are never served. With --writable, PUT stores a file and
+POST to a directory creates one; a request whose Content-Digest or
+Repr-Digest does not match is refused with 400 and nothing is stored.
+
+The first line on stdout is "serving DIR at http://HOST:PORT/"; the access
+log goes to stderr. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHelp,
+		Example: `  hdig serve ./public
+  hdig serve ./public --addr 127.0.0.1:0 --writable --max-upload 100MiB`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usageErrorf("serve takes exactly one DIR, got %d arguments\nRun '%s --help' for usage.", len(args), c.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			o.dir = args[0]
+			return runServe(c.Context(), ios, o)
+		},
+	}
+	f := c.Flags()
+	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: the kernel picks one)")
+	f.BoolVar(&o.writable, "writable", false, "accept PUT and POST, verified against the request's digests")
+	f.StringVar(&o.maxUpload, "max-upload", "1GiB", "largest request content accepted (`SIZE`, e.g. 500MiB)")
+	f.StringVar(&o.stateDir, "state-dir", "", "keep precompressed variants in `DIR` instead of memory")
+	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")
+	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
+	return c
+}
+
+// runServe starts the origin and serves until ctx is cancelled.
+func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
+	if fi, err := os.Stat(o.dir); err != nil || !fi.IsDir() {
+		return usageErrorf("%s is not a readable directory", o.dir)
+	}
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return usageErrorf("--tls-cert and --tls-key go together")
+	}
+	maxUpload, err := parseServeSize(o.maxUpload)
+	if err != nil {
+		return usageErrorf("--max-upload: %v", err)
+	}
+	if _, _, err := net.SplitHostPort(o.addr); err != nil {
+		return usageErrorf("--addr %q: want HOST:PORT", o.addr)
+	}
+	opts := []server.Option{
+		server.WithLogger(slog.New(slog.NewTextHandler(ios.ErrOut, nil))),
+		server.WithMaxUpload(maxUpload),
+	}
+	if o.writable {
+		opts = append(opts, server.WithWritable())
+	}
+	if o.stateDir != "" {
+		opts = append(opts, server.WithStateDir(o.stateDir))
+	}
+	s, err := server.New(o.dir, opts...)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return withExit(ExitNetwork, err)
+	}
+	scheme := "http"
+	if o.tlsCert != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(ios.Out, "serving %s at %s://%s/\n", o.dir, scheme, ln.Addr())
+	return s.Serve(ctx, ln, o.tlsCert, o.tlsKey)
+}
+
+// parseServeSize parses a byte count with an optional binary unit: 1024,
+// 64k, 100MiB, 1G, 2GiB, 1T.
+func parseServeSize(s string) (int64, error) {
+	num := strings.TrimRight(strings.TrimSpace(s), "iBb")
+	mult := int64(1)
+	if num != "" {
+		switch num[len(num)-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		case 't', 'T':
+			mult = 1 << 40
+		}
+		if mult > 1 {
+			num = num[:len(num)-1]
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)/mult {
+		return 0, fmt.Errorf("invalid size %q (want e.g. 1048576, 100MiB, 1GiB)", s)
+	}
+	return n * mult, nil
+}

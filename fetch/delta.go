@@ -1,0 +1,356 @@
+package fetch
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/hdig/hdig/cache"
+	"github.com/hdig/hdig/patch"
+	"github.com/hdig/hdig/verify"
+)
+
+// DefaultIM is the default A-IM value (contract: --im).
+const DefaultIM = "vcdiff, gdiff;q=0.8, diffe;q=0.5, gzip;q=0.3"
+
+// maxBases is how many cached versions are offered in If-None-Match.
+const maxBases = 3
+
+// errDeltaFailed marks a 226 or 304 that could not be used: the request is
+// then repeated once as a plain full GET (contract: exit status).
+var errDeltaFailed = errors.New("delta response unusable")
+
+// Delta configures delta encoding against a base-version cache.
+type Delta struct {
+	Cache *cache.Cache
+	// IM is the A-IM value; "" means DefaultIM.
+	IM string
+	// Off sends no A-IM or If-None-Match, but still stores versions.
+	Off bool
+	// Output is the -o path: verified versions are linked to it instead
+	// of copied into the cache.
+	Output string
+}
+
+// Get fetches like Do, using and feeding the base-version cache when
+// req.Delta is set: it offers cached versions in If-None-Match with A-IM,
+// rebuilds a 226 from its base, serves a 304 from the cache, and stores
+// every verified version.
+func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, error) {
+	d := req.Delta
+	if d == nil || d.Cache == nil || req.method() != http.MethodGet || req.Body != nil || req.Header.Get("Range") != "" {
+		return c.Do(ctx, req, sink)
+	}
+	r := *req
+	r.Header = req.Header.Clone()
+	if r.Header == nil {
+		r.Header = http.Header{}
+	}
+	var offered []cache.Entry
+	if !d.Off && r.Header.Get("If-None-Match") == "" {
+		offered = c.bases(d.Cache, req.URL)
+	}
+	if len(offered) > 0 {
+		im := d.IM
+		if im == "" {
+			im = DefaultIM
+		}
+		tags := make([]string, len(offered))
+		for i, e := range offered {
+			tags[i] = e.ETag
+		}
+		r.Header.Set("A-IM", im)
+		r.Header.Set("If-None-Match", strings.Join(tags, ", "))
+		r.intercept = (&deltaReceiver{c: c, req: &r, offered: offered, aim: parseAIM(im)}).receive
+		r.plain = req
+	}
+	held, _ := sink.(*HeldSink)
+	if held != nil && d.Output == "" {
+		r.BeforeCommit = func(res *Result) error {
+			c.storeHeld(d.Cache, res, held)
+			return nil
+		}
+	}
+	res, err := c.Do(ctx, &r, sink)
+	if err == nil && d.Output != "" {
+		storeLinked(d.Cache, res, d.Output)
+	}
+	return res, err
+}
+
+// bases lists the cached identity versions of url to offer, newest first.
+func (c *Client) bases(store *cache.Cache, url string) []cache.Entry {
+	vs, err := store.Versions(url)
+	if err != nil {
+		return nil
+	}
+	var out []cache.Entry
+	for _, e := range vs {
+		if e.ContentEncoding == "" && strongETag(e.ETag) && len(out) < maxBases {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// storable says whether a verified result may become a base version.
+func storable(res *Result) bool {
+	if res == nil || res.SHA256 == nil || res.Decoded || !strongETag(res.ETag) {
+		return false
+	}
+	switch res.Status {
+	case http.StatusOK, http.StatusIMUsed:
+	default:
+		return false
+	}
+	return res.Encoding == "" && cache.Storable(res.Header)
+}
+
+func entryFor(res *Result) cache.Entry {
+	return cache.Entry{URL: res.RequestURL, ETag: res.ETag, ReprDigest: res.Header.Get(verify.ReprDigest),
+		ContentType: res.Header.Get("Content-Type")}
+}
+
+func (c *Client) storeHeld(store *cache.Cache, res *Result, held *HeldSink) {
+	if !storable(res) {
+		return
+	}
+	r, err := held.Reader()
+	if err != nil {
+		res.Verdict.Warn(fmt.Sprintf("not cached: %v", err))
+		return
+	}
+	if _, err := store.Put(entryFor(res), r); err != nil && !errors.Is(err, cache.ErrTooLarge) {
+		res.Verdict.Warn(fmt.Sprintf("not cached: %v", err))
+	}
+}
+
+func storeLinked(store *cache.Cache, res *Result, path string) {
+	if !storable(res) {
+		return
+	}
+	if _, err := store.PutFile(entryFor(res), path, hex.EncodeToString(res.SHA256)); err != nil {
+		res.Verdict.Warn(fmt.Sprintf("not cached: %v", err))
+	}
+}
+
+// strongETag reports a strong entity tag (RFC 9110 §8.8.3).
+func strongETag(t string) bool { return len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' }
+
+// parseAIM returns the instance-manipulations an A-IM value accepts (q > 0).
+func parseAIM(v string) []string {
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		name, params, _ := strings.Cut(part, ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" || strings.ReplaceAll(strings.TrimSpace(params), " ", "") == "q=0" {
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// deltaReceiver handles the 226 and 304 answers to a delta request.
+type deltaReceiver struct {
+	c       *Client
+	req     *Request
+	offered []cache.Entry
+	aim     []string
+}
+
+// receive handles 226 and 304; it returns ok false for any other status.
+func (d *deltaReceiver) receive(ctx context.Context, resp *http.Response, sink Sink, res *Result) (bool, error) {
+	switch resp.StatusCode {
+	case http.StatusNotModified:
+		return true, d.notModified(resp, sink, res)
+	case http.StatusIMUsed:
+		return true, d.imUsed(ctx, resp, sink, res)
+	}
+	return false, nil
+}
+
+// base finds the offered version a response refers to: Delta-Base, else
+// the ETag (304), else the only one offered (RFC 3229 §10.5.1).
+func (d *deltaReceiver) base(tag string) (cache.Entry, error) {
+	for _, e := range d.offered {
+		if tag != "" && e.ETag == tag {
+			return e, nil
+		}
+	}
+	if tag == "" && len(d.offered) == 1 {
+		return d.offered[0], nil
+	}
+	if tag == "" {
+		return cache.Entry{}, fmt.Errorf("%w: no Delta-Base, and %d versions were offered (RFC 3229 §10.5.1)", errDeltaFailed, len(d.offered))
+	}
+	return cache.Entry{}, fmt.Errorf("%w: base %s is not a version we hold", errDeltaFailed, tag)
+}
+
+// notModified outputs the cached version named by a 304, checked against
+// the 304's Repr-Digest.
+func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result) error {
+	e, err := d.base(resp.Header.Get("ETag"))
+	if err != nil {
+		return err
+	}
+	b, err := d.req.Delta.Cache.Open(e)
+	if err != nil {
+		return fmt.Errorf("%w: 304 names %s, but %v", errDeltaFailed, e.ETag, err)
+	}
+	defer b.Close()
+	hasher := verify.NewHasher(d.req.algorithms(responseFields(resp.Header).repr))
+	defer hasher.Close()
+	n, err := io.Copy(io.MultiWriter(sinkWriter{sink}, hasher), io.NewSectionReader(b, 0, b.Size()))
+	if err != nil {
+		return err
+	}
+	res.Strategy, res.ETag, res.Bytes, res.Received = StrategyNotModified, e.ETag, n, 0
+	res.Verdict = reprVerdict(resp.Header, nil, hasher.Sums(), d.req.Policy)
+	res.setSHA256(hasher.Sums())
+	if err := verdictError(res, d.req, true); err != nil {
+		return fmt.Errorf("%w: cached copy of %s: %v", errDeltaFailed, e.ETag, err)
+	}
+	return nil
+}
+
+// imUsed rebuilds the current instance from a 226: Content-Digest is
+// checked over the delta bytes, Repr-Digest over the rebuilt instance.
+func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Sink, res *Result) error {
+	ims := imList(resp.Header.Values("IM"))
+	if err := d.checkIMs(ims); err != nil {
+		return err
+	}
+	if res.ETag == "" {
+		return fmt.Errorf("%w: 226 without ETag (RFC 3229 §10.4.1)", errDeltaFailed)
+	}
+	delta := resp.Header.Get("Delta-Base")
+	e, err := d.base(delta)
+	if err != nil {
+		return err
+	}
+	b, err := d.req.Delta.Cache.Open(e)
+	if err != nil {
+		return fmt.Errorf("%w: base %s: %v", errDeltaFailed, e.ETag, err)
+	}
+	defer b.Close()
+	hdr := responseFields(resp.Header)
+	content := verify.NewHasher(d.req.algorithms(hdr.content))
+	defer content.Close()
+	repr := verify.NewHasher(d.req.algorithms(hdr.repr, hdr.legacy))
+	defer repr.Close()
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	idle := newIdleReader(resp.Body, d.c.timeout, cancel)
+	defer idle.stop()
+	counted := &countingReader{r: idle}
+	body := io.TeeReader(counted, content)
+	out := &countingWriter{w: io.MultiWriter(sinkWriter{sink}, repr)}
+	err = patch.Undo(ims, b, b.Size(), body, out)
+	if err == nil {
+		_, err = io.Copy(io.Discard, body)
+	}
+	res.Strategy, res.IM, res.DeltaBase = StrategyDelta, ims, e.ETag
+	res.Bytes, res.Received = out.n, counted.n
+	if err != nil {
+		err = d.c.bodyError(ctx, err, counted.n, resp.ContentLength)
+		if errors.Is(err, ErrProtocol) {
+			return fmt.Errorf("%w: applying %s to %s: %v", errDeltaFailed, strings.Join(ims, ", "), e.ETag, err)
+		}
+		return err
+	}
+	res.Trailer = resp.Trailer
+	tr := responseFields(resp.Trailer)
+	var v verify.Verdict
+	for _, f := range []verify.DigestField{hdr.content, tr.content} {
+		v.Warn(f.Warnings()...)
+		v.Add(verify.Compare(f, content.Sums(), d.req.Policy)...)
+	}
+	rv := reprVerdict(resp.Header, resp.Trailer, repr.Sums(), d.req.Policy)
+	v.Add(rv.Checks...)
+	v.Warn(rv.Warnings...)
+	res.Verdict = v
+	res.setSHA256(repr.Sums())
+	if err := verdictError(res, d.req, false); errors.Is(err, ErrMismatch) {
+		return fmt.Errorf("%w: %v", errDeltaFailed, err)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// checkIMs accepts an IM list only if we asked for each and can undo it.
+func (d *deltaReceiver) checkIMs(ims []string) error {
+	if len(ims) == 0 {
+		return fmt.Errorf("%w: 226 without IM (RFC 3229 §10.5.2)", errDeltaFailed)
+	}
+	for _, im := range ims {
+		if !contains(d.aim, im) {
+			return fmt.Errorf("%w: IM %s was not in our A-IM (RFC 3229 §10.5.3)", errDeltaFailed, im)
+		}
+		if !contains(patch.Supported(), im) {
+			return fmt.Errorf("%w: IM %s is not supported", errDeltaFailed, im)
+		}
+	}
+	return nil
+}
+
+// reprVerdict checks Repr-Digest (or the obsolete Digest) of header and
+// trailer against digests of the rebuilt representation.
+func reprVerdict(h, t http.Header, sums []verify.Digest, p verify.Policy) verify.Verdict {
+	var v verify.Verdict
+	hdr, tr := responseFields(h), responseFields(t)
+	for _, f := range []verify.DigestField{hdr.repr, tr.repr} {
+		v.Warn(f.Warnings()...)
+		v.Add(verify.Compare(f, sums, p)...)
+	}
+	if !hdr.repr.Usable() && !tr.repr.Usable() && hdr.legacy.Present {
+		v.Warn(hdr.legacy.Warnings()...)
+		v.Add(verify.Compare(hdr.legacy, sums, p)...)
+	}
+	agree(&v, hdr.repr, tr.repr)
+	if !hdr.repr.Present && !tr.repr.Present && !hdr.legacy.Present {
+		v.Warn("the origin sent no Repr-Digest: nothing proves the rebuilt bytes")
+	}
+	return v
+}
+
+// imList parses an IM field: instance-manipulation names in the order
+// they were applied, parameters dropped.
+func imList(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		for _, part := range strings.Split(l, ",") {
+			name, _, _ := strings.Cut(part, ";")
+			if name = strings.ToLower(strings.TrimSpace(name)); name != "" {
+				out = append(out, name)
+			}
+		}
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,279 @@
+package fetch
+
+import (
+	"io"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// Parallel download limits and the default choice (contract: --parallel
+// "default: chosen from the size").
+const (
+	// MaxParallel bounds --parallel, as aria2 bounds -x.
+	MaxParallel = 16
+	// parallelFrom is the smallest size split by default: below it one
+	// stream is as fast and costs one request.
+	parallelFrom = 16 << 20
+	// parallelStep is the size per default connection.
+	parallelStep = 8 << 20
+	// defaultParallel is the most connections chosen by default.
+	defaultParallel = 4
+
+	minPieceSize = 1 << 20
+	maxPieceSize = 32 << 20
+	pieceAlign   = 64 << 10
+)
+
+// AutoParallel is the default number of concurrent pieces for a
+// representation of total bytes (-1 unknown): 1 below 16 MiB, else
+// min(4, total/8 MiB).
+func AutoParallel(total int64) int {
+	if total < parallelFrom {
+		return 1
+	}
+	return int(min(defaultParallel, total/parallelStep))
+}
+
+// pieceSize is the size of the pieces of a plan for n connections: about
+// four pieces per connection, so the pieces are taken in order, the
+// contiguous prefix grows steadily (and is hashed while it is still in the
+// page cache), and a resume loses little; between 1 and 32 MiB.
+func pieceSize(total int64, n int) int64 {
+	if n <= 1 || total <= 0 {
+		return max(total, 1)
+	}
+	s := (total + int64(4*n) - 1) / int64(4*n)
+	s = min(max(s, minPieceSize), maxPieceSize)
+	return (s + pieceAlign - 1) / pieceAlign * pieceAlign
+}
+
+// span is the byte range [start, end).
+type span struct{ start, end int64 }
+
+// spans is a sorted list of disjoint, non-adjacent spans.
+type spans []span
+
+// add merges [a, b) into the list.
+func (s *spans) add(a, b int64) {
+	if a >= b {
+		return
+	}
+	l := *s
+	i := sort.Search(len(l), func(i int) bool { return l[i].end >= a })
+	j := i
+	for j < len(l) && l[j].start <= b {
+		a, b = min(a, l[j].start), max(b, l[j].end)
+		j++
+	}
+	l = append(l[:i], append([]span{{a, b}}, l[j:]...)...)
+	*s = l
+}
+
+// cut removes [a, b) from the list.
+func (s *spans) cut(a, b int64) {
+	var out spans
+	for _, x := range *s {
+		if x.start < a {
+			out = append(out, span{x.start, min(x.end, a)})
+		}
+		if x.end > b {
+			out = append(out, span{max(x.start, b), x.end})
+		}
+	}
+	*s = out
+}
+
+// reach is the end of the span that contains off, or off.
+func (s spans) reach(off int64) int64 {
+	for _, x := range s {
+		if x.start <= off && off < x.end {
+			return x.end
+		}
+	}
+	return off
+}
+
+// trim drops everything below off.
+func (s *spans) trim(off int64) {
+	l := *s
+	for len(l) > 0 && l[0].end <= off {
+		l = l[1:]
+	}
+	if len(l) > 0 && l[0].start < off {
+		l[0].start = off
+	}
+	*s = l
+}
+
+// missing is the complement of s in [0, total).
+func (s spans) missing(total int64) spans {
+	var out spans
+	at := int64(0)
+	for _, x := range s {
+		if x.start > at {
+			out = append(out, span{at, min(x.start, total)})
+		}
+		at = max(at, x.end)
+	}
+	if at < total {
+		out = append(out, span{at, total})
+	}
+	return out
+}
+
+// size is the number of bytes the spans cover.
+func (s spans) size() int64 {
+	var n int64
+	for _, x := range s {
+		n += x.end - x.start
+	}
+	return n
+}
+
+// piece is one range of a plan. next counts the bytes of it on disk, from
+// start; only its worker writes it, others read it (sidecar, progress).
+type piece struct {
+	id         int
+	start, end int64
+	next       atomic.Int64
+}
+
+// at is the offset of the piece's first missing byte.
+func (p *piece) at() int64 { return p.start + p.next.Load() }
+
+// planPieces cuts the missing spans into pieces of at most size bytes, in
+// order. The ids number the pieces from 0.
+func planPieces(missing spans, size int64) []*piece {
+	var out []*piece
+	for _, m := range missing {
+		for a := m.start; a < m.end; a += size {
+			out = append(out, &piece{id: len(out), start: a, end: min(a+size, m.end)})
+		}
+	}
+	return out
+}
+
+// prefixHash hashes the contiguous prefix of the part file as pieces land,
+// so Repr-Digest is known when the last byte is. Bytes written at the
+// watermark are hashed from the writer's buffer; bytes that landed beyond
+// it are read back when the watermark reaches them, soon enough to be in
+// the page cache. One goroutine hashes at a time (busy); others only note
+// what landed and return.
+type prefixHash struct {
+	f io.ReaderAt
+	h *verify.Hasher
+
+	mu     sync.Mutex
+	idle   *sync.Cond // signalled when busy turns false
+	wm     int64      // bytes hashed
+	landed spans      // bytes on disk beyond wm
+	busy   bool
+	held   int // snapshots waiting: no new hashing starts
+	err    error
+	buf    []byte
+}
+
+func newPrefixHash(f io.ReaderAt, h *verify.Hasher, wm int64, landed spans) *prefixHash {
+	p := &prefixHash{f: f, h: h, wm: wm, landed: landed}
+	p.landed.trim(wm)
+	p.idle = sync.NewCond(&p.mu)
+	return p
+}
+
+// wrote is called after b was written at off.
+func (p *prefixHash) wrote(off int64, b []byte) {
+	p.mu.Lock()
+	if p.busy || p.held > 0 || p.err != nil || off != p.wm {
+		p.landed.add(off, off+int64(len(b)))
+		if p.busy || p.held > 0 || p.landed.reach(p.wm) == p.wm {
+			p.mu.Unlock()
+			return
+		}
+		p.busy = true
+		p.catchUp()
+		return
+	}
+	p.busy = true
+	p.mu.Unlock()
+	p.h.Write(b)
+	p.mu.Lock()
+	p.wm += int64(len(b))
+	p.landed.trim(p.wm)
+	p.catchUp()
+}
+
+// catchUp runs with mu held and busy set: it hashes what landed at the
+// watermark by reading it back, then clears busy and unlocks.
+func (p *prefixHash) catchUp() {
+	for p.err == nil && p.held == 0 {
+		end := p.landed.reach(p.wm)
+		if end == p.wm {
+			break
+		}
+		if p.buf == nil {
+			p.buf = make([]byte, copyBufSize)
+		}
+		off, b := p.wm, p.buf[:min(end-p.wm, int64(len(p.buf)))]
+		p.mu.Unlock()
+		_, err := p.f.ReadAt(b, off)
+		if err == nil {
+			p.h.Write(b)
+		}
+		p.mu.Lock()
+		if err != nil {
+			p.err = err
+			break
+		}
+		p.wm += int64(len(b))
+		p.landed.trim(p.wm)
+	}
+	p.busy = false
+	p.idle.Broadcast()
+	p.mu.Unlock()
+}
+
+// finish hashes whatever landed and is still unhashed, waits for the
+// hasher, and returns the watermark. No writes may come any more.
+func (p *prefixHash) finish() (int64, error) {
+	p.mu.Lock()
+	for {
+		for p.busy || p.held > 0 {
+			p.idle.Wait()
+		}
+		if p.err != nil || p.landed.reach(p.wm) == p.wm {
+			break
+		}
+		p.busy = true
+		p.catchUp()
+		p.mu.Lock()
+	}
+	defer p.mu.Unlock()
+	return p.wm, p.err
+}
+
+// snapshot returns the watermark and the saved hash state at it, pausing
+// hashing for the moment it takes.
+func (p *prefixHash) snapshot() (int64, []byte, error) {
+	p.mu.Lock()
+	p.held++
+	for p.busy {
+		p.idle.Wait()
+	}
+	st, err := p.h.MarshalBinary()
+	wm := p.wm
+	if p.held--; p.held > 0 {
+		p.mu.Unlock()
+		return wm, st, err
+	}
+	p.idle.Broadcast()
+	if p.err == nil && p.landed.reach(p.wm) > p.wm {
+		p.busy = true
+		p.catchUp()
+	} else {
+		p.mu.Unlock()
+	}
+	return wm, st, err
+}

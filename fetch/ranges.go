@@ -1,0 +1,552 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// copyBufSize is the read size of every body copy: few system calls, and
+// N pieces still keep memory flat.
+const copyBufSize = 256 << 10
+
+// DownloadOptions configure Client.Download.
+type DownloadOptions struct {
+	// Parallel is the number of concurrent range pieces: 0 chooses from
+	// the size (AutoParallel), 1 is one stream; at most MaxParallel.
+	Parallel int
+	// Continue resumes PATH.hdig-part (-C); see Client.Download.
+	Continue bool
+	// Progress sees the bytes arrive; nil shows nothing.
+	Progress Progress
+	// PieceSize sets the size of the pieces; 0 chooses from the size.
+	PieceSize int64
+}
+
+// Download fetches req (a GET without body, Ranges or Compressed) into
+// path. The bytes go to path.hdig-part and are renamed onto path only once
+// verified; path is never replaced or truncated by unverified bytes.
+//
+// The first request is a plain GET, as curl's. When its 200 carries a
+// strong ETag, a Content-Length, Accept-Ranges: bytes and no digest in a
+// trailer, and the size calls for more than one connection, the rest is
+// fetched in pieces by concurrent Range requests with If-Range, each 206
+// checked (same ETag, same length, the range asked, same Repr-Digest, its
+// own Content-Digest) and written at its offset. A 200 to a range (the
+// origin ignores Range, or the file changed) restarts the download as one
+// plain stream: two versions are never spliced. Repr-Digest is computed
+// over the contiguous prefix while pieces land. A failed piece is retried
+// req.Retry times, from where it stopped.
+//
+// An interrupted download (ctx cancelled) leaves the part and its sidecar
+// (path.hdig-resume: ETag, length, bytes on disk, the saved hash state) and
+// returns context.Canceled; with Continue any other failure that does not
+// prove the bytes wrong keeps them too. See resume for what Continue does.
+//
+// With req.Delta holding a cached base version of the URL (and without
+// Continue), the fetch goes through Get instead, into a FileSink: a 226
+// delta beats any number of pieces. A verified download is stored in the
+// cache as a base version, as Get does.
+func (c *Client) Download(ctx context.Context, req *Request, path string, o DownloadOptions) (*Result, error) {
+	if o.Parallel < 0 || o.Parallel > MaxParallel {
+		return nil, fmt.Errorf("parallel %d: want 0 (automatic) to %d", o.Parallel, MaxParallel)
+	}
+	if o.Progress == nil {
+		o.Progress = NoProgress{}
+	}
+	if dl := req.Delta; dl != nil && dl.Cache != nil && !dl.Off && !o.Continue && len(c.bases(dl.Cache, req.URL)) > 0 {
+		// A cached base version: a 226 delta beats any number of pieces.
+		sink, err := NewFileSink(path)
+		if err != nil {
+			return nil, &writeError{err: err}
+		}
+		return c.Get(ctx, req, sink)
+	}
+	d := &download{c: c, req: req, path: path, part: path + PartSuffix, side: path + SidecarSuffix, o: o, prog: o.Progress}
+	d.hooks()
+	var res *Result
+	var err error
+	if o.Continue {
+		res, err = d.resume(ctx)
+	} else {
+		res, err = d.fresh(ctx, true)
+	}
+	d.prog.Finish()
+	res, err = d.end(res, err)
+	if dl := req.Delta; err == nil && dl != nil && dl.Cache != nil && res.Strategy != StrategyNotModified {
+		storeLinked(dl.Cache, res, path)
+	}
+	return res, err
+}
+
+// download is the state of one Client.Download.
+type download struct {
+	c          *Client
+	req        *Request
+	path       string
+	part, side string
+	o          DownloadOptions
+	prog       Progress
+	hook       sync.Mutex
+
+	f         *os.File
+	url       string // after redirects
+	etag      string // strong validator, or ""
+	total     int64  // -1 unknown
+	status    int
+	header    http.Header
+	ref       fields // what the whole file must match
+	refStatus int    // 200: ref covers the whole; 206: Repr-Digest only
+	trailer   fields // a whole stream's trailer
+	algs      []verify.Algorithm
+	hasher    *verify.Hasher
+	ph        *prefixHash
+	pieces    []*piece
+	before    spans // on disk before this run's pieces
+	parallel  int
+	resumed   bool // bytes of an earlier run are in the file
+	restarts  int
+
+	received atomic.Int64
+	retries  atomic.Int64
+	mu       sync.Mutex // guards what follows, and sidecar writes
+	digests  map[span]string
+	checks   []verify.Check
+	warnings []string
+}
+
+// errRestart: a piece got a 200, or a 206 of another version.
+var errRestart = errors.New("the origin answered a range with another version or the whole representation")
+
+// fresh starts from nothing with a plain GET. split false keeps one stream.
+func (d *download) fresh(ctx context.Context, split bool) (*Result, error) {
+	if err := d.openPart(true); err != nil {
+		return d.result(), err
+	}
+	r, err := d.first(ctx, 0, -1, "")
+	if err != nil {
+		return d.result(), err
+	}
+	return d.whole(ctx, r, split)
+}
+
+// whole adopts a full response (any status below 400 but 206) and
+// streams it, splitting the rest into pieces when allowed.
+func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, error) {
+	resp := r.resp
+	d.adopt(resp)
+	d.resumed, d.before, d.refStatus, d.total = false, nil, resp.StatusCode, resp.ContentLength
+	d.ref = responseFields(resp.Header)
+	d.startHash(d.req.algorithms(d.ref.repr, d.ref.content, d.ref.legacy), 0, nil)
+	d.parallel = 1
+	if split && d.splittable(resp) {
+		d.parallel = d.parallelFor(d.total)
+	}
+	mode := modeWhole
+	if d.total < 0 {
+		d.pieces = []*piece{{start: 0, end: -1}}
+	} else {
+		d.pieces = planPieces(spans{{0, d.total}}, d.pieceSizeFor(d.parallel))
+		if len(d.pieces) == 0 {
+			d.pieces = []*piece{{start: 0, end: 0}}
+		}
+		if len(d.pieces) > 1 {
+			mode = modeHead
+		}
+	}
+	err := d.transfer(ctx, r, mode)
+	switch {
+	case errors.Is(err, errRestart) && split:
+		d.warn("the origin answered a range with 200 or another ETag (it ignores Range, or the file changed): restarted as one stream")
+		d.prog.Restart()
+		return d.fresh(ctx, false)
+	case err != nil && retryable(err) && d.etag == "" && d.restarts < d.req.Retry && ctx.Err() == nil:
+		// Without a validator a stream cannot be resumed: start over.
+		d.restarts++
+		d.retries.Add(1)
+		if !sleep(ctx, backoff(d.restarts-1)) {
+			return d.result(), context.Canceled
+		}
+		d.prog.Restart()
+		return d.fresh(ctx, split)
+	case err != nil:
+		return d.result(), err
+	}
+	return d.conclude()
+}
+
+// adopt takes the identity of the representation from a response.
+func (d *download) adopt(resp *http.Response) {
+	d.url, d.status, d.header = resp.Request.URL.String(), resp.StatusCode, resp.Header
+	d.etag = ifRangeETag(resp.Header.Get("ETag"))
+	d.trailer = fields{}
+}
+
+// startHash sets up the prefix hasher.
+func (d *download) startHash(algs []verify.Algorithm, wm int64, landed spans) {
+	if d.hasher != nil {
+		d.hasher.Close()
+	}
+	d.algs, d.hasher = algs, verify.NewHasher(algs)
+	d.ph = newPrefixHash(d.f, d.hasher, wm, landed)
+}
+
+// splittable says whether the rest of a first 200 may come in pieces.
+func (d *download) splittable(resp *http.Response) bool {
+	if resp.StatusCode != http.StatusOK || d.etag == "" || d.total <= 0 {
+		return false
+	}
+	if !strings.Contains(strings.ToLower(resp.Header.Get("Accept-Ranges")), "bytes") {
+		return false
+	}
+	// Digests announced as trailers would be lost with the first stream.
+	for _, t := range resp.Header.Values("Trailer") {
+		for _, f := range strings.Split(t, ",") {
+			switch http.CanonicalHeaderKey(strings.TrimSpace(f)) {
+			case verify.ReprDigest, verify.ContentDigest, verify.LegacyDigest:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (d *download) parallelFor(total int64) int {
+	if d.o.Parallel > 0 {
+		return d.o.Parallel
+	}
+	return AutoParallel(total)
+}
+
+func (d *download) pieceSizeFor(n int) int64 {
+	if d.o.PieceSize > 0 && n > 1 {
+		return d.o.PieceSize
+	}
+	return pieceSize(d.total, n)
+}
+
+// ifRangeETag returns an ETag usable with If-Range (RFC 9110 §13.1.5): a
+// quoted, not weak, entity tag; else "".
+func ifRangeETag(s string) string {
+	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' || strings.ContainsAny(s[1:len(s)-1], "\"\r\n") {
+		return ""
+	}
+	return s
+}
+
+// conclude waits for the hash of the whole file and builds the verdict.
+func (d *download) conclude() (*Result, error) {
+	wm, err := d.ph.finish()
+	res := d.result()
+	if err != nil {
+		return res, &writeError{err: fmt.Errorf("read back %s: %w", d.part, err)}
+	}
+	if d.total >= 0 && wm != d.total {
+		return res, fmt.Errorf("hashed %d bytes of %s, want %d", wm, d.part, d.total)
+	}
+	res.Bytes = wm
+	sums := d.hasher.Sums()
+	res.setSHA256(sums)
+	res.Verdict = bodyVerdict(&http.Response{StatusCode: d.refStatus}, d.ref, d.trailer, sums, d.req.Policy)
+	res.Verdict.Warn(d.warnings...)
+	if enc := res.Encoding; enc != "" && !strings.EqualFold(enc, "identity") {
+		res.Verdict.Warn(fmt.Sprintf("the body is %s-encoded and was written as received (use --compressed to decode it)", enc))
+	}
+	return res, verdictError(res, d.req, d.refStatus != http.StatusPartialContent)
+}
+
+// result describes the download so far.
+func (d *download) result() *Result {
+	r := &Result{URL: d.url, Status: d.status, Header: d.header, ETag: d.header.Get("ETag"),
+		Encoding: d.header.Get("Content-Encoding"), Strategy: StrategyFull, Pieces: 1,
+		Received: d.received.Load(), Retries: int(d.retries.Load()), RequestURL: d.req.URL}
+	if r.URL == "" {
+		r.URL = d.req.URL
+	}
+	if len(d.pieces) > 1 || d.resumed {
+		r.Strategy, r.Pieces = StrategyRanges, len(d.pieces)
+	}
+	d.mu.Lock()
+	r.Verdict.Add(d.checks...)
+	r.Verdict.Warn(d.warnings...)
+	d.mu.Unlock()
+	return r
+}
+
+func (d *download) warn(w string) {
+	d.mu.Lock()
+	d.warnings = append(d.warnings, w)
+	d.mu.Unlock()
+}
+
+// openPart opens the part file; trunc starts it empty and drops a stale
+// sidecar.
+func (d *download) openPart(trunc bool) error {
+	if d.f != nil {
+		d.f.Close()
+	}
+	flag := os.O_CREATE | os.O_RDWR
+	if trunc {
+		flag |= os.O_TRUNC
+		os.Remove(d.side)
+	}
+	f, err := os.OpenFile(d.part, flag, 0o644)
+	if err != nil {
+		return &writeError{err: err}
+	}
+	d.f, d.pieces, d.digests, d.checks = f, nil, map[span]string{}, nil
+	return nil
+}
+
+// end commits a verified download, and keeps or deletes a failed one.
+func (d *download) end(res *Result, err error) (*Result, error) {
+	if d.f == nil {
+		return res, err
+	}
+	if res == nil {
+		res = d.result()
+	}
+	if err == nil {
+		if cerr := d.commit(); cerr != nil {
+			return res, &writeError{err: cerr}
+		}
+		return res, nil
+	}
+	if d.keep(err) {
+		if serr := d.saveSidecar(); serr != nil {
+			res.Verdict.Warn("could not save the resume sidecar: " + serr.Error())
+		}
+		d.f.Close()
+		res.Part = d.part
+		return res, err
+	}
+	d.f.Close()
+	os.Remove(d.part)
+	os.Remove(d.side)
+	return res, err
+}
+
+// keep says whether a failed download's part stays for -C: after an
+// interrupt always (as curl leaves what arrived), after a failure that
+// does not prove the bytes wrong only with -C.
+func (d *download) keep(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return true
+	}
+	bad := errors.Is(err, ErrMismatch) || errors.Is(err, ErrProtocol) || errors.Is(err, ErrUnverified)
+	return d.o.Continue && !bad
+}
+
+// commit renames the verified part onto the target.
+func (d *download) commit() error {
+	err := d.f.Sync()
+	if cerr := d.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(d.part, d.path)
+	}
+	if err != nil {
+		os.Remove(d.part)
+	}
+	os.Remove(d.side)
+	return err
+}
+
+// How a response's body maps onto a piece.
+type bodyMode int
+
+const (
+	modeRange bodyMode = iota // a checked 206 for the piece's missing bytes
+	modeHead                  // the first 200, read up to the piece's end
+	modeWhole                 // a full response, read to its end
+)
+
+// transfer runs the plan: the first response feeds piece 0 and up to
+// d.parallel workers take the other pieces in order.
+func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) error {
+	d.prog.Start(d.total, d.before.size())
+	gctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	queue := make(chan *piece, len(d.pieces))
+	for _, p := range d.pieces[1:] {
+		queue <- p
+	}
+	close(queue)
+	var (
+		wg       sync.WaitGroup
+		failOnce sync.Once
+		failed   error
+	)
+	fail := func(err error) { failOnce.Do(func() { failed = err; cancel(err) }) }
+	for w := range max(1, min(d.parallel, len(d.pieces))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, copyBufSize)
+			if w == 0 {
+				if err := d.piece(gctx, d.pieces[0], first, mode, buf); err != nil {
+					fail(err)
+					return
+				}
+			}
+			for p := range queue {
+				if gctx.Err() != nil {
+					return
+				}
+				if err := d.piece(gctx, p, nil, modeRange, buf); err != nil {
+					fail(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return context.Canceled
+	}
+	return failed
+}
+
+// piece fetches one piece, retrying from where it stopped.
+func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode, buf []byte) error {
+	size := int64(-1)
+	if p.end >= 0 {
+		size = p.end - p.start
+	}
+	bar := d.prog.Piece(p.id, size, p.next.Load())
+	for attempt := 0; ; attempt++ {
+		err := d.attempt(ctx, p, r, mode, buf, bar)
+		if err == nil {
+			bar.Done(true)
+			d.pieceDone(p)
+			return nil
+		}
+		canResume := d.etag != "" && d.total >= 0
+		if !retryable(err) || attempt >= d.req.Retry || ctx.Err() != nil || !canResume {
+			bar.Done(false)
+			return err
+		}
+		d.retries.Add(1)
+		if !sleep(ctx, backoff(attempt)) {
+			bar.Done(false)
+			return context.Canceled
+		}
+		r, mode = nil, modeRange
+	}
+}
+
+// attempt reads one response into the piece: r, or a new range request
+// for the piece's missing bytes.
+func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMode, buf []byte, bar PieceProgress) error {
+	from := p.at()
+	if r == nil {
+		var err error
+		if r, err = d.send(ctx, http.MethodGet, from, p.end, d.etag); err != nil {
+			return err
+		}
+	}
+	defer r.close()
+	limit := int64(-1)
+	if p.end >= 0 {
+		limit = p.end - from
+	}
+	var h *verify.Hasher
+	if mode == modeRange {
+		if err := d.checkPiece(r.resp, p, from); err != nil {
+			return err
+		}
+		if algs := d.pieceAlgorithms(r.resp); len(algs) > 0 {
+			h = verify.NewHasher(algs)
+			defer h.Close()
+		}
+	}
+	idle := newIdleReader(r.resp.Body, d.c.timeout, r.cancel)
+	defer idle.stop()
+	body := &countingReader{r: idle}
+	err := d.stream(p, body, limit, h, buf, bar)
+	if err == nil && mode != modeHead && limit >= 0 {
+		err = expectEOF(body)
+	}
+	d.received.Add(body.n)
+	if err != nil {
+		return d.c.bodyError(r.ctx, err, body.n, limit)
+	}
+	switch mode {
+	case modeWhole:
+		d.trailer = responseFields(r.resp.Trailer)
+	case modeRange:
+		return d.verifyPiece(r.resp, p, from, h)
+	}
+	return nil
+}
+
+// stream copies up to limit bytes (-1: to EOF) from r to the piece's
+// offsets, through the piece hasher h and the prefix hasher.
+func (d *download) stream(p *piece, r *countingReader, limit int64, h *verify.Hasher, buf []byte, bar PieceProgress) error {
+	for limit != 0 {
+		b := buf
+		if limit > 0 && limit < int64(len(b)) {
+			b = b[:limit]
+		}
+		n, err := io.ReadFull(r, b)
+		if n > 0 {
+			off := p.at()
+			if _, werr := d.f.WriteAt(b[:n], off); werr != nil {
+				return &writeError{err: werr}
+			}
+			if h != nil {
+				h.Write(b[:n])
+			}
+			p.next.Add(int64(n))
+			d.ph.wrote(off, b[:n])
+			bar.Add(n)
+			if limit > 0 {
+				limit -= int64(n)
+			}
+		}
+		switch {
+		case err == nil:
+		case (err == io.EOF || err == io.ErrUnexpectedEOF) && limit < 0:
+			return nil
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return &readError{err: io.ErrUnexpectedEOF}
+		default:
+			return err
+		}
+	}
+	return nil
+}
+
+// expectEOF reads the end of a body (so its trailer arrives), failing if
+// more bytes come than the length said.
+func expectEOF(r io.Reader) error {
+	var one [1]byte
+	n, err := r.Read(one[:])
+	if n == 0 && err == nil {
+		n, err = io.ReadFull(r, one[:])
+	}
+	switch {
+	case n > 0:
+		return protocolErrorf("the body is longer than announced")
+	case err == io.EOF:
+		return nil
+	}
+	return err
+}
+
+// pieceDone notes a finished piece and saves the sidecar, so even a killed
+// hdig leaves a resumable part.
+func (d *download) pieceDone(p *piece) {
+	if len(d.pieces) > 1 {
+		d.saveSidecar()
+	}
+}

@@ -1,0 +1,241 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// resume continues PATH.hdig-part (-C):
+//
+//   - No part but PATH exists: a HEAD, and when the origin's Repr-Digest
+//     (and Content-Length) match PATH hashed locally, nothing is fetched
+//     (strategy not-modified, no body bytes). Otherwise a fresh download.
+//   - A part with its sidecar: the missing spans are fetched as pieces with
+//     If-Range and the sidecar's ETag; hashing continues from the saved
+//     state; complete pieces beyond it are first re-checked against the
+//     Content-Digest they matched.
+//   - A part without a usable sidecar: "Range: bytes=LEN-" (If-Range when
+//     an ETag is known), and the part is hashed from its start while the
+//     rest arrives, so Repr-Digest proves it.
+//
+// A 200 (a new version, or Range ignored) discards the part. If the whole
+// file then fails Repr-Digest, the earlier bytes may be bad: it is fetched
+// again in full, once; a bad file is never kept.
+func (d *download) resume(ctx context.Context) (*Result, error) {
+	st, err := os.Stat(d.part)
+	if err != nil {
+		if res, ok := d.alreadyComplete(ctx); ok {
+			return res, nil
+		}
+		return d.fresh(ctx, true)
+	}
+	sc, why := loadSidecar(d.side, d.req.URL, st.Size())
+	if why != "" {
+		d.warn(fmt.Sprintf("ignoring %s: %s", d.side, why))
+	}
+	if st.Size() == 0 {
+		return d.fresh(ctx, true)
+	}
+	if err := d.openPart(false); err != nil {
+		return d.result(), err
+	}
+	var res *Result
+	if sc != nil && sc.Total > 0 && sc.ETag != "" {
+		res, err = d.resumePieces(ctx, sc)
+	} else {
+		res, err = d.resumeLength(ctx, sc, st.Size())
+	}
+	if errors.Is(err, ErrMismatch) && d.resumed && len(d.checks) == 0 {
+		d.warn("the resumed file did not match Repr-Digest: fetched again in full")
+		d.prog.Restart()
+		return d.fresh(ctx, true)
+	}
+	return res, err
+}
+
+// resumePieces fetches what the sidecar says is missing.
+func (d *download) resumePieces(ctx context.Context, sc *sidecar) (*Result, error) {
+	d.total, d.etag, d.resumed = sc.Total, sc.ETag, true
+	wm, h := sc.Hashed, verify.NewHasher(sc.algorithms())
+	if err := h.UnmarshalBinary(sc.HashState); err != nil {
+		d.warn(fmt.Sprintf("the saved hash state is unusable (%v): the part is hashed again", err))
+		wm = 0
+	}
+	done := d.checkKept(sc, sc.done(), wm)
+	d.before, d.algs, d.hasher = done, sc.algorithms(), h
+	d.ph = newPrefixHash(d.f, h, wm, done)
+	missing := done.missing(d.total)
+	if len(missing) == 0 {
+		// All there: one byte confirms the version and brings Repr-Digest.
+		missing = spans{{d.total - 1, d.total}}
+	}
+	d.parallel = d.parallelFor(d.total)
+	d.pieces = planPieces(missing, d.pieceSizeFor(d.parallel))
+	p0 := d.pieces[0]
+	r, err := d.first(ctx, p0.start, p0.end, d.etag)
+	if err != nil {
+		return d.resumeFailed(ctx, err)
+	}
+	if r.resp.StatusCode != http.StatusPartialContent {
+		return d.resumeWhole(ctx, r)
+	}
+	etag := d.etag
+	d.adopt(r.resp)
+	d.etag = etag
+	d.ref = fields{repr: reprField(r.resp.Header), legacy: verify.ParseLegacyDigest(r.resp.Header.Values(verify.LegacyDigest))}
+	d.refStatus = http.StatusOK
+	if sc.ReprDigest != "" {
+		if _, same := differ(verify.ParseDigestField(verify.ReprDigest, []string{sc.ReprDigest}), d.ref.repr); !same {
+			r.close()
+			d.warn("Repr-Digest changed since the part was saved: fetched again in full")
+			return d.fresh(ctx, true)
+		}
+	}
+	return d.resumeTransfer(ctx, r)
+}
+
+// resumeLength fetches from the end of a part without a usable sidecar.
+func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*Result, error) {
+	d.resumed, d.etag = true, ""
+	if sc != nil {
+		d.etag = sc.ETag
+	}
+	r, err := d.first(ctx, size, -1, d.etag)
+	if err != nil {
+		return d.resumeFailed(ctx, err)
+	}
+	resp := r.resp
+	if resp.StatusCode != http.StatusPartialContent {
+		return d.resumeWhole(ctx, r)
+	}
+	cr, err := ParseContentRange(resp.Header.Get("Content-Range"))
+	if err == nil && (cr.First != size || cr.Total < 0) {
+		err = fmt.Errorf("Content-Range %s, want bytes %d-…/length", cr, size)
+	}
+	if err != nil {
+		r.close()
+		return d.result(), protocolErrorf("resuming at byte %d: %v", size, err)
+	}
+	etag := d.etag
+	d.adopt(resp)
+	if etag != "" {
+		d.etag = etag
+	}
+	d.total, d.refStatus = cr.Total, http.StatusOK
+	d.ref = fields{repr: reprField(resp.Header), legacy: verify.ParseLegacyDigest(resp.Header.Values(verify.LegacyDigest))}
+	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() {
+		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
+	}
+	d.before = spans{{0, size}}
+	d.startHash(d.req.algorithms(d.ref.repr, d.ref.legacy), 0, d.before)
+	d.parallel, d.pieces = 1, []*piece{{start: size, end: d.total}}
+	return d.resumeTransfer(ctx, r)
+}
+
+// resumeTransfer runs a resumed plan whose first reply is in hand.
+func (d *download) resumeTransfer(ctx context.Context, r *reply) (*Result, error) {
+	err := d.transfer(ctx, r, modeRange)
+	if errors.Is(err, errRestart) {
+		d.warn("the file changed on the origin: the part was discarded and fetched again in full")
+		d.prog.Restart()
+		return d.fresh(ctx, true)
+	}
+	if err != nil {
+		return d.result(), err
+	}
+	return d.conclude()
+}
+
+// resumeWhole takes a full answer to a resume request: the part is stale.
+func (d *download) resumeWhole(ctx context.Context, r *reply) (*Result, error) {
+	d.warn(fmt.Sprintf("the origin answered the resume request with %d (the file changed, or Range is ignored): the part was discarded", r.resp.StatusCode))
+	if err := d.openPart(true); err != nil {
+		r.close()
+		return d.result(), err
+	}
+	return d.whole(ctx, r, true)
+}
+
+// resumeFailed handles an error of a resume's first request: 416 means
+// the part does not fit the representation any more.
+func (d *download) resumeFailed(ctx context.Context, err error) (*Result, error) {
+	var se *StatusError
+	if errors.As(err, &se) && se.Code == http.StatusRequestedRangeNotSatisfiable {
+		d.warn("the origin cannot serve the rest of the part (416): fetched again in full")
+		return d.fresh(ctx, true)
+	}
+	return d.result(), err
+}
+
+// checkKept re-hashes the complete pieces beyond the hashed prefix that a
+// Content-Digest verified, and drops from done those that no longer match.
+func (d *download) checkKept(sc *sidecar, done spans, wm int64) spans {
+	for _, p := range sc.Pieces {
+		if p.End <= wm || p.Start < 0 || done.reach(p.Start) < p.End {
+			continue
+		}
+		f := verify.ParseDigestField(verify.ContentDigest, []string{p.Digest})
+		var algs []verify.Algorithm
+		for _, x := range f.Digests {
+			if a, ok := verify.Lookup(x.Algorithm); ok {
+				algs = append(algs, a)
+			}
+		}
+		sums, _, err := verify.Sum(io.NewSectionReader(d.f, p.Start, p.End-p.Start), algs)
+		v := verify.Verdict{Checks: verify.Compare(f, sums, verify.Policy{Accept: sc.Algorithms})}
+		if err != nil || len(v.Mismatches()) > 0 {
+			d.warn(fmt.Sprintf("bytes %d-%d of the part no longer match their Content-Digest: fetched again", p.Start, p.End-1))
+			done.cut(max(p.Start, wm), p.End)
+		}
+	}
+	return done
+}
+
+// alreadyComplete answers -C on a finished PATH without a part: a HEAD,
+// and PATH hashed locally against the origin's Repr-Digest.
+func (d *download) alreadyComplete(ctx context.Context) (*Result, bool) {
+	st, err := os.Stat(d.path)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, false
+	}
+	r, err := d.send(ctx, http.MethodHead, 0, -1, "")
+	if err != nil {
+		return nil, false
+	}
+	r.close()
+	resp := r.resp
+	repr := reprField(resp.Header)
+	if resp.StatusCode != http.StatusOK || !repr.Usable() || (resp.ContentLength >= 0 && resp.ContentLength != st.Size()) {
+		return nil, false
+	}
+	var algs []verify.Algorithm
+	for _, x := range repr.Digests {
+		if a, ok := verify.Lookup(x.Algorithm); ok && d.req.Policy.Accepts(a.Key) {
+			algs = append(algs, a)
+		}
+	}
+	f, err := os.Open(d.path)
+	if err != nil || len(algs) == 0 {
+		return nil, false
+	}
+	defer f.Close()
+	sums, n, err := verify.Sum(f, algs)
+	v := verify.Verdict{Checks: verify.Compare(repr, sums, d.req.Policy)}
+	if err != nil || n != st.Size() || v.Outcome() != verify.Verified {
+		return nil, false
+	}
+	d.adopt(resp)
+	res := d.result()
+	res.Strategy, res.Pieces, res.Bytes, res.Verdict = StrategyNotModified, 0, n, v
+	return res, true
+}
+
+func reprField(h http.Header) verify.DigestField {
+	return verify.ParseDigestField(verify.ReprDigest, h.Values(verify.ReprDigest))
+}

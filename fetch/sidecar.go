@@ -1,0 +1,171 @@
+package fetch
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// SidecarSuffix names the small JSON file beside FILE.hdig-part that lets
+// -C resume it: FILE.hdig-resume.
+const SidecarSuffix = ".hdig-resume"
+
+// sidecarVersion is the format version written.
+const sidecarVersion = 1
+
+// Bounds of a sidecar read back: it is small, and a corrupt or hostile one
+// must not cost memory.
+const (
+	maxSidecarSize   = 1 << 20
+	maxSidecarSpans  = 1 << 14
+	maxSidecarPieces = 1 << 10
+)
+
+// sidecar is what a part needs to be resumed without re-reading it or
+// splicing two versions: the validator, the length, the bytes on disk, the
+// hash of the prefix up to Hashed, and the Content-Digest that verified
+// each complete piece beyond it.
+type sidecar struct {
+	Version    int            `json:"version"`
+	URL        string         `json:"url"`
+	ETag       string         `json:"etag,omitempty"`
+	Total      int64          `json:"total"` // -1 unknown
+	ReprDigest string         `json:"repr_digest,omitempty"`
+	Algorithms []string       `json:"algorithms"`
+	Hashed     int64          `json:"hashed"`
+	HashState  []byte         `json:"hash_state"`
+	Done       [][2]int64     `json:"done"` // [start, end) on disk
+	Pieces     []sidecarPiece `json:"pieces,omitempty"`
+}
+
+// sidecarPiece is a complete piece and the Content-Digest it matched.
+type sidecarPiece struct {
+	Start  int64  `json:"start"`
+	End    int64  `json:"end"`
+	Digest string `json:"digest"`
+}
+
+// saveSidecar writes the sidecar for the current state: atomically (a
+// temporary file renamed over it), describing only bytes already written.
+func (d *download) saveSidecar() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.ph == nil || d.f == nil {
+		return nil
+	}
+	wm, state, err := d.ph.snapshot()
+	if err != nil {
+		return err
+	}
+	done := append(spans{}, d.before...)
+	for _, p := range d.pieces {
+		done.add(p.start, p.at())
+	}
+	sc := sidecar{Version: sidecarVersion, URL: d.req.URL, ETag: d.etag, Total: d.total,
+		ReprDigest: strings.Join(d.header.Values(verify.ReprDigest), ", "),
+		Hashed:     wm, HashState: state}
+	for _, a := range d.algs {
+		sc.Algorithms = append(sc.Algorithms, a.Key)
+	}
+	for _, s := range done {
+		sc.Done = append(sc.Done, [2]int64{s.start, s.end})
+	}
+	for s, dg := range d.digests {
+		if s.end > wm && done.reach(s.start) >= s.end && len(sc.Pieces) < maxSidecarPieces {
+			sc.Pieces = append(sc.Pieces, sidecarPiece{Start: s.start, End: s.end, Digest: dg})
+		}
+	}
+	b, err := json.Marshal(sc)
+	if err != nil {
+		return err
+	}
+	tmp := d.side + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, d.side)
+}
+
+// loadSidecar reads the sidecar of a part of partSize bytes fetched from
+// url. It returns nil and why when there is none or it cannot be trusted.
+func loadSidecar(path, url string, partSize int64) (*sidecar, string) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ""
+	}
+	if err != nil {
+		return nil, err.Error()
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxSidecarSize+1))
+	if err != nil {
+		return nil, err.Error()
+	}
+	if len(b) > maxSidecarSize {
+		return nil, fmt.Sprintf("over %d bytes", maxSidecarSize)
+	}
+	var sc sidecar
+	if err := json.Unmarshal(b, &sc); err != nil {
+		return nil, "not JSON: " + err.Error()
+	}
+	if why := sc.check(url, partSize); why != "" {
+		return nil, why
+	}
+	return &sc, ""
+}
+
+// check validates a sidecar against the URL and the part on disk.
+func (sc *sidecar) check(url string, partSize int64) string {
+	switch {
+	case sc.Version != sidecarVersion:
+		return fmt.Sprintf("version %d, want %d", sc.Version, sidecarVersion)
+	case sc.URL != url:
+		return fmt.Sprintf("it is for %s", sc.URL)
+	case sc.Total < -1:
+		return fmt.Sprintf("length %d", sc.Total)
+	case len(sc.Done) > maxSidecarSpans || len(sc.Pieces) > maxSidecarPieces:
+		return "too many spans"
+	case len(sc.Algorithms) == 0 || len(sc.Algorithms) > len(verify.Algorithms):
+		return fmt.Sprintf("%d algorithms", len(sc.Algorithms))
+	}
+	for _, k := range sc.Algorithms {
+		if _, ok := verify.Lookup(k); !ok {
+			return fmt.Sprintf("unknown algorithm %q", k)
+		}
+	}
+	at := int64(0)
+	for _, s := range sc.Done {
+		if s[0] < at || s[1] <= s[0] || s[1] > partSize || (sc.Total >= 0 && s[1] > sc.Total) {
+			return fmt.Sprintf("span %d-%d out of order or beyond the part's %d bytes", s[0], s[1], partSize)
+		}
+		at = s[1]
+	}
+	if sc.Hashed < 0 || (sc.Hashed > 0 && sc.Hashed > sc.done().reach(0)) {
+		return fmt.Sprintf("hashed %d bytes, more than the part holds", sc.Hashed)
+	}
+	return ""
+}
+
+// done is the sidecar's spans on disk.
+func (sc *sidecar) done() spans {
+	var s spans
+	for _, x := range sc.Done {
+		s.add(x[0], x[1])
+	}
+	return s
+}
+
+// algorithms are the sidecar's hash algorithms (checked to exist).
+func (sc *sidecar) algorithms() []verify.Algorithm {
+	var out []verify.Algorithm
+	for _, k := range sc.Algorithms {
+		a, _ := verify.Lookup(k)
+		out = append(out, a)
+	}
+	return out
+}

@@ -1,0 +1,89 @@
+package patch
+
+// addrCache holds the near and same caches of RFC 3284 §5.1–5.3, reset at
+// the start of every window.
+type addrCache struct {
+	near     []int
+	same     []int
+	nextSlot int
+}
+
+func newAddrCache(near, same int) *addrCache {
+	return &addrCache{near: make([]int, near), same: make([]int, same*256)}
+}
+
+func (c *addrCache) reset() {
+	clear(c.near)
+	clear(c.same)
+	c.nextSlot = 0
+}
+
+func (c *addrCache) update(addr int) {
+	if len(c.near) > 0 {
+		c.near[c.nextSlot] = addr
+		c.nextSlot = (c.nextSlot + 1) % len(c.near)
+	}
+	if len(c.same) > 0 {
+		c.same[addr%len(c.same)] = addr
+	}
+}
+
+// decode reads the address of a COPY in the given mode; here is the current
+// position in the superstring U.
+func (c *addrCache) decode(mode int, here int, s *section) (int, error) {
+	var addr int
+	switch {
+	case mode == 0: // VCD_SELF
+		v, err := s.size(maxVarint32)
+		if err != nil {
+			return 0, err
+		}
+		addr = v
+	case mode == 1: // VCD_HERE
+		v, err := s.size(maxVarint32)
+		if err != nil {
+			return 0, err
+		}
+		addr = here - v
+	case mode-2 < len(c.near):
+		v, err := s.size(maxVarint32)
+		if err != nil {
+			return 0, err
+		}
+		addr = c.near[mode-2] + v
+	case mode-2-len(c.near) < len(c.same)/256:
+		b, err := s.ReadByte()
+		if err != nil {
+			return 0, corruptf("addresses section: truncated")
+		}
+		addr = c.same[(mode-2-len(c.near))*256+int(b)]
+	default:
+		return 0, corruptf("address mode %d beyond the caches", mode)
+	}
+	if addr < 0 || addr >= here {
+		return 0, corruptf("copy address %d outside [0, %d)", addr, here)
+	}
+	c.update(addr)
+	return addr, nil
+}
+
+// encode picks the mode giving the shortest encoding of addr, appends the
+// encoded address to dst and updates the caches like the decoder will.
+func (c *addrCache) encode(dst []byte, addr, here int) ([]byte, int) {
+	if len(c.same) > 0 && c.same[addr%len(c.same)] == addr {
+		slot := addr % len(c.same)
+		c.update(addr)
+		return append(dst, byte(slot%256)), 2 + len(c.near) + slot/256
+	}
+	bestMode, best := 0, addr
+	if d := here - addr; d < best {
+		bestMode, best = 1, d
+	}
+	for i, n := range c.near {
+		if d := addr - n; d >= 0 && d < best {
+			bestMode, best = 2+i, d
+		}
+	}
+	c.update(addr)
+	return appendVarint(dst, uint64(best)), bestMode
+}

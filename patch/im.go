@@ -1,0 +1,142 @@
+package patch
+
+import (
+	"bytes"
+	"compress/gzip"
+	"compress/zlib"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// codec is one instance manipulation: a delta coding (two inputs) or a
+// compression (one input).
+type codec struct {
+	decode func(base io.ReaderAt, baseSize int64, body io.Reader, out io.Writer, opts ...Option) error
+	encode func(base io.ReaderAt, baseSize int64, target io.Reader, out io.Writer, opts ...Option) error
+	// compressions only
+	reader func(io.Reader) (io.ReadCloser, error)
+	writer func(io.Writer) io.WriteCloser
+}
+
+var codecs = map[string]codec{
+	"vcdiff":  {decode: DecodeVCDIFF, encode: EncodeVCDIFF},
+	"gdiff":   {decode: DecodeGDIFF, encode: EncodeGDIFF},
+	"diffe":   {decode: ApplyDiffE, encode: EncodeDiffE},
+	"gzip":    {reader: func(r io.Reader) (io.ReadCloser, error) { return gzip.NewReader(r) }, writer: func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) }},
+	"deflate": {reader: zlib.NewReader, writer: func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) }},
+}
+
+// Supported lists the instance manipulations Undo and Encode handle, delta
+// codings first, in order of preference.
+func Supported() []string { return []string{"vcdiff", "gdiff", "diffe", "gzip", "deflate"} }
+
+// IsDelta reports whether im is a delta coding (needs a base instance).
+func IsDelta(im string) bool {
+	c, ok := codecs[imName(im)]
+	return ok && c.decode != nil
+}
+
+// Detect names the delta format a delta starts with: "vcdiff" (D6 C3 C4)
+// or "gdiff" (D1 FF D1 FF), or "" if neither.
+func Detect(prefix []byte) string {
+	switch {
+	case bytes.HasPrefix(prefix, vcdiffMagic):
+		return "vcdiff"
+	case bytes.HasPrefix(prefix, gdiffMagic[:4]):
+		return "gdiff"
+	}
+	return ""
+}
+
+// imName lower-cases an instance-manipulation and drops its imparams.
+func imName(im string) string {
+	name, _, _ := strings.Cut(im, ";")
+	return strings.ToLower(strings.TrimSpace(name))
+}
+
+// plan checks an IM list (in the order the server applied them, as in the
+// IM header): at most one delta coding, first, then compressions.
+func plan(ims []string) ([]string, error) {
+	var names []string
+	for i, im := range ims {
+		name := imName(im)
+		c, ok := codecs[name]
+		switch {
+		case name == "range":
+			return nil, fmt.Errorf("%w: instance manipulation \"range\": reassemble the ranges before undoing the others", ErrUnsupported)
+		case !ok:
+			return nil, fmt.Errorf("%w: instance manipulation %q (supported: %s)", ErrUnsupported, im, strings.Join(Supported(), ", "))
+		case c.decode != nil && i > 0:
+			return nil, fmt.Errorf("%w: delta coding %q after %q: a delta must be the first instance manipulation", ErrUnsupported, name, names[i-1])
+		}
+		names = append(names, name)
+	}
+	return names, nil
+}
+
+// Undo reverses the instance manipulations ims (listed in the order they
+// were applied, as in the IM header; RFC 3229 §10.5.2) on body, in reverse
+// order, writing the instance to out: "diffe, gzip" gunzips body and then
+// applies the ed script to the base. An empty list copies body.
+func Undo(ims []string, base io.ReaderAt, baseSize int64, body io.Reader, out io.Writer, opts ...Option) error {
+	names, err := plan(ims)
+	if err != nil {
+		return err
+	}
+	r := body
+	for i := len(names) - 1; i >= 0; i-- {
+		c := codecs[names[i]]
+		if c.decode != nil {
+			return c.decode(base, baseSize, r, out, opts...)
+		}
+		rc, err := c.reader(r)
+		if err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrCorrupt, names[i], err)
+		}
+		defer rc.Close()
+		r = rc
+	}
+	if _, err := io.Copy(out, r); err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrCorrupt, strings.Join(names, ", "), err)
+	}
+	return nil
+}
+
+// Encode applies the instance manipulation im to target for a server: a
+// delta coding against the base, or a compression of target.
+func Encode(im string, base io.ReaderAt, baseSize int64, target io.Reader, out io.Writer, opts ...Option) error {
+	return EncodeList([]string{im}, base, baseSize, target, out, opts...)
+}
+
+// EncodeList applies the instance manipulations ims in order (a delta
+// coding, if any, first; then compressions), as the IM header will list them.
+func EncodeList(ims []string, base io.ReaderAt, baseSize int64, target io.Reader, out io.Writer, opts ...Option) error {
+	names, err := plan(ims)
+	if err != nil {
+		return err
+	}
+	var closers []io.WriteCloser
+	w := out
+	for i := len(names) - 1; i >= 0; i-- {
+		if c := codecs[names[i]]; c.writer != nil {
+			wc := c.writer(w)
+			closers = append(closers, wc)
+			w = wc
+		}
+	}
+	if len(names) > 0 && codecs[names[0]].encode != nil {
+		err = codecs[names[0]].encode(base, baseSize, target, w, opts...)
+	} else {
+		_, err = io.Copy(w, target)
+	}
+	if err != nil {
+		return err
+	}
+	for i := len(closers) - 1; i >= 0; i-- {
+		if err := closers[i].Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,273 @@
+package patch
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// Header and window indicator bits (RFC 3284 §4.1, §4.2; xdelta3).
+const (
+	vcdDecompress = 0x01 // Hdr_Indicator: secondary compressor ID follows
+	vcdCodeTable  = 0x02 // Hdr_Indicator: application-defined code table follows
+	vcdAppHeader  = 0x04 // Hdr_Indicator: xdelta3 application header follows
+	vcdSource     = 0x01 // Win_Indicator: segment of the base
+	vcdTarget     = 0x02 // Win_Indicator: segment of the earlier target
+	vcdAdler32    = 0x04 // Win_Indicator: xdelta3 Adler-32 of the target window
+)
+
+var vcdiffMagic = []byte{0xd6, 0xc3, 0xc4}
+
+// secondaryNames are xdelta3's private secondary compressor IDs.
+var secondaryNames = map[byte]string{1: "djw", 2: "lzma", 16: "fgk"}
+
+// vdecoder decodes one VCDIFF delta.
+type vdecoder struct {
+	cfg     *config
+	src     *source
+	in      *bufio.Reader
+	out     io.Writer
+	table   *codeTable
+	cache   *addrCache
+	hist    history
+	written int64
+	body    []byte
+}
+
+// DecodeVCDIFF applies the RFC 3284 delta read from delta to the base (its
+// first baseSize bytes) and writes the target to out, one window at a time.
+// It accepts xdelta3's application header and Adler-32 window checksums
+// (verifying the latter) and application-defined code tables; it rejects
+// secondary compression. Malformed deltas give errors wrapping ErrCorrupt.
+func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writer, opts ...Option) error {
+	cfg := newConfig(opts)
+	d := &vdecoder{
+		cfg: cfg,
+		src: newSource(base, baseSize, cfg.cacheSize),
+		in:  bufio.NewReaderSize(delta, 64<<10),
+		out: out,
+	}
+	d.hist.limit = cfg.history
+	if err := d.header(); err != nil {
+		return fmt.Errorf("vcdiff header: %w", err)
+	}
+	for n := 0; ; n++ {
+		ind, err := d.in.ReadByte()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("vcdiff window %d: %w", n, err)
+		}
+		if err := d.window(ind); err != nil {
+			return fmt.Errorf("vcdiff window %d: %w", n, err)
+		}
+	}
+}
+
+func (d *vdecoder) header() error {
+	var h [5]byte
+	if _, err := io.ReadFull(d.in, h[:]); err != nil {
+		return corruptf("want 5 header bytes: %v", err)
+	}
+	if !bytes.Equal(h[:3], vcdiffMagic) {
+		return corruptf("want magic d6c3c4, got %x", h[:3])
+	}
+	switch {
+	case h[3] == 'S':
+		return fmt.Errorf("%w: open-vcdiff SDCH format (version 'S')", ErrUnsupported)
+	case h[3] != 0:
+		return fmt.Errorf("%w: vcdiff version %d (want 0)", ErrUnsupported, h[3])
+	}
+	ind := h[4]
+	if ind&^(vcdDecompress|vcdCodeTable|vcdAppHeader) != 0 {
+		return corruptf("unrecognized header indicator bits %#02x", ind)
+	}
+	if ind&vcdDecompress != 0 {
+		id, _ := d.in.ReadByte()
+		name := secondaryNames[id]
+		if name == "" {
+			name = "unknown"
+		}
+		return fmt.Errorf("%w: secondary compression (VCD_DECOMPRESS, compressor ID %d, %s); encode with \"xdelta3 -e -S none\"", ErrUnsupported, id, name)
+	}
+	d.table = defaultTable
+	if ind&vcdCodeTable != 0 {
+		b, err := d.readBlob("code table")
+		if err != nil {
+			return err
+		}
+		if d.table, err = decodeCodeTable(b); err != nil {
+			return err
+		}
+	}
+	d.cache = newAddrCache(d.table.near, d.table.same)
+	if ind&vcdAppHeader != 0 {
+		if _, err := d.readBlob("application header"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readBlob reads a length-prefixed header field.
+func (d *vdecoder) readBlob(what string) ([]byte, error) {
+	n, _, err := readVarint(d.in, maxHeaderSection, what+" length")
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, n)
+	if _, err := io.ReadFull(d.in, b); err != nil {
+		return nil, corruptf("%s: want %d bytes: %v", what, n, err)
+	}
+	return b, nil
+}
+
+// decodeCodeTable decodes an application-defined code table (RFC 3284 §7):
+// near and same cache sizes, then the 1536-byte table string as a delta
+// against the default table's string, either a complete VCDIFF file (as
+// xdelta3 and open-vcdiff wrote them) or a bare window.
+func decodeCodeTable(b []byte) (*codeTable, error) {
+	if len(b) < 2 {
+		return nil, corruptf("code table: want cache sizes, got %d bytes", len(b))
+	}
+	near, same := int(b[0]), int(b[1])
+	delta := b[2:]
+	if !bytes.HasPrefix(delta, vcdiffMagic) {
+		delta = append([]byte{0xd6, 0xc3, 0xc4, 0, 0}, delta...)
+	} else if len(delta) > 4 && delta[4]&vcdCodeTable != 0 {
+		return nil, corruptf("code table: nested code table")
+	}
+	dflt := defaultTable.bytes()
+	var out bytes.Buffer
+	err := DecodeVCDIFF(bytes.NewReader(dflt), int64(len(dflt)), bytes.NewReader(delta), &out,
+		WithMaxWindow(1536), WithMaxOutput(1536), WithCacheSize(1<<16))
+	if err != nil {
+		return nil, fmt.Errorf("code table: %w", err)
+	}
+	return parseCodeTable(out.Bytes(), near, same)
+}
+
+// window decodes one window whose indicator has been read.
+func (d *vdecoder) window(ind byte) error {
+	if ind&^(vcdSource|vcdTarget|vcdAdler32) != 0 {
+		return corruptf("unrecognized window indicator bits %#02x", ind)
+	}
+	if ind&vcdSource != 0 && ind&vcdTarget != 0 {
+		return corruptf("both VCD_SOURCE and VCD_TARGET set")
+	}
+	var w window
+	if ind&(vcdSource|vcdTarget) != 0 {
+		if err := d.segment(ind, &w); err != nil {
+			return err
+		}
+	}
+	if err := d.readBody(ind, &w); err != nil {
+		return err
+	}
+	return d.run(&w)
+}
+
+// segment reads and checks the source segment of a window.
+func (d *vdecoder) segment(ind byte, w *window) error {
+	n, _, err := readVarint(d.in, maxVarint32, "source segment length")
+	if err != nil {
+		return err
+	}
+	pos, _, err := readVarint(d.in, math.MaxInt64, "source segment position")
+	if err != nil {
+		return err
+	}
+	w.segLen, w.segPos = int(n), int64(pos)
+	if ind&vcdSource != 0 {
+		if w.segPos > d.src.size || int64(w.segLen) > d.src.size-w.segPos {
+			return corruptf("source segment [%d, +%d) beyond the %d-byte base", w.segPos, w.segLen, d.src.size)
+		}
+		w.seg = func(dst []byte, off int64, n int) ([]byte, error) { return d.src.appendRange(dst, off, n) }
+		return nil
+	}
+	if w.segPos > d.written || int64(w.segLen) > d.written-w.segPos {
+		return corruptf("target segment [%d, +%d) beyond the %d bytes decoded", w.segPos, w.segLen, d.written)
+	}
+	if w.segPos < d.hist.start {
+		return limitf("target segment at %d is older than the %d bytes of history kept", w.segPos, d.hist.limit)
+	}
+	w.seg = d.hist.appendRange
+	return nil
+}
+
+// readBody reads the lengths, the checksum and the three sections.
+func (d *vdecoder) readBody(ind byte, w *window) error {
+	maxDelta := uint64(min(int64(d.cfg.maxWindow)*8+1<<20, maxVarint32))
+	deltaLen, _, err := readVarint(d.in, maxDelta, "delta encoding length")
+	if err != nil {
+		return err
+	}
+	used := 0
+	field := func(limit int, what string) int {
+		if err != nil {
+			return 0
+		}
+		var v uint64
+		var n int
+		v, n, err = readVarint(d.in, uint64(limit), what)
+		used += n
+		return int(v)
+	}
+	w.tgtLen = field(maxVarint32, "target window length")
+	if err == nil && w.tgtLen > d.cfg.maxWindow {
+		err = limitf("target window over %d bytes", d.cfg.maxWindow)
+	}
+	var dind byte
+	if err == nil {
+		dind, err = d.in.ReadByte()
+		used++
+		if err == nil && dind != 0 {
+			err = corruptf("delta indicator %#02x without VCD_DECOMPRESS", dind)
+		}
+	}
+	dataLen := field(int(deltaLen), "data section length")
+	instLen := field(int(deltaLen), "instructions section length")
+	addrLen := field(int(deltaLen), "addresses section length")
+	if err != nil {
+		return err
+	}
+	if ind&vcdAdler32 != 0 {
+		var c [4]byte
+		if _, err := io.ReadFull(d.in, c[:]); err != nil {
+			return corruptf("truncated adler32")
+		}
+		w.adler, w.hasAdler = uint32(c[0])<<24|uint32(c[1])<<16|uint32(c[2])<<8|uint32(c[3]), true
+		used += 4
+	}
+	if want := uint64(used + dataLen + instLen + addrLen); deltaLen != want {
+		return corruptf("delta encoding length: header says %d, fields and sections take %d", deltaLen, want)
+	}
+	body, err := readChunked(d.in, d.body[:0], dataLen+instLen+addrLen)
+	d.body = body
+	if err != nil {
+		return corruptf("truncated window sections: %v", err)
+	}
+	w.data = section{b: body[:dataLen], name: "data"}
+	w.inst = section{b: body[dataLen : dataLen+instLen], name: "instructions"}
+	w.addr = section{b: body[dataLen+instLen:], name: "addresses"}
+	return nil
+}
+
+// readChunked appends n bytes from r to dst, growing dst only as bytes
+// arrive, so a lying length cannot force a large allocation.
+func readChunked(r io.Reader, dst []byte, n int) ([]byte, error) {
+	for n > 0 {
+		k := min(n, 1<<20)
+		start := len(dst)
+		dst = append(dst, make([]byte, k)...)
+		if _, err := io.ReadFull(r, dst[start:]); err != nil {
+			return dst[:start], err
+		}
+		n -= k
+	}
+	return dst, nil
+}

@@ -1,0 +1,87 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net/http"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// digestPlan is what one response says about digests: the Repr-Digest
+// members (or legacy Digest), and the algorithms for Content-Digest, whose
+// value depends on the status and range ServeContent settles on.
+type digestPlan struct {
+	repr         []verify.Digest
+	legacy       bool
+	content      []verify.Algorithm // nil: no Content-Digest
+	wrongContent bool
+}
+
+// planDigests computes the Repr-Digest of the selected representation
+// (cached per file version), with the algorithms of Want-Repr-Digest, and
+// notes whether Content-Digest is wanted. The faults that alter digests
+// are applied here.
+func (s *Server) planDigests(r *http.Request, rep *Representation) (*digestPlan, error) {
+	f := s.cfg.faults
+	p := &digestPlan{wrongContent: f.wrongContent}
+	if f.omitDigests {
+		return p, nil
+	}
+	algs := chooseAlgs(r.Header, verify.WantReprDigest)
+	if f.legacy {
+		algs, p.legacy = legacyAlgs(r.Header), true
+	}
+	src := rep
+	if f.decodedRepr && rep.identity != nil {
+		src = rep.identity
+	}
+	ds, err := src.Digests(r.Context(), algs)
+	if err != nil {
+		return nil, err
+	}
+	if f.wrongRepr {
+		ds = corrupt(ds)
+	}
+	p.repr = ds
+	if !f.legacy && wantsContentDigest(r.Header) {
+		p.content = chooseAlgs(r.Header, verify.WantContentDigest)
+	}
+	return p, nil
+}
+
+// setHeaders sets Repr-Digest (or Digest).
+func (p *digestPlan) setHeaders(h http.Header) {
+	if len(p.repr) == 0 {
+		return
+	}
+	if p.legacy {
+		h.Set(verify.LegacyDigest, formatLegacy(p.repr))
+		return
+	}
+	h.Set(verify.ReprDigest, verify.FormatDigests(p.repr))
+}
+
+// formatContent formats Content-Digest members, corrupted under
+// WithWrongDigest.
+func (p *digestPlan) formatContent(ds []verify.Digest) string {
+	if p.wrongContent {
+		ds = corrupt(ds)
+	}
+	return verify.FormatDigests(ds)
+}
+
+// emptyDigests are the digests of empty content (HEAD, 304).
+func emptyDigests(algs []verify.Algorithm) []verify.Digest {
+	out := make([]verify.Digest, len(algs))
+	for i, a := range algs {
+		out[i] = verify.Digest{Algorithm: a.Key, Value: a.New().Sum(nil)}
+	}
+	return out
+}
+
+// rangeDigests hashes bytes [off, off+n) of the representation.
+func rangeDigests(ctx context.Context, c io.ReaderAt, off, n int64, algs []verify.Algorithm) ([]verify.Digest, error) {
+	ds, _, err := verify.Sum(ctxReader{ctx, io.NewSectionReader(c, off, n)}, algs)
+	return ds, err
+}

@@ -1,0 +1,139 @@
+package server
+
+import (
+	"encoding/hex"
+	"io"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// sha256Alg is the algorithm of the ETag.
+var sha256Alg, _ = verify.Lookup("sha-256")
+
+// serveGet answers GET and HEAD for a file or directory.
+func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
+	f, fi, err := s.openFile(name)
+	if err != nil {
+		s.fileError(w, r, err)
+		return
+	}
+	defer f.Close()
+	if fi.IsDir() {
+		if !strings.HasSuffix(r.URL.Path, "/") {
+			target := r.URL.Path + "/"
+			if r.URL.RawQuery != "" {
+				target += "?" + r.URL.RawQuery
+			}
+			http.Redirect(w, r, target, http.StatusMovedPermanently)
+			return
+		}
+		s.serveDir(w, r, name, f, fi)
+		return
+	}
+	if !fi.Mode().IsRegular() {
+		s.fileError(w, r, fs.ErrNotExist)
+		return
+	}
+	rep, release, err := s.selectRep(r, name, f, fi)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	defer release()
+	s.serveRep(w, r, rep)
+}
+
+// selectRep builds the identity representation of a file and, when the
+// type is compressible and the client accepts a coding, swaps in the
+// encoded variant. The identity's sha-256 (the ETag) is computed once per
+// file version; the variant's once per content.
+func (s *Server) selectRep(r *http.Request, name string, f Content, fi fs.FileInfo) (*Representation, func(), error) {
+	id := &Representation{
+		Path: r.URL.Path, File: name, ContentType: contentType(name, f),
+		Size: fi.Size(), ModTime: fi.ModTime(), Content: f,
+		sums: s.cache.get(keyOf(name, fi)),
+	}
+	sum, err := id.Digests(r.Context(), []verify.Algorithm{sha256Alg})
+	if err != nil {
+		return nil, nil, err
+	}
+	id.ETag = etagFor(sum[0].Value)
+	if s.cfg.compressLimit == 0 || id.Size == 0 || id.Size > s.cfg.compressLimit || !compressible(id.ContentType) {
+		return id, func() {}, nil
+	}
+	id.vary = true
+	enc := negotiate(r.Header)
+	if enc == "" {
+		return id, func() {}, nil
+	}
+	content, size, release, err := s.variants.open(sum[0].Value, enc, io.NewSectionReader(f, 0, id.Size))
+	if err != nil {
+		return nil, nil, err
+	}
+	v := *id
+	v.Encoding, v.Content, v.Size, v.identity = enc, content, size, id
+	v.sums = s.cache.get(fileKey{name: hex.EncodeToString(sum[0].Value), size: size, enc: enc})
+	vsum, err := v.Digests(r.Context(), []verify.Algorithm{sha256Alg})
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	v.ETag = etagFor(vsum[0].Value)
+	return &v, release, nil
+}
+
+// contentType is the type registered for the file's extension, else what
+// the first 512 bytes look like (http.DetectContentType).
+func contentType(name string, f io.ReaderAt) string {
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		return t
+	}
+	var buf [512]byte
+	n, _ := f.ReadAt(buf[:], 0)
+	return http.DetectContentType(buf[:n])
+}
+
+// serveRep sends a selected representation with http.ServeContent, which
+// evaluates If-Match, If-None-Match (304), If-Range, Range (206, multipart,
+// 416). The digest fields are set around it by a bodyWriter.
+func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Representation) {
+	r = s.adjustRequest(r, rep)
+	h := w.Header()
+	h.Set("Content-Type", rep.ContentType)
+	if rep.vary {
+		h.Add("Vary", "Accept-Encoding")
+	}
+	h.Set("ETag", s.faultETag(rep.ETag))
+	plan, err := s.planDigests(r, rep)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	plan.setHeaders(h)
+	if s.cfg.delta != nil && s.cfg.delta.ServeDelta(w, r, rep) {
+		return
+	}
+	bw := newBodyWriter(w, r, s, rep, plan)
+	defer bw.close()
+	http.ServeContent(bw, r, "", rep.ModTime, rep.Content)
+	bw.finish()
+}
+
+// adjustRequest applies what changes the request before ServeContent sees
+// it: WithIgnoreRange drops Range, and a multi-range request on an encoded
+// variant is answered in full (200), because multipart/byteranges has no
+// place for a Content-Encoding that applies to the parts only.
+func (s *Server) adjustRequest(r *http.Request, rep *Representation) *http.Request {
+	rg := r.Header.Get("Range")
+	if rg == "" || !(s.cfg.faults.ignoreRange || rep.Encoding != "" && strings.Contains(rg, ",")) {
+		return r
+	}
+	r = r.Clone(r.Context())
+	r.Header.Del("Range")
+	return r
+}

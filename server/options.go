@@ -1,0 +1,146 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+)
+
+// Option configures a Server. Options validate their arguments: New returns
+// the first error an option reports.
+type Option func(*config) error
+
+// config is what the options set.
+type config struct {
+	writable       bool
+	maxUpload      int64
+	logger         *slog.Logger
+	stateDir       string
+	compressLimit  int64
+	variantMemory  int64
+	headerDigestAt int64
+	delta          DeltaHandler
+	faults         faults
+}
+
+// Defaults.
+const (
+	// DefaultMaxUpload bounds a PUT or POST body (--max-upload).
+	DefaultMaxUpload = 1 << 30
+	// DefaultCompressLimit is the largest file compressed for
+	// Content-Encoding negotiation; larger files are served as identity.
+	DefaultCompressLimit = 32 << 20
+	// DefaultVariantMemory bounds the bytes of encoded variants kept in
+	// memory when no state directory is set.
+	DefaultVariantMemory = 128 << 20
+	// DefaultHeaderDigestLimit is the largest range (or multipart body)
+	// whose Content-Digest is sent as a header; above it Content-Digest is
+	// computed while streaming and sent as a trailer (RFC 9530 §6.4).
+	DefaultHeaderDigestLimit = 64 << 20
+)
+
+func defaultConfig() config {
+	return config{
+		maxUpload:      DefaultMaxUpload,
+		logger:         slog.New(slog.NewTextHandler(io.Discard, nil)),
+		compressLimit:  DefaultCompressLimit,
+		variantMemory:  DefaultVariantMemory,
+		headerDigestAt: DefaultHeaderDigestLimit,
+		faults:         faults{flipAt: -1, truncateAt: -1},
+	}
+}
+
+// WithWritable enables PUT (store a file at the target path) and POST to a
+// directory (create a new file in it, 201 with Location). Without it, write
+// methods get 405 with an Allow header.
+func WithWritable() Option {
+	return func(c *config) error { c.writable = true; return nil }
+}
+
+// WithMaxUpload bounds the request content of PUT and POST (413 above it);
+// the bound also applies to the decoded bytes of a gzip request.
+func WithMaxUpload(n int64) Option {
+	return func(c *config) error {
+		if n <= 0 {
+			return fmt.Errorf("max upload must be positive, got %d", n)
+		}
+		c.maxUpload = n
+		return nil
+	}
+}
+
+// WithLogger sets the access and error log. The default discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) error {
+		if l == nil {
+			return fmt.Errorf("nil logger")
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithStateDir keeps the encoded variants (gzip, br, zstd) on disk in
+// dir/variants, named after the sha-256 of the identity bytes, instead of in
+// memory. The directory is created if missing; it must not be inside the
+// served directory unless its name starts with a dot.
+func WithStateDir(dir string) Option {
+	return func(c *config) error {
+		if dir == "" {
+			return fmt.Errorf("empty state directory")
+		}
+		c.stateDir = dir
+		return nil
+	}
+}
+
+// WithCompressLimit sets the largest file that is compressed for
+// Content-Encoding negotiation (0 disables compression).
+func WithCompressLimit(n int64) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("compress limit must not be negative, got %d", n)
+		}
+		c.compressLimit = n
+		return nil
+	}
+}
+
+// WithVariantMemory bounds the bytes of encoded variants held in memory
+// (least recently used are dropped first). Ignored with WithStateDir.
+func WithVariantMemory(n int64) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("variant memory must not be negative, got %d", n)
+		}
+		c.variantMemory = n
+		return nil
+	}
+}
+
+// WithHeaderDigestLimit sets the largest partial content (a single range or
+// a multipart/byteranges body) whose Content-Digest is computed before the
+// response starts and sent as a header. Larger content is hashed as it is
+// sent and its Content-Digest is a trailer (RFC 9530 §6.4).
+func WithHeaderDigestLimit(n int64) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("header digest limit must not be negative, got %d", n)
+		}
+		c.headerDigestAt = n
+		return nil
+	}
+}
+
+// WithDelta installs the RFC 3229 delta step: for every GET, once the
+// representation is selected (and before conditional requests and ranges
+// are evaluated), the handler may answer with 226 IM Used.
+func WithDelta(d DeltaHandler) Option {
+	return func(c *config) error {
+		if d == nil {
+			return fmt.Errorf("nil delta handler")
+		}
+		c.delta = d
+		return nil
+	}
+}

@@ -1,0 +1,84 @@
+package server
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// errHidden marks a path the server refuses to expose: a dot segment, a
+// dotfile, or a symlink to one. Clients see 404, as for a missing file.
+var errHidden = errors.New("hidden path")
+
+// fileName maps a URL path (already percent-decoded by net/http) to a name
+// inside the served directory. It rejects, rather than cleans, any ".."
+// or "." segment, any segment starting with a dot (dotfiles such as .git or
+// .env, and the temporary files of uploads), NUL and backslashes, so
+// "/../x", "/%2e%2e/x", "/..%2fx" and "/a/.git/config" all fail here before
+// os.Root's own containment check. The directory itself is ".".
+func fileName(urlPath string) (string, error) {
+	if !strings.HasPrefix(urlPath, "/") || strings.ContainsAny(urlPath, "\x00\\") {
+		return "", errHidden
+	}
+	name := strings.Trim(urlPath, "/")
+	if name == "" {
+		return ".", nil
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if seg == "" || strings.HasPrefix(seg, ".") {
+			return "", errHidden
+		}
+	}
+	return name, nil
+}
+
+// openFile opens name inside the root and returns it with its info. The
+// root refuses symlinks that leave the directory; a symlink whose target
+// names a dotfile is refused here.
+func (s *Server) openFile(name string) (*os.File, fs.FileInfo, error) {
+	if err := s.checkLinks(name); err != nil {
+		return nil, nil, err
+	}
+	f, err := s.root.Open(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// checkLinks refuses a path any of whose components is a symlink whose
+// target text contains a dotfile segment (".." and "." excepted: os.Root
+// already confines those to the directory).
+func (s *Server) checkLinks(name string) error {
+	if name == "." {
+		return nil
+	}
+	segs := strings.Split(name, "/")
+	for i := range segs {
+		p := path.Join(segs[:i+1]...)
+		fi, err := s.root.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		target, err := s.root.Readlink(p)
+		if err != nil {
+			return err
+		}
+		for _, t := range strings.Split(target, "/") {
+			if strings.HasPrefix(t, ".") && t != "." && t != ".." {
+				return errHidden
+			}
+		}
+	}
+	return nil
+}

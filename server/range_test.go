@@ -1,0 +1,121 @@
+package server
+
+import (
+	"bytes"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// parts reads a multipart/byteranges body.
+func parts(t *testing.T, r *rawResponse) []string {
+	t.Helper()
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/byteranges" {
+		t.Fatalf("Content-Type = %q", r.Header.Get("Content-Type"))
+	}
+	mr := multipart.NewReader(bytes.NewReader(r.body), params["boundary"])
+	var out []string
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			return out
+		}
+		must(t, err)
+		b, err := io.ReadAll(p)
+		must(t, err)
+		out = append(out, p.Header.Get("Content-Range")+"="+string(b))
+	}
+}
+
+func TestMultiRange(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	r := raw(t, ts, "GET", "/hello.json", "Range: bytes=0-1,10-12", "Want-Content-Digest: sha-256=1")
+	wantStatus(t, r, http.StatusPartialContent)
+	got := parts(t, r)
+	want := []string{"bytes 0-1/19={\"", "bytes 10-12/19=\"wo"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("parts = %q, want %q", got, want)
+	}
+	wantHeader(t, r, "Content-Digest", sfSHA256(r.body))
+	wantHeader(t, r, "Repr-Digest", helloRepr)
+	if len(r.Trailer) != 0 {
+		t.Error("small multipart body should have a header Content-Digest")
+	}
+}
+
+// Above the header limit, Content-Digest of partial content is a trailer.
+func TestLargePartialContentDigestTrailer(t *testing.T) {
+	_, ts := start(t, fixture(t), WithHeaderDigestLimit(1000))
+	for _, rg := range []string{"bytes=0-99999", "bytes=0-5000,9000-20000"} {
+		r := raw(t, ts, "GET", "/data.bin", "Range: "+rg, "Want-Content-Digest: sha-256=1")
+		wantStatus(t, r, http.StatusPartialContent)
+		wantHeader(t, r, "Content-Digest", "")
+		if !bytes.Contains(r.raw, []byte("\r\nTrailer: Content-Digest\r\n")) {
+			t.Errorf("%s: no Trailer declaration", rg)
+		}
+		if got := r.Trailer.Get("Content-Digest"); got != sfSHA256(r.body) {
+			t.Errorf("%s: trailer Content-Digest = %q, want %q", rg, got, sfSHA256(r.body))
+		}
+		wantHeader(t, r, "Repr-Digest", sfSHA256(binData))
+	}
+	r := raw(t, ts, "GET", "/data.bin", "Range: bytes=0-99999", "Want-Content-Digest: sha-256=1")
+	if !bytes.Equal(r.body, binData[:100000]) {
+		t.Error("range body differs from the file")
+	}
+}
+
+func TestRangeNotSatisfiable(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	r := raw(t, ts, "GET", "/hello.json", "Range: bytes=100-200")
+	wantStatus(t, r, http.StatusRequestedRangeNotSatisfiable)
+	wantHeader(t, r, "Content-Range", "bytes */19")
+	wantHeader(t, r, "Repr-Digest", "")
+	wantHeader(t, r, "ETag", "")
+}
+
+func TestIfRange(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	etag := raw(t, ts, "HEAD", "/hello.json").Header.Get("ETag")
+	r := raw(t, ts, "GET", "/hello.json", "Range: bytes=0-3", `If-Range: "stale"`)
+	wantStatus(t, r, http.StatusOK)
+	if string(r.body) != hello {
+		t.Errorf("stale If-Range: body = %q, want the whole file", r.body)
+	}
+	wantHeader(t, r, "Repr-Digest", helloRepr)
+	r = raw(t, ts, "GET", "/hello.json", "Range: bytes=0-3", "If-Range: "+etag)
+	wantStatus(t, r, http.StatusPartialContent)
+	if string(r.body) != hello[:4] {
+		t.Errorf("current If-Range: body = %q", r.body)
+	}
+}
+
+func TestNotModified(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	etag := raw(t, ts, "GET", "/hello.json").Header.Get("ETag")
+	r := raw(t, ts, "GET", "/hello.json", "If-None-Match: "+etag, "Want-Content-Digest: sha-256=1")
+	wantStatus(t, r, http.StatusNotModified)
+	wantHeader(t, r, "ETag", etag)
+	wantHeader(t, r, "Repr-Digest", helloRepr)
+	wantHeader(t, r, "Content-Digest", emptySHA)
+	r = raw(t, ts, "GET", "/hello.json", `If-None-Match: "other", `+etag)
+	wantStatus(t, r, http.StatusNotModified)
+	r = raw(t, ts, "GET", "/hello.json", `If-None-Match: "other"`)
+	wantStatus(t, r, http.StatusOK)
+}
+
+func TestHeadMatchesGet(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	for _, ae := range []string{"identity", "gzip", "br", "zstd"} {
+		g := raw(t, ts, "GET", "/text.txt", "Accept-Encoding: "+ae)
+		h := raw(t, ts, "HEAD", "/text.txt", "Accept-Encoding: "+ae)
+		for _, k := range []string{"Repr-Digest", "ETag", "Content-Length", "Content-Encoding"} {
+			if g.Header.Get(k) != h.Header.Get(k) {
+				t.Errorf("%s: %s GET %q, HEAD %q", ae, k, g.Header.Get(k), h.Header.Get(k))
+			}
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// Content is the bytes of a representation: an *os.File for the identity
+// representation of a file (so net/http can use sendfile) or an in-memory
+// reader for encoded variants and directory listings.
+type Content interface {
+	io.ReadSeeker
+	io.ReaderAt
+}
+
+// Representation is the selected representation of a resource for one
+// request: the identity bytes of a file, one of its encoded variants, or a
+// directory listing. It is valid for the duration of the request.
+type Representation struct {
+	// Path is the cleaned URL path, e.g. "/docs/a.json".
+	Path string
+	// File is the slash-separated name inside the served directory.
+	File string
+	// ContentType is the media type sent in Content-Type.
+	ContentType string
+	// Encoding is the content coding ("gzip", "br", "zstd"), "" for identity.
+	Encoding string
+	// Size is the length of the representation data in bytes.
+	Size int64
+	// ModTime is the file's modification time (Last-Modified).
+	ModTime time.Time
+	// ETag is the strong entity tag, derived from the bytes: "sha256-…".
+	ETag string
+	// Content reads the representation data.
+	Content Content
+
+	sums     *entry
+	vary     bool            // the type is compressible: Vary: Accept-Encoding
+	identity *Representation // for an encoded variant, the identity
+}
+
+// Digests returns the digests of the representation data for the given
+// algorithms. They are computed once per file version and cached; the
+// context aborts a computation in progress.
+func (r *Representation) Digests(ctx context.Context, algs []verify.Algorithm) ([]verify.Digest, error) {
+	return r.sums.digests(ctx, r.Content, r.Size, algs)
+}
+
+// etagFor derives a strong entity tag from a sha-256 digest.
+func etagFor(sha256 []byte) string {
+	return `"sha256-` + base64.RawURLEncoding.EncodeToString(sha256) + `"`
+}
+
+// DeltaHandler is the hook for the RFC 3229 delta step (A-IM, If-None-Match
+// → 226 IM Used). The server calls ServeDelta for each GET after selecting
+// the representation and before evaluating preconditions and ranges; the
+// response headers already hold ETag, Content-Type, Vary and Repr-Digest of
+// the selected (current) representation. ServeDelta returns false to let
+// the server answer normally, true when it wrote the response itself.
+type DeltaHandler interface {
+	ServeDelta(w http.ResponseWriter, r *http.Request, cur *Representation) bool
+}
+
+// ReplaceObserver may be implemented by a DeltaHandler that keeps history:
+// the server calls BeforeReplace with the current representation of a file
+// just before a verified PUT replaces it.
+type ReplaceObserver interface {
+	BeforeReplace(cur *Representation)
+}

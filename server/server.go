@@ -1,0 +1,167 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
+	"time"
+)
+
+// Server is the reference origin: it serves a directory with ETag,
+// Repr-Digest, Content-Digest, ranges and content codings, and optionally
+// accepts verified uploads.
+type Server struct {
+	cfg      config
+	dir      string
+	root     *os.Root
+	cache    *digestCache
+	variants *variantStore
+	requests atomic.Int64 // GET and HEAD requests seen, for WithChangingETag
+	handler  http.Handler
+}
+
+// New returns a Server for dir. The directory is opened through os.Root, so
+// no request can reach a file outside it, through ".." or symlinks.
+func New(dir string, opts ...Option) (*Server, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		if err := o(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory", dir)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := newVariantStore(cfg.stateDir, cfg.variantMemory)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
+	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs}
+	s.handler = s.accessLog(http.HandlerFunc(s.serveHTTP))
+	return s, nil
+}
+
+// Handler returns the HTTP handler, access log included.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Dir returns the served directory as given to New.
+func (s *Server) Dir() string { return s.dir }
+
+// Close releases the directory handle.
+func (s *Server) Close() error { return s.root.Close() }
+
+// Logger returns the logger set with WithLogger.
+func (s *Server) Logger() *slog.Logger { return s.cfg.logger }
+
+// HTTPServer returns an http.Server for the handler with the limits a
+// public-facing origin wants: 10 s to read request headers, 64 KiB of
+// headers, 2 min idle keep-alive. Bodies have no overall deadline, so large
+// uploads and downloads over slow links are not cut off.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.cfg.logger.Handler(), slog.LevelWarn),
+	}
+}
+
+// shutdownGrace is how long Serve waits for requests in flight after ctx
+// is done before closing their connections.
+const shutdownGrace = 5 * time.Second
+
+// Serve serves on ln until ctx is done, then shuts down cleanly. With a
+// certificate and key it serves HTTPS (HTTP/2 enabled). It returns nil
+// after a shutdown caused by ctx.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile string) error {
+	srv := s.HTTPServer()
+	errc := make(chan error, 1)
+	go func() {
+		if certFile != "" || keyFile != "" {
+			errc <- srv.ServeTLS(ln, certFile, keyFile)
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// allowed lists the methods of the Allow header.
+func (s *Server) allowed() string {
+	if s.cfg.writable {
+		return "GET, HEAD, PUT, POST, OPTIONS"
+	}
+	return "GET, HEAD, OPTIONS"
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if d := s.cfg.faults.firstByteDelay; d > 0 && !sleep(r.Context(), d) {
+		return
+	}
+	name, err := fileName(r.URL.Path)
+	if err != nil {
+		s.problem(w, r, problem{Status: http.StatusNotFound})
+		return
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		s.serveGet(w, r, name)
+	case http.MethodOptions:
+		w.Header().Set("Allow", s.allowed())
+		w.WriteHeader(http.StatusNoContent)
+	case http.MethodPut, http.MethodPost:
+		if !s.cfg.writable {
+			s.methodNotAllowed(w, r)
+			return
+		}
+		s.serveWrite(w, r, name)
+	default:
+		s.methodNotAllowed(w, r)
+	}
+}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Allow", s.allowed())
+	s.problem(w, r, problem{Status: http.StatusMethodNotAllowed,
+		Detail: "allowed methods: " + s.allowed()})
+}
+
+// sleep waits for d or until ctx is done; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

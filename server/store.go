@@ -1,0 +1,186 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+
+	"github.com/hdig/hdig/verify"
+	"github.com/klauspost/compress/gzip"
+)
+
+// errBadGzip marks request content that does not decode as gzip.
+var errBadGzip = errors.New("request content is not valid gzip")
+
+// received is what store learned from the request content.
+type received struct {
+	wire   map[string][]byte // digests of the content as received
+	stored []verify.Digest   // digests of the bytes stored
+}
+
+// store streams the request content into a temporary file next to target,
+// verifies the request's digests, and renames the file into place.
+func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, created, gz bool) {
+	// The temporary file goes next to the target when its directory
+	// exists, else at the top (created directories wait for verification).
+	dir := path.Dir(target)
+	if fi, err := s.root.Stat(dir); err != nil || !fi.IsDir() {
+		dir = "."
+	}
+	tmp := path.Join(dir, ".hdig-upload-"+randomName())
+	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	renamed := false
+	defer func() {
+		if !renamed {
+			f.Close()
+			s.removeQuietly(tmp)
+		}
+	}()
+	fields := requestFields(r.Header)
+	storedAlgs := union([]verify.Algorithm{sha256Alg}, chooseAlgs(r.Header, verify.WantReprDigest))
+	got, err := s.receive(w, r, f, gz, wireAlgs(fields), storedAlgs)
+	switch {
+	case errors.Is(err, errBadGzip):
+		s.problem(w, r, problem{Status: http.StatusBadRequest, Detail: errBadGzip.Error()})
+		return
+	case isTooLarge(err):
+		s.tooLarge(w, r)
+		return
+	case err != nil:
+		s.cfg.logger.Info("upload failed", "path", r.URL.Path, "err", err)
+		s.problem(w, r, problem{Status: http.StatusBadRequest, Detail: "the request content could not be read"})
+		return
+	}
+	if ms := mismatches(fields, got.wire); len(ms) > 0 {
+		s.digestMismatch(w, r, ms)
+		return
+	}
+	if err := f.Sync(); err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	if err := f.Close(); err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	if err := s.root.MkdirAll(path.Dir(target), 0o755); err != nil {
+		s.problem(w, r, problem{Status: http.StatusConflict, Detail: "cannot create the parent directory"})
+		return
+	}
+	s.observeReplace(r, target, created)
+	if err := s.root.Rename(tmp, target); err != nil {
+		s.internalError(w, r, err)
+		return
+	}
+	renamed = true
+	s.answerStored(w, r, target, created, gz, got.stored)
+}
+
+// receive copies the request content to f, hashing the received bytes
+// with wire and the stored (decoded) bytes with stored.
+func (s *Server) receive(w http.ResponseWriter, r *http.Request, f io.Writer, gz bool, wire, stored []verify.Algorithm) (received, error) {
+	body := http.MaxBytesReader(w, r.Body, s.cfg.maxUpload)
+	buf := make([]byte, 256<<10)
+	if !gz {
+		h := verify.NewHasher(union(wire, stored))
+		defer h.Close()
+		if _, err := io.CopyBuffer(io.MultiWriter(f, h), body, buf); err != nil {
+			return received{}, err
+		}
+		sums := h.Sums()
+		return received{wire: sumMap(sums), stored: pick(sums, stored)}, nil
+	}
+	wh, sh := verify.NewHasher(wire), verify.NewHasher(stored)
+	defer wh.Close()
+	defer sh.Close()
+	zr, err := gzip.NewReader(io.TeeReader(body, wh))
+	if err != nil {
+		return received{}, gzipError(err)
+	}
+	dec := &io.LimitedReader{R: zr, N: s.cfg.maxUpload + 1}
+	if _, err := io.CopyBuffer(io.MultiWriter(f, sh), dec, buf); err != nil {
+		return received{}, gzipError(err)
+	}
+	if dec.N == 0 {
+		return received{}, &http.MaxBytesError{Limit: s.cfg.maxUpload}
+	}
+	// Hash any bytes after the gzip stream too: they are content.
+	if _, err := io.CopyBuffer(io.Discard, io.TeeReader(body, wh), buf); err != nil {
+		return received{}, err
+	}
+	return received{wire: sumMap(wh.Sums()), stored: sh.Sums()}, nil
+}
+
+func gzipError(err error) error {
+	if isTooLarge(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", errBadGzip, err)
+}
+
+func isTooLarge(err error) bool {
+	var mb *http.MaxBytesError
+	return errors.As(err, &mb)
+}
+
+// answerStored sends 201 Created (with Location) or 204 No Content with
+// the Repr-Digest of the stored representation and, when stored as sent,
+// its ETag.
+func (s *Server) answerStored(w http.ResponseWriter, r *http.Request, target string, created, gz bool, stored []verify.Digest) {
+	if fi, err := s.root.Stat(target); err == nil {
+		s.cache.get(keyOf(target, fi)).put(stored)
+	}
+	loc := (&url.URL{Path: "/" + target}).EscapedPath()
+	h := w.Header()
+	h.Set("Content-Location", loc)
+	var sha []byte
+	for _, d := range stored {
+		if d.Algorithm == sha256Alg.Key {
+			sha = d.Value
+		}
+	}
+	if !gz {
+		h.Set("ETag", etagFor(sha))
+	}
+	if algs := chooseAlgs(r.Header, verify.WantReprDigest); len(algs) > 0 {
+		h.Set(verify.ReprDigest, verify.FormatDigests(pick(stored, algs)))
+	}
+	if !created {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	h.Set("Location", loc)
+	w.WriteHeader(http.StatusCreated)
+}
+
+// observeReplace lets a delta step archive the version being replaced.
+func (s *Server) observeReplace(r *http.Request, target string, created bool) {
+	obs, ok := s.cfg.delta.(ReplaceObserver)
+	if !ok || created {
+		return
+	}
+	rep, release, err := s.identityRep(r, target)
+	if err != nil {
+		return
+	}
+	defer release()
+	obs.BeforeReplace(rep)
+}
+
+// digestMismatch answers 400 with a problem naming each failing member.
+func (s *Server) digestMismatch(w http.ResponseWriter, r *http.Request, ms []mismatch) {
+	detail := fmt.Sprintf("%s %s does not match the received content; nothing was stored", ms[0].Field, ms[0].Algorithm)
+	s.problem(w, r, problem{
+		Type: problemBase + "digest-mismatch", Title: "Digest Mismatch", Status: http.StatusBadRequest,
+		Detail: detail, Field: ms[0].Field, Algorithm: ms[0].Algorithm,
+		Expected: ms[0].Expected, Actual: ms[0].Actual, Mismatches: ms,
+	})
+}

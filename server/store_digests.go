@@ -1,0 +1,90 @@
+package server
+
+import (
+	"crypto/subtle"
+	"net/http"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// requestFields parses the request's Integrity fields. A malformed field is
+// ignored (RFC 9651 §2.2), as if absent.
+func requestFields(h http.Header) []verify.DigestField {
+	var out []verify.DigestField
+	for _, name := range []string{verify.ContentDigest, verify.ReprDigest} {
+		if f := verify.ParseDigestField(name, h.Values(name)); f.Usable() {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// wireAlgs lists the registered algorithms the fields use; unknown keys
+// cannot be checked and are skipped.
+func wireAlgs(fields []verify.DigestField) []verify.Algorithm {
+	var out []verify.Algorithm
+	for _, f := range fields {
+		for _, d := range f.Digests {
+			if a, ok := verify.Lookup(d.Algorithm); ok {
+				out = union(out, []verify.Algorithm{a})
+			}
+		}
+	}
+	return out
+}
+
+// mismatches compares every checkable member with the computed digests.
+// For a whole-content PUT or POST the content and the representation data
+// are the same bytes (RFC 9530 §3.1), so both fields are checked against
+// the received bytes.
+func mismatches(fields []verify.DigestField, got map[string][]byte) []mismatch {
+	var out []mismatch
+	for _, f := range fields {
+		for _, d := range f.Digests {
+			actual, ok := got[d.Algorithm]
+			if !ok {
+				continue
+			}
+			if subtle.ConstantTimeCompare(actual, d.Value) != 1 {
+				out = append(out, mismatch{Field: f.Name, Algorithm: d.Algorithm,
+					Expected: verify.Base64(d.Value), Actual: verify.Base64(actual)})
+			}
+		}
+	}
+	return out
+}
+
+// union returns a followed by the algorithms of b not in a.
+func union(a, b []verify.Algorithm) []verify.Algorithm {
+	out := append([]verify.Algorithm(nil), a...)
+	for _, x := range b {
+		found := false
+		for _, y := range out {
+			found = found || y.Key == x.Key
+		}
+		if !found {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// pick returns the digests of ds for algs, in the order of algs.
+func pick(ds []verify.Digest, algs []verify.Algorithm) []verify.Digest {
+	m := sumMap(ds)
+	out := make([]verify.Digest, 0, len(algs))
+	for _, a := range algs {
+		if v, ok := m[a.Key]; ok {
+			out = append(out, verify.Digest{Algorithm: a.Key, Value: v})
+		}
+	}
+	return out
+}
+
+func sumMap(ds []verify.Digest) map[string][]byte {
+	m := make(map[string][]byte, len(ds))
+	for _, d := range ds {
+		m[d.Algorithm] = d.Value
+	}
+	return m
+}

@@ -1,0 +1,76 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"testing"
+)
+
+func TestTraversal(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	targets := []string{
+		"/../outside.txt", "/%2e%2e/outside.txt", "/..%2foutside.txt", "/%2e%2e%2foutside.txt",
+		"/sub/../../outside.txt", "/sub/%2e%2e/%2e%2e/outside.txt", "/./hello.json",
+		"/.secret", "/%2esecret", "/sub/.env", "/sub/%2eenv", "/link-out", "/link-abs", "/link-dot",
+		"//.secret", "/sub//.env", "/..\\outside.txt", "/%00", "/hello.json%00",
+	}
+	for _, target := range targets {
+		r := raw(t, ts, "GET", target)
+		if r.StatusCode != http.StatusNotFound && r.StatusCode != http.StatusBadRequest {
+			t.Errorf("GET %s: status %d, want 404 or 400", target, r.StatusCode)
+		}
+		if bytes.Contains(r.body, []byte(secret)) {
+			t.Errorf("GET %s leaked the secret", target)
+		}
+	}
+	// A symlink that stays inside the directory is followed.
+	r := raw(t, ts, "GET", "/link-in")
+	wantStatus(t, r, http.StatusOK)
+	if string(r.body) != hello {
+		t.Errorf("link-in body = %q", r.body)
+	}
+}
+
+func TestFileName(t *testing.T) {
+	ok := map[string]string{"/": ".", "/a": "a", "/a/b.txt": "a/b.txt", "/a/": "a", "/a..b": "a..b"}
+	for in, want := range ok {
+		if got, err := fileName(in); err != nil || got != want {
+			t.Errorf("fileName(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"/..", "/a/../b", "/.git/config", "/a/./b", "a", "/a//b", "/a\\b", "/a\x00"} {
+		if got, err := fileName(in); err == nil {
+			t.Errorf("fileName(%q) = %q, want error", in, got)
+		}
+	}
+}
+
+func TestDirectory(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	r := raw(t, ts, "GET", "/sub?x=1")
+	wantStatus(t, r, http.StatusMovedPermanently)
+	wantHeader(t, r, "Location", "/sub/?x=1")
+	r = raw(t, ts, "GET", "/sub/")
+	wantStatus(t, r, http.StatusOK)
+	if !bytes.Contains(r.body, []byte(`href="a.txt"`)) || bytes.Contains(r.body, []byte(".env")) {
+		t.Errorf("listing = %s", r.body)
+	}
+	wantHeader(t, r, "Repr-Digest", sfSHA256(r.body))
+	r = raw(t, ts, "GET", "/")
+	if bytes.Contains(r.body, []byte("secret")) {
+		t.Errorf("root listing shows a dotfile: %s", r.body)
+	}
+}
+
+func TestMethods(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	r := raw(t, ts, "OPTIONS", "/hello.json")
+	wantStatus(t, r, http.StatusNoContent)
+	wantHeader(t, r, "Allow", "GET, HEAD, OPTIONS")
+	for _, m := range []string{"PUT", "POST", "DELETE", "PATCH"} {
+		r := rawBytes(t, ts, m, []byte(m+" /hello.json HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi"))
+		wantStatus(t, r, http.StatusMethodNotAllowed)
+		wantHeader(t, r, "Allow", "GET, HEAD, OPTIONS")
+		wantHeader(t, r, "Content-Type", "application/problem+json")
+	}
+}

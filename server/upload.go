@@ -1,0 +1,184 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"mime"
+	"net/http"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// serveWrite answers PUT (store the content at the target path) and POST
+// to a directory (store it under a new name in that directory).
+//
+// Storage is atomic: the content streams into a temporary dotfile in the
+// target directory while being hashed; only when every supported member of
+// the request's Content-Digest and Repr-Digest matched is it renamed over
+// the target. On any failure the target is untouched and the temporary
+// file removed. A request with Content-Encoding: gzip is verified over the
+// gzip bytes (its content and, for a full PUT, its representation data) and
+// stored decoded; the response then omits ETag, as RFC 9110 §9.3.4 forbids
+// a validator for a transformed representation, but carries Repr-Digest
+// and Content-Location of the stored identity representation.
+func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, name string) {
+	if r.Header.Get("Content-Range") != "" {
+		s.problem(w, r, problem{Status: http.StatusBadRequest,
+			Detail: "partial PUT with Content-Range is not supported (RFC 9110 §14.5)"})
+		return
+	}
+	enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
+	if enc != "" && enc != "identity" && enc != "gzip" && enc != "x-gzip" {
+		w.Header().Set("Accept-Encoding", "gzip")
+		s.problem(w, r, problem{Status: http.StatusUnsupportedMediaType,
+			Detail: "request content codings accepted: gzip"})
+		return
+	}
+	gz := enc == "gzip" || enc == "x-gzip"
+	if r.ContentLength > s.cfg.maxUpload {
+		s.tooLarge(w, r)
+		return
+	}
+	target, created, ok := s.writeTarget(w, r, name)
+	if !ok {
+		return
+	}
+	s.store(w, r, target, created, gz)
+}
+
+// writeTarget resolves the file a write stores: the path itself for PUT
+// (missing parent directories are created once the content verified),
+// a new name in the directory for POST.
+func (s *Server) writeTarget(w http.ResponseWriter, r *http.Request, name string) (string, bool, bool) {
+	fi, err := s.root.Stat(name)
+	exists := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s.fileError(w, r, err)
+		return "", false, false
+	}
+	if err := s.checkLinks(name); err != nil && (exists || errors.Is(err, errHidden)) {
+		s.fileError(w, r, err)
+		return "", false, false
+	}
+	if r.Method == http.MethodPost {
+		if !exists {
+			s.problem(w, r, problem{Status: http.StatusNotFound})
+			return "", false, false
+		}
+		if !fi.IsDir() {
+			s.methodNotAllowed(w, r)
+			return "", false, false
+		}
+		return path.Join(name, randomName()+extFor(r.Header.Get("Content-Type"))), true, true
+	}
+	if exists && fi.IsDir() || name == "." {
+		s.problem(w, r, problem{Status: http.StatusConflict, Detail: "the target is a directory"})
+		return "", false, false
+	}
+	if !s.writePreconditions(w, r, name, exists) {
+		return "", false, false
+	}
+	return name, !exists, true
+}
+
+// writePreconditions evaluates If-Match and If-None-Match against the
+// current file (RFC 9110 §13.1.1, §13.1.2): 412 when they fail.
+func (s *Server) writePreconditions(w http.ResponseWriter, r *http.Request, name string, exists bool) bool {
+	im, inm := r.Header.Get("If-Match"), r.Header.Get("If-None-Match")
+	if im == "" && inm == "" {
+		return true
+	}
+	etag := ""
+	if exists {
+		rep, release, err := s.identityRep(r, name)
+		if err != nil {
+			s.internalError(w, r, err)
+			return false
+		}
+		release()
+		etag = rep.ETag
+	}
+	ok := true
+	if im != "" {
+		ok = exists && (strings.TrimSpace(im) == "*" || listHas(im, etag))
+	}
+	if ok && inm != "" {
+		ok = !exists || strings.TrimSpace(inm) != "*" && !listHas(inm, etag)
+	}
+	if !ok {
+		s.problem(w, r, problem{Status: http.StatusPreconditionFailed})
+	}
+	return ok
+}
+
+// listHas reports whether a comma-separated entity-tag list holds etag
+// (strong comparison; weak tags never match).
+func listHas(list, etag string) bool {
+	for _, t := range strings.Split(list, ",") {
+		if strings.TrimSpace(t) == etag {
+			return true
+		}
+	}
+	return false
+}
+
+// identityRep opens the identity representation of a stored file.
+func (s *Server) identityRep(r *http.Request, name string) (*Representation, func(), error) {
+	f, fi, err := s.openFile(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep := &Representation{Path: "/" + name, File: name, ContentType: contentType(name, f),
+		Size: fi.Size(), ModTime: fi.ModTime(), Content: f, sums: s.cache.get(keyOf(name, fi))}
+	sum, err := rep.Digests(r.Context(), []verify.Algorithm{sha256Alg})
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	rep.ETag = etagFor(sum[0].Value)
+	return rep, func() { f.Close() }, nil
+}
+
+func (s *Server) tooLarge(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
+	s.problem(w, r, problem{Status: http.StatusRequestEntityTooLarge,
+		Detail: "the content exceeds the server's upload limit"})
+}
+
+// extFor picks a file extension for a POSTed media type.
+func extFor(ctype string) string {
+	mt, _, _ := mime.ParseMediaType(ctype)
+	switch mt {
+	case "application/json":
+		return ".json"
+	case "text/plain":
+		return ".txt"
+	case "text/html":
+		return ".html"
+	case "", "application/octet-stream":
+		return ".bin"
+	}
+	if exts, _ := mime.ExtensionsByType(mt); len(exts) > 0 {
+		return exts[0]
+	}
+	return ".bin"
+}
+
+// randomName returns 16 random hexadecimal digits.
+func randomName() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// removeQuietly removes a temporary file, ignoring errors.
+func (s *Server) removeQuietly(name string) {
+	if err := s.root.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+		s.cfg.logger.Warn("cannot remove temporary file", "file", name, "err", err)
+	}
+}

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"encoding/hex"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// fallbackAlgs are tried in order when a preference field names nothing
+// usable: sha-256, unless the client refused it with weight 0.
+var fallbackAlgs = []string{"sha-256", "sha-512"}
+
+// chooseAlgs returns the algorithms for an Integrity field given the
+// request's preference field (RFC 9530 §4). A malformed field or unknown
+// keys are only a hint that could not be used (Appendix C.3 allows any
+// answer): the fallback applies. Every registered algorithm, deprecated
+// ones included, is honoured when it is the preferred one, so clients can
+// test their handling of them; weight 0 excludes an algorithm.
+func chooseAlgs(h http.Header, field string) []verify.Algorithm {
+	w := verify.ParseWantField(field, h.Values(field))
+	for _, fb := range fallbackAlgs {
+		if algs := verify.Choose(w.Prefs, fb); len(algs) > 0 {
+			return algs
+		}
+	}
+	return nil
+}
+
+// wantsContentDigest reports whether the request asked for Content-Digest,
+// even with a preference list that could not be used.
+func wantsContentDigest(h http.Header) bool {
+	return len(h.Values(verify.WantContentDigest)) > 0
+}
+
+// legacyAlgs chooses algorithms for the RFC 3230 Digest field from
+// Want-Digest ("SHA-256;q=0.5, md5"): the supported one with the highest
+// non-zero qvalue; else as for Repr-Digest.
+func legacyAlgs(h http.Header) []verify.Algorithm {
+	best, bestQ := verify.Algorithm{}, 0.0
+	for _, line := range h.Values("Want-Digest") {
+		for _, item := range strings.Split(line, ",") {
+			tok, params, _ := strings.Cut(strings.TrimSpace(item), ";")
+			q := 1.0
+			if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
+			}
+			if a, ok := legacyLookup(tok); ok && q > bestQ {
+				best, bestQ = a, q
+			}
+		}
+	}
+	if bestQ > 0 {
+		return []verify.Algorithm{best}
+	}
+	return chooseAlgs(h, verify.WantReprDigest)
+}
+
+// legacyNames maps RFC 9530 keys to RFC 3230 algorithm tokens.
+var legacyNames = map[string]string{
+	"sha-256": "SHA-256", "sha-512": "SHA-512", "md5": "MD5", "sha": "SHA",
+	"unixsum": "UNIXsum", "unixcksum": "UNIXcksum", "adler": "ADLER32", "crc32c": "CRC32c",
+}
+
+func legacyLookup(tok string) (verify.Algorithm, bool) {
+	for k, v := range legacyNames {
+		if strings.EqualFold(v, tok) {
+			return verify.Lookup(k)
+		}
+	}
+	return verify.Algorithm{}, false
+}
+
+// formatLegacy formats digests as an RFC 3230 Digest field value: base64 for
+// the hashes, decimal for UNIXsum and UNIXcksum (RFC 3230 §4.1.1),
+// hexadecimal for ADLER32 and CRC32c (rfc-notes §1.5).
+func formatLegacy(ds []verify.Digest) string {
+	parts := make([]string, 0, len(ds))
+	for _, d := range ds {
+		var v string
+		switch d.Algorithm {
+		case "unixsum", "unixcksum":
+			var n uint64
+			for _, b := range d.Value {
+				n = n<<8 | uint64(b)
+			}
+			v = strconv.FormatUint(n, 10)
+		case "adler", "crc32c":
+			v = hex.EncodeToString(d.Value)
+		default:
+			v = verify.Base64(d.Value)
+		}
+		parts = append(parts, legacyNames[d.Algorithm]+"="+v)
+	}
+	return strings.Join(parts, ",")
+}

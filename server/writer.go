@@ -1,0 +1,240 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// bodyWriter sits between http.ServeContent and the connection. When
+// ServeContent writes the header it knows the status and the range, so
+// that is where Content-Digest is settled (RFC 9530 §2: over exactly the
+// content of this message):
+//
+//   - HEAD, 304: the digest of empty content (Appendix B.2);
+//   - 200: the cached Repr-Digest values, as content = representation;
+//   - 206 single range up to the header limit: the range's bytes are read
+//     and hashed before the header goes out (a header, not a trailer);
+//   - 206 multipart/byteranges up to the limit: the body ServeContent
+//     generates (its boundary is random) is held in memory, hashed, and sent
+//     after the header with Content-Digest;
+//   - larger partial content: hashed as it streams, Content-Digest is a
+//     trailer (RFC 9530 §6.4) and Content-Length is dropped for chunking.
+//
+// Other statuses (412, 416, errors) lose the digest fields: their content
+// is not the representation. Without a Content-Digest to stream and
+// without body faults, ReadFrom hands the *os.File to net/http untouched,
+// so the kernel's sendfile does the copy.
+type bodyWriter struct {
+	http.ResponseWriter
+	r    *http.Request
+	s    *Server
+	rep  *Representation
+	plan *digestPlan
+
+	wroteHeader bool
+	failed      bool
+	status      int
+
+	filtered  bool           // bytes go through filter (no sendfile)
+	hasher    *verify.Hasher // Content-Digest computed while streaming
+	buf       *bytes.Buffer  // multipart body held back for the header
+	cdTrailer bool           // the hasher's Content-Digest is a trailer
+	trailers  map[string]string
+
+	flipAt  int64 // body offset of the byte to invert, -1: none
+	truncAt int64 // body length after which to abort, -1: none
+	seen    int64 // bytes through the first stage
+	sent    int64 // bytes written to the connection
+	start   time.Time
+}
+
+var errAborted = errors.New("response abandoned")
+
+func newBodyWriter(w http.ResponseWriter, r *http.Request, s *Server, rep *Representation, plan *digestPlan) *bodyWriter {
+	return &bodyWriter{ResponseWriter: w, r: r, s: s, rep: rep, plan: plan,
+		trailers: map[string]string{}, flipAt: -1, truncAt: -1}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *bodyWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// WriteHeader settles the digest fields for the status ServeContent chose.
+func (w *bodyWriter) WriteHeader(code int) {
+	if w.wroteHeader {
+		w.ResponseWriter.WriteHeader(code) // let net/http report the misuse
+		return
+	}
+	w.wroteHeader, w.status = true, code
+	h := w.Header()
+	switch code {
+	case http.StatusOK, http.StatusPartialContent:
+		if w.rep.Encoding != "" {
+			// Set only now: ServeContent omits Content-Length when it
+			// sees a Content-Encoding, and our variants have a length.
+			h.Set("Content-Encoding", w.rep.Encoding)
+		}
+		if err := w.prepare(code); err != nil {
+			w.fail(err)
+			return
+		}
+	case http.StatusNotModified:
+		if w.plan.content != nil {
+			h.Set(verify.ContentDigest, w.plan.formatContent(emptyDigests(w.plan.content)))
+		}
+	default:
+		h.Del(verify.ReprDigest)
+		h.Del(verify.ContentDigest)
+		h.Del(verify.LegacyDigest)
+	}
+	if w.buf == nil {
+		w.ResponseWriter.WriteHeader(code)
+	}
+}
+
+// fail replaces the response with a 500 before anything was sent.
+func (w *bodyWriter) fail(err error) {
+	w.failed = true
+	if errors.Is(err, w.r.Context().Err()) {
+		return // the client is gone
+	}
+	w.s.internalError(w.ResponseWriter, w.r, err)
+}
+
+// span is the part of the representation a 200 or 206 carries.
+type span struct {
+	start, length int64
+	multipart     bool
+}
+
+func (w *bodyWriter) span(code int) span {
+	sp := span{length: w.rep.Size}
+	if code != http.StatusPartialContent {
+		return sp
+	}
+	h := w.Header()
+	if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); mt == "multipart/byteranges" {
+		n, _ := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
+		return span{length: n, multipart: true}
+	}
+	if first, last, ok := parseContentRange(h.Get("Content-Range")); ok {
+		sp.start, sp.length = first, last-first+1
+	}
+	return sp
+}
+
+// prepare sets Content-Digest (or arranges to compute it) and the body
+// faults for a 200 or 206.
+func (w *bodyWriter) prepare(code int) error {
+	h, f, head := w.Header(), w.s.cfg.faults, w.r.Method == http.MethodHead
+	sp := w.span(code)
+	trailer := f.trailers && !head
+	if algs := w.plan.content; algs != nil {
+		switch {
+		case head:
+			h.Set(verify.ContentDigest, w.plan.formatContent(emptyDigests(algs)))
+		case code == http.StatusOK:
+			ds, err := w.rep.Digests(w.r.Context(), algs)
+			if err != nil {
+				return err
+			}
+			h.Set(verify.ContentDigest, w.plan.formatContent(ds))
+		case !sp.multipart && sp.length <= w.s.cfg.headerDigestAt:
+			ds, err := rangeDigests(w.r.Context(), w.rep.Content, sp.start, sp.length, algs)
+			if err != nil {
+				return err
+			}
+			h.Set(verify.ContentDigest, w.plan.formatContent(ds))
+		default:
+			w.hasher = verify.NewHasher(algs)
+			if sp.multipart && sp.length <= w.s.cfg.headerDigestAt && !trailer {
+				w.buf = &bytes.Buffer{}
+			} else {
+				w.cdTrailer = true
+			}
+		}
+	}
+	if trailer {
+		for _, k := range []string{verify.ReprDigest, verify.LegacyDigest, verify.ContentDigest} {
+			if v := h.Get(k); v != "" {
+				w.trailers[k] = v
+				h.Del(k)
+			}
+		}
+	}
+	w.declareTrailers()
+	if f.rangeShift != 0 && code == http.StatusPartialContent && !sp.multipart {
+		h.Set("Content-Range", shiftRange(sp, w.rep.Size, f.rangeShift))
+	}
+	w.setBodyFaults(sp, head)
+	w.filtered = w.hasher != nil || w.flipAt >= 0 || w.truncAt >= 0 || f.rate > 0
+	w.start = time.Now()
+	return nil
+}
+
+// declareTrailers announces the trailer fields and drops Content-Length, so
+// that HTTP/1.1 uses the chunked coding, which can carry them.
+func (w *bodyWriter) declareTrailers() {
+	var names []string
+	for k := range w.trailers {
+		names = append(names, k)
+	}
+	if w.cdTrailer && w.trailers[verify.ContentDigest] == "" {
+		names = append(names, verify.ContentDigest)
+	}
+	if len(names) == 0 {
+		return
+	}
+	h := w.Header()
+	h.Del("Content-Length")
+	h.Set("Trailer", strings.Join(names, ", "))
+}
+
+func (w *bodyWriter) setBodyFaults(sp span, head bool) {
+	f := w.s.cfg.faults
+	if head {
+		return
+	}
+	if f.flipAt >= 0 {
+		if sp.multipart {
+			w.flipAt = f.flipAt
+		} else if f.flipAt >= sp.start && f.flipAt < sp.start+sp.length {
+			w.flipAt = f.flipAt - sp.start
+		}
+	}
+	if f.truncateAt >= 0 && f.truncateAt < sp.length {
+		w.truncAt = f.truncateAt
+	}
+}
+
+// shiftRange formats a Content-Range announcing sp moved by d bytes.
+func shiftRange(sp span, size, d int64) string {
+	last := sp.start + sp.length - 1
+	if last+d >= size || sp.start+d < 0 {
+		d = -d
+	}
+	return fmt.Sprintf("bytes %d-%d/%d", sp.start+d, last+d, size)
+}
+
+// parseContentRange parses "bytes FIRST-LAST/SIZE".
+func parseContentRange(s string) (first, last int64, ok bool) {
+	rest, found := strings.CutPrefix(s, "bytes ")
+	if !found {
+		return 0, 0, false
+	}
+	rng, _, _ := strings.Cut(rest, "/")
+	a, b, found := strings.Cut(rng, "-")
+	if !found {
+		return 0, 0, false
+	}
+	first, err1 := strconv.ParseInt(a, 10, 64)
+	last, err2 := strconv.ParseInt(b, 10, 64)
+	return first, last, err1 == nil && err2 == nil && first <= last
+}

@@ -1,0 +1,151 @@
+package server
+
+import (
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// Write passes p on, through the filters when any is active.
+func (w *bodyWriter) Write(p []byte) (int, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.failed {
+		return 0, errAborted
+	}
+	if !w.filtered {
+		return w.ResponseWriter.Write(p)
+	}
+	return w.filter(p)
+}
+
+// ReadFrom keeps net/http's sendfile path when nothing needs to see the
+// bytes; io.CopyN in ServeContent lands here.
+func (w *bodyWriter) ReadFrom(src io.Reader) (int64, error) {
+	if !w.wroteHeader {
+		w.WriteHeader(http.StatusOK)
+	}
+	if !w.filtered && !w.failed {
+		if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+			return rf.ReadFrom(src)
+		}
+	}
+	return io.Copy(writerOnly{w}, src)
+}
+
+// writerOnly hides ReadFrom so io.Copy uses Write.
+type writerOnly struct{ io.Writer }
+
+// filter is the first stage: hash the true bytes for a streamed
+// Content-Digest, invert the faulty byte, then hold (multipart) or send.
+func (w *bodyWriter) filter(p []byte) (int, error) {
+	if w.hasher != nil {
+		w.hasher.Write(p)
+	}
+	out := p
+	if w.flipAt >= w.seen && w.flipAt < w.seen+int64(len(p)) {
+		out = append([]byte(nil), p...)
+		out[w.flipAt-w.seen] ^= 0xff
+	}
+	w.seen += int64(len(p))
+	if w.buf != nil {
+		return w.buf.Write(out)
+	}
+	if err := w.send(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// send is the second stage: rate limit and truncation.
+func (w *bodyWriter) send(p []byte) error {
+	for len(p) > 0 || w.truncAt == w.sent {
+		c := p
+		if n := w.rateChunk(); n > 0 && len(c) > n {
+			c = c[:n]
+		}
+		if w.truncAt >= 0 && int64(len(c)) > w.truncAt-w.sent {
+			c = c[:w.truncAt-w.sent]
+		}
+		if _, err := w.ResponseWriter.Write(c); err != nil {
+			return err
+		}
+		w.sent += int64(len(c))
+		p = p[len(c):]
+		if w.truncAt >= 0 && w.sent >= w.truncAt {
+			w.abort()
+		}
+		w.throttle()
+	}
+	return nil
+}
+
+// rateChunk is the write size under WithRateLimit (0: unlimited): about
+// 20 writes a second.
+func (w *bodyWriter) rateChunk() int {
+	rate := w.s.cfg.faults.rate
+	if rate <= 0 {
+		return 0
+	}
+	return int(min(max(rate/20, 1), 32<<10))
+}
+
+// throttle sleeps until the bytes sent fit the rate.
+func (w *bodyWriter) throttle() {
+	rate := w.s.cfg.faults.rate
+	if rate <= 0 {
+		return
+	}
+	due := time.Duration(float64(w.sent) / float64(rate) * float64(time.Second))
+	if d := due - time.Since(w.start); d > 0 {
+		http.NewResponseController(w.ResponseWriter).Flush()
+		if !sleep(w.r.Context(), d) {
+			panic(http.ErrAbortHandler)
+		}
+	}
+}
+
+// abort flushes what was sent and drops the connection: the client sees a
+// body shorter than announced.
+func (w *bodyWriter) abort() {
+	http.NewResponseController(w.ResponseWriter).Flush()
+	panic(http.ErrAbortHandler)
+}
+
+// finish completes a streamed Content-Digest, releases a held multipart
+// body and sets the trailer values.
+func (w *bodyWriter) finish() {
+	if w.failed || !w.wroteHeader {
+		return
+	}
+	h := w.Header()
+	if w.hasher != nil {
+		v := w.plan.formatContent(w.hasher.Sums())
+		if w.cdTrailer {
+			w.trailers[verify.ContentDigest] = v
+		} else {
+			h.Set(verify.ContentDigest, v)
+		}
+	}
+	if w.buf != nil {
+		buf := w.buf
+		w.buf = nil
+		w.ResponseWriter.WriteHeader(w.status)
+		if w.send(buf.Bytes()) != nil {
+			return
+		}
+	}
+	for k, v := range w.trailers {
+		h.Set(k, v)
+	}
+}
+
+// close stops the hasher's goroutines, also after an abort.
+func (w *bodyWriter) close() {
+	if w.hasher != nil {
+		w.hasher.Close()
+	}
+}
