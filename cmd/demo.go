@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/server"
+	"github.com/hdig/hdig/server/delta"
 	"github.com/spf13/cobra"
 )
 
@@ -42,6 +43,8 @@ what was asked, what came back, and the verdicts.` + exitStatusHelp,
 // demo holds the state of one demo run.
 type demo struct {
 	ios   *IOStreams
+	cache string // base-version cache
+	etag  string // lib.js's first ETag, for the check step
 	dir   string // served files
 	work  string // downloads and cache
 	base  string // origin URL
@@ -59,7 +62,7 @@ func runDemo(ctx context.Context, ios *IOStreams, o *demoOptions) error {
 	} else {
 		defer os.RemoveAll(tmp)
 	}
-	d := &demo{ios: ios, dir: filepath.Join(tmp, "site"), work: filepath.Join(tmp, "work")}
+	d := &demo{ios: ios, dir: filepath.Join(tmp, "site"), work: filepath.Join(tmp, "work"), cache: filepath.Join(tmp, "cache")}
 	if err := d.makeFiles(); err != nil {
 		return err
 	}
@@ -87,7 +90,11 @@ func runDemo(ctx context.Context, ios *IOStreams, o *demoOptions) error {
 
 // startOrigin serves d.dir on 127.0.0.1:0 in-process until ctx is done.
 func (d *demo) startOrigin(ctx context.Context, name string, opts []server.Option) (string, error) {
-	opts = append([]server.Option{server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)
+	history, err := delta.New(filepath.Join(d.work, "state-"+name), delta.DefaultHistory, 0, nil)
+	if err != nil {
+		return "", fmt.Errorf("start %s: %w", name, err)
+	}
+	opts = append([]server.Option{server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))), server.WithDelta(history)}, opts...)
 	srv, err := server.New(d.dir, opts...)
 	if err != nil {
 		return "", fmt.Errorf("start %s: %w", name, err)
@@ -115,6 +122,7 @@ func (d *demo) makeFiles() error {
 	files := map[string][]byte{
 		"hello.json": []byte("{\"hello\": \"world\"}\n"),
 		"app.js":     demoScript(1),
+		"lib.js":     demoScript(1),
 		"big.bin":    demoBinary(24 << 20),
 	}
 	for name, b := range files {
@@ -169,7 +177,10 @@ func (d *demo) title(s string) {
 
 // say prints an indented line.
 func (d *demo) say(label, format string, a ...any) {
-	fmt.Fprintf(d.ios.Out, "   %-9s %s\n", label+":", fmt.Sprintf(format, a...))
+	if label != "" {
+		label += ":"
+	}
+	fmt.Fprintf(d.ios.Out, "   %-9s %s\n", label, fmt.Sprintf(format, a...))
 }
 
 // expect reports whether an outcome was the expected one.
