@@ -20,10 +20,10 @@ for i in $(seq 1 "$edits"); do
 	head -c "$span" /dev/urandom | dd of="$tmp/new" bs=1 seek="$off" conv=notrunc status=none
 done
 
-# secs CMD... runs CMD three times, printing the best wall time in seconds.
+# secs CMD... runs CMD five times, printing the best wall time in seconds.
 secs() {
 	local t0 t1 t best=
-	for _ in 1 2 3; do
+	for _ in 1 2 3 4 5; do
 		t0=$(date +%s.%N)
 		"$@" >/dev/null
 		t1=$(date +%s.%N)

@@ -108,12 +108,17 @@ func TestDecodeVCDIFFTargetWindow(t *testing.T) {
 	delta := "d6c3c40000" +
 		"00 0a 04 00 04 01 00 61626364 05" +
 		"02 04 00 09 08 00 00 02 02 14 14 00 06"
-	var out bytes.Buffer
-	if err := DecodeVCDIFF(bytes.NewReader(nil), 0, bytes.NewReader(mustHex(t, delta)), &out); err != nil {
-		t.Fatalf("DecodeVCDIFF: %v", err)
+	for _, hist := range []int{2, 4, 1 << 20} { // copied into or swapped with the history
+		got, err := decodeVCDIFF(nil, mustHex(t, delta), WithHistory(hist))
+		if want := "abcdabcdcdcd"; err != nil || string(got) != want {
+			t.Errorf("DecodeVCDIFF with %d bytes of history = %q, %v; want %q", hist, got, err, want)
+		}
 	}
-	if got, want := out.String(), "abcdabcdcdcd"; got != want {
-		t.Errorf("DecodeVCDIFF = %q, want %q", got, want)
+	// A window "ef" in between pushes "abcd" out of a 2-byte history.
+	older := "d6c3c40000" + "00 0a 04 00 04 01 00 61626364 05" + "00 08 02 00 02 01 00 6566 03" +
+		"02 04 00 09 08 00 00 02 02 14 14 00 06"
+	if _, err := decodeVCDIFF(nil, mustHex(t, older), WithHistory(2)); !errors.Is(err, ErrLimit) {
+		t.Errorf("DecodeVCDIFF of a segment older than the history: error = %v, want ErrLimit", err)
 	}
 }
 

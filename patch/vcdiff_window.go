@@ -117,8 +117,9 @@ func copyU(w *window, t []byte, addr, n int) ([]byte, error) {
 	return t, nil
 }
 
-// history keeps the last limit bytes of decoded target for VCD_TARGET
-// windows, copied out of the window buffer so that it can be reused.
+// history keeps at least the last limit bytes of decoded target for
+// VCD_TARGET windows: a window that long becomes the history itself (the
+// buffers alternate), shorter ones are copied into it.
 type history struct {
 	buf   []byte
 	start int64 // target offset of buf[0]
@@ -136,13 +137,13 @@ func (h *history) spare(size int) []byte {
 
 // add records window t, decoded at offset off, keeping the last limit bytes.
 func (h *history) add(t []byte, off int64) {
-	h.free = t
 	end := off + int64(len(t))
 	if len(t) >= h.limit {
-		h.buf = append(h.buf[:0], t[len(t)-h.limit:]...)
-		h.start = end - int64(len(h.buf))
+		// The whole window is the history: swap buffers instead of copying.
+		h.buf, h.free, h.start = t, h.buf[:0], off
 		return
 	}
+	h.free = t
 	if drop := len(h.buf) + len(t) - h.limit; drop > 0 {
 		h.buf = h.buf[:copy(h.buf, h.buf[drop:])]
 	}
