@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -39,7 +40,26 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 	for _, f := range commands {
 		root.AddCommand(f(ios))
 	}
+	usageArgs(root)
 	return root
+}
+
+// usageArgs makes every command's argument-count errors usage errors
+// (exit 2), as bad flags are.
+func usageArgs(c *cobra.Command) {
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			err := check(cmd, args)
+			var ee *exitError
+			if err == nil || errors.As(err, &ee) {
+				return err
+			}
+			return usageErrorf("%v\nRun '%s --help' for usage.", err, cmd.CommandPath())
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // Main runs hdig with os.Args and returns the exit status.
@@ -60,6 +80,9 @@ func Run(ctx context.Context, ios *IOStreams, args []string) int {
 	}
 	interrupted := ctx.Err() != nil && errors.Is(err, context.Canceled)
 	code := ExitCode(err)
+	if strings.HasPrefix(err.Error(), "unknown command ") {
+		code = ExitUsage // cobra's error for a mistyped subcommand
+	}
 	if interrupted {
 		code = ExitInterrupted
 	}
