@@ -72,9 +72,27 @@ Repr-Digest over the whole representation, and printing a verdict on stderr.
 
 The body is released only once verified: with -o it goes to FILE.hdig-part
 and is renamed onto FILE after verification; to stdout it is held back
-(in memory, then a temporary file) unless -N is given.` + exitStatusHelp,
+(in memory, then a temporary file) unless -N is given.
+
+With -o, a file of 16 MiB or more whose origin sends a strong ETag and
+Accept-Ranges is fetched in concurrent Range pieces (--parallel; default
+min(4, size/8 MiB), 1 turns it off), each checked against the first
+response's ETag, length and Repr-Digest and against its own
+Content-Digest; Repr-Digest is computed while the pieces land. A 200 to
+a piece (the file changed, or Range is ignored) restarts as one stream.
+Ctrl-C keeps FILE.hdig-part and its sidecar FILE.hdig-resume; -C resumes
+them with If-Range, and on a complete FILE fetches nothing when a HEAD's
+Repr-Digest matches it. Progress bars go to stderr on a terminal only.
+
+-r asks for byte ranges; a single range is written as received, several
+are read from the multipart/byteranges answer and written one after
+another. Content-Digest is checked; Repr-Digest covers the whole
+representation and is reported ignored.` + exitStatusHelp,
 		Example: `  hdig get -o big.iso https://example.org/big.iso
   hdig get --require-digest https://example.org/app.js > app.js
+  hdig get --parallel 4 -o big.iso https://example.org/big.iso
+  hdig get -C -o big.iso https://example.org/big.iso
+  hdig get -r 0-1023,-1024 -o ends.bin https://example.org/big.iso
   hdig get -I https://example.org/big.iso
   hdig get --compressed --accept sha-256,md5 https://example.org/page.html`,
 		Args: cobra.RangeArgs(1, 2),
@@ -112,7 +130,7 @@ and is renamed onto FILE after verification; to stdout it is held back
 	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff")
 	f.StringVarP(&o.Range, "range", "r", "", "ask for byte `RANGE`s: START-END, START- or -SUFFIX, comma-separated")
 	f.IntVar(&o.Parallel, "parallel", 0, "with -o, fetch in `N` concurrent range pieces (default: 1 below 16 MiB, else up to 4; 1: one stream)")
-	f.BoolVarP(&o.Continue, "continue", "C", false, "resume FILE.hdig-part (needs -o; curl's `-C -` is accepted)")
+	f.BoolVarP(&o.Continue, "continue", "C", false, "resume FILE.hdig-part (needs -o; curl's \"-C -\" is accepted too)")
 	f.BoolVar(&o.Delta, "delta", true, "ask for a 226 delta against a cached base version (on when the cache holds one)")
 	f.BoolVar(&o.NoDelta, "no-delta", false, "do not ask for a delta (versions are still cached)")
 	f.StringVar(&o.IM, "im", fetch.DefaultIM, "the A-IM `LIST` sent with a delta request")

@@ -34,7 +34,9 @@ type bars struct {
 
 func newBars(w io.Writer) *bars {
 	return &bars{
-		p:    mpb.New(mpb.WithOutput(w), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond)),
+		// The caller knows w is a terminal (IOStreams.StderrTTY), even
+		// when mpb cannot tell (w is not an *os.File).
+		p:    mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(40), mpb.WithRefreshRate(150*time.Millisecond)),
 		open: map[*mpb.Bar]bool{},
 	}
 }

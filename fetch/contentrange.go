@@ -239,9 +239,10 @@ func (r *reply) close() {
 	r.cancel(nil)
 }
 
-// send makes one request of the download. With from >= 0 it asks for
-// bytes from..end-1 (end -1: to the end) with If-Range ifRange when set.
-// A status >= 400 is returned as a *StatusError.
+// send makes one request of the download. With from > 0 or end >= 0 it
+// asks for bytes from..end-1 (end -1: to the end), with If-Range ifRange
+// when set. A status >= 400 is returned as a *StatusError, with the reply
+// (its body closed) for its header.
 func (d *download) send(ctx context.Context, method string, from, end int64, ifRange string) (*reply, error) {
 	r := *d.req
 	if d.url != "" {
@@ -279,10 +280,7 @@ func (d *download) send(ctx context.Context, method string, from, end int64, ifR
 		err := statusError(resp)
 		resp.Body.Close()
 		cancel(nil)
-		if d.status == 0 {
-			d.adopt(resp)
-		}
-		return nil, err
+		return &reply{resp: resp, ctx: rctx, cancel: cancel}, err
 	}
 	return &reply{resp: resp, ctx: rctx, cancel: cancel}, nil
 }
@@ -291,8 +289,14 @@ func (d *download) send(ctx context.Context, method string, from, end int64, ifR
 func (d *download) first(ctx context.Context, from, end int64, ifRange string) (*reply, error) {
 	for attempt := 0; ; attempt++ {
 		r, err := d.send(ctx, http.MethodGet, from, end, ifRange)
-		if err == nil || !retryable(err) || attempt >= d.req.Retry || ctx.Err() != nil {
-			return r, err
+		if err == nil {
+			return r, nil
+		}
+		if r != nil {
+			d.adopt(r.resp) // the JSON verdict reports the status
+		}
+		if !retryable(err) || attempt >= d.req.Retry || ctx.Err() != nil {
+			return nil, err
 		}
 		d.retries.Add(1)
 		if !sleep(ctx, backoff(attempt)) {

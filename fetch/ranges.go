@@ -112,7 +112,8 @@ type download struct {
 	pieces    []*piece
 	before    spans // on disk before this run's pieces
 	parallel  int
-	resumed   bool // bytes of an earlier run are in the file
+	resumed   bool   // bytes of an earlier run are in the file
+	savedRepr string // the Repr-Digest a loaded sidecar recorded
 	restarts  int
 
 	received atomic.Int64
@@ -145,10 +146,12 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	d.adopt(resp)
 	d.resumed, d.before, d.refStatus, d.total = false, nil, resp.StatusCode, resp.ContentLength
 	d.ref = responseFields(resp.Header)
-	d.startHash(d.req.algorithms(d.ref.repr, d.ref.content, d.ref.legacy), 0, nil)
+	d.startHash(d.hashAlgorithms(resp, d.ref.repr, d.ref.content, d.ref.legacy), 0, nil)
 	d.parallel = 1
 	if split && d.splittable(resp) {
 		d.parallel = d.parallelFor(d.total)
+	} else if split && d.o.Parallel > 1 {
+		d.warn(fmt.Sprintf("--parallel %d: fetched as one stream (splitting needs a 200 with a strong ETag, a length, Accept-Ranges: bytes and no digest trailer)", d.o.Parallel))
 	}
 	mode := modeWhole
 	if d.total < 0 {
@@ -168,7 +171,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 		d.warn("the origin answered a range with 200 or another ETag (it ignores Range, or the file changed): restarted as one stream")
 		d.prog.Restart()
 		return d.fresh(ctx, false)
-	case err != nil && retryable(err) && d.etag == "" && d.restarts < d.req.Retry && ctx.Err() == nil:
+	case err != nil && retryable(err) && !d.canResume() && d.restarts < d.req.Retry && ctx.Err() == nil:
 		// Without a validator a stream cannot be resumed: start over.
 		d.restarts++
 		d.retries.Add(1)
@@ -199,6 +202,49 @@ func (d *download) startHash(algs []verify.Algorithm, wm int64, landed spans) {
 	d.ph = newPrefixHash(d.f, d.hasher, wm, landed)
 }
 
+// hashAlgorithms are the algorithms computed over the file: the ones the
+// header's Integrity fields name, and sha-256 (it names cached versions).
+// When digests may come in a trailer (one is announced, or the header has
+// none) it is every algorithm Request.algorithms lists. Hashing is what a
+// download spends its CPU on: sha-512 nobody sent is not computed.
+func (d *download) hashAlgorithms(resp *http.Response, fs ...verify.DigestField) []verify.Algorithm {
+	all := d.req.algorithms(fs...)
+	if digestTrailer(resp.Header) {
+		return all
+	}
+	named := map[string]bool{"sha-256": true}
+	sent := false
+	for _, f := range fs {
+		for _, x := range f.Digests {
+			named[x.Algorithm], sent = true, sent || f.Usable()
+		}
+	}
+	if !sent {
+		return all
+	}
+	var algs []verify.Algorithm
+	for _, a := range all {
+		if named[a.Key] {
+			algs = append(algs, a)
+		}
+	}
+	return algs
+}
+
+// digestTrailer says whether a header announces an Integrity field in the
+// trailer.
+func digestTrailer(h http.Header) bool {
+	for _, t := range h.Values("Trailer") {
+		for _, f := range strings.Split(t, ",") {
+			switch http.CanonicalHeaderKey(strings.TrimSpace(f)) {
+			case verify.ReprDigest, verify.ContentDigest, verify.LegacyDigest:
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // splittable says whether the rest of a first 200 may come in pieces.
 func (d *download) splittable(resp *http.Response) bool {
 	if resp.StatusCode != http.StatusOK || d.etag == "" || d.total <= 0 {
@@ -208,16 +254,12 @@ func (d *download) splittable(resp *http.Response) bool {
 		return false
 	}
 	// Digests announced as trailers would be lost with the first stream.
-	for _, t := range resp.Header.Values("Trailer") {
-		for _, f := range strings.Split(t, ",") {
-			switch http.CanonicalHeaderKey(strings.TrimSpace(f)) {
-			case verify.ReprDigest, verify.ContentDigest, verify.LegacyDigest:
-				return false
-			}
-		}
-	}
-	return true
+	return !digestTrailer(resp.Header)
 }
+
+// canResume says whether a broken stream can continue with a range: only
+// with a validator for If-Range and a known length.
+func (d *download) canResume() bool { return d.etag != "" && d.total >= 0 }
 
 func (d *download) parallelFor(total int64) int {
 	if d.o.Parallel > 0 {
@@ -320,7 +362,8 @@ func (d *download) end(res *Result, err error) (*Result, error) {
 		}
 		return res, nil
 	}
-	if d.keep(err) {
+	defer d.closeHash()
+	if st, serr := d.f.Stat(); serr == nil && st.Size() > 0 && d.keep(err) {
 		if serr := d.saveSidecar(); serr != nil {
 			res.Verdict.Warn("could not save the resume sidecar: " + serr.Error())
 		}
@@ -332,6 +375,13 @@ func (d *download) end(res *Result, err error) (*Result, error) {
 	os.Remove(d.part)
 	os.Remove(d.side)
 	return res, err
+}
+
+// closeHash stops the hasher's goroutines after a failure.
+func (d *download) closeHash() {
+	if d.hasher != nil {
+		d.hasher.Close()
+	}
 }
 
 // keep says whether a failed download's part stays for -C: after an
@@ -430,8 +480,7 @@ func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode,
 			d.pieceDone(p)
 			return nil
 		}
-		canResume := d.etag != "" && d.total >= 0
-		if !retryable(err) || attempt >= d.req.Retry || ctx.Err() != nil || !canResume {
+		if !retryable(err) || attempt >= d.req.Retry || ctx.Err() != nil || !d.canResume() {
 			bar.Done(false)
 			return err
 		}

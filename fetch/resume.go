@@ -18,8 +18,9 @@ import (
 //     (strategy not-modified, no body bytes). Otherwise a fresh download.
 //   - A part with its sidecar: the missing spans are fetched as pieces with
 //     If-Range and the sidecar's ETag; hashing continues from the saved
-//     state; complete pieces beyond it are first re-checked against the
-//     Content-Digest they matched.
+//     state (unless the part's size or mtime changed since: then it is
+//     hashed again); complete pieces beyond it are first re-checked
+//     against the Content-Digest they matched.
 //   - A part without a usable sidecar: "Range: bytes=LEN-" (If-Range when
 //     an ETag is known), and the part is hashed from its start while the
 //     rest arrives, so Repr-Digest proves it.
@@ -47,7 +48,7 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 	}
 	var res *Result
 	if sc != nil && sc.Total > 0 && sc.ETag != "" {
-		res, err = d.resumePieces(ctx, sc)
+		res, err = d.resumePieces(ctx, sc, sc.unchanged(st))
 	} else {
 		res, err = d.resumeLength(ctx, sc, st.Size())
 	}
@@ -59,11 +60,16 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 	return res, err
 }
 
-// resumePieces fetches what the sidecar says is missing.
-func (d *download) resumePieces(ctx context.Context, sc *sidecar) (*Result, error) {
-	d.total, d.etag, d.resumed = sc.Total, sc.ETag, true
+// resumePieces fetches what the sidecar says is missing. The saved hash
+// state is used only when the part is unchanged (size and mtime) since the
+// sidecar was saved; else the part is hashed again from its start.
+func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool) (*Result, error) {
+	d.total, d.etag, d.resumed, d.savedRepr = sc.Total, sc.ETag, true, sc.ReprDigest
 	wm, h := sc.Hashed, verify.NewHasher(sc.algorithms())
-	if err := h.UnmarshalBinary(sc.HashState); err != nil {
+	if !unchanged {
+		d.warn("the part changed since its sidecar was saved: it is hashed again from its start")
+		wm = 0
+	} else if err := h.UnmarshalBinary(sc.HashState); err != nil {
 		d.warn(fmt.Sprintf("the saved hash state is unusable (%v): the part is hashed again", err))
 		wm = 0
 	}
@@ -133,7 +139,7 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
 	}
 	d.before = spans{{0, size}}
-	d.startHash(d.req.algorithms(d.ref.repr, d.ref.legacy), 0, d.before)
+	d.startHash(d.hashAlgorithms(resp, d.ref.repr, d.ref.legacy), 0, d.before)
 	d.parallel, d.pieces = 1, []*piece{{start: size, end: d.total}}
 	return d.resumeTransfer(ctx, r)
 }

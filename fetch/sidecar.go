@@ -41,6 +41,11 @@ type sidecar struct {
 	HashState  []byte         `json:"hash_state"`
 	Done       [][2]int64     `json:"done"` // [start, end) on disk
 	Pieces     []sidecarPiece `json:"pieces,omitempty"`
+	// PartSize and PartTime (mtime, Unix ns) are the part's when the
+	// sidecar was saved: if they changed, the part was written since, and
+	// the saved hash state no longer proves it.
+	PartSize int64 `json:"part_size"`
+	PartTime int64 `json:"part_mtime"`
 }
 
 // sidecarPiece is a complete piece and the Content-Digest it matched.
@@ -69,6 +74,9 @@ func (d *download) saveSidecar() error {
 	sc := sidecar{Version: sidecarVersion, URL: d.req.URL, ETag: d.etag, Total: d.total,
 		ReprDigest: strings.Join(d.header.Values(verify.ReprDigest), ", "),
 		Hashed:     wm, HashState: state}
+	if sc.ReprDigest == "" {
+		sc.ReprDigest = d.savedRepr // the resume request failed before an answer
+	}
 	for _, a := range d.algs {
 		sc.Algorithms = append(sc.Algorithms, a.Key)
 	}
@@ -80,6 +88,11 @@ func (d *download) saveSidecar() error {
 			sc.Pieces = append(sc.Pieces, sidecarPiece{Start: s.start, End: s.end, Digest: dg})
 		}
 	}
+	st, err := d.f.Stat()
+	if err != nil {
+		return err
+	}
+	sc.PartSize, sc.PartTime = st.Size(), st.ModTime().UnixNano()
 	b, err := json.Marshal(sc)
 	if err != nil {
 		return err
@@ -149,6 +162,11 @@ func (sc *sidecar) check(url string, partSize int64) string {
 		return fmt.Sprintf("hashed %d bytes, more than the part holds", sc.Hashed)
 	}
 	return ""
+}
+
+// unchanged reports whether the part is as the sidecar saw it.
+func (sc *sidecar) unchanged(st os.FileInfo) bool {
+	return st.Size() == sc.PartSize && st.ModTime().UnixNano() == sc.PartTime
 }
 
 // done is the sidecar's spans on disk.
