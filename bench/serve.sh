@@ -83,18 +83,21 @@ t1=$(date +%s.%N)
 curl -fsS -o /dev/null "$nginx_url"
 echo "first hdig GET (hashing included): $(echo "$t1 - $t0" | bc) s" >&2
 
-measure() { # URL → MB/s of each run, one per line
-	for _ in $(seq "$RUNS"); do
-		curl -fsS -o /dev/null -w '%{speed_download}\n' "$1"
-	done | awk '{ printf "%.1f\n", $1 / 1e6 }'
+speed() { # URL → MB/s of one GET
+	curl -fsS -o /dev/null -w '%{speed_download}\n' "$1" | awk '{ printf "%.1f\n", $1 / 1e6 }'
 }
-nginx_runs=$(measure "$nginx_url")
-hdig_runs=$(measure "$hdig_url")
-mean() { awk '{ s += $1 } END { printf "%.1f", s / NR }'; }
+# Alternate the servers run by run, so that load from elsewhere on the
+# machine hits both alike.
+nginx_runs="" hdig_runs=""
+for _ in $(seq "$RUNS"); do
+	nginx_runs="$nginx_runs $(speed "$nginx_url")"
+	hdig_runs="$hdig_runs $(speed "$hdig_url")"
+done
+mean() { tr ' ' '\n' | awk 'NF { s += $1; n++ } END { printf "%.1f", s / n }'; }
 nginx_mean=$(echo "$nginx_runs" | mean)
 hdig_mean=$(echo "$hdig_runs" | mean)
 
 echo "file: ${SIZE_MIB} MiB, $RUNS runs each, curl over loopback"
-echo "nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'): $(echo $nginx_runs | tr '\n' ' ') MB/s (mean $nginx_mean)"
-echo "hdig serve:   $(echo $hdig_runs | tr '\n' ' ') MB/s (mean $hdig_mean)"
+echo "nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'):$nginx_runs MB/s (mean $nginx_mean)"
+echo "hdig serve:  $hdig_runs MB/s (mean $hdig_mean)"
 echo "ratio hdig/nginx: $(awk -v a="$hdig_mean" -v b="$nginx_mean" 'BEGIN { printf "%.2f", a / b }')"
