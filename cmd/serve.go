@@ -6,10 +6,12 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/hdig/hdig/server"
+	"github.com/hdig/hdig/server/delta"
 	"github.com/spf13/cobra"
 )
 
@@ -22,6 +24,7 @@ type serveOptions struct {
 	writable  bool
 	maxUpload string
 	stateDir  string
+	history   int
 	tlsCert   string
 	tlsKey    string
 }
@@ -42,10 +45,16 @@ DIR, and dotfiles are never served. With --writable, PUT stores a file and
 POST to a directory creates one; a request whose Content-Digest or
 Repr-Digest does not match is refused with 400 and nothing is stored.
 
+Earlier versions of each file served are kept (--history, under --state-dir
+or a temporary directory): a GET with A-IM and an If-None-Match naming one
+gets 226 IM Used with a vcdiff, gdiff or diff -e delta (RFC 3229), IM,
+Delta-Base, and Repr-Digest of the current representation.
+
 The first line on stdout is "serving DIR at http://HOST:PORT/"; the access
 log goes to stderr. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHelp,
 		Example: `  hdig serve ./public
-  hdig serve ./public --addr 127.0.0.1:0 --writable --max-upload 100MiB`,
+  hdig serve ./public --addr 127.0.0.1:0 --writable --max-upload 100MiB
+  hdig serve ./public --state-dir /var/lib/hdig --history 8`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("serve takes exactly one DIR, got %d arguments\nRun '%s --help' for usage.", len(args), c.CommandPath())
@@ -61,7 +70,8 @@ log goes to stderr. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHel
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: the kernel picks one)")
 	f.BoolVar(&o.writable, "writable", false, "accept PUT and POST, verified against the request's digests")
 	f.StringVar(&o.maxUpload, "max-upload", "1GiB", "largest request content accepted (`SIZE`, e.g. 500MiB)")
-	f.StringVar(&o.stateDir, "state-dir", "", "keep precompressed variants in `DIR` instead of memory")
+	f.StringVar(&o.stateDir, "state-dir", "", "keep precompressed variants and earlier versions in `DIR` (default: memory and a temporary directory)")
+	f.IntVar(&o.history, "history", delta.DefaultHistory, "earlier versions kept per file for 226 deltas (`N`; 0 turns deltas off)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
 	return c
@@ -82,8 +92,9 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	if _, _, err := net.SplitHostPort(o.addr); err != nil {
 		return usageErrorf("--addr %q: want HOST:PORT", o.addr)
 	}
+	logger := slog.New(slog.NewTextHandler(ios.ErrOut, nil))
 	opts := []server.Option{
-		server.WithLogger(slog.New(slog.NewTextHandler(ios.ErrOut, nil))),
+		server.WithLogger(logger),
 		server.WithMaxUpload(maxUpload),
 	}
 	if o.writable {
@@ -91,6 +102,21 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	}
 	if o.stateDir != "" {
 		opts = append(opts, server.WithStateDir(o.stateDir))
+	}
+	if o.history < 0 {
+		return usageErrorf("--history %d: want 0 or more", o.history)
+	}
+	if o.history > 0 {
+		dir, cleanup, err := historyDir(o.stateDir)
+		if err != nil {
+			return fmt.Errorf("delta history: %w", err)
+		}
+		defer cleanup()
+		d, err := delta.New(dir, o.history, 0, logger)
+		if err != nil {
+			return fmt.Errorf("delta history: %w", err)
+		}
+		opts = append(opts, server.WithDelta(d))
 	}
 	s, err := server.New(o.dir, opts...)
 	if err != nil {
@@ -107,6 +133,19 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	}
 	fmt.Fprintf(ios.Out, "serving %s at %s://%s/\n", o.dir, scheme, ln.Addr())
 	return s.Serve(ctx, ln, o.tlsCert, o.tlsKey)
+}
+
+// historyDir is where earlier versions are kept: under --state-dir, which
+// keeps them across restarts, else in a temporary directory removed on exit.
+func historyDir(stateDir string) (string, func(), error) {
+	if stateDir != "" {
+		return filepath.Join(stateDir, "history"), func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "hdig-serve-history-")
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
 // parseServeSize parses a byte count with an optional binary unit: 1024,
