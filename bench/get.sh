@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # bench/get.sh: `hdig get` against curl and aria2 on loopback, fetching a
-# 256 MiB file from `hdig serve` (or, if that does not build, a small Go file
-# server built here from a heredoc). Each command runs RUNS times; the median
+# 256 MiB file from `hdig serve`. Each command runs RUNS times; the median
 # wall time and the peak RSS (/usr/bin/time -v) are reported, then the
 # ratios:
 #
@@ -54,62 +53,8 @@ export HDIG_CACHE_DIR="$tmp/cache"
 mkdir -p "$tmp/www" "$tmp/out"
 head -c $((SIZE_MIB << 20)) /dev/urandom >"$tmp/www/big.bin"
 
-# fallback_server builds a file server with ETag, Accept-Ranges and
-# Repr-Digest, for when `hdig serve` is not there yet.
-fallback_server() {
-	mkdir -p "$tmp/srv"
-	cat >"$tmp/srv/main.go" <<'GO'
-package main
-
-import (
-	"crypto/sha256"
-	"encoding/base64"
-	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"os"
-	"path/filepath"
-)
-
-func main() {
-	dir := os.Args[1]
-	sums := map[string]string{}
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		f, _ := os.Open(filepath.Join(dir, e.Name()))
-		h := sha256.New()
-		io.Copy(h, f)
-		f.Close()
-		sums["/"+e.Name()] = base64.StdEncoding.EncodeToString(h.Sum(nil))
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	fmt.Printf("serving %s at http://%s/\n", dir, ln.Addr())
-	fs := http.FileServer(http.Dir(dir))
-	http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s, ok := sums[r.URL.Path]; ok {
-			w.Header().Set("ETag", `"`+s[:16]+`"`)
-			w.Header().Set("Repr-Digest", "sha-256=:"+s+":")
-		}
-		fs.ServeHTTP(w, r)
-	}))
-}
-GO
-	(cd "$tmp/srv" && go mod init benchsrv >/dev/null 2>&1 && go build -o server .)
-	echo "$tmp/srv/server"
-}
-
-if "$tmp/hdig" serve --help >/dev/null 2>&1; then
-	"$tmp/hdig" serve "$tmp/www" --addr 127.0.0.1:0 >"$tmp/serve.out" 2>/dev/null &
-	server="hdig serve"
-else
-	srv=$(fallback_server)
-	"$srv" "$tmp/www" >"$tmp/serve.out" 2>/dev/null &
-	server="fallback Go server"
-fi
+"$tmp/hdig" serve "$tmp/www" --addr 127.0.0.1:0 >"$tmp/serve.out" 2>/dev/null &
+server="hdig serve"
 server_pid=$!
 for _ in $(seq 100); do
 	[ -s "$tmp/serve.out" ] && break

@@ -258,6 +258,9 @@ func (d *download) send(ctx context.Context, method string, from, end int64, ifR
 			last = strconv.FormatInt(end-1, 10)
 		}
 		hreq.Header.Set("Range", fmt.Sprintf("bytes=%d-%s", from, last))
+		if len(r.WantContent) > 0 {
+			hreq.Header.Set(verify.WantContentDigest, verify.FormatWant(pieceWant))
+		}
 		if ifRange != "" {
 			hreq.Header.Set("If-Range", ifRange)
 		}
@@ -366,6 +369,20 @@ func differ(a, b verify.DigestField) (string, bool) {
 	return "", true
 }
 
+// pieceWant is the Want-Content-Digest of a piece's range request. A
+// piece's Content-Digest only says which piece went wrong, so that it alone
+// is fetched again; the proof of the file is its Repr-Digest, computed over
+// the whole with an accepted algorithm. So pieces prefer CRC-32C, which
+// costs the origin and hdig next to nothing, to a second SHA pass over
+// every byte (RFC 9530 §5 allows deprecated algorithms against corruption,
+// never as proof against an adversary; they are never that here).
+var pieceWant = []verify.Pref{{Algorithm: "crc32c", Weight: 10}, {Algorithm: "sha-256", Weight: 5}}
+
+// piecePolicy accepts the policy's algorithms and CRC-32C for pieces.
+func (d *download) piecePolicy() verify.Policy {
+	return verify.Policy{Accept: append([]string{"crc32c"}, d.req.Policy.Accept...)}
+}
+
 // pieceAlgorithms are the accepted algorithms of a piece's Content-Digest:
 // those of the header field, or the ones asked for when it is a trailer.
 func (d *download) pieceAlgorithms(resp *http.Response) []verify.Algorithm {
@@ -375,13 +392,13 @@ func (d *download) pieceAlgorithms(resp *http.Response) []verify.Algorithm {
 		want[x.Algorithm] = cd.Usable()
 	}
 	if !cd.Present && strings.Contains(strings.ToLower(strings.Join(resp.Header.Values("Trailer"), ",")), "content-digest") {
-		for _, p := range d.req.WantContent {
+		for _, p := range pieceWant {
 			want[p.Algorithm] = p.Weight > 0
 		}
 	}
 	var algs []verify.Algorithm
 	for _, a := range verify.Algorithms {
-		if want[a.Key] && d.req.Policy.Accepts(a.Key) {
+		if want[a.Key] && d.piecePolicy().Accepts(a.Key) {
 			algs = append(algs, a)
 		}
 	}
@@ -397,7 +414,7 @@ func (d *download) verifyPiece(resp *http.Response, p *piece, from int64, h *ver
 	sums := h.Sums()
 	var matched []verify.Digest
 	for _, lines := range [][]string{resp.Header.Values(verify.ContentDigest), resp.Trailer.Values(verify.ContentDigest)} {
-		for _, c := range verify.Compare(verify.ParseDigestField(verify.ContentDigest, lines), sums, d.req.Policy) {
+		for _, c := range verify.Compare(verify.ParseDigestField(verify.ContentDigest, lines), sums, d.piecePolicy()) {
 			switch c.Result {
 			case verify.Mismatch:
 				c.Reason = fmt.Sprintf("piece %d, bytes %d-%d", p.id, from, p.end-1)

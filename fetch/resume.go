@@ -194,7 +194,7 @@ func (d *download) checkKept(sc *sidecar, done spans, wm int64) spans {
 			}
 		}
 		sums, _, err := verify.Sum(io.NewSectionReader(d.f, p.Start, p.End-p.Start), algs)
-		v := verify.Verdict{Checks: verify.Compare(f, sums, verify.Policy{Accept: sc.Algorithms})}
+		v := verify.Verdict{Checks: verify.Compare(f, sums, verify.Policy{Accept: append([]string{"crc32c"}, sc.Algorithms...)})}
 		if err != nil || len(v.Mismatches()) > 0 {
 			d.warn(fmt.Sprintf("bytes %d-%d of the part no longer match their Content-Digest: fetched again", p.Start, p.End-1))
 			done.cut(max(p.Start, wm), p.End)
