@@ -17,6 +17,7 @@ var demoSteps = []func(context.Context, *demo) error{
 	demoRange,
 	demoCorrupt,
 	demoDelta,
+	demoParallel,
 	demoCheck,
 }
 
@@ -107,6 +108,20 @@ func demoDelta(ctx context.Context, d *demo) error {
 	v = parseVerdict(stdout)
 	d.say("again", "%d: %s received; the cached copy was re-verified", v.Status, humanBytes(v.Transfer.Received))
 	d.expect(code == 0 && v.Transfer.Strategy == "not-modified", "a 304 and no body bytes")
+	return nil
+}
+
+func demoParallel(ctx context.Context, d *demo) error {
+	d.title("A larger file in parallel Range pieces, proven whole by Repr-Digest as the pieces land")
+	out := filepath.Join(d.work, "big.bin")
+	code, stdout, stderr, took := d.run(ctx, "get", "--json", "--no-cache", "--parallel", "4", "-o", out, d.base+"big.bin")
+	v := parseVerdict(stdout)
+	d.say("asked", "GET /big.bin, then Range pieces with If-Range: %s", v.ETag)
+	d.say("got", "%d pieces over 4 connections, %s, each 206 checked against its own Content-Digest", v.Transfer.Pieces, humanBytes(v.Bytes))
+	d.say("verdict", "%s [%s]", verdict(stderr), took.Round(1e6))
+	st, err := os.Stat(out)
+	d.expect(code == 0 && v.Transfer.Strategy == "ranges" && v.Transfer.Pieces > 1 && err == nil && st.Size() == 24<<20,
+		"several pieces, one verified 24 MiB file")
 	return nil
 }
 
