@@ -56,7 +56,7 @@ func (p *digestPlan) setHeaders(h http.Header) {
 		return
 	}
 	if p.legacy {
-		h.Set(verify.LegacyDigest, formatLegacy(p.repr))
+		h.Set(verify.LegacyDigest, verify.FormatLegacyDigest(p.repr))
 		return
 	}
 	h.Set(verify.ReprDigest, verify.FormatDigests(p.repr))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/hex"
+	"errors"
 	"io"
 	"io/fs"
 	"mime"
@@ -72,6 +73,9 @@ func (s *Server) selectRep(r *http.Request, name string, f Content, fi fs.FileIn
 		return id, func() {}, nil
 	}
 	content, size, release, err := s.variants.open(sum[0].Value, enc, io.NewSectionReader(f, 0, id.Size))
+	if errors.Is(err, errChangedDuringBuild) {
+		return id, func() {}, nil // the next request sees the new version
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -82,7 +82,8 @@ func WithLogger(l *slog.Logger) Option {
 
 // WithStateDir keeps the encoded variants (gzip, br, zstd) on disk in
 // dir/variants, named after the sha-256 of the identity bytes, instead of in
-// memory. The directory is created if missing; it must not be inside the
+// memory, within 1 GiB (the least recently used are removed first). The
+// directory is created if missing; it must not be inside the
 // served directory unless its name starts with a dot.
 func WithStateDir(dir string) Option {
 	return func(c *config) error {

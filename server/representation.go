@@ -57,11 +57,13 @@ func etagFor(sha256 []byte) string {
 }
 
 // DeltaHandler is the hook for the RFC 3229 delta step (A-IM, If-None-Match
-// → 226 IM Used). The server calls ServeDelta for each GET after selecting
-// the representation and before evaluating preconditions and ranges; the
-// response headers already hold ETag, Content-Type, Vary and Repr-Digest of
-// the selected (current) representation. ServeDelta returns false to let
-// the server answer normally, true when it wrote the response itself.
+// → 226 IM Used). The server calls ServeDelta for each GET and HEAD after
+// selecting the representation and before evaluating preconditions and
+// ranges; the response headers already hold ETag, Content-Type, Vary and
+// Repr-Digest of the selected (current) representation. ServeDelta returns
+// false to let the server answer normally, true when it wrote the response
+// itself. r.Method tells HEAD from GET; server/delta leaves HEAD to the
+// server (226 is defined for GET only).
 type DeltaHandler interface {
 	ServeDelta(w http.ResponseWriter, r *http.Request, cur *Representation) bool
 }

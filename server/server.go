@@ -21,6 +21,7 @@ type Server struct {
 	root     *os.Root
 	cache    *digestCache
 	variants *variantStore
+	held     *memBudget   // multipart bodies held for a header Content-Digest
 	requests atomic.Int64 // GET and HEAD requests seen, for WithChangingETag
 	handler  http.Handler
 }
@@ -50,7 +51,8 @@ func New(dir string, opts ...Option) (*Server, error) {
 		root.Close()
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
-	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs}
+	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs,
+		held: &memBudget{limit: maxHeldMemory}}
 	s.handler = s.accessLog(http.HandlerFunc(s.serveHTTP))
 	return s, nil
 }

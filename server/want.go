@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/hex"
 	"net/http"
 	"strconv"
 	"strings"
@@ -60,7 +59,8 @@ func legacyAlgs(h http.Header) []verify.Algorithm {
 	return chooseAlgs(h, verify.WantReprDigest)
 }
 
-// legacyNames maps RFC 9530 keys to RFC 3230 algorithm tokens.
+// legacyNames maps RFC 9530 keys to RFC 3230 algorithm tokens, for reading
+// Want-Digest (verify.FormatLegacyDigest writes the Digest field).
 var legacyNames = map[string]string{
 	"sha-256": "SHA-256", "sha-512": "SHA-512", "md5": "MD5", "sha": "SHA",
 	"unixsum": "UNIXsum", "unixcksum": "UNIXcksum", "adler": "ADLER32", "crc32c": "CRC32c",
@@ -73,28 +73,4 @@ func legacyLookup(tok string) (verify.Algorithm, bool) {
 		}
 	}
 	return verify.Algorithm{}, false
-}
-
-// formatLegacy formats digests as an RFC 3230 Digest field value: base64 for
-// the hashes, decimal for UNIXsum and UNIXcksum (RFC 3230 §4.1.1),
-// hexadecimal for ADLER32 and CRC32c (rfc-notes §1.5).
-func formatLegacy(ds []verify.Digest) string {
-	parts := make([]string, 0, len(ds))
-	for _, d := range ds {
-		var v string
-		switch d.Algorithm {
-		case "unixsum", "unixcksum":
-			var n uint64
-			for _, b := range d.Value {
-				n = n<<8 | uint64(b)
-			}
-			v = strconv.FormatUint(n, 10)
-		case "adler", "crc32c":
-			v = hex.EncodeToString(d.Value)
-		default:
-			v = verify.Base64(d.Value)
-		}
-		parts = append(parts, legacyNames[d.Algorithm]+"="+v)
-	}
-	return strings.Join(parts, ",")
 }

@@ -24,7 +24,8 @@ import (
 //     and hashed before the header goes out (a header, not a trailer);
 //   - 206 multipart/byteranges up to the limit: the body ServeContent
 //     generates (its boundary is random) is held in memory, hashed, and sent
-//     after the header with Content-Digest;
+//     after the header with Content-Digest, as long as the bodies held by
+//     all requests together fit maxHeldMemory (else as below);
 //   - larger partial content: hashed as it streams, Content-Digest is a
 //     trailer (RFC 9530 §6.4) and Content-Length is dropped for chunking.
 //
@@ -46,6 +47,7 @@ type bodyWriter struct {
 	filtered  bool           // bytes go through filter (no sendfile)
 	hasher    *verify.Hasher // Content-Digest computed while streaming
 	buf       *bytes.Buffer  // multipart body held back for the header
+	held      int64          // bytes of buf reserved from s.held
 	cdTrailer bool           // the hasher's Content-Digest is a trailer
 	trailers  map[string]string
 
@@ -154,8 +156,9 @@ func (w *bodyWriter) prepare(code int) error {
 			h.Set(verify.ContentDigest, w.plan.formatContent(ds))
 		default:
 			w.hasher = verify.NewHasher(algs)
-			if sp.multipart && sp.length <= w.s.cfg.headerDigestAt && !trailer {
-				w.buf = &bytes.Buffer{}
+			if sp.multipart && sp.length <= w.s.cfg.headerDigestAt && !trailer && w.s.held.reserve(sp.length) {
+				w.held = sp.length
+				w.buf = bytes.NewBuffer(make([]byte, 0, sp.length))
 			} else {
 				w.cdTrailer = true
 			}

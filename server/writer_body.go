@@ -3,6 +3,7 @@ package server
 import (
 	"io"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/hdig/hdig/verify"
@@ -143,9 +144,52 @@ func (w *bodyWriter) finish() {
 	}
 }
 
-// close stops the hasher's goroutines, also after an abort.
+// close stops the hasher's goroutines and returns the held memory, also
+// after an abort.
 func (w *bodyWriter) close() {
 	if w.hasher != nil {
 		w.hasher.Close()
 	}
+	w.buf = nil
+	w.s.held.release(w.held)
+	w.held = 0
+}
+
+// maxHeldMemory bounds the multipart bodies all requests together hold in
+// memory to send their Content-Digest as a header; a request that does not
+// fit gets it as a trailer instead. Without it, concurrent multi-range
+// requests would each hold up to WithHeaderDigestLimit (64 MiB).
+const maxHeldMemory = 128 << 20
+
+// memBudget is a byte budget shared by concurrent requests.
+type memBudget struct {
+	mu    sync.Mutex
+	limit int64
+	used  int64
+}
+
+// reserve takes n bytes if they fit, without waiting.
+func (b *memBudget) reserve(n int64) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if n < 0 || b.used+n > b.limit {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *memBudget) release(n int64) {
+	if n == 0 {
+		return
+	}
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+}
+
+func (b *memBudget) inUse() int64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.used
 }

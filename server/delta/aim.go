@@ -89,13 +89,14 @@ func refusesIdentity(aim []manipulation) bool {
 	return false
 }
 
-// parseETags parses an If-None-Match list of entity tags; "*" and weak
-// tags are skipped (a delta base must match byte for byte).
+// parseETags parses an If-None-Match list of entity tags: strong tags as
+// they are, weak ones with their "W/" prefix, and "*". The field is bounded
+// by the server's header limit, so the whole list is read.
 func parseETags(lines []string) []string {
 	var out []string
 	for _, l := range lines {
 		s := l
-		for len(out) < maxAIM {
+		for {
 			s = strings.TrimLeft(s, " \t,")
 			if s == "" {
 				break
@@ -105,12 +106,12 @@ func parseETags(lines []string) []string {
 				s = s[2:]
 			}
 			if !strings.HasPrefix(s, `"`) {
-				// Not an entity tag: skip to the next comma.
-				i := strings.IndexByte(s, ',')
-				if i < 0 {
-					break
+				// Not an entity tag ("*" or garbage): up to the next comma.
+				tok, rest, _ := strings.Cut(s, ",")
+				if tok = strings.TrimSpace(tok); tok == "*" && !weak {
+					out = append(out, tok)
 				}
-				s = s[i:]
+				s = rest
 				continue
 			}
 			end := strings.IndexByte(s[1:], '"')
@@ -119,9 +120,10 @@ func parseETags(lines []string) []string {
 			}
 			tag := s[:end+2]
 			s = s[end+2:]
-			if !weak {
-				out = append(out, tag)
+			if weak {
+				tag = "W/" + tag
 			}
+			out = append(out, tag)
 		}
 	}
 	return out

@@ -33,6 +33,7 @@ func text(n, v int) []byte {
 
 type origin struct {
 	t    *testing.T
+	h    *Handler
 	dir  string
 	url  string
 	file string
@@ -51,7 +52,7 @@ func newOrigin(t *testing.T, history int) *origin {
 	}
 	ts := httptest.NewServer(srv.Handler())
 	t.Cleanup(func() { ts.Close(); srv.Close() })
-	return &origin{t: t, dir: dir, url: ts.URL + "/a.txt", file: filepath.Join(dir, "a.txt")}
+	return &origin{t: t, h: h, dir: dir, url: ts.URL + "/a.txt", file: filepath.Join(dir, "a.txt")}
 }
 
 func (o *origin) put(b []byte) {
@@ -216,7 +217,7 @@ func TestParseAIM(t *testing.T) {
 
 func TestParseETags(t *testing.T) {
 	got := parseETags([]string{`"a", W/"b", *, "c,d"`, `"e"`})
-	want := []string{`"a"`, `"c,d"`, `"e"`}
+	want := []string{`"a"`, `W/"b"`, `*`, `"c,d"`, `"e"`}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parseETags = %q, want %q", got, want)
 	}

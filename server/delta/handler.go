@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,9 +37,24 @@ type Handler struct {
 	maxSize int64
 	log     *slog.Logger
 
+	// encodes bounds the deltas being made at once: each encode costs a
+	// core and up to a few hundred MiB (patch's window, index and text
+	// limits), and any client can ask for one. Requests wait for a slot
+	// (or until they are cancelled); cached deltas need none.
+	encodes chan struct{}
+
 	mu    sync.Mutex
-	locks map[string]*sync.Mutex
+	locks map[string]*keyLock // in use only: removed when the last holder unlocks
 }
+
+// keyLock is a mutex shared by the requests working on one key.
+type keyLock struct {
+	mu   sync.Mutex
+	refs int // holders and waiters; guarded by Handler.mu
+}
+
+// maxEncodes is the number of deltas made concurrently.
+func maxEncodes() int { return max(1, runtime.GOMAXPROCS(0)/2) }
 
 // New returns a Handler keeping up to history versions per file under
 // stateDir (created if needed). Files larger than maxSize (0: DefaultMaxSize)
@@ -58,18 +74,31 @@ func New(stateDir string, history int, maxSize int64, log *slog.Logger) (*Handle
 			return nil, err
 		}
 	}
-	return &Handler{dir: stateDir, history: history, maxSize: maxSize, log: log, locks: map[string]*sync.Mutex{}}, nil
+	return &Handler{dir: stateDir, history: history, maxSize: maxSize, log: log,
+		encodes: make(chan struct{}, maxEncodes()), locks: map[string]*keyLock{}}, nil
 }
 
-func (h *Handler) fileLock(key string) *sync.Mutex {
+// lock locks key (a file name or a delta path) and returns the unlock.
+// The lock is dropped from the map when nobody holds or waits for it, so
+// the map does not grow with every file and delta ever served.
+func (h *Handler) lock(key string) (unlock func()) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	l := h.locks[key]
 	if l == nil {
-		l = &sync.Mutex{}
+		l = &keyLock{}
 		h.locks[key] = l
 	}
-	return l
+	l.refs++
+	h.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		h.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(h.locks, key)
+		}
+		h.mu.Unlock()
+	}
 }
 
 // etagSuffix is the part of the origin's ETag derived from the sha-256 of
@@ -89,6 +118,10 @@ func (h *Handler) BeforeReplace(cur *server.Representation) {
 // from a retained version (If-None-Match) and a delta smaller than the
 // instance can be made; with 406 when the client refused identity and no
 // delta applies; otherwise it leaves the response to the server.
+//
+// A HEAD is always left to the server (200, or 304 as for any HEAD): 226
+// is defined for GET only (RFC 3229 §10.4.1), and a HEAD should not make
+// the origin compute a delta it will not send.
 func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server.Representation) bool {
 	if r.Method != http.MethodGet || cur.Encoding != "" {
 		return false
@@ -103,22 +136,21 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	codings := accepted(aim, deltaCodings)
 	tags := parseETags(r.Header.Values("If-None-Match"))
 	for _, t := range tags {
-		if t == cur.ETag {
-			return false // the server answers 304
+		// If-None-Match compares weakly (RFC 9110 §13.1.2), and "*"
+		// matches any current representation: the server answers 304.
+		if t == "*" || strings.TrimPrefix(t, "W/") == cur.ETag {
+			return false
 		}
 	}
-	var base version
-	found := false
-	for _, t := range tags {
-		if base, found = h.find(cur.File, t); found {
-			break
-		}
-	}
+	base, found := h.load(cur.File).find(tags)
 	if len(codings) == 0 || !found || r.Header.Get("Range") != "" {
 		return h.notAcceptable(w, aim, "no delta-coding can be applied")
 	}
-	d, err := h.bestDelta(cur, base, codings, aim)
+	d, err := h.bestDelta(r.Context(), cur, base, codings, aim)
 	if err != nil {
+		if r.Context().Err() != nil {
+			return false // the client is gone; the server's answer fails quietly
+		}
 		h.log.Warn("delta", "file", cur.File, "base", base.ETag, "err", err)
 		return h.notAcceptable(w, aim, "the delta could not be made")
 	}
@@ -155,9 +187,15 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, d *made, base ve
 	defer f.Close()
 	hd := w.Header()
 	hd.Del("Content-Digest")
+	// As the server does for its own responses: a Want-Content-Digest that
+	// is present but malformed, or refuses sha-256, still gets an answer.
 	want := verify.ParseWantField(verify.WantContentDigest, r.Header.Values(verify.WantContentDigest))
-	if want.Present && want.Ignored == "" {
-		if algs := verify.Choose(want.Prefs, "sha-256"); len(algs) > 0 {
+	if want.Present {
+		algs := verify.Choose(want.Prefs, "sha-256")
+		if len(algs) == 0 {
+			algs = verify.Choose(want.Prefs, "sha-512")
+		}
+		if len(algs) > 0 {
 			sums, _, err := verify.Sum(f, algs)
 			if err == nil {
 				hd.Set("Content-Digest", verify.FormatDigests(sums))

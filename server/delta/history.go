@@ -76,11 +76,14 @@ func (h *Handler) save(idx fileIndex) error {
 	return writeAtomic(h.indexPath(idx.File), func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
-// find returns the retained version of file with the given tag.
-func (h *Handler) find(file, tag string) (version, bool) {
-	for _, v := range h.load(file).Versions {
-		if v.ETag == tag {
-			return v, true
+// find returns the first retained version named in tags (strong entity
+// tags only: a delta base must match byte for byte).
+func (idx fileIndex) find(tags []string) (version, bool) {
+	for _, t := range tags {
+		for _, v := range idx.Versions {
+			if v.ETag == t {
+				return v, true
+			}
 		}
 	}
 	return version{}, false
@@ -93,9 +96,7 @@ func (h *Handler) record(cur *server.Representation) error {
 	if _, ok := tagName(cur.ETag); !ok || cur.Size > h.maxSize {
 		return nil
 	}
-	lock := h.fileLock(cur.File)
-	lock.Lock()
-	defer lock.Unlock()
+	defer h.lock(cur.File)()
 	idx := h.load(cur.File)
 	for _, v := range idx.Versions {
 		if v.ETag == cur.ETag {
