@@ -35,7 +35,11 @@ type Handler struct {
 	dir     string
 	history int
 	maxSize int64
-	log     *slog.Logger
+	// maxTotal bounds the bytes of all retained versions (DefaultMaxTotal);
+	// set it with SetMaxTotal before serving.
+	maxTotal int64
+	budgetMu sync.Mutex
+	log      *slog.Logger
 
 	// encodes bounds the deltas being made at once: each encode costs a
 	// core and up to a few hundred MiB (patch's window, index and text
@@ -74,7 +78,7 @@ func New(stateDir string, history int, maxSize int64, log *slog.Logger) (*Handle
 			return nil, err
 		}
 	}
-	return &Handler{dir: stateDir, history: history, maxSize: maxSize, log: log,
+	return &Handler{dir: stateDir, history: history, maxSize: maxSize, maxTotal: DefaultMaxTotal, log: log,
 		encodes: make(chan struct{}, maxEncodes()), locks: map[string]*keyLock{}}, nil
 }
 
@@ -105,6 +109,14 @@ func (h *Handler) lock(key string) (unlock func()) {
 // the bytes (server: "sha256-" + unpadded base64url).
 func etagSuffix(sum []byte) string {
 	return `sha256-` + base64.RawURLEncoding.EncodeToString(sum) + `"`
+}
+
+// SetMaxTotal bounds the bytes of all retained versions together; the
+// oldest are forgotten first. n <= 0 keeps DefaultMaxTotal.
+func (h *Handler) SetMaxTotal(n int64) {
+	if n > 0 {
+		h.maxTotal = n
+	}
 }
 
 // BeforeReplace keeps the current version of a file a PUT is replacing.

@@ -93,17 +93,29 @@ func (idx fileIndex) find(tags []string) (version, bool) {
 // is not kept already. Its bytes are checked against its ETag (the ETag is
 // derived from their sha-256) as they are copied.
 func (h *Handler) record(cur *server.Representation) error {
+	added, err := h.add(cur)
+	if added {
+		// After the file's lock is released: the sweep takes other files'.
+		name, _ := tagName(cur.ETag)
+		h.enforceBudget(fileKey(cur.File) + "-" + name)
+	}
+	return err
+}
+
+// add keeps cur as a version of its file, under the file's lock; added
+// says a new version was stored.
+func (h *Handler) add(cur *server.Representation) (added bool, err error) {
 	if _, ok := tagName(cur.ETag); !ok || cur.Size > h.maxSize {
-		return nil
+		return false, nil
 	}
 	defer h.lock(cur.File)()
 	idx := h.load(cur.File)
 	for _, v := range idx.Versions {
 		if v.ETag == cur.ETag {
-			return nil
+			return false, nil
 		}
 	}
-	err := writeAtomic(h.blobPath(cur.File, cur.ETag), func(w io.Writer) error {
+	err = writeAtomic(h.blobPath(cur.File, cur.ETag), func(w io.Writer) error {
 		sum := sha256.New()
 		n, err := io.Copy(io.MultiWriter(w, sum), io.NewSectionReader(cur.Content, 0, cur.Size))
 		if err != nil {
@@ -115,7 +127,7 @@ func (h *Handler) record(cur *server.Representation) error {
 		return nil
 	})
 	if err != nil {
-		return err
+		return false, err
 	}
 	idx.Versions = append([]version{{ETag: cur.ETag, Size: cur.Size, Stored: time.Now().UTC()}}, idx.Versions...)
 	for len(idx.Versions) > h.history {
@@ -123,7 +135,7 @@ func (h *Handler) record(cur *server.Representation) error {
 		idx.Versions = idx.Versions[:len(idx.Versions)-1]
 		h.forget(cur.File, old.ETag)
 	}
-	return h.save(idx)
+	return true, h.save(idx)
 }
 
 // forget deletes a version's bytes and the deltas made from it.
