@@ -25,6 +25,7 @@ type serveOptions struct {
 	maxUpload string
 	stateDir  string
 	history   int
+	histMax   string
 	tlsCert   string
 	tlsKey    string
 }
@@ -71,6 +72,7 @@ log goes to stderr. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHel
 	f.BoolVar(&o.writable, "writable", false, "accept PUT and POST, verified against the request's digests")
 	f.StringVar(&o.maxUpload, "max-upload", "1GiB", "largest request content accepted (`SIZE`, e.g. 500MiB)")
 	f.StringVar(&o.stateDir, "state-dir", "", "keep precompressed variants and earlier versions in `DIR` (default: memory and a temporary directory)")
+	f.StringVar(&o.histMax, "history-max", "2GiB", "bytes of earlier versions kept for all files together (`SIZE`); the oldest go first")
 	f.IntVar(&o.history, "history", delta.DefaultHistory, "earlier versions kept per file for 226 deltas (`N`; 0 turns deltas off)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
@@ -116,6 +118,11 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 		if err != nil {
 			return fmt.Errorf("delta history: %w", err)
 		}
+		histMax, err := parseServeSize(o.histMax)
+		if err != nil {
+			return usageErrorf("--history-max: %v", err)
+		}
+		d.SetMaxTotal(histMax)
 		opts = append(opts, server.WithDelta(d))
 	}
 	s, err := server.New(o.dir, opts...)

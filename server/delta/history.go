@@ -96,8 +96,7 @@ func (h *Handler) record(cur *server.Representation) error {
 	added, err := h.add(cur)
 	if added {
 		// After the file's lock is released: the sweep takes other files'.
-		name, _ := tagName(cur.ETag)
-		h.enforceBudget(fileKey(cur.File) + "-" + name)
+		h.enforceBudget(cur.File, cur.ETag)
 	}
 	return err
 }
