@@ -42,12 +42,18 @@ func (c *Cache) Open(e Entry) (*Base, error) {
 		f.Close()
 		return nil, fmt.Errorf("open cached %s: %w", e.URL, err)
 	}
-	if e.Linked() && (fi.Size() != e.Size || !fi.ModTime().Equal(e.ModTime)) {
+	if e.Linked() && (!fi.Mode().IsRegular() || fi.Size() != e.Size || !fi.ModTime().Equal(e.ModTime)) {
 		f.Close()
 		return nil, c.corrupt(e, nil, "file changed since it was recorded")
 	}
+	if !e.Linked() && (!fi.Mode().IsRegular() || fi.Size() != e.Size) {
+		f.Close()
+		return nil, c.corrupt(e, fi, fmt.Sprintf("blob is %d bytes, want %d", fi.Size(), e.Size))
+	}
+	// Hash at most one byte more than recorded: a file that grows while
+	// it is read is caught without reading it to its end.
 	h := sha256.New()
-	n, err := io.Copy(h, f)
+	n, err := io.Copy(h, io.LimitReader(f, e.Size+1))
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("open cached %s: %w", e.URL, err)

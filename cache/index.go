@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -28,6 +30,9 @@ const (
 	blobDir      = "blobs"
 	tempPrefix   = "tmp-"
 	indexVersion = 1
+	// maxIndexFile bounds the index file of one URL read from disk: a few
+	// versions with their header values take kilobytes.
+	maxIndexFile = 16 << 20
 )
 
 // index is the content of one index file.
@@ -95,9 +100,12 @@ func (c *Cache) readIndex(url string) (*index, error) {
 // unknown version, or does not belong to its name is reported through Warnf
 // and returned empty with corrupt set.
 func (c *Cache) readIndexFile(name string) (*index, error) {
-	data, err := c.root.ReadFile(path.Join(indexDir, name))
+	data, err := c.readSmall(path.Join(indexDir, name), maxIndexFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &index{V: indexVersion, name: name}, nil
+	}
+	if errors.Is(err, errTooBig) {
+		return c.corruptIndex(name, err.Error()), nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read cache index: %w", err)
@@ -114,13 +122,35 @@ func (c *Cache) readIndexFile(name string) (*index, error) {
 	}
 	kept := idx.Versions[:0]
 	for _, e := range idx.Versions {
-		if validSum(e.SHA256) && e.Size >= 0 {
+		// A linked version was recorded with an absolute path (PutFile);
+		// a relative one would be looked up from the working directory.
+		if validSum(e.SHA256) && e.Size >= 0 && (!e.Linked() || filepath.IsAbs(e.Path)) {
 			kept = append(kept, e)
 		}
 	}
 	idx.Versions = kept
 	idx.sortVersions()
 	return idx, nil
+}
+
+var errTooBig = errors.New("file too large")
+
+// readSmall reads the file name under the root, failing with errTooBig
+// rather than reading more than limit bytes.
+func (c *Cache) readSmall(name string, limit int64) ([]byte, error) {
+	f, err := c.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: over %d bytes", errTooBig, limit)
+	}
+	return data, nil
 }
 
 func (c *Cache) corruptIndex(name, why string) *index {

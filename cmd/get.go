@@ -188,7 +188,7 @@ func (o *getOptions) request() (*fetch.Request, error) {
 			return nil, usageErrorf("-o and -O cannot be used together")
 		}
 		name := path.Base(u.Path)
-		if name == "/" || name == "." || name == "" {
+		if name == "/" || name == "." || name == ".." || name == "" {
 			return nil, usageErrorf("-O: the URL %q has no file name; use -o FILE", o.URL)
 		}
 		o.Output = name

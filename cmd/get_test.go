@@ -240,6 +240,7 @@ func TestGetUsage(t *testing.T) {
 		{"get", "--want-repr", "sha-256=11", "http://127.0.0.1:1/"},
 		{"get", "-T", "/nonexistent/file", "http://127.0.0.1:1/"},
 		{"get", "-O", "http://127.0.0.1:1/"},
+		{"get", "-O", "http://127.0.0.1:1/a/.."}, // not a file name
 	} {
 		if code, _, errOut := runHdig(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, errOut)

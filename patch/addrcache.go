@@ -6,6 +6,12 @@ type addrCache struct {
 	near     []int
 	same     []int
 	nextSlot int
+	// updates counts the updates since the last reset; touched lists the
+	// same slots they wrote, up to len(same). A reset clears only what was
+	// written, so a window costs no more than its instructions even with an
+	// application-defined table of 64K same slots.
+	updates int
+	touched []int
 }
 
 func newAddrCache(near, same int) *addrCache {
@@ -13,18 +19,29 @@ func newAddrCache(near, same int) *addrCache {
 }
 
 func (c *addrCache) reset() {
-	clear(c.near)
-	clear(c.same)
-	c.nextSlot = 0
+	clear(c.near[:min(c.updates, len(c.near))])
+	if len(c.touched) < len(c.same) {
+		for _, i := range c.touched {
+			c.same[i] = 0
+		}
+	} else {
+		clear(c.same)
+	}
+	c.nextSlot, c.updates, c.touched = 0, 0, c.touched[:0]
 }
 
 func (c *addrCache) update(addr int) {
+	c.updates++
 	if len(c.near) > 0 {
 		c.near[c.nextSlot] = addr
 		c.nextSlot = (c.nextSlot + 1) % len(c.near)
 	}
 	if len(c.same) > 0 {
-		c.same[addr%len(c.same)] = addr
+		i := addr % len(c.same)
+		c.same[i] = addr
+		if len(c.touched) < len(c.same) {
+			c.touched = append(c.touched, i)
+		}
 	}
 }
 

@@ -79,13 +79,13 @@ func parseCodeTable(b []byte, near, same int) (*codeTable, error) {
 		return nil, corruptf("code table: near %d + same %d caches exceed 256 address modes", near, same)
 	}
 	t := &codeTable{near: near, same: same}
-	modes := byte(2 + near + same)
+	modes := 2 + near + same // up to 256: every mode byte is then valid
 	for i := range t.entries {
 		e := codeEntry{b[i], b[512+i], b[1024+i], b[256+i], b[768+i], b[1280+i]}
 		if e.inst1 > instCopy || e.inst2 > instCopy {
 			return nil, corruptf("code table entry %d: unknown instruction type", i)
 		}
-		if (e.inst1 == instCopy && e.mode1 >= modes) || (e.inst2 == instCopy && e.mode2 >= modes) {
+		if (e.inst1 == instCopy && int(e.mode1) >= modes) || (e.inst2 == instCopy && int(e.mode2) >= modes) {
 			return nil, corruptf("code table entry %d: address mode beyond %d modes", i, modes)
 		}
 		t.entries[i] = e

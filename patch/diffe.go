@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 )
 
@@ -59,7 +60,9 @@ func ApplyDiffE(base io.ReaderAt, baseSize int64, script io.Reader, out io.Write
 }
 
 // parseDiffE parses a script into hunks, checking that they run from the
-// bottom of the file up without overlapping.
+// bottom of the file up without overlapping. The text of a hunk is kept as
+// runs of lines sliced from b, not a slice per line, so that memory stays
+// near the size of the script however short its lines.
 func parseDiffE(b []byte) ([]hunk, error) {
 	if bytes.IndexByte(b, 0) >= 0 {
 		return nil, fmt.Errorf("%w: diffe: script contains NUL bytes (binary input)", ErrCorrupt)
@@ -67,12 +70,12 @@ func parseDiffE(b []byte) ([]hunk, error) {
 	if len(b) > 0 && b[len(b)-1] != '\n' {
 		return nil, corruptf("diffe: script does not end with a newline")
 	}
-	lines := bytes.SplitAfter(b, []byte("\n"))
-	lines = lines[:len(lines)-1]
 	var hunks []hunk
-	for i := 0; i < len(lines); {
-		cmd := string(bytes.TrimSuffix(lines[i], []byte("\n")))
-		i++
+	for pos, i := 0, 0; pos < len(b); {
+		end := pos + bytes.IndexByte(b[pos:], '\n')
+		cmd := string(b[pos:end])
+		pos = end + 1
+		i++ // line number of cmd
 		var h hunk
 		switch {
 		case cmd == "s/.//" || cmd == "a":
@@ -81,18 +84,28 @@ func parseDiffE(b []byte) ([]hunk, error) {
 				return nil, corruptf("diffe: line %d: %q without text before it", i, cmd)
 			}
 			if cmd == "s/.//" {
-				last := hunks[n].text[len(hunks[n].text)-1]
+				text := hunks[n].text
+				run := text[len(text)-1]
+				cut := bytes.LastIndexByte(run[:len(run)-1], '\n') + 1
+				last := run[cut:]
 				if len(last) < 2 || last[0] != '.' {
 					return nil, corruptf("diffe: line %d: s/.// on a line without a leading dot", i)
 				}
-				hunks[n].text[len(hunks[n].text)-1] = last[1:]
+				text = text[:len(text)-1]
+				if cut > 0 {
+					text = append(text, run[:cut])
+				}
+				hunks[n].text = append(text, last[1:])
 				continue
 			}
-			text, next, err := readText(lines, i)
+			run, next, lines, err := readText(b, pos, i)
 			if err != nil {
 				return nil, err
 			}
-			hunks[n].text, i = append(hunks[n].text, text...), next
+			if run != nil {
+				hunks[n].text = append(hunks[n].text, run)
+			}
+			pos, i = next, i+lines
 			continue
 		default:
 			var err error
@@ -104,11 +117,14 @@ func parseDiffE(b []byte) ([]hunk, error) {
 			return nil, corruptf("diffe: line %d: %q is not above the command before it", i, cmd)
 		}
 		if h.op != 'd' {
-			text, next, err := readText(lines, i)
+			run, next, lines, err := readText(b, pos, i)
 			if err != nil {
 				return nil, err
 			}
-			h.text, i = text, next
+			if run != nil {
+				h.text = [][]byte{run}
+			}
+			pos, i = next, i+lines
 		}
 		hunks = append(hunks, h)
 	}
@@ -132,7 +148,7 @@ func parseCommand(cmd string, i int) (hunk, error) {
 	switch {
 	case err1 != nil || err2 != nil || h.lo < 0 || h.hi < h.lo:
 		return hunk{}, bad
-	case h.op == 'a' && !found:
+	case h.op == 'a' && !found && h.lo < math.MaxInt: // lo+1 must not wrap
 		h.lo, h.hi = h.lo+1, h.lo
 	case (h.op == 'c' || h.op == 'd') && h.lo >= 1:
 	default:
@@ -141,14 +157,23 @@ func parseCommand(cmd string, i int) (hunk, error) {
 	return h, nil
 }
 
-// readText reads text lines from i up to a lone ".".
-func readText(lines [][]byte, i int) ([][]byte, int, error) {
-	for j := i; j < len(lines); j++ {
-		if string(lines[j]) == ".\n" {
-			return lines[i:j], j + 1, nil
+// readText reads the text that starts at b[pos], after line i, up to a
+// lone "." line. It returns the text lines as one run (nil when there are
+// none), the offset after the "." line and the lines consumed with it.
+func readText(b []byte, pos, i int) (run []byte, next, lines int, err error) {
+	end := 0 // offset of the "." line
+	switch {
+	case bytes.HasPrefix(b[pos:], []byte(".\n")):
+		end = pos
+	default:
+		k := bytes.Index(b[pos:], []byte("\n.\n"))
+		if k < 0 {
+			return nil, 0, 0, corruptf("diffe: text from line %d not ended by a \".\" line", i+1)
 		}
+		end = pos + k + 1
+		run = b[pos:end]
 	}
-	return nil, 0, corruptf("diffe: text from line %d not ended by a \".\" line", i+1)
+	return run, end + 2, bytes.Count(run, []byte("\n")) + 1, nil
 }
 
 // lineCopier passes base lines through to w, counting them.

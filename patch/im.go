@@ -97,8 +97,24 @@ func Undo(ims []string, base io.ReaderAt, baseSize int64, body io.Reader, out io
 		defer rc.Close()
 		r = rc
 	}
-	if _, err := io.Copy(out, r); err != nil {
+	// Decompressed output is bounded like a decoder's (WithMaxOutput), so
+	// that a small gzip bomb cannot write without end.
+	limit := newConfig(opts).maxOutput
+	src := r
+	if limit > 0 {
+		src = io.LimitReader(r, limit)
+	}
+	if _, err := io.Copy(out, src); err != nil {
 		return fmt.Errorf("%w: %s: %v", ErrCorrupt, strings.Join(names, ", "), err)
+	}
+	if limit > 0 {
+		var one [1]byte
+		switch n, err := io.ReadFull(r, one[:]); {
+		case n > 0:
+			return fmt.Errorf("%s: %w", strings.Join(names, ", "), limitf("output over %d bytes", limit))
+		case err != io.EOF:
+			return fmt.Errorf("%w: %s: %v", ErrCorrupt, strings.Join(names, ", "), err)
+		}
 	}
 	return nil
 }

@@ -119,7 +119,10 @@ func copyU(w *window, t []byte, addr, n int) ([]byte, error) {
 
 // history keeps at least the last limit bytes of decoded target for
 // VCD_TARGET windows: a window that long becomes the history itself (the
-// buffers alternate), shorter ones are copied into it.
+// buffers alternate), shorter ones are appended to it. The buffer may grow
+// to twice the limit before its oldest bytes are dropped, so that each
+// decoded byte is moved a bounded number of times however small the
+// windows are.
 type history struct {
 	buf   []byte
 	start int64 // target offset of buf[0]
@@ -144,7 +147,8 @@ func (h *history) add(t []byte, off int64) {
 		return
 	}
 	h.free = t
-	if drop := len(h.buf) + len(t) - h.limit; drop > 0 {
+	if len(h.buf)+len(t) > 2*h.limit {
+		drop := len(h.buf) + len(t) - h.limit
 		h.buf = h.buf[:copy(h.buf, h.buf[drop:])]
 	}
 	h.buf = append(h.buf, t...)
