@@ -289,3 +289,19 @@ func assertNoFile(t *testing.T, path string) {
 		t.Errorf("%s exists, want it absent", path)
 	}
 }
+
+// A 206 to a request that asked for no range is a fragment, not FILE:
+// exit 5, FILE untouched, nothing on stdout.
+func TestGetUnaskedPartial(t *testing.T) {
+	srv := origin{status: 206, header: map[string]string{"Content-Range": "bytes 0-3/19", "Content-Digest": "sha-256=:iNQmb9TmM40TuEX88olXnSCciXgjuSF9o+Fhk28DFYk=:"}, body: []byte(helloBody[:4])}.serve(t)
+	dst := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(dst, []byte("precious"), 0o644)
+	if code, _, errOut := runHdig(t, "get", "-o", dst, srv.URL); code != 5 {
+		t.Errorf("-o: exit %d, want 5: %s", code, errOut)
+	}
+	assertFile(t, dst, "precious")
+	assertNoFile(t, dst+".hdig-part")
+	if code, out, errOut := runHdig(t, "get", srv.URL); code != 5 || out != "" {
+		t.Errorf("stdout: exit %d (want 5), %d bytes out: %s", code, len(out), errOut)
+	}
+}

@@ -241,8 +241,9 @@ func (r *reply) close() {
 
 // send makes one request of the download. With from > 0 or end >= 0 it
 // asks for bytes from..end-1 (end -1: to the end), with If-Range ifRange
-// when set. A status >= 400 is returned as a *StatusError, with the reply
-// (its body closed) for its header.
+// when set. A status >= 400 is returned as a *StatusError, and a 206 or
+// 226 not asked for as ErrProtocol, with the reply (its body closed) for
+// its header.
 func (d *download) send(ctx context.Context, method string, from, end int64, ifRange string) (*reply, error) {
 	r := *d.req
 	if d.url != "" {
@@ -279,8 +280,11 @@ func (d *download) send(ctx context.Context, method string, from, end int64, ifR
 	if r.OnResponse != nil {
 		r.OnResponse(resp)
 	}
+	err = unasked(resp)
 	if resp.StatusCode >= 400 {
-		err := statusError(resp)
+		err = statusError(resp)
+	}
+	if err != nil {
 		resp.Body.Close()
 		cancel(nil)
 		return &reply{resp: resp, ctx: rctx, cancel: cancel}, err
@@ -348,8 +352,7 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 	if resp.ContentLength >= 0 && resp.ContentLength != cr.Len() {
 		return protocolErrorf("%s: Content-Length %d, want %d", where, resp.ContentLength, cr.Len())
 	}
-	repr := verify.ParseDigestField(verify.ReprDigest, resp.Header.Values(verify.ReprDigest))
-	if alg, ok := differ(d.ref.repr, repr); !ok {
+	if alg, ok := differ(d.ref.repr, reprField(resp.Header)); !ok {
 		return protocolErrorf("%s: Repr-Digest %s differs from the first response's with the same ETag", where, alg)
 	}
 	return nil
@@ -397,8 +400,9 @@ func (d *download) pieceAlgorithms(resp *http.Response) []verify.Algorithm {
 		}
 	}
 	var algs []verify.Algorithm
+	policy := d.piecePolicy()
 	for _, a := range verify.Algorithms {
-		if want[a.Key] && d.piecePolicy().Accepts(a.Key) {
+		if want[a.Key] && policy.Accepts(a.Key) {
 			algs = append(algs, a)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/hdig/hdig/cache"
@@ -290,10 +291,10 @@ func (d *deltaReceiver) checkIMs(ims []string) error {
 		return fmt.Errorf("%w: 226 without IM (RFC 3229 §10.5.2)", errDeltaFailed)
 	}
 	for _, im := range ims {
-		if !contains(d.aim, im) {
+		if !slices.Contains(d.aim, im) {
 			return fmt.Errorf("%w: IM %s was not in our A-IM (RFC 3229 §10.5.3)", errDeltaFailed, im)
 		}
-		if !contains(patch.Supported(), im) {
+		if !slices.Contains(patch.Supported(), im) {
 			return fmt.Errorf("%w: IM %s is not supported", errDeltaFailed, im)
 		}
 	}
@@ -333,15 +334,6 @@ func imList(lines []string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 type countingWriter struct {

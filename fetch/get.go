@@ -90,6 +90,9 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if resp.StatusCode >= 400 {
 		return res, statusError(resp)
 	}
+	if err := unasked(resp); err != nil {
+		return res, err
+	}
 	if req.intercept != nil {
 		if ok, err := req.intercept(ctx, resp, sink, res); ok {
 			return c.fallback(ctx, req, sink, res, err)
@@ -113,7 +116,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if err != nil {
 		return res, err
 	}
-	decoded := req.Compressed && res.Encoding != "" && !strings.EqualFold(res.Encoding, "identity")
+	decoded := req.Compressed && encoded(res.Encoding)
 	if decoded {
 		dec, done, err := decoder(body, res.Encoding)
 		if err != nil {
@@ -122,7 +125,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		defer done()
 		out = dec
 	}
-	n, err := io.CopyBuffer(sinkWriter{sink}, out, make([]byte, 256<<10))
+	n, err := io.CopyBuffer(sinkWriter{sink}, out, make([]byte, copyBufSize))
 	if err == nil && decoded {
 		// Hash whatever the decoder left unread (padding after the stream).
 		_, err = io.Copy(io.Discard, body)
@@ -150,12 +153,13 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	}
 	res.Trailer = resp.Trailer
 	res.Decoded = decoded
+	sums := hasher.Sums()
 	if !decoded {
-		res.setSHA256(hasher.Sums())
+		res.setSHA256(sums)
 	}
-	res.Verdict = bodyVerdict(resp, hdr, responseFields(resp.Trailer), hasher.Sums(), req.Policy)
-	if !req.Compressed && res.Encoding != "" && !strings.EqualFold(res.Encoding, "identity") {
-		res.Verdict.Warn(fmt.Sprintf("the body is %s-encoded and was written as received (use --compressed to decode it)", res.Encoding))
+	res.Verdict = bodyVerdict(resp, hdr, responseFields(resp.Trailer), sums, req.Policy)
+	if !req.Compressed {
+		warnEncoded(&res.Verdict, res.Encoding)
 	}
 	if len(req.Ranges) > 0 && resp.StatusCode == http.StatusOK {
 		res.Verdict.Warn("the origin ignored Range and sent the whole representation: it was written whole, as curl does")
@@ -166,7 +170,10 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 // fallback repeats a request once as a plain full GET when the response an
 // intercept took over could not be used (a corrupt delta, a missing base).
 func (c *Client) fallback(ctx context.Context, req *Request, sink Sink, res *Result, err error) (*Result, error) {
-	if !errors.Is(err, errDeltaFailed) || req.plain == nil || ctx.Err() != nil {
+	if ctx.Err() != nil && err != nil {
+		return res, context.Canceled
+	}
+	if !errors.Is(err, errDeltaFailed) || req.plain == nil {
 		return res, err
 	}
 	if rerr := sink.Reset(); rerr != nil {
@@ -177,6 +184,29 @@ func (c *Client) fallback(ctx context.Context, req *Request, sink Sink, res *Res
 		full.Verdict.Warn(fmt.Sprintf("%s; fetched in full instead", strings.TrimPrefix(err.Error(), errDeltaFailed.Error()+": ")))
 	}
 	return full, ferr
+}
+
+// encoded says a Content-Encoding value names a coding.
+func encoded(enc string) bool { return enc != "" && !strings.EqualFold(enc, "identity") }
+
+// warnEncoded notes that an encoded body was written as received.
+func warnEncoded(v *verify.Verdict, enc string) {
+	if encoded(enc) {
+		v.Warn(fmt.Sprintf("the body is %s-encoded and was written as received (use --compressed to decode it)", enc))
+	}
+}
+
+// unasked fails a 206 to a request without Range, or a 226 to one without
+// A-IM: its body is not the representation, and written as it would
+// replace FILE with a fragment or a delta.
+func unasked(resp *http.Response) error {
+	switch h := resp.Request.Header; {
+	case resp.StatusCode == http.StatusPartialContent && h.Get("Range") == "":
+		return protocolErrorf("the origin answered %s to a request without Range", resp.Status)
+	case resp.StatusCode == http.StatusIMUsed && h.Get("A-IM") == "":
+		return protocolErrorf("the origin answered %s to a request without A-IM", resp.Status)
+	}
+	return nil
 }
 
 // verdictError turns an outcome into an error: any mismatch fails, and a

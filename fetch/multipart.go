@@ -253,9 +253,12 @@ type exactReader struct {
 
 func (e *exactReader) Read(p []byte) (int, error) {
 	if e.left == 0 {
-		var one [1]byte
-		if n, _ := io.ReadFull(e.r, one[:]); n > 0 {
+		// The end of the body: a trailer, or a connection that broke
+		// before it.
+		if err := expectEOF(e.r); errors.Is(err, ErrProtocol) {
 			return 0, protocolErrorf("body longer than Content-Range %s", e.what)
+		} else if err != nil {
+			return 0, err
 		}
 		return 0, io.EOF
 	}

@@ -144,13 +144,24 @@ type piece struct {
 // at is the offset of the piece's first missing byte.
 func (p *piece) at() int64 { return p.start + p.next.Load() }
 
-// planPieces cuts the missing spans into pieces of at most size bytes, in
-// order. The ids number the pieces from 0.
+// maxPlanPieces bounds a plan whatever length an origin (Content-Length)
+// or a sidecar claims: the pieces grow instead.
+const maxPlanPieces = 1 << 16
+
+// planPieces cuts the missing spans into pieces of at most size bytes (more
+// when that would make over maxPlanPieces), in order. The ids number the
+// pieces from 0.
 func planPieces(missing spans, size int64) []*piece {
+	size = max(size, missing.size()/maxPlanPieces+1, 1)
 	var out []*piece
 	for _, m := range missing {
-		for a := m.start; a < m.end; a += size {
-			out = append(out, &piece{id: len(out), start: a, end: min(a+size, m.end)})
+		for a := m.start; a < m.end; {
+			end := m.end
+			if end-a > size {
+				end = a + size // cannot overflow: below m.end
+			}
+			out = append(out, &piece{id: len(out), start: a, end: end})
+			a = end
 		}
 	}
 	return out

@@ -56,14 +56,17 @@ type DownloadOptions struct {
 // delta beats any number of pieces. A verified download is stored in the
 // cache as a base version, as Get does.
 func (c *Client) Download(ctx context.Context, req *Request, path string, o DownloadOptions) (*Result, error) {
-	if o.Parallel < 0 || o.Parallel > MaxParallel {
-		return nil, fmt.Errorf("parallel %d: want 0 (automatic) to %d", o.Parallel, MaxParallel)
-	}
 	if o.Progress == nil {
 		o.Progress = NoProgress{}
 	}
+	if o.Parallel < 0 || o.Parallel > MaxParallel {
+		o.Progress.Finish()
+		return nil, fmt.Errorf("parallel %d: want 0 (automatic) to %d", o.Parallel, MaxParallel)
+	}
 	if dl := req.Delta; dl != nil && dl.Cache != nil && !dl.Off && !o.Continue && len(c.bases(dl.Cache, req.URL)) > 0 {
 		// A cached base version: a 226 delta beats any number of pieces.
+		defer o.Progress.Finish()
+		os.Remove(path + SidecarSuffix) // as a fresh download drops it: the part is started over
 		sink, err := NewFileSink(path)
 		if err != nil {
 			return nil, &writeError{err: err}
@@ -180,6 +183,9 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 		}
 		d.prog.Restart()
 		return d.fresh(ctx, split)
+	case errors.Is(err, errRestart):
+		// One stream already, and a retry met yet another version.
+		return d.result(), protocolErrorf("%v: gave up after restarting", err)
 	case err != nil:
 		return d.result(), err
 	}
@@ -299,9 +305,7 @@ func (d *download) conclude() (*Result, error) {
 	res.setSHA256(sums)
 	res.Verdict = bodyVerdict(&http.Response{StatusCode: d.refStatus}, d.ref, d.trailer, sums, d.req.Policy)
 	res.Verdict.Warn(d.warnings...)
-	if enc := res.Encoding; enc != "" && !strings.EqualFold(enc, "identity") {
-		res.Verdict.Warn(fmt.Sprintf("the body is %s-encoded and was written as received (use --compressed to decode it)", enc))
-	}
+	warnEncoded(&res.Verdict, res.Encoding)
 	return res, verdictError(res, d.req, d.refStatus != http.StatusPartialContent)
 }
 

@@ -94,7 +94,7 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 	etag := d.etag
 	d.adopt(r.resp)
 	d.etag = etag
-	d.ref = fields{repr: reprField(r.resp.Header), legacy: verify.ParseLegacyDigest(r.resp.Header.Values(verify.LegacyDigest))}
+	d.ref = reprFields(r.resp.Header)
 	d.refStatus = http.StatusOK
 	if sc.ReprDigest != "" {
 		if _, same := differ(verify.ParseDigestField(verify.ReprDigest, []string{sc.ReprDigest}), d.ref.repr); !same {
@@ -134,7 +134,7 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 		d.etag = etag
 	}
 	d.total, d.refStatus = cr.Total, http.StatusOK
-	d.ref = fields{repr: reprField(resp.Header), legacy: verify.ParseLegacyDigest(resp.Header.Values(verify.LegacyDigest))}
+	d.ref = reprFields(resp.Header)
 	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() {
 		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
 	}
@@ -194,7 +194,7 @@ func (d *download) checkKept(sc *sidecar, done spans, wm int64) spans {
 			}
 		}
 		sums, _, err := verify.Sum(io.NewSectionReader(d.f, p.Start, p.End-p.Start), algs)
-		v := verify.Verdict{Checks: verify.Compare(f, sums, verify.Policy{Accept: append([]string{"crc32c"}, sc.Algorithms...)})}
+		v := verify.Verdict{Checks: verify.Compare(f, sums, d.piecePolicy())}
 		if err != nil || len(v.Mismatches()) > 0 {
 			d.warn(fmt.Sprintf("bytes %d-%d of the part no longer match their Content-Digest: fetched again", p.Start, p.End-1))
 			done.cut(max(p.Start, wm), p.End)
@@ -244,4 +244,11 @@ func (d *download) alreadyComplete(ctx context.Context) (*Result, bool) {
 
 func reprField(h http.Header) verify.DigestField {
 	return verify.ParseDigestField(verify.ReprDigest, h.Values(verify.ReprDigest))
+}
+
+// reprFields are the fields of a 206 that speak for the whole
+// representation: Repr-Digest and the obsolete Digest (its Content-Digest
+// covers the part only).
+func reprFields(h http.Header) fields {
+	return fields{repr: reprField(h), legacy: verify.ParseLegacyDigest(h.Values(verify.LegacyDigest))}
 }

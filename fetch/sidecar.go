@@ -141,6 +141,9 @@ func (sc *sidecar) check(url string, partSize int64) string {
 		return fmt.Sprintf("it is for %s", sc.URL)
 	case sc.Total < -1:
 		return fmt.Sprintf("length %d", sc.Total)
+	case sc.Total >= 0 && partSize > sc.Total:
+		// Bytes beyond the length would be renamed onto FILE unhashed.
+		return fmt.Sprintf("the part's %d bytes exceed the length %d", partSize, sc.Total)
 	case len(sc.Done) > maxSidecarSpans || len(sc.Pieces) > maxSidecarPieces:
 		return "too many spans"
 	case len(sc.Algorithms) == 0 || len(sc.Algorithms) > len(verify.Algorithms):
@@ -157,6 +160,11 @@ func (sc *sidecar) check(url string, partSize int64) string {
 			return fmt.Sprintf("span %d-%d out of order or beyond the part's %d bytes", s[0], s[1], partSize)
 		}
 		at = s[1]
+	}
+	for _, p := range sc.Pieces {
+		if p.Start < 0 || p.End <= p.Start || p.End > partSize {
+			return fmt.Sprintf("piece %d-%d out of order or beyond the part's %d bytes", p.Start, p.End, partSize)
+		}
 	}
 	if sc.Hashed < 0 || (sc.Hashed > 0 && sc.Hashed > sc.done().reach(0)) {
 		return fmt.Sprintf("hashed %d bytes, more than the part holds", sc.Hashed)

@@ -68,11 +68,13 @@ func (s *FileSink) Commit() error {
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = os.Rename(s.f.Name(), s.Path)
+	}
 	if err != nil {
 		os.Remove(s.f.Name())
-		return err
 	}
-	return os.Rename(s.f.Name(), s.Path)
+	return err
 }
 
 // Abort closes and deletes the part file.
@@ -138,7 +140,7 @@ func (s *HeldSink) Commit() error {
 	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
-	_, err := io.CopyBuffer(s.Out, s.file, make([]byte, 256<<10))
+	_, err := io.CopyBuffer(s.Out, s.file, make([]byte, copyBufSize))
 	return err
 }
 
