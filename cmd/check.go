@@ -87,7 +87,7 @@ otherwise, 4 when an origin could not be reached at all (this wins over
 	f.BoolVar(&o.Strict, "strict", false, "exit 1 on warnings too")
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header `'K: V'` (repeatable)")
 	f.StringVar(&o.Want, "want", audit.DefaultWant, "Want-Repr-Digest and Want-Content-Digest `LIST` sent")
-	f.StringVar(&o.Accept, "accept", verify.DefaultAccept, "algorithms that pass repr-digest.algorithm (`LIST`); deprecated ones warn unless named")
+	f.StringVar(&o.Accept, "accept", verify.DefaultAccept, "`LIST` of algorithms that pass repr-digest.algorithm; deprecated ones warn unless named")
 	f.StringVar(&o.BaseETag, "base-etag", "", "ask for a delta from the version with entity tag `ETAG` (quotes included)")
 	f.StringVar(&o.Base, "base", "", "`FILE` holding the bytes of the --base-etag version, to rebuild and verify the delta")
 	f.StringVar(&o.CacheDir, "cache-dir", "", "hdig cache `DIR` searched for the --base-etag version when --base is not given")

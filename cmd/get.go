@@ -48,6 +48,7 @@ type getOptions struct {
 	NoDelta       bool
 	IM            string
 	CacheDir      string
+	CacheMax      string
 	NoCache       bool
 }
 
@@ -120,7 +121,7 @@ representation and is reported ignored.` + exitStatusHelp,
 	f.StringVar(&o.WantRepr, "want-repr", defaultWant, "Want-Repr-Digest `LIST`")
 	f.StringVar(&o.WantContent, "want-content", defaultWant, "Want-Content-Digest `LIST`")
 	f.BoolVar(&o.NoWant, "no-want", false, "send no Want-Repr-Digest or Want-Content-Digest")
-	f.StringVar(&o.Accept, "accept", verify.DefaultAccept, "algorithms accepted as proof (`LIST`); deprecated ones count only when named")
+	f.StringVar(&o.Accept, "accept", verify.DefaultAccept, "`LIST` of algorithms accepted as proof; deprecated ones count only when named")
 	f.BoolVar(&o.RequireDigest, "require-digest", false, "exit 3 unless an accepted digest verified the representation")
 	f.BoolVar(&o.JSON, "json", false, "print the verdict as JSON on stdout (needs -o or -I)")
 	f.BoolVarP(&o.NoBuffer, "no-buffer", "N", false, "to stdout: stream the body as it arrives instead of holding it until verified")
@@ -135,6 +136,7 @@ representation and is reported ignored.` + exitStatusHelp,
 	f.BoolVar(&o.NoDelta, "no-delta", false, "do not ask for a delta (versions are still cached)")
 	f.StringVar(&o.IM, "im", fetch.DefaultIM, "the A-IM `LIST` sent with a delta request")
 	f.StringVar(&o.CacheDir, "cache-dir", "", "base-version cache `DIR` (default $HDIG_CACHE_DIR, else the user cache dir + /hdig)")
+	f.StringVar(&o.CacheMax, "cache-max", "1GiB", "size cap of the base-version cache (`SIZE`); least recently used versions go first")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
 	return c
 }
@@ -322,6 +324,12 @@ func (o *getOptions) delta(ios *IOStreams) (*fetch.Delta, error) {
 		fmt.Fprintf(ios.ErrOut, "warning: no base-version cache: %v\n", err)
 		return nil, nil
 	}
+	capBytes, err := parseSize(o.CacheMax)
+	if err != nil {
+		store.Close()
+		return nil, usageErrorf("--cache-max: %v", err)
+	}
+	store.MaxBytes = capBytes
 	store.Warnf = func(f string, a ...any) { fmt.Fprintf(ios.ErrOut, "warning: cache: "+f+"\n", a...) }
 	if aim := strings.TrimSpace(o.IM); aim == "" {
 		store.Close()
@@ -340,6 +348,10 @@ func classifyFetch(err error) (int, bool) {
 		return ExitUnverified, true
 	case errors.Is(err, fetch.ErrProtocol):
 		return ExitProtocol, true
+	case errors.Is(err, fetch.ErrOutput):
+		// Like an unreadable input file: the contract has no other code
+		// for a local file that cannot be written.
+		return ExitUsage, true
 	case errors.As(err, &se), errors.Is(err, fetch.ErrNetwork):
 		return ExitNetwork, true
 	}

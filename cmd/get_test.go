@@ -305,3 +305,35 @@ func TestGetUnaskedPartial(t *testing.T) {
 		t.Errorf("stdout: exit %d (want 5), %d bytes out: %s", code, len(out), errOut)
 	}
 }
+
+func TestGetUnwritableOutput(t *testing.T) {
+	srv := origin{header: map[string]string{"Repr-Digest": helloSHA256}, body: []byte(helloBody)}.serve(t)
+	dir := t.TempDir()
+	for _, out := range []string{filepath.Join(dir, "no", "such", "dir", "f"), dir} {
+		code, _, errOut := runHdig(t, "get", "--no-cache", "-o", out, srv.URL)
+		if code != ExitUsage {
+			t.Errorf("-o %s: exit %d, want 2: %s", out, code, errOut)
+		}
+		assertNoFile(t, out+".hdig-part")
+	}
+}
+
+func TestGetCacheMax(t *testing.T) {
+	srv := origin{header: map[string]string{"Repr-Digest": helloSHA256, "ETag": `"v1"`}, body: []byte(helloBody)}.serve(t)
+	for _, tc := range []struct {
+		max   string
+		lines int
+	}{{"10", 0}, {"1KiB", 1}} {
+		dir := t.TempDir()
+		if code, _, errOut := runHdig(t, "get", "--cache-dir", dir, "--cache-max", tc.max, srv.URL); code != 0 {
+			t.Fatalf("--cache-max %s: exit %d: %s", tc.max, code, errOut)
+		}
+		_, out, _ := runHdig(t, "cache", "ls", "--cache-dir", dir)
+		if got := strings.Count(out, "\n"); got != tc.lines {
+			t.Errorf("--cache-max %s: %d cached versions, want %d:\n%s", tc.max, got, tc.lines, out)
+		}
+	}
+	if code, _, _ := runHdig(t, "get", "--cache-max", "lots", srv.URL); code != ExitUsage {
+		t.Errorf("--cache-max lots: exit %d, want 2", code)
+	}
+}

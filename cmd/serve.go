@@ -87,7 +87,7 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	if (o.tlsCert == "") != (o.tlsKey == "") {
 		return usageErrorf("--tls-cert and --tls-key go together")
 	}
-	maxUpload, err := parseServeSize(o.maxUpload)
+	maxUpload, err := parseSize(o.maxUpload)
 	if err != nil {
 		return usageErrorf("--max-upload: %v", err)
 	}
@@ -118,7 +118,7 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 		if err != nil {
 			return fmt.Errorf("delta history: %w", err)
 		}
-		histMax, err := parseServeSize(o.histMax)
+		histMax, err := parseSize(o.histMax)
 		if err != nil {
 			return usageErrorf("--history-max: %v", err)
 		}
@@ -155,9 +155,9 @@ func historyDir(stateDir string) (string, func(), error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// parseServeSize parses a byte count with an optional binary unit: 1024,
+// parseSize parses a byte count with an optional binary unit: 1024,
 // 64k, 100MiB, 1G, 2GiB, 1T.
-func parseServeSize(s string) (int64, error) {
+func parseSize(s string) (int64, error) {
 	num := strings.TrimRight(strings.TrimSpace(s), "iBb")
 	mult := int64(1)
 	if num != "" {

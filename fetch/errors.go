@@ -20,6 +20,9 @@ var (
 	// ErrProtocol: the origin broke the protocol in a way no fallback could
 	// repair (malformed Content-Range, corrupt delta after a failed refetch).
 	ErrProtocol = errors.New("protocol error")
+	// ErrOutput: the output could not be written (a part file that cannot
+	// be created, a full disk, a failed rename).
+	ErrOutput = errors.New("cannot write the output")
 	// ErrIdleTimeout: no bytes arrived within the timeout.
 	ErrIdleTimeout = errors.New("timed out waiting for data")
 )

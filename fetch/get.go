@@ -42,7 +42,10 @@ func (c *Client) Do(ctx context.Context, req *Request, sink Sink) (*Result, erro
 			if res != nil {
 				res.Retries = attempt
 			}
-			return res, sink.Commit()
+			if err := sink.Commit(); err != nil {
+				return res, &writeError{err: err}
+			}
+			return res, nil
 		}
 		if attempt >= req.Retry || !retryable(err) || ctx.Err() != nil || sink.Reset() != nil {
 			sink.Abort()
@@ -261,8 +264,8 @@ func (c *Client) bodyError(ctx context.Context, err error, got, want int64) erro
 // writeError is a failure to write the output.
 type writeError struct{ err error }
 
-func (e *writeError) Error() string { return "write output: " + e.err.Error() }
-func (e *writeError) Unwrap() error { return e.err }
+func (e *writeError) Error() string   { return "write output: " + e.err.Error() }
+func (e *writeError) Unwrap() []error { return []error{ErrOutput, e.err} }
 
 // sinkWriter tags the sink's errors.
 type sinkWriter struct{ s Sink }
