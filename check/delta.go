@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -33,6 +32,7 @@ func (a *audit) checkDelta(ctx context.Context) {
 	h.Set("If-None-Match", base)
 	label := "GET A-IM: " + a.opts.IM
 	r, err := a.do(ctx, request{label: label, method: http.MethodGet, header: h, keepAll: true})
+	defer r.close()
 	switch {
 	case err != nil:
 		a.s.fail(id, fmt.Sprintf("%s, If-None-Match: %s failed: %v; want 226 IM Used", label, base, err))
@@ -124,7 +124,7 @@ func (a *audit) rebuild(r *response) {
 	claim := r.digests(verify.ReprDigest)
 	h := verify.NewHasher(verify.Algorithms)
 	defer h.Close()
-	if err := patch.Undo(ims, b, b.Size(), bytes.NewReader(r.kept), h, patch.WithMaxOutput(a.opts.MaxBody)); err != nil {
+	if err := patch.Undo(ims, b, b.Size(), r.body(), h, patch.WithMaxOutput(a.opts.MaxBody)); err != nil {
 		a.s.fail(id, fmt.Sprintf("%s does not apply to the base: %v; want a delta from the version %s (is --base that version?)", what, err, a.opts.BaseETag))
 		return
 	}

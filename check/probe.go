@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"time"
 
 	"github.com/hdig/hdig/verify"
@@ -19,7 +20,7 @@ type request struct {
 	header http.Header // added to Options.Header
 	// pick chooses the window [lo, hi) of the body kept in memory from the
 	// Content-Length (-1 when unknown); keepAll keeps the whole body (up to
-	// MaxBody).
+	// MaxBody) in a temporary file, so memory stays flat.
 	pick    func(n int64) (lo, hi int64)
 	keepAll bool
 	// headersOnly closes the body unread.
@@ -34,11 +35,24 @@ type response struct {
 	trailer http.Header
 	size    int64           // body bytes read
 	sums    []verify.Digest // digests of the whole body; nil when not read whole
-	kept    []byte          // the kept window, or the whole body with keepAll
+	kept    []byte          // the kept window
+	spool   *os.File        // the whole body with keepAll; removed by close
 	keptAt  int64           // offset of kept in the body
 	capped  bool            // the body was longer than MaxBody and not hashed
 	err     error           // the body could not be read to the end
 }
+
+// close removes the spooled body, if any.
+func (r *response) close() {
+	if r != nil && r.spool != nil {
+		r.spool.Close()
+		os.Remove(r.spool.Name())
+		r.spool = nil
+	}
+}
+
+// body reads the spooled body from its start.
+func (r *response) body() io.Reader { return io.NewSectionReader(r.spool, 0, r.size) }
 
 // values returns the lines of a field from the header and the trailer
 // section (RFC 9530 §6.4: Integrity fields may be trailers).
@@ -99,23 +113,26 @@ func (a *audit) readBody(r *response, body io.Reader, q request, resp *http.Resp
 	hasher := verify.NewHasher(hashAlgorithms(resp))
 	defer hasher.Close()
 	var lo, hi int64
-	switch {
-	case q.keepAll:
-		lo, hi = 0, a.opts.MaxBody
-	case q.pick != nil:
+	if q.pick != nil {
 		lo, hi = q.pick(resp.ContentLength)
 	}
 	keep := &window{lo: lo, hi: hi}
-	n, err := io.Copy(io.MultiWriter(hasher, keep), io.LimitReader(body, a.opts.MaxBody+1))
+	var sink io.Writer = keep
+	if q.keepAll {
+		f, err := os.CreateTemp("", "hdig-check-*")
+		if err != nil {
+			return err
+		}
+		r.spool, sink = f, f
+	}
+	n, err := io.Copy(io.MultiWriter(hasher, sink), io.LimitReader(body, a.opts.MaxBody+1))
 	r.size, r.kept, r.keptAt = n, keep.buf, lo
 	if err != nil {
 		return err
 	}
 	if n > a.opts.MaxBody {
 		r.capped = true
-		if q.keepAll {
-			r.kept = nil
-		}
+		r.close()
 		return nil
 	}
 	r.sums = hasher.Sums()
