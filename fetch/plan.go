@@ -187,8 +187,11 @@ type prefixHash struct {
 	buf    []byte
 }
 
+// newPrefixHash starts at watermark wm with landed already on disk. It
+// keeps its own copy of landed: the caller's spans (download.before) are
+// read by other goroutines while this one's grow.
 func newPrefixHash(f io.ReaderAt, h *verify.Hasher, wm int64, landed spans) *prefixHash {
-	p := &prefixHash{f: f, h: h, wm: wm, landed: landed}
+	p := &prefixHash{f: f, h: h, wm: wm, landed: append(spans(nil), landed...)}
 	p.landed.trim(wm)
 	p.idle = sync.NewCond(&p.mu)
 	return p
