@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hdig/hdig/server"
@@ -224,4 +225,33 @@ func TestGetDeltaSharedCache(t *testing.T) {
 	if code != 0 || strings.Count(out, "\n") != 8 {
 		t.Errorf("cache ls: exit %d:\n%s", code, out)
 	}
+}
+
+// TestGetDeltaFallbackFails: a corrupt 226 and a full refetch that fails
+// too is exit 5, and the old output file stays as it was.
+func TestGetDeltaFallbackFails(t *testing.T) {
+	site, cacheDir := t.TempDir(), t.TempDir()
+	file := filepath.Join(site, "app.js")
+	os.WriteFile(file, versionText(1), 0o644)
+	var broken atomic.Bool
+	url := deltaOrigin(t, site, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if broken.Load() && r.Header.Get("A-IM") == "" {
+				http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+				return
+			}
+			h.ServeHTTP(&mangle226{ResponseWriter: w, flip: true}, r)
+		})
+	}) + "/app.js"
+	out := filepath.Join(t.TempDir(), "app.js")
+	if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, "-o", out, url); code != 0 {
+		t.Fatalf("first: exit %d: %s", code, errOut)
+	}
+	os.WriteFile(file, versionText(2), 0o644)
+	broken.Store(true)
+	code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, "-o", out, url)
+	if code != ExitProtocol || !strings.Contains(errOut, "the full refetch failed") {
+		t.Fatalf("exit %d, want 5: %s", code, errOut)
+	}
+	assertFile(t, out, string(versionText(1)))
 }

@@ -182,11 +182,18 @@ func (c *Client) fallback(ctx context.Context, req *Request, sink Sink, res *Res
 	if rerr := sink.Reset(); rerr != nil {
 		return res, fmt.Errorf("%w: %v", ErrProtocol, err)
 	}
+	why := strings.TrimPrefix(err.Error(), errDeltaFailed.Error()+": ")
 	full, ferr := c.once(ctx, req.plain, sink)
 	if full != nil {
-		full.Verdict.Warn(fmt.Sprintf("%s; fetched in full instead", strings.TrimPrefix(err.Error(), errDeltaFailed.Error()+": ")))
+		full.Verdict.Warn(fmt.Sprintf("%s; fetched in full instead", why))
 	}
-	return full, ferr
+	switch {
+	case ferr == nil, ctx.Err() != nil, errors.Is(ferr, ErrUnverified):
+		return full, ferr
+	}
+	// Contract: a delta that could not be used and a full refetch that
+	// failed too is a protocol error no fallback could repair (exit 5).
+	return full, fmt.Errorf("%w: %s, and the full refetch failed: %v", ErrProtocol, why, ferr)
 }
 
 // encoded says a Content-Encoding value names a coding.
