@@ -81,11 +81,18 @@ func TestGetDeltaAcrossVersions(t *testing.T) {
 	}
 	assertFile(t, out, string(versionText(2)))
 
+	before, _ := os.Stat(out)
 	code, v, errOut = getJSON(t, "--cache-dir", cacheDir, "-o", out, url)
-	if code != 0 || v.Transfer.Strategy != "not-modified" || v.Transfer.Received != 0 || v.Bytes != int64(len(versionText(2))) {
+	if code != 0 || v.Transfer.Strategy != "not-modified" || v.Transfer.Received != 0 || v.Bytes != int64(len(versionText(2))) || v.Verdict != "verified" {
 		t.Fatalf("third fetch: exit %d, %+v: %s", code, v, errOut)
 	}
 	assertFile(t, out, string(versionText(2)))
+	// The 304 is settled in place: the file is not copied onto itself.
+	after, _ := os.Stat(out)
+	if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Error("a 304 for the linked -o file rewrote it")
+	}
+	assertNoFile(t, out+".hdig-part")
 
 	// --no-delta asks for the whole.
 	code, v, _ = getJSON(t, "--cache-dir", cacheDir, "--no-delta", "-o", out, url)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -204,6 +205,9 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 		return fmt.Errorf("%w: 304 names %s, but %v", errDeltaFailed, e.ETag, err)
 	}
 	defer b.Close()
+	if fs, ok := sink.(*FileSink); ok && d.inPlace(resp, e, fs, res) {
+		return nil
+	}
 	hasher := verify.NewHasher(d.req.algorithms(responseFields(resp.Header).repr))
 	defer hasher.Close()
 	n, err := io.Copy(io.MultiWriter(sinkWriter{sink}, hasher), io.NewSectionReader(b, 0, b.Size()))
@@ -217,6 +221,37 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 		return fmt.Errorf("%w: cached copy of %s: %v", errDeltaFailed, e.ETag, err)
 	}
 	return nil
+}
+
+// inPlace settles a 304 for the very file the cache links to -o without
+// copying it onto itself: Cache.Open has just checked it against its
+// sha-256, so a Repr-Digest sha-256 member is checked against that sum.
+// It reports false, leaving the copy to the caller, when the 304 has no
+// sha-256 Repr-Digest or it does not match.
+func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink, res *Result) bool {
+	if !e.Linked() {
+		return false
+	}
+	out, err := filepath.Abs(fs.Path)
+	if err != nil || out != e.Path {
+		return false
+	}
+	sum, err := hex.DecodeString(e.SHA256)
+	if err != nil {
+		return false
+	}
+	repr := responseFields(resp.Header).repr
+	if _, ok := repr.Get("sha-256"); !ok || !d.req.Policy.Accepts("sha-256") {
+		return false
+	}
+	v := reprVerdict(resp.Header, nil, []verify.Digest{{Algorithm: "sha-256", Value: sum}}, d.req.Policy)
+	if v.Outcome() != verify.Verified {
+		return false
+	}
+	fs.Unchanged()
+	res.Strategy, res.ETag, res.Bytes, res.Received = StrategyNotModified, e.ETag, e.Size, 0
+	res.Verdict, res.SHA256 = v, sum
+	return true
 }
 
 // imUsed rebuilds the current instance from a 226: Content-Digest is

@@ -25,8 +25,9 @@ const PartSuffix = ".hdig-part"
 // FileSink writes to PATH.hdig-part and renames it onto PATH on Commit, so
 // PATH is never replaced or truncated by unverified bytes.
 type FileSink struct {
-	Path string
-	f    *os.File
+	Path      string
+	f         *os.File
+	unchanged bool
 }
 
 // NewFileSink creates (truncating) PATH.hdig-part.
@@ -37,19 +38,6 @@ func NewFileSink(path string) (*FileSink, error) {
 	}
 	return &FileSink{Path: path, f: f}, nil
 }
-
-// OpenFileSink opens an existing PATH.hdig-part for writing at offsets,
-// without truncating it (resume and parallel pieces).
-func OpenFileSink(path string) (*FileSink, error) {
-	f, err := os.OpenFile(path+PartSuffix, os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	return &FileSink{Path: path, f: f}, nil
-}
-
-// File returns the part file, for positioned writes.
-func (s *FileSink) File() *os.File { return s.f }
 
 func (s *FileSink) Write(p []byte) (int, error) { return s.f.Write(p) }
 
@@ -64,6 +52,9 @@ func (s *FileSink) Reset() error {
 
 // Commit flushes the part file and renames it onto the target.
 func (s *FileSink) Commit() error {
+	if s.unchanged {
+		return s.Abort()
+	}
 	err := s.f.Sync()
 	if cerr := s.f.Close(); err == nil {
 		err = cerr
@@ -83,8 +74,9 @@ func (s *FileSink) Abort() error {
 	return os.Remove(s.f.Name())
 }
 
-// Keep closes the part file and leaves it for a later resume.
-func (s *FileSink) Keep() error { return s.f.Close() }
+// Unchanged makes Commit leave Path as it is and drop the part file: the
+// verified bytes are already there (a 304 for the file the cache links).
+func (s *FileSink) Unchanged() { s.unchanged = true }
 
 // HeldSink holds a body back until it is verified: in memory up to Limit
 // bytes, then in a temporary file. Commit copies it to Out.
