@@ -48,7 +48,7 @@ func legacyAlgs(h http.Header) []verify.Algorithm {
 					q = f
 				}
 			}
-			if a, ok := legacyLookup(tok); ok && q > bestQ {
+			if a, ok := verify.LookupLegacy(tok); ok && q > bestQ {
 				best, bestQ = a, q
 			}
 		}
@@ -57,20 +57,4 @@ func legacyAlgs(h http.Header) []verify.Algorithm {
 		return []verify.Algorithm{best}
 	}
 	return chooseAlgs(h, verify.WantReprDigest)
-}
-
-// legacyNames maps RFC 9530 keys to RFC 3230 algorithm tokens, for reading
-// Want-Digest (verify.FormatLegacyDigest writes the Digest field).
-var legacyNames = map[string]string{
-	"sha-256": "SHA-256", "sha-512": "SHA-512", "md5": "MD5", "sha": "SHA",
-	"unixsum": "UNIXsum", "unixcksum": "UNIXcksum", "adler": "ADLER32", "crc32c": "CRC32c",
-}
-
-func legacyLookup(tok string) (verify.Algorithm, bool) {
-	for k, v := range legacyNames {
-		if strings.EqualFold(v, tok) {
-			return verify.Lookup(k)
-		}
-	}
-	return verify.Algorithm{}, false
 }

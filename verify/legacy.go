@@ -42,6 +42,17 @@ var legacyAlgorithms = []struct {
 	{"CRC32c", "crc32c", legacyHex32},
 }
 
+// LookupLegacy returns the algorithm an RFC 3230 token names (SHA-256,
+// UNIXsum, ADLER32, …), matched case-insensitively, as in Want-Digest.
+func LookupLegacy(token string) (Algorithm, bool) {
+	for _, a := range legacyAlgorithms {
+		if strings.EqualFold(a.token, token) {
+			return Lookup(a.key)
+		}
+	}
+	return Algorithm{}, false
+}
+
 // Limits on what ParseLegacyDigest reads, besides maxFieldLen.
 const (
 	maxLegacyMembers  = 1024 // as many as RFC 9651 §3.2 asks parsers to support

@@ -192,3 +192,14 @@ func TestFormatLegacyDigest(t *testing.T) {
 		t.Errorf("round trip = %v, want %v", back.Digests, f.Digests)
 	}
 }
+
+func TestLookupLegacy(t *testing.T) {
+	for tok, want := range map[string]string{"SHA-256": "sha-256", "unixsum": "unixsum", "Adler32": "adler", "crc32C": "crc32c"} {
+		if a, ok := LookupLegacy(tok); !ok || a.Key != want {
+			t.Errorf("LookupLegacy(%q) = %q, %v; want %q", tok, a.Key, ok, want)
+		}
+	}
+	if _, ok := LookupLegacy("contentMD5"); ok {
+		t.Error("LookupLegacy(contentMD5) found an algorithm")
+	}
+}
