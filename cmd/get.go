@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -50,6 +51,8 @@ type getOptions struct {
 	CacheDir      string
 	CacheMax      string
 	NoCache       bool
+
+	stdin io.Reader // read by -T - and --data-binary @-
 }
 
 // Defaults of the contract.
@@ -101,7 +104,7 @@ representation and is reported ignored.` + exitStatusHelp,
 			if args = continueArgs(o, args); len(args) != 1 {
 				return usageErrorf("accepts 1 URL, received %d arguments", len(args))
 			}
-			o.URL = args[0]
+			o.URL, o.stdin = args[0], ios.In
 			return runGet(c, ios, o)
 		},
 	}
@@ -146,6 +149,7 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	if err != nil {
 		return err
 	}
+	defer req.Body.Close()
 	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
 	if err != nil {
 		return withExit(ExitUsage, err)
@@ -154,7 +158,8 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		req.OnRequest = func(r *http.Request) { dumpRequest(ios, r) }
 		req.OnResponse = func(r *http.Response) { dumpResponse(ios.ErrOut, r, "< ") }
 	}
-	if o.Head {
+	if o.Head && !o.JSON {
+		// With --json the headers go into the JSON: stdout is one object.
 		req.OnResponse = chain(req.OnResponse, func(r *http.Response) { dumpResponse(ios.Out, r, "") })
 	}
 	if req.Delta, err = o.delta(ios); err != nil {
@@ -164,7 +169,7 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		defer req.Delta.Cache.Close()
 	}
 	if o.Continue && !o.downloads(req) {
-		return usageErrorf("-C resumes a plain GET to -o FILE; drop the Range and If-Range headers")
+		return usageErrorf("-C resumes a plain GET to -o FILE; drop the Range header and the conditions (If-None-Match, If-Modified-Since, If-Range, …)")
 	}
 	if o.downloads(req) {
 		opts := fetch.DownloadOptions{Parallel: o.Parallel, Continue: o.Continue, Progress: progressFor(ios, o.Silent)}
@@ -200,6 +205,9 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	}
 	if o.NoBuffer && o.Output != "" {
 		return nil, usageErrorf("-N applies to stdout only; -o already streams to FILE.hdig-part")
+	}
+	if err := o.numbers(); err != nil {
+		return nil, err
 	}
 	ranges, err := o.rangeFlags()
 	if err != nil {
@@ -263,15 +271,20 @@ func (o *getOptions) body(req *fetch.Request) error {
 	}
 	var err error
 	switch {
-	case o.UploadFile != "":
+	case o.UploadFile != "" && o.UploadFile != "-":
 		req.Body, err = fetch.FileBody(o.UploadFile)
 		if req.Method == "" {
 			req.Method = http.MethodPut
 		}
+	case o.UploadFile == "-":
+		req.Body, err = fetch.ReaderBody(o.stdin, "")
+		if req.Method == "" {
+			req.Method = http.MethodPut
+		}
 	case o.DataBinary != "":
-		req.Body, err = dataBody(o.DataBinary)
+		req.Body, err = o.dataBody(o.DataBinary)
 	case len(o.Data) == 1:
-		req.Body, err = dataBody(o.Data[0])
+		req.Body, err = o.dataBody(o.Data[0])
 	case len(o.Data) > 1:
 		req.Body = fetch.BytesBody([]byte(strings.Join(o.Data, "&")))
 	}
@@ -284,7 +297,11 @@ func (o *getOptions) body(req *fetch.Request) error {
 	return nil
 }
 
-func dataBody(s string) (*fetch.Body, error) {
+// dataBody is -d or --data-binary's body: DATA, @FILE, or @- for stdin.
+func (o *getOptions) dataBody(s string) (*fetch.Body, error) {
+	if s == "@-" {
+		return fetch.ReaderBody(o.stdin, "")
+	}
 	if name, ok := strings.CutPrefix(s, "@"); ok {
 		return fetch.FileBody(name)
 	}
@@ -406,9 +423,23 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 
 // downloads says whether the fetch goes through fetch.Client.Download
 // (pieces, resume, progress): a plain GET to -o FILE. Anything else (a
-// method, a body, -r or a Range header, --compressed) is one request.
+// method, a body, -r or a Range header, a condition, --compressed) is one
+// request.
 func (o *getOptions) downloads(req *fetch.Request) bool {
 	plain := req.Method == "" || strings.EqualFold(req.Method, http.MethodGet)
 	return o.Output != "" && !o.Head && plain && req.Body == nil && len(req.Ranges) == 0 &&
-		!req.Compressed && req.Header.Get("Range") == "" && req.Header.Get("If-Range") == ""
+		!req.Compressed && req.Header.Get("Range") == "" && !req.Conditional()
+}
+
+// numbers checks --retry and --timeout: --timeout bounds connecting and
+// each stall, so 0 (curl's "no limit" for --max-time) is refused rather
+// than guessed at.
+func (o *getOptions) numbers() error {
+	if o.Retry < 0 {
+		return usageErrorf("--retry %d: want 0 or more", o.Retry)
+	}
+	if o.Timeout <= 0 {
+		return usageErrorf("--timeout %v: want a positive duration, e.g. 30s", o.Timeout)
+	}
+	return nil
 }
