@@ -91,7 +91,14 @@ Repr-Digest matches it. Progress bars go to stderr on a terminal only.
 -r asks for byte ranges; a single range is written as received, several
 are read from the multipart/byteranges answer and written one after
 another. Content-Digest is checked; Repr-Digest covers the whole
-representation and is reported ignored.` + exitStatusHelp,
+representation and is reported ignored; -r never uses the cache.
+
+A 304 to your own conditions (-H 'If-None-Match: …', If-Modified-Since)
+is "not modified": nothing is written and FILE is left as it was. A
+201 or 204 without content to an upload (-T, -d, --data-binary; - or @-
+reads stdin) carries the Repr-Digest of the stored resource: after a PUT
+to the same URL it is compared with what was sent (RFC 9530 B.5); one
+naming another resource (Content-Location) is reported, not checked.` + exitStatusHelp,
 		Example: `  hdig get -o big.iso https://example.org/big.iso
   hdig get --require-digest https://example.org/app.js > app.js
   hdig get --parallel 4 -o big.iso https://example.org/big.iso
@@ -113,9 +120,9 @@ representation and is reported ignored.` + exitStatusHelp,
 	f.BoolVarP(&o.RemoteName, "remote-name", "O", false, "write to a file named like the URL's last path segment")
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header `'K: V'` (repeatable)")
 	f.StringVarP(&o.Method, "request", "X", "", "request `METHOD`")
-	f.StringArrayVarP(&o.Data, "data", "d", nil, "request body `DATA` (@FILE reads a file); adds Content-Digest and Repr-Digest")
-	f.StringVar(&o.DataBinary, "data-binary", "", "request body `DATA` or @FILE, sent as is")
-	f.StringVarP(&o.UploadFile, "upload-file", "T", "", "PUT `FILE` as the request body")
+	f.StringArrayVarP(&o.Data, "data", "d", nil, "request body `DATA` (@FILE reads a file, @- stdin); adds Content-Digest and Repr-Digest")
+	f.StringVar(&o.DataBinary, "data-binary", "", "request body `DATA`, @FILE or @- (stdin), sent as is")
+	f.StringVarP(&o.UploadFile, "upload-file", "T", "", "PUT `FILE` as the request body (- reads stdin)")
 	f.BoolVarP(&o.Head, "head", "I", false, "HEAD; print the response headers to stdout")
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
 	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify the TLS certificate")
@@ -130,8 +137,8 @@ representation and is reported ignored.` + exitStatusHelp,
 	f.BoolVarP(&o.NoBuffer, "no-buffer", "N", false, "to stdout: stream the body as it arrives instead of holding it until verified")
 	f.BoolVarP(&o.Silent, "silent", "s", false, "print no verdict line")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "print request and response headers on stderr")
-	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION`")
-	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff")
+	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION` (positive)")
+	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff (0 or more)")
 	f.StringVarP(&o.Range, "range", "r", "", "ask for byte `RANGE`s: START-END, START- or -SUFFIX, comma-separated")
 	f.IntVar(&o.Parallel, "parallel", 0, "with -o, fetch in `N` concurrent range pieces (default: 1 below 16 MiB, else up to 4; 1: one stream)")
 	f.BoolVarP(&o.Continue, "continue", "C", false, "resume FILE.hdig-part (needs -o; curl's \"-C -\" is accepted too)")

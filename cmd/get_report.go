@@ -116,7 +116,7 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 		if o.Output != "" {
 			kept = o.Output + " left as it was"
 		}
-		return p.ok("✔ not modified") + fmt.Sprintf(": %d, the copy the request's conditions name is current (%s)", res.Status, kept)
+		return p.ok("✔ not modified") + fmt.Sprintf(": %d %s, the copy the conditions name is current (%s)", res.Status, http.StatusText(res.Status), kept)
 	}
 	if errors.Is(err, fetch.ErrUnverified) {
 		return p.bad("✖ unverified") + fmt.Sprintf(": no accepted digest verified (%s; accepted: %s)", detail, o.Accept)
@@ -167,6 +167,9 @@ func transferNote(res *fetch.Result) string {
 		}
 		return fmt.Sprintf("; 226 %s from %s: %s received, %.1f%% saved", strings.Join(res.IM, ", "), res.DeltaBase, humanBytes(res.Received), saved)
 	case fetch.StrategyNotModified:
+		if res.Unchanged {
+			return "; 304 not modified, nothing written"
+		}
 		if res.Status == http.StatusOK {
 			return "; already complete, nothing fetched"
 		}

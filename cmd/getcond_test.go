@@ -128,6 +128,11 @@ func TestGetOwnConditional(t *testing.T) {
 			assertNoFile(t, dst+".hdig-part")
 		}
 	}
+	// --require-digest: a 304 proves no bytes (exit 3), and says what it was.
+	code, stdout, errOut := runHdig(t, "get", "--require-digest", "-H", "If-None-Match: "+etag, url)
+	if code != 3 || stdout != "" || !strings.Contains(errOut, "304 not modified, nothing written") {
+		t.Errorf("--require-digest: exit %d, want 3, stdout %q: %s", code, stdout, errOut)
+	}
 	// A new FILE is not created by a 304 either.
 	dst := filepath.Join(t.TempDir(), "new.json")
 	if code, _, errOut := runHdig(t, "get", "-H", "If-None-Match: "+etag, "-o", dst, url); code != 0 {
@@ -136,7 +141,7 @@ func TestGetOwnConditional(t *testing.T) {
 	assertNoFile(t, dst)
 	assertNoFile(t, dst+".hdig-part")
 	// A condition that does not hold gets the body, verified.
-	code, stdout, errOut := runHdig(t, "get", "--no-cache", "-H", `If-None-Match: "other"`, url)
+	code, stdout, errOut = runHdig(t, "get", "--no-cache", "-H", `If-None-Match: "other"`, url)
 	if code != 0 || stdout != servertest.Hello || !strings.Contains(errOut, "verified") {
 		t.Errorf("unmet condition: exit %d, stdout %q: %s", code, stdout, errOut)
 	}

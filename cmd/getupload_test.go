@@ -142,3 +142,24 @@ func TestGetBodyFromStdin(t *testing.T) {
 		t.Errorf("1 MiB from stdin: exit %d (want 1: the origin's digest is of another body), %d bodies: %s", code, len(bodies), errOut)
 	}
 }
+
+// Without a body a PUT sent empty content; a DELETE's empty answer
+// describes a resource hdig has not seen. The algorithm the origin picks
+// from Want-Repr-Digest is computed over what was sent.
+func TestGetUploadWithoutBody(t *testing.T) {
+	srv := origin{status: 204, header: map[string]string{"Repr-Digest": emptySHA256}}.serve(t)
+	if code, _, errOut := runHdig(t, "get", "-X", "PUT", srv.URL); code != 0 || !strings.Contains(errOut, "✔ verified Repr-Digest sha-256") {
+		t.Errorf("PUT without body: exit %d: %s", code, errOut)
+	}
+	srv = origin{status: 204, header: map[string]string{"Repr-Digest": helloSHA256}}.serve(t)
+	if code, _, errOut := runHdig(t, "get", "-X", "DELETE", srv.URL); code != 0 || !strings.Contains(errOut, "Repr-Digest not checked") {
+		t.Errorf("DELETE: exit %d: %s", code, errOut)
+	}
+	url, _ := recordedOrigin(t, map[string]string{"keep.txt": "x"}, server.WithWritable())
+	f := filepath.Join(t.TempDir(), "up.json")
+	os.WriteFile(f, []byte(servertest.Hello), 0o644)
+	code, _, errOut := runHdig(t, "get", "--want-repr", "sha-512=10", "-T", f, url+"/h.json")
+	if code != 0 || !strings.Contains(errOut, "✔ verified Repr-Digest sha-512") {
+		t.Errorf("PUT asking for sha-512: exit %d: %s", code, errOut)
+	}
+}

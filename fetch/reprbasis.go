@@ -49,19 +49,32 @@ func statusBasis(status int, content []verify.Digest) reprBasis {
 // representation, of the resource Content-Location names or of the
 // request's status (B.7, B.8, B.10): the digest covers that content. A
 // response without content to a state-changing request describes the
-// target resource (B.5): after a PUT that is what was sent, when the
-// response names no other resource (Content-Location) and no other content
-// coding; otherwise hdig has not seen it and says so.
+// target resource (B.5, B.9): after a PUT that is what was sent (nothing
+// sent: empty content), when the response names no other resource
+// (Content-Location) and no other content coding; otherwise hdig has not
+// seen it and says so.
 func reprBasisFor(req *Request, resp *http.Response, received int64, content []verify.Digest) reprBasis {
-	method := resp.Request.Method
-	if received > 0 || req.sent == nil || method == http.MethodGet || method == http.MethodHead {
+	if received > 0 || safeMethod(resp.Request.Method) {
 		return statusBasis(resp.StatusCode, content)
 	}
-	why := storedWhy(req, resp)
-	if why != "" {
+	if why := storedWhy(req, resp); why != "" {
 		return reprBasis{why: why, warning: "Repr-Digest not checked: " + why}
 	}
-	return reprBasis{sums: req.sent, reason: fmt.Sprintf("%d without content: compared with the content sent (RFC 9530 §3.1, B.5)", resp.StatusCode)}
+	sent := req.sent
+	if req.Body == nil {
+		sent = content // nothing was sent: the digests of empty content
+	}
+	return reprBasis{sums: sent, reason: fmt.Sprintf("%d without content: compared with the content sent (RFC 9530 §3.1, B.5)", resp.StatusCode)}
+}
+
+// safeMethod says a method changes nothing on the origin (RFC 9110 §9.2.1):
+// its response's content, if any, is what Repr-Digest describes.
+func safeMethod(m string) bool {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
 }
 
 // storedWhy says why an empty response's Repr-Digest is not about the
