@@ -136,7 +136,7 @@ func TestGetBodyFromStdin(t *testing.T) {
 		}
 	}
 	// A large stdin is spooled, not held in memory, and sent whole.
-	big := strings.Repeat("0123456789abcdef", 1<<16) // 1 MiB
+	big := strings.Repeat("0123456789abcdef", 1<<16+1) // 1 MiB and 16 B
 	bodies = nil
 	if code, _, errOut := runHdigIn(t, big, "get", "-T", "-", srv.URL+"/x"); code != 1 || len(bodies) != 1 || bodies[0] != big {
 		t.Errorf("1 MiB from stdin: exit %d (want 1: the origin's digest is of another body), %d bodies: %s", code, len(bodies), errOut)

@@ -178,36 +178,6 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	return res, verdictError(res, req, basis.content)
 }
 
-// digestBody computes the digests of the request body once: sha-256 is
-// sent as Content-Digest and Repr-Digest (unless the caller set them),
-// and every algorithm a response may be checked with is kept in req.sent
-// for the Repr-Digest of a response about the stored resource.
-func (req *Request) digestBody() error {
-	if req.Body == nil || req.sent != nil {
-		return nil
-	}
-	sums, err := req.Body.digests(req.algorithms())
-	if err != nil {
-		return fmt.Errorf("read request body: %w", err)
-	}
-	req.sent = sums
-	if req.Header == nil {
-		req.Header = http.Header{}
-	}
-	for _, d := range sums {
-		if d.Algorithm != bodyDigestAlgorithm {
-			continue
-		}
-		v := verify.FormatDigests([]verify.Digest{d})
-		for _, f := range []string{verify.ContentDigest, verify.ReprDigest} {
-			if req.Header.Get(f) == "" {
-				req.Header.Set(f, v)
-			}
-		}
-	}
-	return nil
-}
-
 // fallback repeats a request once as a plain full GET when the response an
 // intercept took over could not be used (a corrupt delta, a missing base).
 func (c *Client) fallback(ctx context.Context, req *Request, sink Sink, res *Result, err error) (*Result, error) {
