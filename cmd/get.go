@@ -3,6 +3,7 @@ package cmd
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -50,6 +51,8 @@ type getOptions struct {
 	CacheDir      string
 	CacheMax      string
 	NoCache       bool
+
+	stdin io.Reader // read by -T - and --data-binary @-
 }
 
 // Defaults of the contract.
@@ -88,7 +91,14 @@ Repr-Digest matches it. Progress bars go to stderr on a terminal only.
 -r asks for byte ranges; a single range is written as received, several
 are read from the multipart/byteranges answer and written one after
 another. Content-Digest is checked; Repr-Digest covers the whole
-representation and is reported ignored.` + exitStatusHelp,
+representation and is reported ignored; -r never uses the cache.
+
+A 304 to your own conditions (-H 'If-None-Match: …', If-Modified-Since)
+is "not modified": nothing is written and FILE is left as it was. A
+201 or 204 without content to an upload (-T, -d, --data-binary; - or @-
+reads stdin) carries the Repr-Digest of the stored resource: after a PUT
+to the same URL it is compared with what was sent (RFC 9530 B.5); one
+naming another resource (Content-Location) is reported, not checked.` + exitStatusHelp,
 		Example: `  hdig get -o big.iso https://example.org/big.iso
   hdig get --require-digest https://example.org/app.js > app.js
   hdig get --parallel 4 -o big.iso https://example.org/big.iso
@@ -101,7 +111,7 @@ representation and is reported ignored.` + exitStatusHelp,
 			if args = continueArgs(o, args); len(args) != 1 {
 				return usageErrorf("accepts 1 URL, received %d arguments", len(args))
 			}
-			o.URL = args[0]
+			o.URL, o.stdin = args[0], ios.In
 			return runGet(c, ios, o)
 		},
 	}
@@ -110,9 +120,9 @@ representation and is reported ignored.` + exitStatusHelp,
 	f.BoolVarP(&o.RemoteName, "remote-name", "O", false, "write to a file named like the URL's last path segment")
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header `'K: V'` (repeatable)")
 	f.StringVarP(&o.Method, "request", "X", "", "request `METHOD`")
-	f.StringArrayVarP(&o.Data, "data", "d", nil, "request body `DATA` (@FILE reads a file); adds Content-Digest and Repr-Digest")
-	f.StringVar(&o.DataBinary, "data-binary", "", "request body `DATA` or @FILE, sent as is")
-	f.StringVarP(&o.UploadFile, "upload-file", "T", "", "PUT `FILE` as the request body")
+	f.StringArrayVarP(&o.Data, "data", "d", nil, "request body `DATA` (@FILE reads a file, @- stdin); adds Content-Digest and Repr-Digest")
+	f.StringVar(&o.DataBinary, "data-binary", "", "request body `DATA`, @FILE or @- (stdin), sent as is")
+	f.StringVarP(&o.UploadFile, "upload-file", "T", "", "PUT `FILE` as the request body (- reads stdin)")
 	f.BoolVarP(&o.Head, "head", "I", false, "HEAD; print the response headers to stdout")
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
 	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify the TLS certificate")
@@ -127,8 +137,8 @@ representation and is reported ignored.` + exitStatusHelp,
 	f.BoolVarP(&o.NoBuffer, "no-buffer", "N", false, "to stdout: stream the body as it arrives instead of holding it until verified")
 	f.BoolVarP(&o.Silent, "silent", "s", false, "print no verdict line")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "print request and response headers on stderr")
-	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION`")
-	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff")
+	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION` (positive)")
+	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff (0 or more)")
 	f.StringVarP(&o.Range, "range", "r", "", "ask for byte `RANGE`s: START-END, START- or -SUFFIX, comma-separated")
 	f.IntVar(&o.Parallel, "parallel", 0, "with -o, fetch in `N` concurrent range pieces (default: 1 below 16 MiB, else up to 4; 1: one stream)")
 	f.BoolVarP(&o.Continue, "continue", "C", false, "resume FILE.hdig-part (needs -o; curl's \"-C -\" is accepted too)")
@@ -146,6 +156,7 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	if err != nil {
 		return err
 	}
+	defer req.Body.Close()
 	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
 	if err != nil {
 		return withExit(ExitUsage, err)
@@ -154,7 +165,8 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		req.OnRequest = func(r *http.Request) { dumpRequest(ios, r) }
 		req.OnResponse = func(r *http.Response) { dumpResponse(ios.ErrOut, r, "< ") }
 	}
-	if o.Head {
+	if o.Head && !o.JSON {
+		// With --json the headers go into the JSON: stdout is one object.
 		req.OnResponse = chain(req.OnResponse, func(r *http.Response) { dumpResponse(ios.Out, r, "") })
 	}
 	if req.Delta, err = o.delta(ios); err != nil {
@@ -164,7 +176,7 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		defer req.Delta.Cache.Close()
 	}
 	if o.Continue && !o.downloads(req) {
-		return usageErrorf("-C resumes a plain GET to -o FILE; drop the Range and If-Range headers")
+		return usageErrorf("-C resumes a plain GET to -o FILE; drop the Range header and the conditions (If-None-Match, If-Modified-Since, If-Range, …)")
 	}
 	if o.downloads(req) {
 		opts := fetch.DownloadOptions{Parallel: o.Parallel, Continue: o.Continue, Progress: progressFor(ios, o.Silent)}
@@ -200,6 +212,9 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	}
 	if o.NoBuffer && o.Output != "" {
 		return nil, usageErrorf("-N applies to stdout only; -o already streams to FILE.hdig-part")
+	}
+	if err := o.numbers(); err != nil {
+		return nil, err
 	}
 	ranges, err := o.rangeFlags()
 	if err != nil {
@@ -263,15 +278,20 @@ func (o *getOptions) body(req *fetch.Request) error {
 	}
 	var err error
 	switch {
-	case o.UploadFile != "":
+	case o.UploadFile != "" && o.UploadFile != "-":
 		req.Body, err = fetch.FileBody(o.UploadFile)
 		if req.Method == "" {
 			req.Method = http.MethodPut
 		}
+	case o.UploadFile == "-":
+		req.Body, err = fetch.ReaderBody(o.stdin, "")
+		if req.Method == "" {
+			req.Method = http.MethodPut
+		}
 	case o.DataBinary != "":
-		req.Body, err = dataBody(o.DataBinary)
+		req.Body, err = o.dataBody(o.DataBinary)
 	case len(o.Data) == 1:
-		req.Body, err = dataBody(o.Data[0])
+		req.Body, err = o.dataBody(o.Data[0])
 	case len(o.Data) > 1:
 		req.Body = fetch.BytesBody([]byte(strings.Join(o.Data, "&")))
 	}
@@ -284,7 +304,11 @@ func (o *getOptions) body(req *fetch.Request) error {
 	return nil
 }
 
-func dataBody(s string) (*fetch.Body, error) {
+// dataBody is -d or --data-binary's body: DATA, @FILE, or @- for stdin.
+func (o *getOptions) dataBody(s string) (*fetch.Body, error) {
+	if s == "@-" {
+		return fetch.ReaderBody(o.stdin, "")
+	}
 	if name, ok := strings.CutPrefix(s, "@"); ok {
 		return fetch.FileBody(name)
 	}
@@ -406,9 +430,23 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 
 // downloads says whether the fetch goes through fetch.Client.Download
 // (pieces, resume, progress): a plain GET to -o FILE. Anything else (a
-// method, a body, -r or a Range header, --compressed) is one request.
+// method, a body, -r or a Range header, a condition, --compressed) is one
+// request.
 func (o *getOptions) downloads(req *fetch.Request) bool {
 	plain := req.Method == "" || strings.EqualFold(req.Method, http.MethodGet)
 	return o.Output != "" && !o.Head && plain && req.Body == nil && len(req.Ranges) == 0 &&
-		!req.Compressed && req.Header.Get("Range") == "" && req.Header.Get("If-Range") == ""
+		!req.Compressed && req.Header.Get("Range") == "" && !req.Conditional()
+}
+
+// numbers checks --retry and --timeout: --timeout bounds connecting and
+// each stall, so 0 (curl's "no limit" for --max-time) is refused rather
+// than guessed at.
+func (o *getOptions) numbers() error {
+	if o.Retry < 0 {
+		return usageErrorf("--retry %d: want 0 or more", o.Retry)
+	}
+	if o.Timeout <= 0 {
+		return usageErrorf("--timeout %v: want a positive duration, e.g. 30s", o.Timeout)
+	}
+	return nil
 }

@@ -24,6 +24,8 @@ type jsonVerdict struct {
 	Transfer jsonTransfer `json:"transfer"`
 	Warnings []string     `json:"warnings"`
 	Error    string       `json:"error,omitempty"`
+	// Headers are the response headers of -I (stdout carries only JSON).
+	Headers http.Header `json:"headers,omitempty"`
 }
 
 type jsonDigest struct {
@@ -42,6 +44,7 @@ type jsonTransfer struct {
 	DeltaBase string   `json:"delta_base"`
 	Pieces    int      `json:"pieces"`
 	Retries   int      `json:"retries,omitempty"`
+	Sent      int64    `json:"sent,omitempty"`
 }
 
 // verdictName is the contract's verdict word for a result and error.
@@ -61,7 +64,7 @@ func verdictName(res *fetch.Result, err error) string {
 // the outcome into the command's error.
 func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) error {
 	if o.JSON {
-		writeJSONVerdict(ios.Out, o.URL, res, err)
+		writeJSONVerdict(ios.Out, o, res, err)
 	}
 	if res != nil {
 		for _, w := range res.Verdict.Warnings {
@@ -94,8 +97,13 @@ func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) erro
 // `✔ verified Repr-Digest sha-256 (4.0 MiB)`.
 func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string {
 	size := humanBytes(res.Bytes)
-	if res.Strategy == fetch.StrategyHead {
+	switch {
+	case res.Strategy == fetch.StrategyHead:
 		size = "HEAD"
+	case res.Sent > 0 && res.Bytes > 0:
+		size = fmt.Sprintf("%s sent, %s received", humanBytes(res.Sent), size)
+	case res.Sent > 0:
+		size = fmt.Sprintf("%s sent, %d %s", humanBytes(res.Sent), res.Status, http.StatusText(res.Status))
 	}
 	detail := size + transferNote(res)
 	if bad := res.Verdict.Mismatches(); len(bad) > 0 {
@@ -103,13 +111,20 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 		return p.bad("✖ mismatch") + fmt.Sprintf(" %s %s: want %s, got %s (%s)", c.Field, c.Algorithm,
 			verify.Base64(c.Expected), verify.Base64(c.Actual), detail)
 	}
+	if res.Unchanged && err == nil {
+		kept := "nothing written"
+		if o.Output != "" {
+			kept = o.Output + " left as it was"
+		}
+		return p.ok("✔ not modified") + fmt.Sprintf(": %d %s, the copy the conditions name is current (%s)", res.Status, http.StatusText(res.Status), kept)
+	}
 	if errors.Is(err, fetch.ErrUnverified) {
 		return p.bad("✖ unverified") + fmt.Sprintf(": no accepted digest verified (%s; accepted: %s)", detail, o.Accept)
 	}
 	if m := matched(res.Verdict); m != "" {
 		return p.ok("✔ verified") + fmt.Sprintf(" %s (%s)", m, detail)
 	}
-	why := "the origin sent no digest the policy accepts"
+	why := "no digest the policy accepts could be checked"
 	if len(res.Verdict.Checks) == 0 {
 		why = "the origin sent no digest"
 	}
@@ -152,6 +167,9 @@ func transferNote(res *fetch.Result) string {
 		}
 		return fmt.Sprintf("; 226 %s from %s: %s received, %.1f%% saved", strings.Join(res.IM, ", "), res.DeltaBase, humanBytes(res.Received), saved)
 	case fetch.StrategyNotModified:
+		if res.Unchanged {
+			return "; 304 not modified, nothing written"
+		}
 		if res.Status == http.StatusOK {
 			return "; already complete, nothing fetched"
 		}
@@ -172,8 +190,8 @@ func transferNote(res *fetch.Result) string {
 	return ""
 }
 
-func writeJSONVerdict(w io.Writer, url string, res *fetch.Result, err error) {
-	j := jsonVerdict{URL: url, Verdict: verdictName(res, err), Digests: []jsonDigest{}, Warnings: []string{}}
+func writeJSONVerdict(w io.Writer, o *getOptions, res *fetch.Result, err error) {
+	j := jsonVerdict{URL: o.URL, Verdict: verdictName(res, err), Digests: []jsonDigest{}, Warnings: []string{}}
 	j.Transfer.IM = []string{}
 	if res != nil {
 		j.URL, j.Status, j.Bytes, j.ETag = res.URL, res.Status, res.Bytes, res.ETag
@@ -183,7 +201,10 @@ func writeJSONVerdict(w io.Writer, url string, res *fetch.Result, err error) {
 		}
 		j.Warnings = append(j.Warnings, res.Verdict.Warnings...)
 		j.Transfer = jsonTransfer{Strategy: res.Strategy, Received: res.Received, IM: res.IM,
-			DeltaBase: res.DeltaBase, Pieces: res.Pieces, Retries: res.Retries}
+			DeltaBase: res.DeltaBase, Pieces: res.Pieces, Retries: res.Retries, Sent: res.Sent}
+		if o.Head {
+			j.Headers = res.Header
+		}
 		if j.Transfer.IM == nil {
 			j.Transfer.IM = []string{}
 		}

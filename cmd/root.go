@@ -31,6 +31,11 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
+	// --version prints what hdig version prints (cobra handles the flag;
+	// declaring it first keeps -v free for the commands' --verbose).
+	root.Flags().Bool("version", false, "print hdig's version, as hdig version does")
+	root.Version = versionString()
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.SetIn(ios.In)
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)

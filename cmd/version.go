@@ -19,10 +19,15 @@ func newVersionCmd(ios *IOStreams) *cobra.Command {
 		Short: "Print hdig's version",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			fmt.Fprintf(ios.Out, "hdig %s (%s, %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintln(ios.Out, versionLine())
 			return nil
 		},
 	}
+}
+
+// versionLine is what hdig version and hdig --version print.
+func versionLine() string {
+	return fmt.Sprintf("hdig %s (%s, %s/%s)", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 func versionString() string {

@@ -41,10 +41,12 @@ type Delta struct {
 // Get fetches like Do, using and feeding the base-version cache when
 // req.Delta is set: it offers cached versions in If-None-Match with A-IM,
 // rebuilds a 226 from its base, serves a 304 from the cache, and stores
-// every verified version.
+// every verified version. A range request never uses the cache: a 304
+// must not answer it with the whole representation. A request with the
+// caller's own conditions offers nothing either: its 304 is the caller's.
 func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, error) {
 	d := req.Delta
-	if d == nil || d.Cache == nil || req.method() != http.MethodGet || req.Body != nil || req.Header.Get("Range") != "" {
+	if d == nil || d.Cache == nil || req.method() != http.MethodGet || req.Body != nil || req.partial() {
 		return c.Do(ctx, req, sink)
 	}
 	r := *req
@@ -53,7 +55,7 @@ func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, err
 		r.Header = http.Header{}
 	}
 	var offered []cache.Entry
-	if !d.Off && r.Header.Get("If-None-Match") == "" {
+	if !d.Off && !req.Conditional() {
 		offered = c.bases(d.Cache, req.URL)
 	}
 	if len(offered) > 0 {

@@ -18,20 +18,9 @@ import (
 // sink has been aborted. Failed attempts are retried req.Retry times with
 // backoff when the failure is transient and the sink can be reset.
 func (c *Client) Do(ctx context.Context, req *Request, sink Sink) (*Result, error) {
-	if req.Body != nil {
-		digests, err := req.Body.digests()
-		if err != nil {
-			sink.Abort()
-			return nil, fmt.Errorf("read request body: %w", err)
-		}
-		if req.Header == nil {
-			req.Header = http.Header{}
-		}
-		for _, f := range []string{verify.ContentDigest, verify.ReprDigest} {
-			if req.Header.Get(f) == "" {
-				req.Header.Set(f, digests)
-			}
-		}
+	if err := req.digestBody(); err != nil {
+		sink.Abort()
+		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
 		res, err := c.once(ctx, req, sink)
@@ -41,6 +30,11 @@ func (c *Client) Do(ctx context.Context, req *Request, sink Sink) (*Result, erro
 		if err == nil {
 			if res != nil {
 				res.Retries = attempt
+			}
+			if res != nil && res.Unchanged {
+				// Nothing to release: the caller's copy stands.
+				sink.Abort()
+				return res, nil
 			}
 			if err := sink.Commit(); err != nil {
 				return res, &writeError{err: err}
@@ -90,6 +84,12 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 
 		RequestURL: req.URL,
 	}
+	if method == http.MethodHead {
+		res.Strategy = StrategyHead
+	}
+	if req.Body != nil {
+		res.Sent = req.Body.Size
+	}
 	if resp.StatusCode >= 400 {
 		return res, statusError(resp)
 	}
@@ -101,9 +101,15 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 			return c.fallback(ctx, req, sink, res, err)
 		}
 	}
-	if method == http.MethodHead {
-		res.Strategy = StrategyHead
-		res.Verdict = headVerdict(resp, req)
+	switch {
+	case resp.StatusCode == http.StatusNotModified:
+		// The caller's own conditions held: its copy is current. A 304 is
+		// not a body; there is nothing to write or to hash.
+		res.Strategy, res.Unchanged = StrategyNotModified, true
+		res.Verdict = noContentVerdict(resp.Header, req.Policy, "a 304 carries no content: it says the copy the request's conditions name is current")
+		return res, verdictError(res, req, false)
+	case method == http.MethodHead:
+		res.Verdict = noContentVerdict(resp.Header, req.Policy, "HEAD carries no content to check it against")
 		return res, verdictError(res, req, false)
 	}
 	hdr := responseFields(resp.Header)
@@ -148,7 +154,8 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 			return res, err
 		}
 		res.Received = counted.n
-		res.Verdict = bodyVerdict(resp, hdr, responseFields(resp.Trailer), hasher.Sums(), req.Policy)
+		sums := hasher.Sums()
+		res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, reprBasisFor(req, resp, counted.n, sums), req.Policy)
 		if verr := verdictError(res, req, true); errors.Is(verr, ErrMismatch) {
 			return res, verr
 		}
@@ -160,14 +167,15 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if !decoded {
 		res.setSHA256(sums)
 	}
-	res.Verdict = bodyVerdict(resp, hdr, responseFields(resp.Trailer), sums, req.Policy)
+	basis := reprBasisFor(req, resp, counted.n, sums)
+	res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, basis, req.Policy)
 	if !req.Compressed {
 		warnEncoded(&res.Verdict, res.Encoding)
 	}
 	if len(req.Ranges) > 0 && resp.StatusCode == http.StatusOK {
 		res.Verdict.Warn("the origin ignored Range and sent the whole representation: it was written whole, as curl does")
 	}
-	return res, verdictError(res, req, resp.StatusCode != http.StatusPartialContent)
+	return res, verdictError(res, req, basis.content)
 }
 
 // fallback repeats a request once as a plain full GET when the response an
@@ -206,15 +214,18 @@ func warnEncoded(v *verify.Verdict, enc string) {
 	}
 }
 
-// unasked fails a 206 to a request without Range, or a 226 to one without
-// A-IM: its body is not the representation, and written as it would
-// replace FILE with a fragment or a delta.
+// unasked fails a 206 to a request without Range, a 226 to one without
+// A-IM, a 304 to one without a condition it answers: its body is not the
+// representation, and written as it would replace FILE with a fragment, a
+// delta or nothing.
 func unasked(resp *http.Response) error {
 	switch h := resp.Request.Header; {
 	case resp.StatusCode == http.StatusPartialContent && h.Get("Range") == "":
 		return protocolErrorf("the origin answered %s to a request without Range", resp.Status)
 	case resp.StatusCode == http.StatusIMUsed && h.Get("A-IM") == "":
 		return protocolErrorf("the origin answered %s to a request without A-IM", resp.Status)
+	case resp.StatusCode == http.StatusNotModified && h.Get("If-None-Match") == "" && h.Get("If-Modified-Since") == "":
+		return protocolErrorf("the origin answered %s to a request without If-None-Match or If-Modified-Since", resp.Status)
 	}
 	return nil
 }

@@ -63,8 +63,11 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 		o.Progress.Finish()
 		return nil, fmt.Errorf("parallel %d: want 0 (automatic) to %d", o.Parallel, MaxParallel)
 	}
-	if dl := req.Delta; dl != nil && dl.Cache != nil && !dl.Off && !o.Continue && len(c.bases(dl.Cache, req.URL)) > 0 {
-		// A cached base version: a 226 delta beats any number of pieces.
+	dl := req.Delta
+	if req.Conditional() || dl != nil && dl.Cache != nil && !dl.Off && !o.Continue && len(c.bases(dl.Cache, req.URL)) > 0 {
+		// The caller's own conditions make one conditional GET (its 304
+		// leaves path alone); a cached base version: a 226 delta beats
+		// any number of pieces.
 		defer o.Progress.Finish()
 		os.Remove(path + SidecarSuffix) // as a fresh download drops it: the part is started over
 		sink, err := NewFileSink(path)
@@ -84,7 +87,7 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 	}
 	d.prog.Finish()
 	res, err = d.end(res, err)
-	if dl := req.Delta; err == nil && dl != nil && dl.Cache != nil && res.Strategy != StrategyNotModified {
+	if err == nil && dl != nil && dl.Cache != nil && res.Strategy != StrategyNotModified {
 		storeLinked(dl.Cache, res, path)
 	}
 	return res, err
@@ -303,7 +306,7 @@ func (d *download) conclude() (*Result, error) {
 	res.Bytes = wm
 	sums := d.hasher.Sums()
 	res.setSHA256(sums)
-	res.Verdict = bodyVerdict(&http.Response{StatusCode: d.refStatus}, d.ref, d.trailer, sums, d.req.Policy)
+	res.Verdict = bodyVerdict(d.ref, d.trailer, sums, statusBasis(d.refStatus, sums), d.req.Policy)
 	res.Verdict.Warn(d.warnings...)
 	warnEncoded(&res.Verdict, res.Encoding)
 	return res, verdictError(res, d.req, d.refStatus != http.StatusPartialContent)

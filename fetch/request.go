@@ -1,12 +1,9 @@
 package fetch
 
 import (
-	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 
 	"github.com/hdig/hdig/verify"
@@ -39,6 +36,8 @@ type Request struct {
 
 	// Delta, when set, makes Get use a base-version cache (RFC 3229).
 	Delta *Delta
+	// sent are the digests of Body, computed before sending it.
+	sent []verify.Digest
 	// BeforeCommit runs after the bytes verified and before the sink
 	// releases them.
 	BeforeCommit func(*Result) error
@@ -58,57 +57,23 @@ type Request struct {
 // AcceptEncoding is sent with --compressed.
 const AcceptEncoding = "gzip, br, zstd, deflate"
 
-// Body is a request body that can be read more than once: once to compute
-// its digests, once to send it. It is never held in memory whole unless it
-// came from memory.
-type Body struct {
-	Open func() (io.ReadCloser, error)
-	Size int64
+// conditionFields are the preconditions of RFC 9110 §13.1.
+var conditionFields = []string{"If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "If-Range"}
+
+// Conditional says the caller set a precondition of its own: the request
+// is sent as one conditional request, without the cache's If-None-Match,
+// and a 304 means the caller's copy is current (nothing is written).
+func (r *Request) Conditional() bool {
+	for _, k := range conditionFields {
+		if r.Header.Get(k) != "" {
+			return true
+		}
+	}
+	return false
 }
 
-// BytesBody is a body held in memory (-d).
-func BytesBody(b []byte) *Body {
-	return &Body{Size: int64(len(b)), Open: func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(b)), nil
-	}}
-}
-
-// FileBody is a body read from a file (--data-binary @F, -T F).
-func FileBody(path string) (*Body, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	return &Body{Size: st.Size(), Open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil
-}
-
-// bodyDigestAlgorithms are the algorithms of the digests sent with a body.
-var bodyDigestAlgorithms = []string{"sha-256"}
-
-// digests computes the body's digests in one streaming pass.
-func (b *Body) digests() (string, error) {
-	r, err := b.Open()
-	if err != nil {
-		return "", err
-	}
-	defer r.Close()
-	var algs []verify.Algorithm
-	for _, k := range bodyDigestAlgorithms {
-		a, _ := verify.Lookup(k)
-		algs = append(algs, a)
-	}
-	sums, n, err := verify.Sum(r, algs)
-	if err != nil {
-		return "", err
-	}
-	if n != b.Size {
-		return "", fmt.Errorf("request body changed while reading: %d bytes, want %d", n, b.Size)
-	}
-	return verify.FormatDigests(sums), nil
-}
+// partial says the request asks for ranges (-r or a Range header).
+func (r *Request) partial() bool { return len(r.Ranges) > 0 || r.Header.Get("Range") != "" }
 
 // build makes the http.Request for one attempt.
 func (r *Request) build(method string) (*http.Request, error) {

@@ -29,6 +29,11 @@ type Result struct {
 	// --compressed), Received the body bytes read off the network.
 	Bytes    int64
 	Received int64
+	// Sent is the size of the request body (-T, -d, --data-binary).
+	Sent int64
+	// Unchanged says the origin answered the caller's own conditions with
+	// 304: the caller's copy is current and nothing was written.
+	Unchanged bool
 
 	Strategy  string
 	IM        []string

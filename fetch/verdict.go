@@ -21,31 +21,27 @@ func responseFields(h http.Header) fields {
 	}
 }
 
-// bodyVerdict checks a received body. Content-Digest covers the bytes of
-// this message; Repr-Digest the selected representation, which is the same
-// bytes unless the response is partial (RFC 9530 §2, §3, B.3).
-func bodyVerdict(resp *http.Response, hdr, tr fields, sums []verify.Digest, p verify.Policy) verify.Verdict {
+// bodyVerdict checks a received body: Content-Digest against the digests
+// of this message's content, Repr-Digest (or the obsolete Digest) against
+// what basis says it covers (RFC 9530 §2, §3, B.3, B.5).
+func bodyVerdict(hdr, tr fields, content []verify.Digest, basis reprBasis, p verify.Policy) verify.Verdict {
 	var v verify.Verdict
-	partial := resp.StatusCode == http.StatusPartialContent
 	for _, sec := range []struct {
 		f     fields
 		where string
 	}{{hdr, ""}, {tr, " (trailer)"}} {
-		for _, f := range []verify.DigestField{sec.f.content, sec.f.repr} {
-			v.Warn(suffix(f.Warnings(), sec.where)...)
-			if f.Name == verify.ReprDigest && partial {
-				if f.Usable() {
-					v.Add(ignoredAll(f, "partial content: Repr-Digest covers the whole representation")...)
-				}
-				continue
-			}
-			v.Add(label(verify.Compare(f, sums, p), sec.where)...)
-		}
+		v.Warn(suffix(sec.f.content.Warnings(), sec.where)...)
+		v.Add(label(verify.Compare(sec.f.content, content, p), sec.where)...)
+		v.Warn(suffix(sec.f.repr.Warnings(), sec.where)...)
+		v.Add(basis.compare(sec.f.repr, p, sec.where)...)
 		// The obsolete Digest field counts only where Repr-Digest is absent.
-		if sec.f.legacy.Present && !sec.f.repr.Usable() && !partial {
+		if sec.f.legacy.Present && !sec.f.repr.Usable() && basis.why == "" {
 			v.Warn(suffix(sec.f.legacy.Warnings(), sec.where)...)
-			v.Add(label(verify.Compare(sec.f.legacy, sums, p), sec.where)...)
+			v.Add(label(verify.Compare(sec.f.legacy, basis.sums, p), sec.where)...)
 		}
+	}
+	if basis.warning != "" && (hdr.repr.Usable() || tr.repr.Usable()) {
+		v.Warn(basis.warning)
 	}
 	agree(&v, hdr.repr, tr.repr)
 	agree(&v, hdr.content, tr.content)
@@ -55,17 +51,17 @@ func bodyVerdict(resp *http.Response, hdr, tr fields, sums []verify.Digest, p ve
 	return v
 }
 
-// headVerdict checks a HEAD response: Content-Digest must be absent or the
-// digest of empty content (RFC 9530 B.2); Repr-Digest cannot be checked.
-func headVerdict(resp *http.Response, req *Request) verify.Verdict {
+// noContentVerdict checks a response without content (HEAD, 304):
+// Content-Digest must be absent or the digest of empty content (RFC 9530
+// B.2); Repr-Digest cannot be checked, for the reason why.
+func noContentVerdict(h http.Header, p verify.Policy, why string) verify.Verdict {
 	var v verify.Verdict
-	hdr := responseFields(resp.Header)
+	hdr := responseFields(h)
 	v.Warn(hdr.content.Warnings()...)
 	v.Warn(hdr.repr.Warnings()...)
-	empty := emptyDigests(hdr.content)
-	v.Add(verify.Compare(hdr.content, empty, req.Policy)...)
+	v.Add(verify.Compare(hdr.content, emptyDigests(hdr.content), p)...)
 	if hdr.repr.Usable() {
-		v.Add(ignoredAll(hdr.repr, "HEAD carries no content to check it against")...)
+		v.Add(ignoredAll(hdr.repr, why)...)
 	}
 	return v
 }

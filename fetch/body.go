@@ -1,0 +1,129 @@
+package fetch
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// Body is a request body that can be read more than once: once to compute
+// its digests, once to send it. It is never held in memory whole unless it
+// came from memory.
+type Body struct {
+	Open  func() (io.ReadCloser, error)
+	Size  int64
+	close func() error
+}
+
+// BytesBody is a body held in memory (-d).
+func BytesBody(b []byte) *Body {
+	return &Body{Size: int64(len(b)), Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(b)), nil
+	}}
+}
+
+// FileBody is a body read from a file (--data-binary @F, -T F).
+func FileBody(path string) (*Body, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	return &Body{Size: st.Size(), Open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil
+}
+
+// bodyDigestAlgorithm is the algorithm of the digests sent with a body.
+const bodyDigestAlgorithm = "sha-256"
+
+// digests computes the body's digests with algs in one streaming pass.
+func (b *Body) digests(algs []verify.Algorithm) ([]verify.Digest, error) {
+	r, err := b.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	sums, n, err := verify.Sum(r, algs)
+	if err != nil {
+		return nil, err
+	}
+	if n != b.Size {
+		return nil, fmt.Errorf("request body changed while reading: %d bytes, want %d", n, b.Size)
+	}
+	return sums, nil
+}
+
+// spoolInMemory is how much of a body read from a stream stays in memory;
+// the rest goes to a temporary file.
+const spoolInMemory = 1 << 20
+
+// ReaderBody reads r to its end (stdin for -T - and --data-binary @-) so
+// that it can be hashed and then sent, and retried: up to 1 MiB in memory,
+// beyond that in a temporary file, removed at once, that Close releases.
+func ReaderBody(r io.Reader, dir string) (*Body, error) {
+	var mem bytes.Buffer
+	_, err := io.CopyN(&mem, r, spoolInMemory+1)
+	if err == io.EOF {
+		return BytesBody(mem.Bytes()), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, "hdig-body-*")
+	if err != nil {
+		return nil, fmt.Errorf("spool the request body: %w", err)
+	}
+	os.Remove(f.Name()) // the open file stays readable; nothing is left behind
+	size, err := io.Copy(f, io.MultiReader(&mem, r))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("spool the request body: %w", err)
+	}
+	return &Body{Size: size, close: f.Close, Open: func() (io.ReadCloser, error) {
+		return io.NopCloser(io.NewSectionReader(f, 0, size)), nil
+	}}, nil
+}
+
+// Close releases what the body holds (a spool file); it may be called on
+// any body, once.
+func (b *Body) Close() error {
+	if b == nil || b.close == nil {
+		return nil
+	}
+	return b.close()
+}
+
+// digestBody computes the digests of the request body once: sha-256 is
+// sent as Content-Digest and Repr-Digest (unless the caller set them),
+// and every algorithm a response may be checked with is kept in req.sent
+// for the Repr-Digest of a response about the stored resource.
+func (req *Request) digestBody() error {
+	if req.Body == nil || req.sent != nil {
+		return nil
+	}
+	sums, err := req.Body.digests(req.algorithms())
+	if err != nil {
+		return fmt.Errorf("read request body: %w", err)
+	}
+	req.sent = sums
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	for _, d := range sums {
+		if d.Algorithm != bodyDigestAlgorithm {
+			continue
+		}
+		v := verify.FormatDigests([]verify.Digest{d})
+		for _, f := range []string{verify.ContentDigest, verify.ReprDigest} {
+			if req.Header.Get(f) == "" {
+				req.Header.Set(f, v)
+			}
+		}
+	}
+	return nil
+}
