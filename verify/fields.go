@@ -43,9 +43,9 @@ type DigestField struct {
 	Duplicates []string
 	// Obsolete marks a value read from the RFC 3230 Digest field.
 	Obsolete bool
-	// Skipped says which members of a legacy Digest field were left out,
-	// and why (see ParseLegacyDigest). RFC 9530 fields are all or nothing
-	// and never set it.
+	// Skipped says which members were left out, and why: members that are
+	// not Byte Sequences (ParseDigestField), members of a legacy Digest
+	// field that cannot be decoded (ParseLegacyDigest). The others count.
 	Skipped []string
 }
 
@@ -82,9 +82,12 @@ func (f DigestField) Warnings() []string {
 }
 
 // ParseDigestField parses the field lines of an Integrity field. A field that
-// fails to parse as a Dictionary, or a member whose value is not a Byte
-// Sequence, makes the whole field ignored with a reason (RFC 9651 §2.2).
-// Unknown keys are kept; the verifier reports them as unsupported.
+// fails to parse as a Dictionary is ignored as a whole, with a reason (RFC
+// 9651 §2.2, §4.2). A member whose value is not a Byte Sequence is left out
+// on its own, and the reason added to Skipped: RFC 9530 §2 and §3 let a
+// recipient ignore any digest, and a member it cannot use must not hide the
+// others. The field is ignored only when no member is left. Unknown keys
+// are kept; the verifier reports them as unsupported.
 func ParseDigestField(name string, lines []string) DigestField {
 	f := DigestField{Name: name, Present: len(lines) > 0}
 	if !f.Present {
@@ -95,24 +98,42 @@ func ParseDigestField(name string, lines []string) DigestField {
 		f.Ignored = why
 		return f
 	}
+	kept := map[string]bool{}
 	for _, k := range d.Names() {
 		m, _ := d.Get(k)
-		it, ok := m.(httpsfv.Item)
-		if !ok {
-			f.Ignored = fmt.Sprintf("member %q is an inner list, want a byte sequence", k)
-			f.Digests = nil
-			return f
+		b, why := byteSequence(k, m)
+		if why != "" {
+			f.Skipped = append(f.Skipped, why)
+			continue
 		}
-		b, ok := it.Value.([]byte)
-		if !ok {
-			f.Ignored = fmt.Sprintf("member %q is %s, want a byte sequence (:base64:)", k, bareType(it.Value))
-			f.Digests = nil
-			return f
-		}
+		kept[k] = true
 		f.Digests = append(f.Digests, Digest{Algorithm: k, Value: b})
 	}
-	f.Duplicates = duplicateKeys(strings.Join(lines, ", "))
+	if len(f.Digests) == 0 {
+		f.Ignored = strings.Join(f.Skipped, "; ")
+		f.Skipped = nil
+		return f
+	}
+	for _, k := range duplicateKeys(strings.Join(lines, ", ")) {
+		if kept[k] {
+			f.Duplicates = append(f.Duplicates, k)
+		}
+	}
 	return f
+}
+
+// byteSequence returns the value of a Dictionary member that is a Byte
+// Sequence, or why it is not one.
+func byteSequence(key string, m httpsfv.Member) ([]byte, string) {
+	it, ok := m.(httpsfv.Item)
+	if !ok {
+		return nil, fmt.Sprintf("member %q is an inner list, want a byte sequence", key)
+	}
+	b, ok := it.Value.([]byte)
+	if !ok {
+		return nil, fmt.Sprintf("member %q is %s, want a byte sequence (:base64:)", key, bareType(it.Value))
+	}
+	return b, ""
 }
 
 // FormatDigests serializes digests as an Integrity field value, e.g.
