@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"reflect"
 	"strings"
 	"testing"
@@ -106,6 +107,12 @@ func FuzzUnknownMember(f *testing.F) {
 			}
 			if known := withoutKey(b.Checks, fuzzUnknownKey); !reflect.DeepEqual(a.Checks, known) {
 				t.Fatalf("%q: %v; with %q: %v", field, a.Checks, member, known)
+			}
+			// Whatever the policy, a computed value that differs fails.
+			for _, c := range a.Checks {
+				if c.Actual != nil && !bytes.Equal(c.Actual, c.Expected) && a.Outcome() != Mismatched {
+					t.Fatalf("%q under %v: %v differs but the outcome is %s", field, p.Accept, c, a.Outcome())
+				}
 			}
 		}
 	})
