@@ -215,10 +215,10 @@ func (d *download) startHash(algs []verify.Algorithm, wm int64, landed spans) {
 // Request.algorithms lists. Hashing is what a
 // download spends its CPU on: sha-512 nobody sent is not computed.
 func (d *download) hashAlgorithms(resp *http.Response, fs ...verify.DigestField) []verify.Algorithm {
-	if digestTrailer(resp) {
-		return verify.Algorithms
-	}
 	all := d.req.algorithms(fs...)
+	if digestTrailer(resp) {
+		return withTrailer(resp, all)
+	}
 	named := map[string]bool{"sha-256": true}
 	sent := false
 	for _, f := range fs {

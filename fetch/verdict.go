@@ -86,14 +86,19 @@ func agree(v *verify.Verdict, hdr, tr verify.DigestField) {
 }
 
 // bodyAlgorithms are the algorithms a body is hashed with: the supported
-// ones the header names, asks for or the policy accepts, and every one when
-// the response announces an Integrity field as a trailer, so that a
-// trailer's digest, deprecated or not, is never left unchecked.
+// ones the header names, asks for or the policy accepts (withTrailer).
 func bodyAlgorithms(req *Request, resp *http.Response, hdr fields) []verify.Algorithm {
+	return withTrailer(resp, req.algorithms(hdr.repr, hdr.content, hdr.legacy))
+}
+
+// withTrailer is every registered algorithm when the response announces an
+// Integrity field as a trailer, else algs: a trailer's digest, deprecated
+// or not, is never left unchecked for want of its hash.
+func withTrailer(resp *http.Response, algs []verify.Algorithm) []verify.Algorithm {
 	if digestTrailer(resp) {
 		return verify.Algorithms
 	}
-	return req.algorithms(hdr.repr, hdr.content, hdr.legacy)
+	return algs
 }
 
 // label notes in each check's reason that it came from the trailer; the
