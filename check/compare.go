@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -15,19 +14,24 @@ type outcome struct {
 	unknown []string        // members with nothing to compare them to
 }
 
-// compare checks every member of f against the computed digests. A value
-// of the wrong length is a mismatch like any other.
+// anyAlgorithm counts a match of every registered algorithm: check judges
+// whether the origin's digests are right, not what proves the bytes.
+var anyAlgorithm = verify.Policy{Accept: verify.Keys()}
+
+// compare checks every member of f against the computed digests with
+// verify.Compare, the one comparison of hdig: any computed member that
+// does not match, or has the wrong length, is wrong; members of unknown or
+// uncomputed algorithms are set aside alone.
 func compare(f verify.DigestField, sums []verify.Digest) outcome {
 	var o outcome
-	for _, d := range f.Digests {
-		v, ok := lookup(sums, d.Algorithm)
-		switch {
-		case !ok:
-			o.unknown = append(o.unknown, d.Algorithm)
-		case bytes.Equal(v, d.Value):
-			o.matched = append(o.matched, d.Algorithm)
+	for _, c := range verify.Compare(f, sums, anyAlgorithm) {
+		switch c.Result {
+		case verify.Match:
+			o.matched = append(o.matched, c.Algorithm)
+		case verify.Mismatch:
+			o.wrong = append(o.wrong, verify.Digest{Algorithm: c.Algorithm, Value: c.Expected})
 		default:
-			o.wrong = append(o.wrong, d)
+			o.unknown = append(o.unknown, c.Algorithm)
 		}
 	}
 	return o
@@ -43,21 +47,11 @@ func lookup(ds []verify.Digest, alg string) ([]byte, bool) {
 	return nil, false
 }
 
-// equalIn reports whether d has the same value as the member of the same
-// algorithm in ds.
-func equalIn(d verify.Digest, ds []verify.Digest) bool {
-	v, ok := lookup(ds, d.Algorithm)
-	return ok && bytes.Equal(v, d.Value)
-}
-
-// allEqualIn reports whether every member of f is found, equal, in ds.
+// allEqualIn reports whether every member of f matches its algorithm's
+// value in ds.
 func allEqualIn(f verify.DigestField, ds []verify.Digest) bool {
-	for _, d := range f.Digests {
-		if !equalIn(d, ds) {
-			return false
-		}
-	}
-	return len(f.Digests) > 0
+	o := compare(f, ds)
+	return len(o.matched) > 0 && len(o.wrong) == 0 && len(o.unknown) == 0
 }
 
 // member formats one member as it appears in a field: sha-256=:…:.
@@ -93,25 +87,14 @@ func bytesOf(n int64) string {
 }
 
 // preferred returns the registered algorithms of the highest non-zero
-// weight in prefs.
+// weight in prefs, as a sender would choose them (verify.Choose).
 func preferred(prefs []verify.Pref) []string {
-	best := 0
-	for _, p := range prefs {
-		if _, ok := verify.Lookup(p.Algorithm); ok && p.Weight > best {
-			best = p.Weight
-		}
-	}
 	var out []string
-	for _, p := range prefs {
-		if _, ok := verify.Lookup(p.Algorithm); ok && p.Weight == best && best > 0 {
-			out = append(out, p.Algorithm)
-		}
+	for _, a := range verify.Choose(prefs, "") {
+		out = append(out, a.Key)
 	}
 	return out
 }
 
 // emptySums are the digests of empty content with every algorithm.
-func emptySums() []verify.Digest {
-	ds, _, _ := verify.Sum(strings.NewReader(""), verify.Algorithms)
-	return ds
-}
+func emptySums() []verify.Digest { return verify.EmptyDigests(verify.Algorithms) }

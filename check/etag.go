@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 
@@ -91,21 +90,19 @@ type checked struct {
 	own bool
 }
 
-// conflict compares the algorithms two lists share: it returns the first
-// pair with different values and true, else the first equal pair (zero
-// when they share no algorithm) and false.
+// conflict compares the algorithms two lists share (verify.Agree): it
+// returns the first pair with different values and true, else the first
+// shared pair (zero when they share no algorithm) and false.
 func conflict(xs, ys []verify.Digest) (x, y verify.Digest, differ bool) {
+	a := verify.DigestField{Name: verify.ReprDigest, Present: true, Digests: xs}
+	b := verify.DigestField{Name: verify.ReprDigest, Present: true, Digests: ys}
+	if cs := verify.Agree(a, b); len(cs) > 0 {
+		c := cs[0]
+		return verify.Digest{Algorithm: c.Algorithm, Value: c.Expected}, verify.Digest{Algorithm: c.Algorithm, Value: c.Actual}, true
+	}
 	for _, d := range xs {
-		v, found := lookup(ys, d.Algorithm)
-		if !found {
-			continue
-		}
-		other := verify.Digest{Algorithm: d.Algorithm, Value: v}
-		if !bytes.Equal(v, d.Value) {
-			return d, other, true
-		}
-		if x.Algorithm == "" {
-			x, y = d, other
+		if v, found := lookup(ys, d.Algorithm); found {
+			return d, verify.Digest{Algorithm: d.Algorithm, Value: v}, false
 		}
 	}
 	return x, y, false

@@ -47,6 +47,8 @@ func (a *audit) checkSyntax(id, where string, f verify.DigestField) bool {
 	case f.Ignored != "":
 		a.s.fail(id, fmt.Sprintf("%s on %s is malformed (%s), so recipients must ignore it; want a Dictionary of Byte Sequences such as sha-256=:<base64>:", f.Name, where, f.Ignored))
 		return false
+	case len(f.Skipped) > 0:
+		a.s.fail(id, fmt.Sprintf("%s on %s has members that are not Byte Sequences (%s), which recipients ignore; want a Dictionary of Byte Sequences such as sha-256=:<base64>:", f.Name, where, strings.Join(f.Skipped, "; ")))
 	case len(f.Duplicates) > 0:
 		a.s.warn(id, fmt.Sprintf("%s on %s repeats %s: the last value wins; send each algorithm once", f.Name, where, strings.Join(f.Duplicates, ", ")))
 	default:
@@ -91,6 +93,10 @@ func (a *audit) checkMatch(id string, r *response, f verify.DigestField, covers 
 		a.s.skip(id, fmt.Sprintf("%s body is larger than --max-body (%s): not hashed", r.label, bytesOf(a.opts.MaxBody)))
 		return
 	}
+	if differ := disagreement(r, f.Name); differ != "" {
+		a.s.fail(id, differ)
+		return
+	}
 	o := compare(f, r.sums)
 	switch {
 	case len(o.wrong) > 0:
@@ -101,6 +107,21 @@ func (a *audit) checkMatch(id string, r *response, f verify.DigestField, covers 
 	default:
 		a.s.pass(id, fmt.Sprintf("%s %s matches the %s of %s", f.Name, strings.Join(o.matched, ", "), bytesOf(r.size), covers))
 	}
+}
+
+// disagreement describes how the header and trailer instances of a field
+// differ (verify.Agree), "" when they agree or one is absent.
+func disagreement(r *response, name string) string {
+	hdr := verify.ParseDigestField(name, r.header.Values(name))
+	tr := verify.ParseDigestField(name, r.trailer.Values(name))
+	var parts []string
+	for _, c := range verify.Agree(hdr, tr) {
+		parts = append(parts, fmt.Sprintf("%s %s differs between header and trailer (%s, then %s)", name, c.Algorithm, verify.Base64(c.Expected), verify.Base64(c.Actual)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.Join(parts, "; ") + " on " + r.String() + "; want one value"
 }
 
 // checkContent decides content-digest.match on the full GET.

@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -358,16 +357,11 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 	return nil
 }
 
-// differ compares the members two Integrity fields share; ok false names
-// an algorithm whose values differ.
+// differ compares the members two Integrity fields share (verify.Agree);
+// ok false names an algorithm whose values differ.
 func differ(a, b verify.DigestField) (string, bool) {
-	if !a.Usable() || !b.Usable() {
-		return "", true
-	}
-	for _, x := range a.Digests {
-		if v, ok := b.Get(x.Algorithm); ok && !bytes.Equal(v, x.Value) {
-			return x.Algorithm, false
-		}
+	if cs := verify.Agree(a, b); len(cs) > 0 {
+		return cs[0].Algorithm, false
 	}
 	return "", true
 }

@@ -277,9 +277,9 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	}
 	defer b.Close()
 	hdr := responseFields(resp.Header)
-	content := verify.NewHasher(d.req.algorithms(hdr.content))
+	content := verify.NewHasher(withTrailer(resp, d.req.algorithms(hdr.content)))
 	defer content.Close()
-	repr := verify.NewHasher(d.req.algorithms(hdr.repr, hdr.legacy))
+	repr := verify.NewHasher(withTrailer(resp, d.req.algorithms(hdr.repr, hdr.legacy)))
 	defer repr.Close()
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -309,6 +309,7 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 		v.Warn(f.Warnings()...)
 		v.Add(verify.Compare(f, content.Sums(), d.req.Policy)...)
 	}
+	agree(&v, hdr.content, tr.content)
 	rv := reprVerdict(resp.Header, resp.Trailer, repr.Sums(), d.req.Policy)
 	v.Add(rv.Checks...)
 	v.Warn(rv.Warnings...)

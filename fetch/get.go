@@ -113,7 +113,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		return res, verdictError(res, req, false)
 	}
 	hdr := responseFields(resp.Header)
-	hasher := verify.NewHasher(req.algorithms(hdr.repr, hdr.content, hdr.legacy))
+	hasher := verify.NewHasher(bodyAlgorithms(req, resp, hdr))
 	defer hasher.Close()
 
 	idle := newIdleReader(resp.Body, c.timeout, cancel)

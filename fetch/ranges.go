@@ -213,13 +213,14 @@ func (d *download) startHash(algs []verify.Algorithm, wm int64, landed spans) {
 
 // hashAlgorithms are the algorithms computed over the file: the ones the
 // header's Integrity fields name, and sha-256 (it names cached versions).
-// When digests may come in a trailer (one is announced, or the header has
-// none) it is every algorithm Request.algorithms lists. Hashing is what a
+// When a trailer announces an Integrity field it is every registered
+// algorithm (bodyAlgorithms); when the header has none, every algorithm
+// Request.algorithms lists. Hashing is what a
 // download spends its CPU on: sha-512 nobody sent is not computed.
 func (d *download) hashAlgorithms(resp *http.Response, fs ...verify.DigestField) []verify.Algorithm {
 	all := d.req.algorithms(fs...)
-	if digestTrailer(resp.Header) {
-		return all
+	if digestTrailer(resp) {
+		return withTrailer(resp, all)
 	}
 	named := map[string]bool{"sha-256": true}
 	sent := false
@@ -240,10 +241,15 @@ func (d *download) hashAlgorithms(resp *http.Response, fs ...verify.DigestField)
 	return algs
 }
 
-// digestTrailer says whether a header announces an Integrity field in the
-// trailer.
-func digestTrailer(h http.Header) bool {
-	for _, t := range h.Values("Trailer") {
+// digestTrailer says whether a response announces an Integrity field in
+// the trailer. Go's client moves the Trailer header field into the keys of
+// resp.Trailer; both are looked at.
+func digestTrailer(resp *http.Response) bool {
+	names := resp.Header.Values("Trailer")
+	for k := range resp.Trailer {
+		names = append(names, k)
+	}
+	for _, t := range names {
 		for _, f := range strings.Split(t, ",") {
 			switch http.CanonicalHeaderKey(strings.TrimSpace(f)) {
 			case verify.ReprDigest, verify.ContentDigest, verify.LegacyDigest:
@@ -263,7 +269,7 @@ func (d *download) splittable(resp *http.Response) bool {
 		return false
 	}
 	// Digests announced as trailers would be lost with the first stream.
-	return !digestTrailer(resp.Header)
+	return !digestTrailer(resp)
 }
 
 // canResume says whether a broken stream can continue with a range: only

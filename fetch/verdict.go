@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"bytes"
 	"fmt"
 	"net/http"
 
@@ -59,21 +58,11 @@ func noContentVerdict(h http.Header, p verify.Policy, why string) verify.Verdict
 	hdr := responseFields(h)
 	v.Warn(hdr.content.Warnings()...)
 	v.Warn(hdr.repr.Warnings()...)
-	v.Add(verify.Compare(hdr.content, emptyDigests(hdr.content), p)...)
+	v.Add(verify.Compare(hdr.content, verify.EmptyDigests(verify.Algorithms), p)...)
 	if hdr.repr.Usable() {
 		v.Add(ignoredAll(hdr.repr, why)...)
 	}
 	return v
-}
-
-func emptyDigests(f verify.DigestField) []verify.Digest {
-	var out []verify.Digest
-	for _, d := range f.Digests {
-		if a, ok := verify.Lookup(d.Algorithm); ok {
-			out = append(out, verify.Digest{Algorithm: a.Key, Value: a.New().Sum(nil)})
-		}
-	}
-	return out
 }
 
 func ignoredAll(f verify.DigestField, why string) []verify.Check {
@@ -84,17 +73,29 @@ func ignoredAll(f verify.DigestField, why string) []verify.Check {
 	return out
 }
 
-// agree warns when the header and trailer instances of a field disagree.
-// Both are also checked against the bytes, so one of them fails too.
+// agree fails a field whose header and trailer instances disagree, even
+// on an algorithm hdig does not know or did not compute.
 func agree(v *verify.Verdict, hdr, tr verify.DigestField) {
-	if !hdr.Usable() || !tr.Usable() {
-		return
+	for _, c := range verify.Agree(hdr, tr) {
+		v.Warn(fmt.Sprintf("%s %s differs between header and trailer", c.Field, c.Algorithm))
+		v.Add(c)
 	}
-	for _, d := range hdr.Digests {
-		if t, ok := tr.Get(d.Algorithm); ok && !bytes.Equal(t, d.Value) {
-			v.Warn(fmt.Sprintf("%s %s differs between header and trailer", hdr.Name, d.Algorithm))
-		}
+}
+
+// bodyAlgorithms are the algorithms a body is hashed with: the supported
+// ones the header names, asks for or the policy accepts (withTrailer).
+func bodyAlgorithms(req *Request, resp *http.Response, hdr fields) []verify.Algorithm {
+	return withTrailer(resp, req.algorithms(hdr.repr, hdr.content, hdr.legacy))
+}
+
+// withTrailer is every registered algorithm when the response announces an
+// Integrity field as a trailer, else algs: a trailer's digest, deprecated
+// or not, is never left unchecked for want of its hash.
+func withTrailer(resp *http.Response, algs []verify.Algorithm) []verify.Algorithm {
+	if digestTrailer(resp) {
+		return verify.Algorithms
 	}
+	return algs
 }
 
 // label notes in each check's reason that it came from the trailer; the

@@ -71,15 +71,6 @@ func (p *digestPlan) formatContent(ds []verify.Digest) string {
 	return verify.FormatDigests(ds)
 }
 
-// emptyDigests are the digests of empty content (HEAD, 304).
-func emptyDigests(algs []verify.Algorithm) []verify.Digest {
-	out := make([]verify.Digest, len(algs))
-	for i, a := range algs {
-		out[i] = verify.Digest{Algorithm: a.Key, Value: a.New().Sum(nil)}
-	}
-	return out
-}
-
 // rangeDigests hashes bytes [off, off+n) of the representation.
 func rangeDigests(ctx context.Context, c io.ReaderAt, off, n int64, algs []verify.Algorithm) ([]verify.Digest, error) {
 	ds, _, err := verify.Sum(ctxReader{ctx, io.NewSectionReader(c, off, n)}, algs)

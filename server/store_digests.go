@@ -1,7 +1,6 @@
 package server
 
 import (
-	"crypto/subtle"
 	"net/http"
 
 	"github.com/hdig/hdig/verify"
@@ -33,21 +32,22 @@ func wireAlgs(fields []verify.DigestField) []verify.Algorithm {
 	return out
 }
 
-// mismatches compares every checkable member with the computed digests.
-// For a whole-content PUT or POST the content and the representation data
-// are the same bytes (RFC 9530 §3.1), so both fields are checked against
-// the received bytes.
+// mismatches compares every member with the computed digests through
+// verify.Compare: any computed algorithm that does not match fails,
+// deprecated or not; unknown ones are skipped alone. For a whole-content
+// PUT or POST the content and the representation data are the same bytes
+// (RFC 9530 §3.1), so both fields are checked against the received bytes.
 func mismatches(fields []verify.DigestField, got map[string][]byte) []mismatch {
+	computed := make([]verify.Digest, 0, len(got))
+	for k, v := range got {
+		computed = append(computed, verify.Digest{Algorithm: k, Value: v})
+	}
 	var out []mismatch
 	for _, f := range fields {
-		for _, d := range f.Digests {
-			actual, ok := got[d.Algorithm]
-			if !ok {
-				continue
-			}
-			if subtle.ConstantTimeCompare(actual, d.Value) != 1 {
-				out = append(out, mismatch{Field: f.Name, Algorithm: d.Algorithm,
-					Expected: verify.Base64(d.Value), Actual: verify.Base64(actual)})
+		for _, c := range verify.Compare(f, computed, verify.Policy{Accept: verify.Keys()}) {
+			if c.Result == verify.Mismatch {
+				out = append(out, mismatch{Field: c.Field, Algorithm: c.Algorithm,
+					Expected: verify.Base64(c.Expected), Actual: verify.Base64(c.Actual)})
 			}
 		}
 	}

@@ -89,7 +89,7 @@ func (w *bodyWriter) WriteHeader(code int) {
 		}
 	case http.StatusNotModified:
 		if w.plan.content != nil {
-			h.Set(verify.ContentDigest, w.plan.formatContent(emptyDigests(w.plan.content)))
+			h.Set(verify.ContentDigest, w.plan.formatContent(verify.EmptyDigests(w.plan.content)))
 		}
 	default:
 		h.Del(verify.ReprDigest)
@@ -141,7 +141,7 @@ func (w *bodyWriter) prepare(code int) error {
 	if algs := w.plan.content; algs != nil {
 		switch {
 		case head:
-			h.Set(verify.ContentDigest, w.plan.formatContent(emptyDigests(algs)))
+			h.Set(verify.ContentDigest, w.plan.formatContent(verify.EmptyDigests(algs)))
 		case code == http.StatusOK:
 			ds, err := w.rep.Digests(w.r.Context(), algs)
 			if err != nil {

@@ -12,8 +12,9 @@ import "strings"
 // else is part of a token, or inside a String or Display String, and is left
 // alone. Only a Byte Sequence whose content is nothing but base64 characters
 // without "=", and whose length padding can repair (2 or 3 modulo 4), is
-// changed; anything irregular is passed on as it was, for the parser to
-// reject.
+// changed; anything else, already padded or irregular, is passed on as it
+// was (for the parser to accept or reject) and the scan goes on: one Byte
+// Sequence never stops the repair of the others.
 func padByteSequences(s string) string {
 	if strings.IndexByte(s, ':') < 0 {
 		return s
@@ -27,14 +28,12 @@ func padByteSequences(s string) string {
 		case c == ':' && i > 0 && strings.IndexByte("=( \t", s[i-1]) >= 0:
 			end := strings.IndexByte(s[i+1:], ':')
 			if end < 0 {
-				return s // unterminated: the parser fails on it
+				i = len(s) // unterminated: the parser fails on it
+				break
 			}
 			end += i + 1
 			content := s[i+1 : end]
-			if !allBytesIn(content, base64Alphabet) {
-				return s
-			}
-			if padded := padBase64(content); padded != content {
+			if padded := padBase64(content); padded != content && allBytesIn(content, base64Alphabet) {
 				b.WriteString(s[last : i+1])
 				b.WriteString(padded)
 				last = end

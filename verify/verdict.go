@@ -1,7 +1,6 @@
 package verify
 
 import (
-	"crypto/subtle"
 	"fmt"
 	"strings"
 )
@@ -50,53 +49,6 @@ func (p Policy) Accepts(alg string) bool {
 	return false
 }
 
-// Compare checks each member of a field against the computed digests.
-// Unsupported algorithms, algorithms not computed and algorithms the policy
-// does not accept are reported as Ignored with a reason; the comparison is
-// still made when possible, and the reason says how it came out.
-func Compare(f DigestField, computed []Digest, p Policy) []Check {
-	if !f.Usable() {
-		return nil
-	}
-	var out []Check
-	for _, d := range f.Digests {
-		c := Check{Field: f.Name, Algorithm: d.Algorithm, Expected: d.Value}
-		a, known := Lookup(d.Algorithm)
-		for _, x := range computed {
-			if x.Algorithm == d.Algorithm {
-				c.Actual = x.Value
-			}
-		}
-		same := c.Actual != nil && subtle.ConstantTimeCompare(c.Actual, d.Value) == 1
-		switch {
-		case !known:
-			c.Result, c.Reason = Ignored, "unsupported algorithm"
-		case c.Actual == nil:
-			c.Result, c.Reason = Ignored, "not computed"
-		case !p.Accepts(d.Algorithm):
-			c.Result = Ignored
-			c.Reason = "not accepted"
-			if a.Status == Deprecated {
-				c.Reason = fmt.Sprintf("deprecated, not accepted (add --accept %s to count it)", a.Key)
-			}
-			if same {
-				c.Reason += "; it matches"
-			} else {
-				c.Reason += "; it does not match"
-			}
-		case len(d.Value) != a.Size:
-			c.Result = Mismatch
-			c.Reason = fmt.Sprintf("value is %d bytes, want %d for %s", len(d.Value), a.Size, a.Key)
-		case same:
-			c.Result = Match
-		default:
-			c.Result = Mismatch
-		}
-		out = append(out, c)
-	}
-	return out
-}
-
 // Outcome is a verdict's overall result.
 type Outcome string
 
@@ -119,8 +71,8 @@ func (v *Verdict) Add(cs ...Check) { v.Checks = append(v.Checks, cs...) }
 // Warn appends warnings.
 func (v *Verdict) Warn(ws ...string) { v.Warnings = append(v.Warnings, ws...) }
 
-// Outcome is Mismatched if any accepted digest mismatched, whatever the
-// others say; else Verified if any matched; else Unverified.
+// Outcome is Mismatched if any digest mismatched, whatever the others say;
+// else Verified if any accepted digest matched; else Unverified.
 func (v *Verdict) Outcome() Outcome {
 	matched := false
 	for _, c := range v.Checks {

@@ -1,0 +1,67 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Issue 9: a digest hdig computed that does not match is always a failure
+// (exit 1, nothing written), whatever else the field holds and whatever
+// the policy accepts as proof.
+func TestGetMismatchNeverHidden(t *testing.T) {
+	const (
+		md5Hello  = "md5=:UFIauregE76D7gDe0/n0JA==:"
+		md5Bare   = "md5=:UFIauregE76D7gDe0/n0JA:"
+		md5Wrong  = "md5=:AAAAAAAAAAAAAAAAAAAAAA==:"
+		shaWrong  = emptySHA256
+		wantMis   = "✖ mismatch"
+		unverfied = "⚠ unverified"
+	)
+	tests := []struct {
+		name     string
+		origin   origin
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{name: "unpadded md5 beside a padded wrong sha-256", origin: origin{header: map[string]string{"Repr-Digest": md5Bare + ", " + shaWrong}},
+			wantCode: 1, wantErr: wantMis + " Repr-Digest sha-256"},
+		{name: "wrong sha-256 beside an unknown member", origin: origin{header: map[string]string{"Repr-Digest": shaWrong + ", foo=?1"}},
+			wantCode: 1, wantErr: wantMis + " Repr-Digest sha-256"},
+		{name: "deprecated md5 mismatch alone", origin: origin{header: map[string]string{"Repr-Digest": md5Wrong}},
+			wantCode: 1, wantErr: wantMis + " Repr-Digest md5"},
+		{name: "deprecated md5 mismatch beside a sha-256 match", origin: origin{header: map[string]string{"Repr-Digest": md5Wrong + ", " + helloSHA256}},
+			wantCode: 1, wantErr: wantMis + " Repr-Digest md5"},
+		{name: "deprecated md5 mismatch in Content-Digest", origin: origin{header: map[string]string{"Content-Digest": md5Wrong}},
+			wantCode: 1, wantErr: wantMis + " Content-Digest md5"},
+		{name: "deprecated md5 mismatch in a trailer", origin: origin{trailer: map[string]string{"Repr-Digest": md5Wrong}},
+			wantCode: 1, wantErr: wantMis + " Repr-Digest md5"},
+		{name: "unixsum mismatch in the legacy Digest", origin: origin{header: map[string]string{"Digest": "UNIXsum=1"}},
+			wantCode: 1, wantErr: wantMis + " Digest unixsum"},
+		{name: "deprecated md5 match proves nothing", origin: origin{header: map[string]string{"Repr-Digest": md5Hello}},
+			wantCode: 0, wantErr: unverfied + ": the origin sent no digest the policy accepts"},
+		{name: "header sha-256 and trailer disagree on an unknown algorithm", origin: origin{header: map[string]string{"Repr-Digest": helloSHA256 + ", foo=:AQ==:"}, trailer: map[string]string{"Repr-Digest": "foo=:Ag==:"}},
+			wantCode: 1, wantErr: "Repr-Digest foo differs between header and trailer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := tt.origin
+			o.body = []byte(helloBody)
+			srv := o.serve(t)
+			out := filepath.Join(t.TempDir(), "out.json")
+			code, _, errOut := runHdig(t, append(append([]string{"get", "-o", out}, tt.args...), srv.URL+"/items/123")...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d; stderr:\n%s", code, tt.wantCode, errOut)
+			}
+			if !strings.Contains(errOut, tt.wantErr) {
+				t.Errorf("stderr = %q, want it to contain %q", errOut, tt.wantErr)
+			}
+			_, err := os.Stat(out)
+			if written := err == nil; written != (tt.wantCode == 0) {
+				t.Errorf("%s written: %v, want %v", out, written, tt.wantCode == 0)
+			}
+		})
+	}
+}

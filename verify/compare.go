@@ -1,0 +1,107 @@
+package verify
+
+import (
+	"crypto/subtle"
+	"fmt"
+)
+
+// Compare checks each member of a field against the computed digests: the
+// one comparison of hdig (get, serve uploads, check). A member whose
+// algorithm is unknown or was not computed is Ignored with a reason, alone:
+// it never changes the result of the others. Any member that was computed
+// and does not match, or whose value has the wrong length, is a Mismatch,
+// whatever its algorithm and the policy: a deprecated algorithm cannot
+// prove, but its mismatch is corruption (RFC 9530 §5, §6.6). The policy
+// decides only what counts as proof: a match of an algorithm it does not
+// accept is Ignored, with a reason saying it matches.
+func Compare(f DigestField, computed []Digest, p Policy) []Check {
+	if !f.Usable() {
+		return nil
+	}
+	out := make([]Check, 0, len(f.Digests))
+	for _, d := range f.Digests {
+		out = append(out, compareOne(f.Name, d, computed, p))
+	}
+	return out
+}
+
+func compareOne(field string, d Digest, computed []Digest, p Policy) Check {
+	c := Check{Field: field, Algorithm: d.Algorithm, Expected: d.Value}
+	a, known := Lookup(d.Algorithm)
+	for _, x := range computed {
+		if x.Algorithm == d.Algorithm {
+			c.Actual = x.Value
+		}
+	}
+	if !known {
+		c.Result, c.Reason = Ignored, "unsupported algorithm"
+		return c
+	}
+	if c.Actual == nil {
+		c.Result, c.Reason = Ignored, "not computed"
+		return c
+	}
+	accepted := p.Accepts(a.Key)
+	switch {
+	case len(d.Value) != a.Size:
+		c.Result = Mismatch
+		c.Reason = fmt.Sprintf("value is %d bytes, want %d for %s", len(d.Value), a.Size, a.Key)
+	case subtle.ConstantTimeCompare(c.Actual, d.Value) != 1:
+		c.Result = Mismatch
+	case accepted:
+		c.Result = Match
+		return c
+	default:
+		c.Result = Ignored
+		c.Reason = notProof(a) + "; it matches"
+		return c
+	}
+	if !accepted {
+		c.Reason = joinReasons(c.Reason, notProof(a)+"; a mismatch fails all the same")
+	}
+	return c
+}
+
+// notProof says why an algorithm does not count as proof.
+func notProof(a Algorithm) string {
+	if a.Status == Deprecated {
+		return fmt.Sprintf("deprecated, not accepted as proof (add --accept %s to count it)", a.Key)
+	}
+	return "not accepted as proof"
+}
+
+func joinReasons(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// Agree checks that the header and trailer instances of a field agree
+// (RFC 9530 §6.4 lets a field come in either section): each algorithm in
+// both must have the same value, known to hdig or not. A difference is a
+// Mismatch, the header value expected and the trailer value actual.
+func Agree(hdr, tr DigestField) []Check {
+	if !hdr.Usable() || !tr.Usable() {
+		return nil
+	}
+	var out []Check
+	for _, d := range hdr.Digests {
+		t, ok := tr.Get(d.Algorithm)
+		if ok && subtle.ConstantTimeCompare(t, d.Value) != 1 {
+			out = append(out, Check{Field: hdr.Name, Algorithm: d.Algorithm, Expected: d.Value, Actual: t,
+				Result: Mismatch, Reason: "header and trailer differ"})
+		}
+	}
+	return out
+}
+
+// EmptyDigests are the digests of empty content (a HEAD's or a 304's
+// Content-Digest, RFC 9530 B.2) with each algorithm.
+func EmptyDigests(algs []Algorithm) []Digest {
+	out := make([]Digest, len(algs))
+	for i, a := range algs {
+		out[i] = Digest{Algorithm: a.Key, Value: a.New().Sum(nil)}
+	}
+	return out
+}
