@@ -41,7 +41,7 @@ func TestGetMismatchNeverHidden(t *testing.T) {
 		{name: "unixsum mismatch in the legacy Digest", origin: origin{header: map[string]string{"Digest": "UNIXsum=1"}},
 			wantCode: 1, wantErr: wantMis + " Digest unixsum"},
 		{name: "deprecated md5 match proves nothing", origin: origin{header: map[string]string{"Repr-Digest": md5Hello}},
-			wantCode: 0, wantErr: unverfied + ": the origin sent no digest the policy accepts"},
+			wantCode: 0, wantErr: unverfied + ": no digest the policy accepts could be checked"},
 		{name: "header sha-256 and trailer disagree on an unknown algorithm", origin: origin{header: map[string]string{"Repr-Digest": helloSHA256 + ", foo=:AQ==:"}, trailer: map[string]string{"Repr-Digest": "foo=:Ag==:"}},
 			wantCode: 1, wantErr: "Repr-Digest foo differs between header and trailer"},
 	}
