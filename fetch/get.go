@@ -18,6 +18,7 @@ import (
 // sink has been aborted. Failed attempts are retried req.Retry times with
 // backoff when the failure is transient and the sink can be reset.
 func (c *Client) Do(ctx context.Context, req *Request, sink Sink) (*Result, error) {
+	ctx = withCredentialsFor(ctx, req.URL)
 	if req.Body != nil {
 		digests, err := req.Body.digests()
 		if err != nil {

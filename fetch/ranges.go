@@ -56,6 +56,7 @@ type DownloadOptions struct {
 // delta beats any number of pieces. A verified download is stored in the
 // cache as a base version, as Get does.
 func (c *Client) Download(ctx context.Context, req *Request, path string, o DownloadOptions) (*Result, error) {
+	ctx = withCredentialsFor(ctx, req.URL)
 	if o.Progress == nil {
 		o.Progress = NoProgress{}
 	}
