@@ -471,19 +471,32 @@ func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) er
 	return failed
 }
 
-// piece fetches one piece, retrying from where it stopped.
+// piece fetches one piece, retrying from where it stopped, and fetching
+// it again whole when its bytes fail its Content-Digest (refetch.go).
 func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode, buf []byte) error {
 	size := int64(-1)
 	if p.end >= 0 {
 		size = p.end - p.start
 	}
 	bar := d.prog.Piece(p.id, size, p.next.Load())
+	refetched := 0
 	for attempt := 0; ; attempt++ {
 		err := d.attempt(ctx, p, r, mode, buf, bar)
 		if err == nil {
 			bar.Done(true)
 			d.pieceDone(p)
 			return nil
+		}
+		// (Once the download failed, other pieces' errors carry its cause.)
+		var pm *pieceMismatch
+		if errors.As(err, &pm) && ctx.Err() == nil {
+			if refetched >= d.refetches() || !d.canResume() || !d.refetch(p, pm) {
+				bar.Done(false)
+				return d.failPiece(pm, refetched)
+			}
+			refetched++
+			r, mode = nil, modeRange
+			continue
 		}
 		if !retryable(err) || attempt >= d.req.Retry || ctx.Err() != nil || !d.canResume() {
 			bar.Done(false)
