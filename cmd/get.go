@@ -50,6 +50,7 @@ type getOptions struct {
 	CacheDir      string
 	CacheMax      string
 	NoCache       bool
+	Limits        limitFlags
 }
 
 // Defaults of the contract.
@@ -138,6 +139,7 @@ representation and is reported ignored.` + exitStatusHelp,
 	f.StringVar(&o.CacheDir, "cache-dir", "", "base-version cache `DIR` (default $HDIG_CACHE_DIR, else the user cache dir + /hdig)")
 	f.StringVar(&o.CacheMax, "cache-max", "1GiB", "size cap of the base-version cache (`SIZE`); least recently used versions go first")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
+	o.Limits.add(f)
 	return c
 }
 
@@ -211,6 +213,9 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	}
 	req := &fetch.Request{URL: o.URL, Header: http.Header{}, Compressed: o.Compressed, Policy: policy,
 		RequireDigest: o.RequireDigest, Retry: o.Retry, Method: o.Method, Ranges: ranges}
+	if req.Limits, err = o.Limits.limits(); err != nil {
+		return nil, err
+	}
 	if !o.NoWant {
 		if req.WantRepr, err = verify.ParseWant(o.WantRepr); err != nil {
 			return nil, usageErrorf("--want-repr: %v", err)
@@ -346,6 +351,8 @@ func classifyFetch(err error) (int, bool) {
 		return ExitIntegrity, true
 	case errors.Is(err, fetch.ErrUnverified):
 		return ExitUnverified, true
+	case errors.Is(err, fetch.ErrTooLarge):
+		return ExitNetwork, true // contract: the transfer was refused
 	case errors.Is(err, fetch.ErrProtocol):
 		return ExitProtocol, true
 	case errors.Is(err, fetch.ErrOutput):

@@ -97,6 +97,9 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if err := unasked(resp); err != nil {
 		return res, err
 	}
+	if err := req.Limits.checkLength(resp.ContentLength); err != nil && method != http.MethodHead {
+		return res, err
+	}
 	if req.intercept != nil {
 		if ok, err := req.intercept(ctx, resp, sink, res); ok {
 			return c.fallback(ctx, req, sink, res, err)
@@ -129,7 +132,11 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		defer done()
 		out = dec
 	}
-	n, err := io.CopyBuffer(sinkWriter{sink}, out, make([]byte, copyBufSize))
+	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.n }, expands: decoded}
+	n, err := io.CopyBuffer(bounded, out, make([]byte, copyBufSize))
+	if bounded.err != nil {
+		err = bounded.err // whatever the decoder made of it
+	}
 	if err == nil && decoded {
 		// Hash whatever the decoder left unread (padding after the stream).
 		_, err = io.Copy(io.Discard, body)
@@ -258,7 +265,7 @@ func (c *Client) bodyError(ctx context.Context, err error, got, want int64) erro
 		return networkError(fmt.Errorf("%w after %s (%d bytes received)", ErrIdleTimeout, c.timeout, got))
 	case errors.Is(err, context.Canceled) || errors.Is(cause, context.Canceled):
 		return context.Canceled
-	case errors.Is(err, ErrProtocol), errors.As(err, &we):
+	case errors.Is(err, ErrProtocol), errors.Is(err, ErrTooLarge), errors.As(err, &we):
 		return err
 	case errors.As(err, &re):
 		if errors.Is(err, io.ErrUnexpectedEOF) && want >= 0 {

@@ -396,7 +396,7 @@ func (d *download) keep(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return true
 	}
-	bad := errors.Is(err, ErrMismatch) || errors.Is(err, ErrProtocol) || errors.Is(err, ErrUnverified)
+	bad := errors.Is(err, ErrMismatch) || errors.Is(err, ErrProtocol) || errors.Is(err, ErrUnverified) || errors.Is(err, ErrTooLarge)
 	return d.o.Continue && !bad
 }
 
@@ -428,6 +428,10 @@ const (
 // transfer runs the plan: the first response feeds piece 0 and up to
 // d.parallel workers take the other pieces in order.
 func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) error {
+	if err := d.req.Limits.checkLength(d.total); err != nil {
+		first.close()
+		return err
+	}
 	d.prog.Start(d.total, d.before.size())
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -567,6 +571,9 @@ func (d *download) stream(p *piece, r *countingReader, limit int64, h *verify.Ha
 		n, err := io.ReadFull(r, b)
 		if n > 0 {
 			off := p.at()
+			if err := d.req.Limits.checkOutput(off+int64(n), 0, false); err != nil {
+				return err // a stream of unknown length over --max-filesize
+			}
 			if _, werr := d.f.WriteAt(b[:n], off); werr != nil {
 				return &writeError{err: werr}
 			}
