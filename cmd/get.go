@@ -51,6 +51,7 @@ type getOptions struct {
 	CacheMax      string
 	NoCache       bool
 	Limits        limitFlags
+	special       bool // -o names a character device or FIFO
 }
 
 // Defaults of the contract.
@@ -146,6 +147,9 @@ representation and is reported ignored.` + exitStatusHelp,
 func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	req, err := o.request()
 	if err != nil {
+		return err
+	}
+	if err := o.resolveOutput(); err != nil {
 		return err
 	}
 	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
@@ -301,6 +305,8 @@ func (o *getOptions) sink(ios *IOStreams) (fetch.Sink, error) {
 	switch {
 	case o.Head:
 		return fetch.DiscardSink{}, nil
+	case o.special:
+		return o.deviceSink(), nil
 	case o.Output != "":
 		return fetch.NewFileSink(o.Output)
 	case o.NoBuffer:
@@ -340,7 +346,11 @@ func (o *getOptions) delta(ios *IOStreams) (*fetch.Delta, error) {
 		store.Close()
 		return nil, usageErrorf("--im: empty A-IM list")
 	}
-	return &fetch.Delta{Cache: store, IM: o.IM, Off: o.NoDelta || !o.Delta, Output: o.Output}, nil
+	linked := o.Output
+	if o.special {
+		linked = "" // nothing to link: a device's bytes are gone once written
+	}
+	return &fetch.Delta{Cache: store, IM: o.IM, Off: o.NoDelta || !o.Delta, Output: linked}, nil
 }
 
 // classifyFetch maps the client engine's errors to exit statuses.
@@ -416,6 +426,6 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 // method, a body, -r or a Range header, --compressed) is one request.
 func (o *getOptions) downloads(req *fetch.Request) bool {
 	plain := req.Method == "" || strings.EqualFold(req.Method, http.MethodGet)
-	return o.Output != "" && !o.Head && plain && req.Body == nil && len(req.Ranges) == 0 &&
+	return o.Output != "" && !o.special && !o.Head && plain && req.Body == nil && len(req.Ranges) == 0 &&
 		!req.Compressed && req.Header.Get("Range") == "" && req.Header.Get("If-Range") == ""
 }

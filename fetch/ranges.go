@@ -64,6 +64,11 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 		o.Progress.Finish()
 		return nil, fmt.Errorf("parallel %d: want 0 (automatic) to %d", o.Parallel, MaxParallel)
 	}
+	path, err := fileOutput(path) // a symbolic link is written through
+	if err != nil {
+		o.Progress.Finish()
+		return nil, err
+	}
 	if dl := req.Delta; dl != nil && dl.Cache != nil && !dl.Off && !o.Continue && len(c.bases(dl.Cache, req.URL)) > 0 {
 		// A cached base version: a 226 delta beats any number of pieces.
 		defer o.Progress.Finish()
@@ -77,7 +82,6 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 	d := &download{c: c, req: req, path: path, part: path + PartSuffix, side: path + SidecarSuffix, o: o, prog: o.Progress}
 	d.hooks()
 	var res *Result
-	var err error
 	if o.Continue {
 		res, err = d.resume(ctx)
 	} else {
