@@ -127,6 +127,13 @@ func withCredentialsFor(ctx context.Context, rawURL string) context.Context {
 type credentialGuard struct{ rt http.RoundTripper }
 
 func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
+	return g.rt.RoundTrip(asSent(req))
+}
+
+// asSent is req as credentialGuard lets it go: without the credentials
+// when it is for another origin than theirs. (-v shows requests through
+// it, so that it shows what is sent.)
+func asSent(req *http.Request) *http.Request {
 	owner, ok := req.Context().Value(credentialsKey{}).(string)
 	if !ok {
 		first := req
@@ -135,15 +142,15 @@ func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		owner = originOf(first.URL)
 	}
-	if originOf(req.URL) == owner || !hasCredentials(req.Header) {
-		return g.rt.RoundTrip(req)
+	if originOf(req.URL) == owner || (!hasCredentials(req.Header) && req.URL.User == nil) {
+		return req
 	}
 	r := req.Clone(req.Context())
 	for _, f := range credentialFields {
 		r.Header.Del(f)
 	}
 	r.URL.User = nil
-	return g.rt.RoundTrip(r)
+	return r
 }
 
 func hasCredentials(h http.Header) bool {

@@ -269,7 +269,7 @@ func (d *download) send(ctx context.Context, method string, from, end int64, ifR
 	rctx, cancel := context.WithCancelCause(ctx)
 	hreq = hreq.WithContext(rctx)
 	if r.OnRequest != nil {
-		r.OnRequest(hreq)
+		r.OnRequest(asSent(hreq))
 	}
 	resp, err := d.c.http.Do(hreq)
 	if err != nil {

@@ -75,7 +75,14 @@ func TestCredentialsStayWithTheirOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "f")
-	res, err := c.Download(context.Background(), credentialRequest(from.URL+"/go"), path, pieceOpts)
+	req0 := credentialRequest(from.URL + "/go")
+	shown := &recorder{} // what -v would show of the requests to the target
+	req0.OnRequest = func(r *http.Request) {
+		if strings.HasPrefix(o.srv.URL, "http://"+r.URL.Host) {
+			shown.note(r)
+		}
+	}
+	res, err := c.Download(context.Background(), req0, path, pieceOpts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,6 +90,9 @@ func TestCredentialsStayWithTheirOrigin(t *testing.T) {
 	assertFileBytes(t, path, data)
 	if n, seen := target.report(); n < 2 || len(seen) > 0 {
 		t.Errorf("the redirect target (%d requests, %d pieces) saw credentials: %q", n, res.Pieces, seen)
+	}
+	if n, seen := shown.report(); n < 2 || len(seen) > 0 {
+		t.Errorf("-v showed %d requests to the target with credentials %q", n, seen)
 	}
 	if _, seen := fromRec.report(); len(seen) != 3 {
 		t.Errorf("the origin the credentials were given for saw %q, want all three", seen)

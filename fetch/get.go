@@ -70,7 +70,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	}
 	hreq = hreq.WithContext(ctx)
 	if req.OnRequest != nil {
-		req.OnRequest(hreq)
+		req.OnRequest(asSent(hreq))
 	}
 	resp, err := c.http.Do(hreq)
 	if err != nil {
