@@ -130,7 +130,7 @@ representation and is reported ignored.` + exitStatusHelp,
 	f.BoolVarP(&o.Silent, "silent", "s", false, "print no verdict line")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "print request and response headers on stderr")
 	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION`")
-	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff")
+	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff; a piece failing its Content-Digest is fetched again N times (at least once)")
 	f.StringVarP(&o.Range, "range", "r", "", "ask for byte `RANGE`s: START-END, START- or -SUFFIX, comma-separated")
 	f.IntVar(&o.Parallel, "parallel", 0, "with -o, fetch in `N` concurrent range pieces (default: 1 below 16 MiB, else up to 4; 1: one stream)")
 	f.BoolVarP(&o.Continue, "continue", "C", false, "resume FILE.hdig-part (needs -o; curl's \"-C -\" is accepted too)")
