@@ -58,7 +58,7 @@ func (l Limits) checkLength(n int64) error {
 // when the output is decoded or rebuilt, the ratio bound for in bytes in.
 func (l Limits) checkOutput(out, in int64, expands bool) error {
 	if l.MaxFileSize > 0 && out > l.MaxFileSize {
-		return &limitError{msg: fmt.Sprintf("stopped: the output passed --max-filesize %d bytes", l.MaxFileSize)}
+		return &limitError{msg: fmt.Sprintf("stopped: %d bytes out would pass --max-filesize %d", out, l.MaxFileSize)}
 	}
 	if !expands || l.MaxRatio < 0 {
 		return nil
@@ -72,7 +72,7 @@ func (l Limits) checkOutput(out, in int64, expands bool) error {
 	}
 	if out > floor && (out-1)/ratio >= in { // out > ratio*in, without overflow
 
-		return &limitError{ratio: true, msg: fmt.Sprintf("stopped: %d bytes out of %d bytes in is over %d:1 (a decompression bomb?); --max-ratio raises the bound", out, in, ratio)}
+		return &limitError{ratio: true, msg: fmt.Sprintf("stopped: %d bytes out from %d bytes in would pass %d:1 (a decompression bomb?); --max-ratio raises the bound", out, in, ratio)}
 	}
 	return nil
 }
