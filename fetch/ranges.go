@@ -503,6 +503,8 @@ func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode,
 				return d.failPiece(pm, refetched)
 			}
 			refetched++
+			bar.Done(false)
+			bar = d.prog.Piece(p.id, size, 0) // its bytes start over
 			r, mode = nil, modeRange
 			continue
 		}
