@@ -176,3 +176,12 @@ func originOf(u *url.URL) string {
 	}
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
 }
+
+// redacted is rawURL for output: a password in it replaced by "xxxxx".
+func redacted(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	return u.Redacted()
+}

@@ -175,3 +175,20 @@ func TestOriginOf(t *testing.T) {
 		}
 	}
 }
+
+// The URL reported (--json "url") never shows a password.
+func TestResultURLRedacted(t *testing.T) {
+	o := newTestOrigin(t, 1000)
+	u, _ := url.Parse(o.srv.URL + "/f")
+	u.User = url.UserPassword("user", "s3cret")
+	c, _ := NewClient(Options{Timeout: 5 * time.Second})
+	req := credentialRequest(u.String())
+	res, err := c.Get(context.Background(), req, &HeldSink{Out: &bytes.Buffer{}})
+	if err != nil || strings.Contains(res.URL, "s3cret") {
+		t.Errorf("Get: url %q, %v", res.URL, err)
+	}
+	res, err = c.Download(context.Background(), req, filepath.Join(t.TempDir(), "f"), DownloadOptions{})
+	if err != nil || strings.Contains(res.URL, "s3cret") {
+		t.Errorf("Download: url %q, %v", res.URL, err)
+	}
+}

@@ -81,7 +81,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		req.OnResponse(resp)
 	}
 	res := &Result{
-		URL:      resp.Request.URL.String(),
+		URL:      resp.Request.URL.Redacted(),
 		Status:   resp.StatusCode,
 		Header:   resp.Header,
 		ETag:     resp.Header.Get("ETag"),

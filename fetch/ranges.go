@@ -322,6 +322,7 @@ func (d *download) result() *Result {
 	if r.URL == "" {
 		r.URL = d.req.URL
 	}
+	r.URL = redacted(r.URL)
 	if len(d.pieces) > 1 || d.resumed {
 		r.Strategy, r.Pieces = StrategyRanges, len(d.pieces)
 	}
