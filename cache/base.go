@@ -42,7 +42,7 @@ func (c *Cache) Open(e Entry) (*Base, error) {
 		f.Close()
 		return nil, fmt.Errorf("open cached %s: %w", e.URL, err)
 	}
-	if e.Linked() && (!fi.Mode().IsRegular() || fi.Size() != e.Size || !fi.ModTime().Equal(e.ModTime)) {
+	if e.Linked() && !linkedUnchanged(e, fi) {
 		f.Close()
 		return nil, c.corrupt(e, nil, "file changed since it was recorded")
 	}

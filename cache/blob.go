@@ -1,6 +1,8 @@
 package cache
 
 import (
+	"github.com/hdig/hdig/fileid"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -105,7 +107,9 @@ func (c *Cache) placeBlob(tmp, sum string) error {
 // hashes to sum (hex sha-256; hashed here if empty), as a linked version:
 // the cache keeps its path, size and mtime instead of a copy. A linked
 // version is used as a base only while the file still has that size, mtime
-// and sha-256. Linked versions count nothing towards MaxBytes.
+// and sha-256, and (where the platform has one) the same identity: ctime
+// and inode included, so an in-place edit with the mtime put back is
+// noticed before the file is even re-hashed. Linked versions count nothing towards MaxBytes.
 func (c *Cache) PutFile(e Entry, file, sum string) (Entry, error) {
 	if e.URL == "" {
 		return Entry{}, errors.New("cache put: empty URL")
@@ -129,7 +133,7 @@ func (c *Cache) PutFile(e Entry, file, sum string) (Entry, error) {
 	if !validSum(sum) {
 		return Entry{}, fmt.Errorf("cache put %s: sha-256 %q is not 64 lowercase hex digits", e.URL, sum)
 	}
-	e.Size, e.SHA256, e.Path, e.ModTime = fi.Size(), sum, abs, fi.ModTime()
+	e.Size, e.SHA256, e.Path, e.ModTime, e.File = fi.Size(), sum, abs, fi.ModTime(), fileid.Of(fi)
 	e.Stored = c.now()
 	e.Used = e.Stored
 	err = c.locked(func() error {

@@ -19,6 +19,8 @@
 package cache
 
 import (
+	"github.com/hdig/hdig/fileid"
+
 	"errors"
 	"fmt"
 	"os"
@@ -72,6 +74,7 @@ type Entry struct {
 	SHA256          string    `json:"sha256"`                     // hex sha-256 of the stored bytes
 	Path            string    `json:"path,omitempty"`             // linked file, or "" for a blob
 	ModTime         time.Time `json:"mtime,omitzero"`             // linked file's mtime when recorded
+	File            fileid.ID `json:"file,omitzero"`              // linked file's identity when recorded (zero in older indexes)
 	Stored          time.Time `json:"stored"`                     // when the version was stored
 	Used            time.Time `json:"used"`                       // when it was last stored or opened
 }
@@ -166,12 +169,12 @@ func (c *Cache) Entries() ([]Entry, error) {
 }
 
 // plausible is the cheap check of Versions: the bytes are there with the
-// recorded size (and, for a linked file, mtime). bad is a blob of the wrong
-// size, which is damaged.
+// recorded size (and, for a linked file, the recorded version). bad is a
+// blob of the wrong size, which is damaged.
 func (c *Cache) plausible(e Entry) (ok bool, bad os.FileInfo) {
 	if e.Linked() {
 		fi, err := os.Stat(e.Path)
-		return err == nil && fi.Mode().IsRegular() && fi.Size() == e.Size && fi.ModTime().Equal(e.ModTime), nil
+		return err == nil && linkedUnchanged(e, fi), nil
 	}
 	fi, err := c.root.Stat(blobName(e.SHA256))
 	if err != nil || !fi.Mode().IsRegular() {
@@ -181,6 +184,17 @@ func (c *Cache) plausible(e Entry) (ok bool, bad os.FileInfo) {
 		return false, fi
 	}
 	return true, nil
+}
+
+// linkedUnchanged says whether the file fi may still be the version e
+// recorded: a regular file of that size and mtime and, when e recorded a
+// strong identity, that identity (an in-place edit with the mtime put back
+// still changes the ctime). It proves nothing by itself: Open re-hashes.
+func linkedUnchanged(e Entry, fi os.FileInfo) bool {
+	if !fi.Mode().IsRegular() || fi.Size() != e.Size || !fi.ModTime().Equal(e.ModTime) {
+		return false
+	}
+	return !e.File.Strong() || fileid.Same(fileid.Of(fi), e.File)
 }
 
 func (c *Cache) warnf(format string, a ...any) {

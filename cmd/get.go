@@ -53,6 +53,8 @@ type getOptions struct {
 	NoCache       bool
 
 	stdin io.Reader // read by -T - and --data-binary @-
+	Limits        limitFlags
+	special       bool // -o names a character device or FIFO
 }
 
 // Defaults of the contract.
@@ -138,7 +140,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.BoolVarP(&o.Silent, "silent", "s", false, "print no verdict line")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "print request and response headers on stderr")
 	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION` (positive)")
-	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff (0 or more)")
+	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff (0 or more); a piece failing its Content-Digest is fetched again N times (at least once)")
 	f.StringVarP(&o.Range, "range", "r", "", "ask for byte `RANGE`s: START-END, START- or -SUFFIX, comma-separated")
 	f.IntVar(&o.Parallel, "parallel", 0, "with -o, fetch in `N` concurrent range pieces (default: 1 below 16 MiB, else up to 4; 1: one stream)")
 	f.BoolVarP(&o.Continue, "continue", "C", false, "resume FILE.hdig-part (needs -o; curl's \"-C -\" is accepted too)")
@@ -148,6 +150,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.StringVar(&o.CacheDir, "cache-dir", "", "base-version cache `DIR` (default $HDIG_CACHE_DIR, else the user cache dir + /hdig)")
 	f.StringVar(&o.CacheMax, "cache-max", "1GiB", "size cap of the base-version cache (`SIZE`); least recently used versions go first")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
+	o.Limits.add(f)
 	return c
 }
 
@@ -157,6 +160,9 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		return err
 	}
 	defer req.Body.Close()
+	if err := o.resolveOutput(); err != nil {
+		return err
+	}
 	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
 	if err != nil {
 		return withExit(ExitUsage, err)
@@ -226,6 +232,9 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	}
 	req := &fetch.Request{URL: o.URL, Header: http.Header{}, Compressed: o.Compressed, Policy: policy,
 		RequireDigest: o.RequireDigest, Retry: o.Retry, Method: o.Method, Ranges: ranges}
+	if req.Limits, err = o.Limits.limits(); err != nil {
+		return nil, err
+	}
 	if !o.NoWant {
 		if req.WantRepr, err = verify.ParseWant(o.WantRepr); err != nil {
 			return nil, usageErrorf("--want-repr: %v", err)
@@ -320,6 +329,8 @@ func (o *getOptions) sink(ios *IOStreams) (fetch.Sink, error) {
 	switch {
 	case o.Head:
 		return fetch.DiscardSink{}, nil
+	case o.special:
+		return o.deviceSink(), nil
 	case o.Output != "":
 		return fetch.NewFileSink(o.Output)
 	case o.NoBuffer:
@@ -359,7 +370,11 @@ func (o *getOptions) delta(ios *IOStreams) (*fetch.Delta, error) {
 		store.Close()
 		return nil, usageErrorf("--im: empty A-IM list")
 	}
-	return &fetch.Delta{Cache: store, IM: o.IM, Off: o.NoDelta || !o.Delta, Output: o.Output}, nil
+	linked := o.Output
+	if o.special {
+		linked = "" // nothing to link: a device's bytes are gone once written
+	}
+	return &fetch.Delta{Cache: store, IM: o.IM, Off: o.NoDelta || !o.Delta, Output: linked}, nil
 }
 
 // classifyFetch maps the client engine's errors to exit statuses.
@@ -370,6 +385,8 @@ func classifyFetch(err error) (int, bool) {
 		return ExitIntegrity, true
 	case errors.Is(err, fetch.ErrUnverified):
 		return ExitUnverified, true
+	case errors.Is(err, fetch.ErrTooLarge):
+		return ExitNetwork, true // contract: the transfer was refused
 	case errors.Is(err, fetch.ErrProtocol):
 		return ExitProtocol, true
 	case errors.Is(err, fetch.ErrOutput):
@@ -434,8 +451,8 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 // request.
 func (o *getOptions) downloads(req *fetch.Request) bool {
 	plain := req.Method == "" || strings.EqualFold(req.Method, http.MethodGet)
-	return o.Output != "" && !o.Head && plain && req.Body == nil && len(req.Ranges) == 0 &&
-		!req.Compressed && req.Header.Get("Range") == "" && !req.Conditional()
+	return o.Output != "" && !o.special && !o.Head && plain && req.Body == nil && len(req.Ranges) == 0 &&
+		!req.Compressed && req.Header.Get("Range") == "" && req.Header.Get("If-Range") == "" && !req.Conditional()
 }
 
 // numbers checks --retry and --timeout: --timeout bounds connecting and

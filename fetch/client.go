@@ -1,11 +1,15 @@
 package fetch
 
 import (
+	"context"
+	"strings"
+
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"time"
 )
@@ -70,7 +74,7 @@ func NewClient(o Options) (*Client, error) {
 			IdleConnTimeout:       90 * time.Second,
 		}
 	}
-	c := &http.Client{Transport: rt}
+	c := &http.Client{Transport: credentialGuard{rt}}
 	if !o.FollowRedirects {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	} else {
@@ -86,3 +90,98 @@ func NewClient(o Options) (*Client, error) {
 
 // HTTP returns the underlying client.
 func (c *Client) HTTP() *http.Client { return c.http }
+
+// credentialFields are the request fields that carry the user's
+// credentials. They go only to the origin they were given for.
+var credentialFields = []string{"Authorization", "Cookie", "Proxy-Authorization"}
+
+// credentialsKey marks a context: the credentials of the requests made with
+// it belong to this origin.
+type credentialsKey struct{}
+
+// withCredentialsFor records, unless ctx already names one, that the
+// credentials of the requests made with ctx were given for rawURL's origin.
+// Every Client entry point calls it with the URL the user gave, so that
+// requests to where a redirect led (range pieces, retries, resumes, HEADs,
+// a delta's fallback) do not carry them.
+func withCredentialsFor(ctx context.Context, rawURL string) context.Context {
+	if _, ok := ctx.Value(credentialsKey{}).(string); ok {
+		return ctx
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return ctx
+	}
+	return context.WithValue(ctx, credentialsKey{}, originOf(u))
+}
+
+// credentialGuard is the one place that decides which credentials a request
+// carries, on every request hdig sends, redirect hops included: the user's
+// Authorization, Cookie and Proxy-Authorization (and the URL's userinfo,
+// which net/http has turned into Authorization by now) go only to the
+// origin they were given for. An origin is scheme, host and port (curl
+// CVE-2022-27776; net/http alone keeps them for another port, another
+// scheme and subdomains, and Proxy-Authorization everywhere). Without a
+// mark in the context, the credentials belong to the origin of the first
+// request of the redirect chain.
+type credentialGuard struct{ rt http.RoundTripper }
+
+func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
+	return g.rt.RoundTrip(asSent(req))
+}
+
+// asSent is req as credentialGuard lets it go: without the credentials
+// when it is for another origin than theirs. (-v shows requests through
+// it, so that it shows what is sent.)
+func asSent(req *http.Request) *http.Request {
+	owner, ok := req.Context().Value(credentialsKey{}).(string)
+	if !ok {
+		first := req
+		for first.Response != nil && first.Response.Request != nil {
+			first = first.Response.Request
+		}
+		owner = originOf(first.URL)
+	}
+	if originOf(req.URL) == owner || (!hasCredentials(req.Header) && req.URL.User == nil) {
+		return req
+	}
+	r := req.Clone(req.Context())
+	for _, f := range credentialFields {
+		r.Header.Del(f)
+	}
+	r.URL.User = nil
+	return r
+}
+
+func hasCredentials(h http.Header) bool {
+	for _, f := range credentialFields {
+		if _, ok := h[f]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// originOf is a URL's origin (RFC 6454 §4): scheme, host and port, lower
+// case, the scheme's default port spelled out.
+func originOf(u *url.URL) string {
+	scheme, port := strings.ToLower(u.Scheme), u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+}
+
+// redacted is rawURL for output: a password in it replaced by "xxxxx".
+func redacted(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	return u.Redacted()
+}

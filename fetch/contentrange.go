@@ -268,7 +268,7 @@ func (d *download) send(ctx context.Context, method string, from, end int64, ifR
 	rctx, cancel := context.WithCancelCause(ctx)
 	hreq = hreq.WithContext(rctx)
 	if r.OnRequest != nil {
-		r.OnRequest(hreq)
+		r.OnRequest(asSent(hreq))
 	}
 	resp, err := d.c.http.Do(hreq)
 	if err != nil {
@@ -415,11 +415,7 @@ func (d *download) verifyPiece(resp *http.Response, p *piece, from int64, h *ver
 		for _, c := range verify.Compare(verify.ParseDigestField(verify.ContentDigest, lines), sums, d.piecePolicy()) {
 			switch c.Result {
 			case verify.Mismatch:
-				c.Reason = fmt.Sprintf("piece %d, bytes %d-%d", p.id, from, p.end-1)
-				d.mu.Lock()
-				d.checks = append(d.checks, c)
-				d.mu.Unlock()
-				return fmt.Errorf("%w: piece %d (bytes %d-%d): %s", ErrMismatch, p.id, from, p.end-1, c)
+				return newPieceMismatch(resp, p, from, c) // refetched by download.piece
 			case verify.Match:
 				matched = append(matched, verify.Digest{Algorithm: c.Algorithm, Value: c.Actual})
 			}

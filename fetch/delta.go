@@ -288,13 +288,21 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	defer idle.stop()
 	counted := &countingReader{r: idle}
 	body := io.TeeReader(counted, content)
-	out := &countingWriter{w: io.MultiWriter(sinkWriter{sink}, repr)}
+	// Rebuilt bytes are bounded by what came in: the delta and its base.
+	out := &boundedWriter{w: io.MultiWriter(sinkWriter{sink}, repr), lim: d.req.Limits, expands: true,
+		in: func() int64 { return counted.n + b.Size() }}
 	err = patch.Undo(ims, b, b.Size(), body, out)
 	if err == nil {
 		_, err = io.Copy(io.Discard, body)
 	}
 	res.Strategy, res.IM, res.DeltaBase = StrategyDelta, ims, e.ETag
 	res.Bytes, res.Received = out.n, counted.n
+	var le *limitError
+	if errors.As(out.err, &le) && le.ratio {
+		return fmt.Errorf("%w: applying %s to %s: %v", errDeltaFailed, strings.Join(ims, ", "), e.ETag, le)
+	} else if out.err != nil {
+		return out.err // over --max-filesize: the whole would be too
+	}
 	if err != nil {
 		err = d.c.bodyError(ctx, err, counted.n, resp.ContentLength)
 		if errors.Is(err, ErrProtocol) {
@@ -372,15 +380,4 @@ func imList(lines []string) []string {
 		}
 	}
 	return out
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }

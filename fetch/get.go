@@ -18,6 +18,7 @@ import (
 // sink has been aborted. Failed attempts are retried req.Retry times with
 // backoff when the failure is transient and the sink can be reset.
 func (c *Client) Do(ctx context.Context, req *Request, sink Sink) (*Result, error) {
+	ctx = withCredentialsFor(ctx, req.URL)
 	if err := req.digestBody(); err != nil {
 		sink.Abort()
 		return nil, err
@@ -63,7 +64,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	}
 	hreq = hreq.WithContext(ctx)
 	if req.OnRequest != nil {
-		req.OnRequest(hreq)
+		req.OnRequest(asSent(hreq))
 	}
 	resp, err := c.http.Do(hreq)
 	if err != nil {
@@ -74,7 +75,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		req.OnResponse(resp)
 	}
 	res := &Result{
-		URL:      resp.Request.URL.String(),
+		URL:      resp.Request.URL.Redacted(),
 		Status:   resp.StatusCode,
 		Header:   resp.Header,
 		ETag:     resp.Header.Get("ETag"),
@@ -94,6 +95,9 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		return res, statusError(resp)
 	}
 	if err := unasked(resp); err != nil {
+		return res, err
+	}
+	if err := req.Limits.checkLength(resp.ContentLength); err != nil && method != http.MethodHead {
 		return res, err
 	}
 	if req.intercept != nil {
@@ -134,7 +138,11 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		defer done()
 		out = dec
 	}
-	n, err := io.CopyBuffer(sinkWriter{sink}, out, make([]byte, copyBufSize))
+	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.n }, expands: decoded}
+	n, err := io.CopyBuffer(bounded, out, make([]byte, copyBufSize))
+	if bounded.err != nil {
+		err = bounded.err // whatever the decoder made of it
+	}
 	if err == nil && decoded {
 		// Hash whatever the decoder left unread (padding after the stream).
 		_, err = io.Copy(io.Discard, body)
@@ -268,7 +276,7 @@ func (c *Client) bodyError(ctx context.Context, err error, got, want int64) erro
 		return networkError(fmt.Errorf("%w after %s (%d bytes received)", ErrIdleTimeout, c.timeout, got))
 	case errors.Is(err, context.Canceled) || errors.Is(cause, context.Canceled):
 		return context.Canceled
-	case errors.Is(err, ErrProtocol), errors.As(err, &we):
+	case errors.Is(err, ErrProtocol), errors.Is(err, ErrTooLarge), errors.As(err, &we):
 		return err
 	case errors.As(err, &re):
 		if errors.Is(err, io.ErrUnexpectedEOF) && want >= 0 {

@@ -185,13 +185,18 @@ type prefixHash struct {
 	held   int // snapshots waiting: no new hashing starts
 	err    error
 	buf    []byte
+	// wm0 and state0 are where hashing started, for rewind.
+	wm0    int64
+	state0 []byte
+	err0   error
 }
 
 // newPrefixHash starts at watermark wm with landed already on disk. It
 // keeps its own copy of landed: the caller's spans (download.before) are
 // read by other goroutines while this one's grow.
 func newPrefixHash(f io.ReaderAt, h *verify.Hasher, wm int64, landed spans) *prefixHash {
-	p := &prefixHash{f: f, h: h, wm: wm, landed: append(spans(nil), landed...)}
+	p := &prefixHash{f: f, h: h, wm: wm, landed: append(spans(nil), landed...), wm0: wm}
+	p.state0, p.err0 = h.MarshalBinary()
 	p.landed.trim(wm)
 	p.idle = sync.NewCond(&p.mu)
 	return p
@@ -290,4 +295,33 @@ func (p *prefixHash) snapshot() (int64, []byte, error) {
 		p.mu.Unlock()
 	}
 	return wm, st, err
+}
+
+// rewind forgets the bytes [a, b), which are to be written again. If the
+// watermark has passed a, the hash took some of them in: it goes back to
+// where it started and re-reads from disk what landed since (outside
+// [a, b)) as the watermark reaches it again.
+func (p *prefixHash) rewind(a, b int64) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.held++
+	for p.busy {
+		p.idle.Wait()
+	}
+	p.held--
+	defer p.idle.Broadcast()
+	if p.wm <= a {
+		p.landed.cut(a, b)
+		return nil
+	}
+	if p.err0 != nil {
+		return p.err0
+	}
+	if err := p.h.UnmarshalBinary(p.state0); err != nil {
+		return err
+	}
+	p.landed.add(p.wm0, p.wm)
+	p.landed.cut(a, b)
+	p.wm = p.wm0
+	return nil
 }

@@ -56,12 +56,18 @@ type DownloadOptions struct {
 // delta beats any number of pieces. A verified download is stored in the
 // cache as a base version, as Get does.
 func (c *Client) Download(ctx context.Context, req *Request, path string, o DownloadOptions) (*Result, error) {
+	ctx = withCredentialsFor(ctx, req.URL)
 	if o.Progress == nil {
 		o.Progress = NoProgress{}
 	}
 	if o.Parallel < 0 || o.Parallel > MaxParallel {
 		o.Progress.Finish()
 		return nil, fmt.Errorf("parallel %d: want 0 (automatic) to %d", o.Parallel, MaxParallel)
+	}
+	path, err := fileOutput(path) // a symbolic link is written through
+	if err != nil {
+		o.Progress.Finish()
+		return nil, err
 	}
 	dl := req.Delta
 	if req.Conditional() || dl != nil && dl.Cache != nil && !dl.Off && !o.Continue && len(c.bases(dl.Cache, req.URL)) > 0 {
@@ -79,7 +85,6 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 	d := &download{c: c, req: req, path: path, part: path + PartSuffix, side: path + SidecarSuffix, o: o, prog: o.Progress}
 	d.hooks()
 	var res *Result
-	var err error
 	if o.Continue {
 		res, err = d.resume(ctx)
 	} else {
@@ -326,6 +331,7 @@ func (d *download) result() *Result {
 	if r.URL == "" {
 		r.URL = d.req.URL
 	}
+	r.URL = redacted(r.URL)
 	if len(d.pieces) > 1 || d.resumed {
 		r.Strategy, r.Pieces = StrategyRanges, len(d.pieces)
 	}
@@ -404,7 +410,7 @@ func (d *download) keep(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return true
 	}
-	bad := errors.Is(err, ErrMismatch) || errors.Is(err, ErrProtocol) || errors.Is(err, ErrUnverified)
+	bad := errors.Is(err, ErrMismatch) || errors.Is(err, ErrProtocol) || errors.Is(err, ErrUnverified) || errors.Is(err, ErrTooLarge)
 	return d.o.Continue && !bad
 }
 
@@ -436,6 +442,10 @@ const (
 // transfer runs the plan: the first response feeds piece 0 and up to
 // d.parallel workers take the other pieces in order.
 func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) error {
+	if err := d.req.Limits.checkLength(d.total); err != nil {
+		first.close()
+		return err
+	}
 	d.prog.Start(d.total, d.before.size())
 	gctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -479,19 +489,34 @@ func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) er
 	return failed
 }
 
-// piece fetches one piece, retrying from where it stopped.
+// piece fetches one piece, retrying from where it stopped, and fetching
+// it again whole when its bytes fail its Content-Digest (refetch.go).
 func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode, buf []byte) error {
 	size := int64(-1)
 	if p.end >= 0 {
 		size = p.end - p.start
 	}
 	bar := d.prog.Piece(p.id, size, p.next.Load())
+	refetched := 0
 	for attempt := 0; ; attempt++ {
 		err := d.attempt(ctx, p, r, mode, buf, bar)
 		if err == nil {
 			bar.Done(true)
 			d.pieceDone(p)
 			return nil
+		}
+		// (Once the download failed, other pieces' errors carry its cause.)
+		var pm *pieceMismatch
+		if errors.As(err, &pm) && ctx.Err() == nil {
+			if refetched >= d.refetches() || !d.canResume() || !d.refetch(p, pm) {
+				bar.Done(false)
+				return d.failPiece(pm, refetched)
+			}
+			refetched++
+			bar.Done(false)
+			bar = d.prog.Piece(p.id, size, 0) // its bytes start over
+			r, mode = nil, modeRange
+			continue
 		}
 		if !retryable(err) || attempt >= d.req.Retry || ctx.Err() != nil || !d.canResume() {
 			bar.Done(false)
@@ -562,6 +587,9 @@ func (d *download) stream(p *piece, r *countingReader, limit int64, h *verify.Ha
 		n, err := io.ReadFull(r, b)
 		if n > 0 {
 			off := p.at()
+			if err := d.req.Limits.checkOutput(off+int64(n), 0, false); err != nil {
+				return err // a stream of unknown length over --max-filesize
+			}
 			if _, werr := d.f.WriteAt(b[:n], off); werr != nil {
 				return &writeError{err: werr}
 			}

@@ -29,6 +29,8 @@ type Request struct {
 	RequireDigest bool
 	// Retry is how many times a failed attempt is retried.
 	Retry int
+	// Limits bound the body written (--max-filesize, --max-ratio).
+	Limits Limits
 	// Ranges, when set, are sent as Range (-r). A 206 must answer exactly
 	// them: a single part's Content-Range, or each part of a
 	// multipart/byteranges body, whose bytes are written one after another.

@@ -17,7 +17,7 @@ const (
 
 // Result describes a finished fetch.
 type Result struct {
-	URL      string
+	URL      string // where it ended up, a password in it redacted
 	Status   int
 	Header   http.Header
 	Trailer  http.Header

@@ -18,8 +18,9 @@ import (
 //     (strategy not-modified, no body bytes). Otherwise a fresh download.
 //   - A part with its sidecar: the missing spans are fetched as pieces with
 //     If-Range and the sidecar's ETag; hashing continues from the saved
-//     state (unless the part's size or mtime changed since: then it is
-//     hashed again); complete pieces beyond it are first re-checked
+//     state only when the part is the very version the sidecar saw
+//     (fileid.Same: size, mtime, ctime, inode); else it is hashed again
+//     from its start; complete pieces beyond it are first re-checked
 //     against the Content-Digest they matched.
 //   - A part without a usable sidecar: "Range: bytes=LEN-" (If-Range when
 //     an ETag is known), and the part is hashed from its start while the
@@ -61,13 +62,14 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 }
 
 // resumePieces fetches what the sidecar says is missing. The saved hash
-// state is used only when the part is unchanged (size and mtime) since the
-// sidecar was saved; else the part is hashed again from its start.
+// state is used only when the part is the version the sidecar saw (its
+// identity includes the ctime and inode, which an edit with the mtime put
+// back still changes); else the part is hashed again from its start.
 func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool) (*Result, error) {
 	d.total, d.etag, d.resumed, d.savedRepr = sc.Total, sc.ETag, true, sc.ReprDigest
 	wm, h := sc.Hashed, verify.NewHasher(sc.algorithms())
 	if !unchanged {
-		d.warn("the part changed since its sidecar was saved: it is hashed again from its start")
+		d.warn("the part is not provably the version its sidecar saw (changed, or its identity is unknown): it is hashed again from its start")
 		wm = 0
 	} else if err := h.UnmarshalBinary(sc.HashState); err != nil {
 		d.warn(fmt.Sprintf("the saved hash state is unusable (%v): the part is hashed again", err))

@@ -185,17 +185,18 @@ func TestFallbackInterrupted(t *testing.T) {
 	}
 }
 
-// A commit that cannot rename (FILE is a directory) leaves no part behind.
+// A commit that cannot rename (FILE became a directory meanwhile) leaves no
+// part behind. (A directory named up front is refused: ResolveOutput.)
 func TestFileSinkCommitFailureRemovesPart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "d")
-	if err := os.Mkdir(path, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(path, "x"), nil, 0o644)
 	s, err := NewFileSink(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Mkdir(path, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(path, "x"), nil, 0o644)
 	s.Write([]byte("body"))
 	if err := s.Commit(); err == nil {
 		t.Fatal("Commit onto a directory succeeded")

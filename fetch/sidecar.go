@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -41,11 +42,12 @@ type sidecar struct {
 	HashState  []byte         `json:"hash_state"`
 	Done       [][2]int64     `json:"done"` // [start, end) on disk
 	Pieces     []sidecarPiece `json:"pieces,omitempty"`
-	// PartSize and PartTime (mtime, Unix ns) are the part's when the
-	// sidecar was saved: if they changed, the part was written since, and
-	// the saved hash state no longer proves it.
-	PartSize int64 `json:"part_size"`
-	PartTime int64 `json:"part_mtime"`
+	// Part is the part file's identity when the sidecar was saved: size,
+	// mtime and what a user cannot set back (ctime, device, inode). Unless
+	// the part is still that version (fileid.Same), the saved hash state
+	// proves nothing and the part is hashed again. Sidecars of the earlier
+	// format (part_size, part_mtime only) read as a zero, weak ID.
+	Part fileid.ID `json:"part"`
 }
 
 // sidecarPiece is a complete piece and the Content-Digest it matched.
@@ -88,11 +90,9 @@ func (d *download) saveSidecar() error {
 			sc.Pieces = append(sc.Pieces, sidecarPiece{Start: s.start, End: s.end, Digest: dg})
 		}
 	}
-	st, err := d.f.Stat()
-	if err != nil {
+	if sc.Part, err = fileid.File(d.f); err != nil {
 		return err
 	}
-	sc.PartSize, sc.PartTime = st.Size(), st.ModTime().UnixNano()
 	b, err := json.Marshal(sc)
 	if err != nil {
 		return err
@@ -172,9 +172,11 @@ func (sc *sidecar) check(url string, partSize int64) string {
 	return ""
 }
 
-// unchanged reports whether the part is as the sidecar saw it.
+// unchanged reports whether the part is the version the sidecar saw: the
+// same strong identity. A weak one (no ctime or inode here, or an old
+// sidecar) never is, so the part is hashed again.
 func (sc *sidecar) unchanged(st os.FileInfo) bool {
-	return st.Size() == sc.PartSize && st.ModTime().UnixNano() == sc.PartTime
+	return fileid.Same(fileid.Of(st), sc.Part)
 }
 
 // done is the sidecar's spans on disk.

@@ -1,0 +1,31 @@
+package cmd
+
+import (
+	"github.com/hdig/hdig/fetch"
+)
+
+// resolveOutput looks at -o FILE before anything is fetched: a directory
+// (or a socket, a block device) is a usage error; a symbolic link is
+// followed, so the part file goes beside its target and is renamed onto
+// it; a character device or FIFO (/dev/null, a pipe) is written into once
+// the bytes verified, never replaced.
+func (o *getOptions) resolveOutput() error {
+	if o.Output == "" || o.Head {
+		return nil
+	}
+	out, err := fetch.ResolveOutput(o.Output)
+	if err != nil {
+		return withExit(ExitUsage, err)
+	}
+	if out.Special && o.Continue {
+		return usageErrorf("-C: -o %s is a device or FIFO, which cannot be resumed", o.Output)
+	}
+	o.Output, o.special = out.Path, out.Special
+	return nil
+}
+
+// deviceSink holds the body back until verified, then writes it into the
+// device or FIFO of -o.
+func (o *getOptions) deviceSink() fetch.Sink {
+	return &fetch.DeviceSink{Path: o.Output}
+}

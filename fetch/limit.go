@@ -1,0 +1,101 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+// ErrTooLarge: the transfer was refused or stopped because the body, or what
+// it decoded or rebuilt to, is over a bound: --max-filesize, or --max-ratio
+// bytes out per byte in (exit 4: the transfer was refused).
+var ErrTooLarge = errors.New("too large")
+
+// Default bound on decoded and rebuilt output: at most DefaultMaxRatio
+// bytes written per byte received (plus, for a delta, per byte of its
+// base), and always at least DefaultRatioFloor. gzip cannot exceed about
+// 1032:1; a 16 KiB brotli stream of 10 GiB is 650,000:1.
+const (
+	DefaultMaxRatio   = 1024
+	DefaultRatioFloor = 64 << 20
+)
+
+// Limits bound what one fetch writes (curl's --max-filesize, and a
+// decompression-bomb bound curl does not have).
+type Limits struct {
+	// MaxFileSize refuses a body whose announced length (Content-Length,
+	// or a 206's complete length) is over it, and stops one that writes
+	// more, decoded or rebuilt or as received. 0: no bound.
+	MaxFileSize int64
+	// MaxRatio bounds decoded (--compressed) and rebuilt (226) output to
+	// MaxRatio bytes per byte in, once past Floor. 0: DefaultMaxRatio;
+	// negative: no bound.
+	MaxRatio int64
+	// Floor is the output always allowed whatever the ratio (0:
+	// DefaultRatioFloor).
+	Floor int64
+}
+
+// limitError is an ErrTooLarge; ratio says the ratio bound was hit (a
+// delta that hits it is unusable and fetched in full instead).
+type limitError struct {
+	msg   string
+	ratio bool
+}
+
+func (e *limitError) Error() string { return e.msg }
+func (e *limitError) Unwrap() error { return ErrTooLarge }
+
+// checkLength refuses an announced length over MaxFileSize.
+func (l Limits) checkLength(n int64) error {
+	if l.MaxFileSize > 0 && n > l.MaxFileSize {
+		return &limitError{msg: fmt.Sprintf("refused: the body is %d bytes, over --max-filesize %d", n, l.MaxFileSize)}
+	}
+	return nil
+}
+
+// checkOutput fails once out bytes written would exceed MaxFileSize or,
+// when the output is decoded or rebuilt, the ratio bound for in bytes in.
+func (l Limits) checkOutput(out, in int64, expands bool) error {
+	if l.MaxFileSize > 0 && out > l.MaxFileSize {
+		return &limitError{msg: fmt.Sprintf("stopped: %d bytes out would pass --max-filesize %d", out, l.MaxFileSize)}
+	}
+	if !expands || l.MaxRatio < 0 {
+		return nil
+	}
+	ratio, floor := l.MaxRatio, l.Floor
+	if ratio == 0 {
+		ratio = DefaultMaxRatio
+	}
+	if floor <= 0 {
+		floor = DefaultRatioFloor
+	}
+	if out > floor && (out-1)/ratio >= in { // out > ratio*in, without overflow
+
+		return &limitError{ratio: true, msg: fmt.Sprintf("stopped: %d bytes out from %d bytes in would pass %d:1 (a decompression bomb?); --max-ratio raises the bound", out, in, ratio)}
+	}
+	return nil
+}
+
+// boundedWriter writes to w while the output stays within the limits; in
+// reports the bytes in so far. A write that would pass a bound writes
+// nothing and fails; err keeps that failure, whatever a decoder between
+// makes of it.
+type boundedWriter struct {
+	w       io.Writer
+	lim     Limits
+	in      func() int64
+	expands bool
+	n       int64
+	err     error
+}
+
+func (b *boundedWriter) Write(p []byte) (int, error) {
+	if err := b.lim.checkOutput(b.n+int64(len(p)), b.in(), b.expands); err != nil {
+		b.err = err
+		return 0, err
+	}
+	n, err := b.w.Write(p)
+	b.n += int64(n)
+	return n, err
+}

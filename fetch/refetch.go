@@ -1,0 +1,74 @@
+package fetch
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// A piece's Content-Digest says which piece to fetch again (README): a
+// piece whose bytes fail it is refetched whole, up to refetches times, and
+// the origin that sent the bad bytes is named. Only if the refetched bytes
+// fail too does the download fail (ErrMismatch, exit 1).
+
+// pieceMismatch is a piece whose bytes did not match its Content-Digest.
+type pieceMismatch struct {
+	check  verify.Check
+	id     int
+	first  int64 // the piece's bytes first..last
+	last   int64
+	origin string // where the bytes came from (after redirects)
+}
+
+func (e *pieceMismatch) Error() string {
+	return fmt.Sprintf("%v: %s: %s", ErrMismatch, e.where(), e.check)
+}
+
+func (e *pieceMismatch) Unwrap() error { return ErrMismatch }
+
+func (e *pieceMismatch) where() string {
+	return fmt.Sprintf("piece %d (bytes %d-%d) from %s", e.id, e.first, e.last, e.origin)
+}
+
+// newPieceMismatch describes check c, a mismatch of the piece bytes
+// from..p.end-1 that resp carried.
+func newPieceMismatch(resp *http.Response, p *piece, from int64, c verify.Check) *pieceMismatch {
+	pm := &pieceMismatch{check: c, id: p.id, first: from, last: p.end - 1, origin: "the origin"}
+	if resp.Request != nil && resp.Request.URL != nil {
+		pm.origin = originOf(resp.Request.URL)
+	}
+	pm.check.Reason = pm.where()
+	return pm
+}
+
+// refetches is how many times a corrupt piece is fetched again: --retry,
+// and at least once (a retry count of 0 still lets a piece's digest do
+// what it is for).
+func (d *download) refetches() int { return max(d.req.Retry, 1) }
+
+// refetch prepares piece p to be fetched again from its start after pm:
+// its bytes no longer count as on disk, and the prefix hash, if it has
+// taken any of them in, starts again from where it started (re-reading
+// what is on disk). It returns false when that is impossible; the download
+// then fails with pm.
+func (d *download) refetch(p *piece, pm *pieceMismatch) bool {
+	p.next.Store(0)
+	if err := d.ph.rewind(p.start, p.end); err != nil {
+		d.warn(fmt.Sprintf("cannot hash again after the corrupt %s: %v", pm.where(), err))
+		return false
+	}
+	d.warn(fmt.Sprintf("%s did not match its Content-Digest %s: fetched again", pm.where(), pm.check.Algorithm))
+	return true
+}
+
+// failPiece records a piece's final mismatch in the verdict.
+func (d *download) failPiece(pm *pieceMismatch, refetched int) error {
+	d.mu.Lock()
+	d.checks = append(d.checks, pm.check)
+	d.mu.Unlock()
+	if refetched == 0 {
+		return pm
+	}
+	return fmt.Errorf("%w (corrupt again after %d refetch(es))", pm, refetched)
+}
