@@ -52,9 +52,9 @@ type getOptions struct {
 	CacheMax      string
 	NoCache       bool
 
-	stdin io.Reader // read by -T - and --data-binary @-
-	Limits        limitFlags
-	special       bool // -o names a character device or FIFO
+	stdin   io.Reader // read by -T - and --data-binary @-
+	Limits  limitFlags
+	special bool // -o names a character device or FIFO
 }
 
 // Defaults of the contract.
