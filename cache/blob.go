@@ -26,6 +26,7 @@ func (c *Cache) Put(e Entry, r io.Reader) (Entry, error) {
 	if e.URL == "" {
 		return Entry{}, errors.New("cache put: empty URL")
 	}
+	e.URL = keyURL(e.URL)
 	f, tmp, err := c.createTemp(blobDir)
 	if err != nil {
 		return Entry{}, fmt.Errorf("cache put: %w", err)
@@ -114,6 +115,7 @@ func (c *Cache) PutFile(e Entry, file, sum string) (Entry, error) {
 	if e.URL == "" {
 		return Entry{}, errors.New("cache put: empty URL")
 	}
+	e.URL = keyURL(e.URL)
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return Entry{}, fmt.Errorf("cache put %s: %w", e.URL, err)

@@ -21,7 +21,7 @@ func (c *Cache) Remove(url string) (int, error) {
 		if err != nil {
 			return err
 		}
-		if idx := s.byURL[url]; idx != nil {
+		if idx := s.byURL[keyURL(url)]; idx != nil {
 			for _, e := range idx.entries() {
 				s.remove(e)
 				n++

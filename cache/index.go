@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net/url"
 	"path"
 	"path/filepath"
 	"sort"
@@ -51,6 +52,19 @@ func urlKey(url string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// keyURL is the form of a URL the cache stores and keys by: without
+// userinfo, a credential that must never reach the disk or a listing, and
+// without a fragment, which no request carries. Every entry point goes
+// through readIndex, which applies it.
+func keyURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil && u.Fragment == "" && u.RawFragment == "" {
+		return raw
+	}
+	u.User, u.Fragment, u.RawFragment = nil, "", ""
+	return u.String()
+}
+
 // blobName is the path of the blob with the given hex sha-256.
 func blobName(sum string) string { return path.Join(blobDir, sum[:2], sum) }
 
@@ -86,6 +100,7 @@ func (idx *index) sortVersions() {
 
 // readIndex reads the index file of url; a missing file is an empty index.
 func (c *Cache) readIndex(url string) (*index, error) {
+	url = keyURL(url)
 	idx, err := c.readIndexFile(urlKey(url))
 	if err != nil {
 		return nil, err
