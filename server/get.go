@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"os"
 	"path"
 	"strings"
 
+	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -53,17 +55,12 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 // type is compressible and the client accepts a coding, swaps in the
 // encoded variant. The identity's sha-256 (the ETag) is computed once per
 // file version; the variant's once per content.
-func (s *Server) selectRep(r *http.Request, name string, f Content, fi fs.FileInfo) (*Representation, func(), error) {
-	id := &Representation{
-		Path: r.URL.Path, File: name, ContentType: contentType(name, f),
-		Size: fi.Size(), ModTime: fi.ModTime(), Content: f,
-		sums: s.cache.get(keyOf(name, fi)),
-	}
-	sum, err := id.Digests(r.Context(), []verify.Algorithm{sha256Alg})
+func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileInfo) (*Representation, func(), error) {
+	id, err := s.fileRep(r, name, f, fi)
 	if err != nil {
 		return nil, nil, err
 	}
-	id.ETag = etagFor(sum[0].Value)
+	sum, _ := id.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if s.cfg.compressLimit == 0 || id.Size == 0 || id.Size > s.cfg.compressLimit || !compressible(id.ContentType) {
 		return id, func() {}, nil
 	}
@@ -81,7 +78,8 @@ func (s *Server) selectRep(r *http.Request, name string, f Content, fi fs.FileIn
 	}
 	v := *id
 	v.Encoding, v.Content, v.Size, v.identity = enc, content, size, id
-	v.sums = s.cache.get(fileKey{name: hex.EncodeToString(sum[0].Value), size: size, enc: enc})
+	v.key, v.file, v.proof, v.used = fileKey{}, nil, nil, nil
+	v.sums = s.cache.get(fileKey{name: hex.EncodeToString(sum[0].Value), id: fileid.ID{Size: size}, enc: enc})
 	vsum, err := v.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if err != nil {
 		release()
@@ -124,7 +122,10 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	}
 	bw := newBodyWriter(w, r, s, rep, plan)
 	defer bw.close()
-	http.ServeContent(bw, r, "", rep.ModTime, rep.Content)
+	g := s.newGuard(bw, r, rep)
+	defer g.close()
+	http.ServeContent(g, r, "", rep.ModTime, rep.Content)
+	g.finish()
 	bw.finish()
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"io"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/hdig/hdig/verify"
@@ -42,13 +43,49 @@ type Representation struct {
 	sums     *entry
 	vary     bool            // the type is compressible: Vary: Accept-Encoding
 	identity *Representation // for an encoded variant, the identity
+
+	// For the identity of a file: its cache key (with its fileid.ID), the
+	// open file, how a hash pass is confirmed, and whether every digest
+	// this request used is trusted (else the bytes sent are checked).
+	key     fileKey
+	file    *os.File
+	proof   *proof
+	trusted bool
+	used    map[string][]byte // the digests this request used, by algorithm
 }
 
 // Digests returns the digests of the representation data for the given
 // algorithms. They are computed once per file version and cached; the
 // context aborts a computation in progress.
+//
+// Within one request a representation answers each algorithm with one
+// value, the one it first used, so that what the guard checks at the end
+// is what was sent.
 func (r *Representation) Digests(ctx context.Context, algs []verify.Algorithm) ([]verify.Digest, error) {
-	return r.sums.digests(ctx, r.Content, r.Size, algs)
+	if r.used == nil {
+		r.used, r.trusted = map[string][]byte{}, true
+	}
+	var missing []verify.Algorithm
+	for _, a := range algs {
+		if _, ok := r.used[a.Key]; !ok {
+			missing = append(missing, a)
+		}
+	}
+	if len(missing) > 0 {
+		ds, trusted, err := r.sums.digests(ctx, r.Content, r.Size, missing, r.proof)
+		if err != nil {
+			return nil, err
+		}
+		r.trusted = r.trusted && trusted
+		for _, d := range ds {
+			r.used[d.Algorithm] = d.Value
+		}
+	}
+	out := make([]verify.Digest, len(algs))
+	for i, a := range algs {
+		out[i] = verify.Digest{Algorithm: a.Key, Value: r.used[a.Key]}
+	}
+	return out, nil
 }
 
 // etagFor derives a strong entity tag from a sha-256 digest.
