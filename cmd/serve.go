@@ -103,6 +103,9 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 		opts = append(opts, server.WithWritable())
 	}
 	if o.stateDir != "" {
+		if err := server.CheckStateDir(o.dir, o.stateDir); err != nil {
+			return usageErrorf("--state-dir: %v", err)
+		}
 		opts = append(opts, server.WithStateDir(o.stateDir))
 	}
 	if o.history < 0 {

@@ -243,6 +243,13 @@ func (vs *variantStore) scanDisk(target int64, keep ...string) int64 {
 // concurrent builders race harmlessly (the bytes are identical).
 func (vs *variantStore) writeDisk(p, enc string, src io.Reader, sum []byte) error {
 	tmp, err := os.CreateTemp(vs.dir, ".build-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		// Removed while the server runs: make it again.
+		if err := os.MkdirAll(vs.dir, 0o755); err != nil {
+			return err
+		}
+		tmp, err = os.CreateTemp(vs.dir, ".build-*")
+	}
 	if err != nil {
 		return err
 	}

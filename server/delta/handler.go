@@ -111,6 +111,10 @@ func etagSuffix(sum []byte) string {
 	return `sha256-` + base64.RawURLEncoding.EncodeToString(sum) + `"`
 }
 
+// StateDir returns the directory the history is kept in, which the server
+// never serves (server.StateDirer).
+func (h *Handler) StateDir() string { return h.dir }
+
 // SetMaxTotal bounds the bytes of all retained versions together; the
 // oldest are forgotten first. n <= 0 keeps DefaultMaxTotal.
 func (h *Handler) SetMaxTotal(n int64) {
