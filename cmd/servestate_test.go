@@ -35,7 +35,6 @@ func TestServeStateDirInsideDir(t *testing.T) {
 	}
 }
 
-
 func mustDo(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
