@@ -78,7 +78,7 @@ func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileI
 	}
 	v := *id
 	v.Encoding, v.Content, v.Size, v.identity = enc, content, size, id
-	v.key, v.file, v.proof, v.used = fileKey{}, nil, nil, nil
+	v.key, v.file, v.proof, v.used, v.reopen = fileKey{}, nil, nil, nil, nil
 	v.sums = s.cache.get(fileKey{name: hex.EncodeToString(sum[0].Value), id: fileid.ID{Size: size}, enc: enc})
 	vsum, err := v.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if err != nil {

@@ -131,6 +131,9 @@ func (g *guard) finish() {
 	if !g.active || len(g.pending) == 0 {
 		return
 	}
+	for _, wait := range g.rep.waits {
+		wait()
+	}
 	if !g.check() {
 		g.s.cache.drop(g.rep.key)
 		g.s.cfg.logger.Warn("file changed while it was sent; response cut", "path", g.r.URL.Path)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -40,6 +41,17 @@ func (s *Server) fileRep(r *http.Request, name string, f *os.File, fi fs.FileInf
 		},
 	}
 	rep.sums = s.cache.get(rep.key)
+	rep.reopen = func() (*os.File, error) {
+		g, err := s.root.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		if id.Strong() && !sameFile(g, id) {
+			g.Close()
+			return nil, fmt.Errorf("%s changed since it was opened", name)
+		}
+		return g, nil
+	}
 	sum, err := rep.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if err != nil {
 		return nil, err

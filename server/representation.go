@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"io"
 	"net/http"
 	"os"
@@ -52,6 +53,41 @@ type Representation struct {
 	proof   *proof
 	trusted bool
 	used    map[string][]byte // the digests this request used, by algorithm
+	reopen  func() (*os.File, error)
+	waits   []func() // run before the last byte of the body (BeforeEnd)
+}
+
+// Reopen opens the file of an identity representation again, for use
+// after the request (a background copy). It fails when the file is no
+// longer the version this representation is (fileid.Same), or when the
+// representation is not a file's identity.
+func (r *Representation) Reopen() (*os.File, error) {
+	if r.reopen == nil {
+		return nil, errors.New("not the identity of a file")
+	}
+	return r.reopen()
+}
+
+// BeforeEnd registers wait to run before the last byte of a 200 or 206 of
+// a file's identity is sent: work begun for this request (keeping the
+// version for deltas) is done by the time the client has the whole body,
+// while the first byte does not wait for it.
+func (r *Representation) BeforeEnd(wait func()) { r.waits = append(r.waits, wait) }
+
+// Trusted reports whether every digest this request used is known to cover
+// the file's bytes (see server/identity.go); a caller that sends them over
+// bytes it produced otherwise (a delta) checks those bytes against
+// UsedDigests first.
+func (r *Representation) Trusted() bool { return r.used == nil || r.trusted }
+
+// UsedDigests returns the digests this request has used so far (ETag,
+// Repr-Digest, Content-Digest), each algorithm once.
+func (r *Representation) UsedDigests() []verify.Digest {
+	out := make([]verify.Digest, 0, len(r.used))
+	for k, v := range r.used {
+		out = append(out, verify.Digest{Algorithm: k, Value: v})
+	}
+	return out
 }
 
 // Digests returns the digests of the representation data for the given
