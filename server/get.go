@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -69,7 +70,7 @@ func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileI
 	if enc == "" {
 		return id, func() {}, nil
 	}
-	content, size, release, err := s.variants.open(sum[0].Value, enc, io.NewSectionReader(f, 0, id.Size))
+	vr, err := s.variants.open(sum[0].Value, enc, io.NewSectionReader(f, 0, id.Size))
 	if errors.Is(err, errChangedDuringBuild) {
 		return id, func() {}, nil // the next request sees the new version
 	}
@@ -77,16 +78,27 @@ func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileI
 		return nil, nil, err
 	}
 	v := *id
-	v.Encoding, v.Content, v.Size, v.identity = enc, content, size, id
+	v.Encoding, v.Content, v.Size, v.identity = enc, vr.content, vr.size, id
 	v.key, v.file, v.proof, v.used, v.reopen = fileKey{}, nil, nil, nil, nil
-	v.sums = s.cache.get(fileKey{name: hex.EncodeToString(sum[0].Value), id: fileid.ID{Size: size}, enc: enc})
+	// Keyed by the sha-256 of both ends: the identity's and the variant's.
+	vkey := fileKey{name: vr.key + "." + hex.EncodeToString(vr.sum), id: fileid.ID{Size: vr.size}, enc: enc}
+	v.sums = s.cache.get(vkey)
 	vsum, err := v.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if err != nil {
-		release()
+		vr.release()
 		return nil, nil, err
 	}
+	if !bytes.Equal(vsum[0].Value, vr.sum) {
+		// The variant's bytes are not the ones its name says: drop it
+		// and answer with the identity; the next request builds it anew.
+		vr.release()
+		s.variants.discard(vr)
+		s.cache.drop(vkey)
+		s.cfg.logger.Warn("variant does not match its sha-256; dropped", "path", r.URL.Path, "encoding", enc)
+		return id, func() {}, nil
+	}
 	v.ETag = etagFor(vsum[0].Value)
-	return &v, release, nil
+	return &v, vr.release, nil
 }
 
 // contentType is the type registered for the file's extension, else what

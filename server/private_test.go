@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,4 +80,34 @@ func TestVariantsDirRecreated(t *testing.T) {
 	wantStatus(t, r, 200)
 	wantHeader(t, r, "Content-Encoding", "gzip")
 	wantHeader(t, r, "Repr-Digest", sfSHA256(r.body))
+}
+
+// A variant file changed in the state directory (as an upload could when
+// it was inside DIR) is not served after a restart: variants are keyed by
+// the sha-256 of both ends and checked when first read.
+func TestTamperedVariantNotServed(t *testing.T) {
+	dir, state := fixture(t), t.TempDir()
+	_, ts := start(t, dir, WithStateDir(state))
+	wantStatus(t, raw(t, ts, "GET", "/text.txt", "Accept-Encoding: gzip"), 200)
+	files, _ := filepath.Glob(filepath.Join(state, "variants", "*"))
+	if len(files) == 0 {
+		t.Fatal("no variant on disk")
+	}
+	var evil bytes.Buffer
+	zw := gzip.NewWriter(&evil)
+	zw.Write([]byte("evil\n"))
+	zw.Close()
+	for _, f := range files {
+		must(t, os.WriteFile(f, evil.Bytes(), 0o644))
+	}
+	_, ts2 := start(t, dir, WithStateDir(state))
+	r := raw(t, ts2, "GET", "/text.txt", "Accept-Encoding: gzip")
+	wantStatus(t, r, 200)
+	body := r.body
+	if r.Header.Get("Content-Encoding") == "gzip" {
+		body = decode(t, "gzip", r.body)
+	}
+	if string(body) != text {
+		t.Errorf("served %q instead of text.txt", body[:min(len(body), 20)])
+	}
 }
