@@ -41,3 +41,19 @@ func mustDo(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// Without --state-dir the history goes to a temporary directory outside
+// DIR, also when the temporary directory is DIR itself.
+func TestServeTempHistoryOutsideDir(t *testing.T) {
+	site := t.TempDir()
+	mustDo(t, os.WriteFile(filepath.Join(site, "a.txt"), []byte("hello\n"), 0o644))
+	t.Setenv("TMPDIR", site)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	base := startServe(t, site)
+	if code, _, errOut := runHdig(t, "get", "--no-cache", "-o", filepath.Join(t.TempDir(), "a"), base+"a.txt"); code != 0 {
+		t.Fatalf("get: exit %d: %s", code, errOut)
+	}
+	if m, _ := filepath.Glob(filepath.Join(site, "hdig-serve-history-*")); len(m) > 0 {
+		t.Errorf("history kept inside the served directory: %v", m)
+	}
+}
