@@ -47,6 +47,8 @@ func (g *guard) Unwrap() http.ResponseWriter { return g.w }
 func (g *guard) WriteHeader(code int) {
 	if g.status == 0 {
 		g.status = code
+		// Only a 200 or 206 carries the representation's bytes.
+		g.active = g.active && (code == http.StatusOK || code == http.StatusPartialContent)
 		if g.active && guardHook != nil {
 			guardHook()
 		}
@@ -105,10 +107,10 @@ func (g *guard) ReadFrom(src io.Reader) (int64, error) {
 		if ok {
 			return rf.ReadFrom(src)
 		}
-		return io.Copy(writerOnly{g}, src)
+		return io.Copy(guardOnly{g}, src)
 	}
 	if !limited || lr.N < 2 || len(g.pending) > 0 {
-		return io.Copy(writerOnly{g}, src)
+		return io.Copy(guardOnly{g}, src)
 	}
 	body := &io.LimitedReader{R: lr.R, N: lr.N - 1}
 	var in io.Reader = body
@@ -121,9 +123,14 @@ func (g *guard) ReadFrom(src io.Reader) (int64, error) {
 	if err != nil {
 		return n, err
 	}
-	m, err := io.Copy(writerOnly{g}, lr)
+	m, err := io.Copy(guardOnly{g}, lr)
 	return n + m, err
 }
+
+// guardOnly hides the guard's ReadFrom so io.Copy uses Write.
+type guardOnly struct{ g *guard }
+
+func (o guardOnly) Write(p []byte) (int, error) { return o.g.Write(p) }
 
 // finish checks the bytes sent and then sends the byte held back, or cuts
 // the connection.
