@@ -47,10 +47,13 @@ func newEntry() *entry { return &entry{sums: map[string][]byte{}} }
 
 // proof is how a hash pass over a file is confirmed: settled says the ID
 // was strong and old enough before the pass began, same that the file
-// still has it after the pass.
+// still has it after the pass. streamed says the response will hash every
+// byte of the file as it sends it (a plain GET), which confirms untrusted
+// digests of a settled file without a pass of their own (entry.confirm).
 type proof struct {
-	settled bool
-	same    func() bool
+	settled  bool
+	same     func() bool
+	streamed bool
 }
 
 // digests returns the digests for algs, hashing r (size bytes) once for all
@@ -61,7 +64,7 @@ type proof struct {
 func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []verify.Algorithm, pf *proof) ([]verify.Digest, bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if pf != nil && pf.settled && !e.trusted && len(e.sums) > 0 {
+	if pf != nil && pf.settled && !pf.streamed && !e.trusted && len(e.sums) > 0 {
 		e.sums = map[string][]byte{}
 	}
 	var missing []verify.Algorithm
@@ -92,6 +95,19 @@ func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []v
 		out[i] = verify.Digest{Algorithm: a.Key, Value: e.sums[a.Key]}
 	}
 	return out, e.trusted, nil
+}
+
+// confirm marks the entry trusted when the bytes of a settled file, hashed
+// as they were sent, had the digests used, and those are all it holds.
+func (e *entry) confirm(used map[string][]byte) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for k, v := range e.sums {
+		if u, ok := used[k]; !ok || string(u) != string(v) {
+			return
+		}
+	}
+	e.trusted = len(e.sums) > 0
 }
 
 // put records digests computed elsewhere (an upload hashes as it stores).

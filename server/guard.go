@@ -147,6 +147,12 @@ func (g *guard) finish() {
 		http.NewResponseController(g.w).Flush()
 		panic(http.ErrAbortHandler)
 	}
+	// The whole file was checked against the digests used (hashed as sent,
+	// or read again): when it had settled before this request and has the
+	// same ID now, those digests are trusted from now on.
+	if rep := g.rep; !rep.trusted && rep.proof.settled && rep.proof.same() {
+		rep.sums.confirm(rep.used)
+	}
 	g.w.Write(g.pending)
 	g.pending = nil
 }

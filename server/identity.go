@@ -36,8 +36,9 @@ func (s *Server) fileRep(r *http.Request, name string, f *os.File, fi fs.FileInf
 		Size: fi.Size(), ModTime: fi.ModTime(), Content: f,
 		key: fileKey{name: name, id: id}, file: f,
 		proof: &proof{
-			settled: settled(id, time.Now(), s.cfg.settle),
-			same:    func() bool { return sameFile(f, id) },
+			settled:  settled(id, time.Now(), s.cfg.settle),
+			same:     func() bool { return sameFile(f, id) },
+			streamed: plainGet(r),
 		},
 	}
 	rep.sums = s.cache.get(rep.key)
@@ -64,4 +65,18 @@ func (s *Server) fileRep(r *http.Request, name string, f *os.File, fi fs.FileInf
 func sameFile(f *os.File, id fileid.ID) bool {
 	now, err := fileid.File(f)
 	return err == nil && fileid.Same(id, now)
+}
+
+// plainGet reports whether r will be answered with the whole file (200):
+// a GET without Range, preconditions or A-IM.
+func plainGet(r *http.Request) bool {
+	if r.Method != http.MethodGet {
+		return false
+	}
+	for _, k := range []string{"Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "A-IM"} {
+		if r.Header.Get(k) != "" {
+			return false
+		}
+	}
+	return true
 }

@@ -163,3 +163,23 @@ func TestUntrustedDigestsHashedAgainWhenSettled(t *testing.T) {
 		t.Fatalf("settled file hashed %d times, want 1", n)
 	}
 }
+
+// A plain GET of a file that has settled confirms its untrusted digests by
+// the hash of the bytes it sends, instead of hashing the file again first.
+func TestPlainGetConfirmsSettledDigests(t *testing.T) {
+	dir := fixture(t)
+	s, ts := start(t, dir)
+	s.cfg.settle = time.Hour
+	raw(t, ts, "GET", "/data.bin")
+	before := hashPasses.Load()
+	s.cfg.settle = 0
+	r := raw(t, ts, "GET", "/data.bin")
+	if r.bodyErr != nil {
+		t.Fatal(r.bodyErr)
+	}
+	raw(t, ts, "HEAD", "/data.bin")
+	raw(t, ts, "GET", "/data.bin", "Range: bytes=0-10")
+	if n := hashPasses.Load() - before; n != 0 {
+		t.Errorf("settled file hashed %d more times, want 0 (confirmed by the GET)", n)
+	}
+}
