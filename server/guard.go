@@ -52,11 +52,13 @@ func (g *guard) WriteHeader(code int) {
 		if g.active && guardHook != nil {
 			guardHook()
 		}
-		if g.active && code == http.StatusOK && !g.rep.trusted {
-			g.hasher = verify.NewHasher(g.usedAlgs())
-		}
 	}
 	g.w.WriteHeader(code)
+	// After the bodyWriter settled Content-Digest: every digest used is
+	// known now.
+	if g.active && g.hasher == nil && code == http.StatusOK && !g.rep.trusted {
+		g.hasher = verify.NewHasher(g.usedAlgs())
+	}
 }
 
 // usedAlgs lists the algorithms of the digests the response used.

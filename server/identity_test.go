@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/sha256"
 	"os"
 	"path/filepath"
 	"testing"
@@ -181,5 +182,24 @@ func TestPlainGetConfirmsSettledDigests(t *testing.T) {
 	raw(t, ts, "GET", "/data.bin", "Range: bytes=0-10")
 	if n := hashPasses.Load() - before; n != 0 {
 		t.Errorf("settled file hashed %d more times, want 0 (confirmed by the GET)", n)
+	}
+}
+
+// Every digest a 200 sends is checked against the bytes sent, also one that
+// only Content-Digest uses.
+func TestStaleContentDigestCutsResponse(t *testing.T) {
+	dir := fixture(t)
+	s, ts := start(t, dir)
+	s.cfg.settle = time.Hour
+	fi, err := os.Stat(filepath.Join(dir, "data.bin"))
+	must(t, err)
+	good := sha256.Sum256(binData)
+	s.cache.get(keyOf("data.bin", fi)).put([]verify.Digest{
+		{Algorithm: "sha-256", Value: good[:]},
+		{Algorithm: "sha-512", Value: make([]byte, 64)},
+	}, false)
+	r := raw(t, ts, "GET", "/data.bin", "Want-Content-Digest: sha-512=1")
+	if r.bodyErr == nil {
+		t.Fatalf("clean body sent under Content-Digest %s", r.Header.Get("Content-Digest"))
 	}
 }
