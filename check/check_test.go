@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -88,6 +89,8 @@ func deltaOrigin(t *testing.T, wrap func(http.Handler) http.Handler) (url, etag 
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The version is kept by the time the response has been read whole.
+	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte(lines(300, 2)), 0o644); err != nil {
 		t.Fatal(err)

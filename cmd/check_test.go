@@ -3,6 +3,7 @@ package cmd
 import (
 	"encoding/json"
 	"flag"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -172,6 +173,8 @@ func TestCheckDelta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The version is kept by the time the response has been read whole.
+	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	e1 := resp.Header.Get("ETag")
 	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte(v2), 0o644); err != nil {

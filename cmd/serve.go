@@ -71,7 +71,7 @@ log goes to stderr. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHel
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: the kernel picks one)")
 	f.BoolVar(&o.writable, "writable", false, "accept PUT and POST, verified against the request's digests")
 	f.StringVar(&o.maxUpload, "max-upload", "1GiB", "largest request content accepted (`SIZE`, e.g. 500MiB)")
-	f.StringVar(&o.stateDir, "state-dir", "", "keep precompressed variants and earlier versions in `DIR` (default: memory and a temporary directory)")
+	f.StringVar(&o.stateDir, "state-dir", "", "keep precompressed variants and earlier versions in `DIR`, outside the served one (default: memory and a temporary directory)")
 	f.StringVar(&o.histMax, "history-max", "2GiB", "bytes of earlier versions kept for all files together (`SIZE`); the oldest go first")
 	f.IntVar(&o.history, "history", delta.DefaultHistory, "earlier versions kept per file for 226 deltas (`N`; 0 turns deltas off)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")
@@ -103,13 +103,16 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 		opts = append(opts, server.WithWritable())
 	}
 	if o.stateDir != "" {
+		if err := server.CheckStateDir(o.dir, o.stateDir); err != nil {
+			return usageErrorf("--state-dir: %v", err)
+		}
 		opts = append(opts, server.WithStateDir(o.stateDir))
 	}
 	if o.history < 0 {
 		return usageErrorf("--history %d: want 0 or more", o.history)
 	}
 	if o.history > 0 {
-		dir, cleanup, err := historyDir(o.stateDir)
+		dir, cleanup, err := historyDir(o.stateDir, o.dir)
 		if err != nil {
 			return fmt.Errorf("delta history: %w", err)
 		}
@@ -143,16 +146,27 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 }
 
 // historyDir is where earlier versions are kept: under --state-dir, which
-// keeps them across restarts, else in a temporary directory removed on exit.
-func historyDir(stateDir string) (string, func(), error) {
+// keeps them across restarts, else in a temporary directory removed on exit,
+// made outside the served directory dir (the server refuses one inside).
+func historyDir(stateDir, dir string) (string, func(), error) {
 	if stateDir != "" {
 		return filepath.Join(stateDir, "history"), func() {}, nil
 	}
-	dir, err := os.MkdirTemp("", "hdig-serve-history-")
-	if err != nil {
-		return "", nil, err
+	parents := []string{os.TempDir()}
+	if c, err := os.UserCacheDir(); err == nil {
+		parents = append(parents, c)
 	}
-	return dir, func() { os.RemoveAll(dir) }, nil
+	for _, p := range parents {
+		if server.CheckStateDir(dir, filepath.Join(p, "hdig-serve-history")) != nil {
+			continue
+		}
+		tmp, err := os.MkdirTemp(p, "hdig-serve-history-")
+		if err != nil {
+			return "", nil, err
+		}
+		return tmp, func() { os.RemoveAll(tmp) }, nil
+	}
+	return "", nil, fmt.Errorf("no temporary directory outside %s; give --state-dir", dir)
 }
 
 // parseSize parses a byte count with an optional binary unit: 1024,

@@ -8,42 +8,65 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/verify"
 )
 
-// fileKey identifies one version of a file's representation: a change of
-// size, modification time or inode (a rename over it) makes a new key, so a
-// cached digest never outlives the bytes it covers. enc names the encoded
-// variant ("" for identity).
+// fileKey identifies one version of a file's representation by its
+// fileid.ID: size, modification time, change time, device and inode. An
+// in-place edit with the modification time put back (dd conv=notrunc; touch
+// -d), or a same-size cp -p, still changes the change time, so it makes a
+// new key. enc names the encoded variant ("" for identity); a variant's name
+// is the hex sha-256 of its identity bytes.
 type fileKey struct {
-	name  string
-	size  int64
-	mtime int64
-	dev   uint64
-	ino   uint64
-	enc   string
+	name string
+	id   fileid.ID
+	enc  string
 }
 
 func keyOf(name string, fi fs.FileInfo) fileKey {
-	dev, ino := fileID(fi)
-	return fileKey{name: name, size: fi.Size(), mtime: fi.ModTime().UnixNano(), dev: dev, ino: ino}
+	return fileKey{name: name, id: fileid.Of(fi)}
 }
 
 // entry holds the digests of one representation, computed lazily: each
 // algorithm is computed at most once, on the first request that needs it.
 // Concurrent requests for the same missing algorithm wait for one pass.
+//
+// trusted says the digests are known to cover the bytes the key names: they
+// were hashed from a file whose ID was strong and settled (see identity.go)
+// before the pass and unchanged after it, or from bytes the server holds
+// itself. Digests of an untrusted entry are only sent with a check of the
+// bytes sent (guard.go).
 type entry struct {
-	mu   sync.Mutex
-	sums map[string][]byte
+	mu      sync.Mutex
+	sums    map[string][]byte
+	trusted bool
 }
 
 func newEntry() *entry { return &entry{sums: map[string][]byte{}} }
 
+// proof is how a hash pass over a file is confirmed: settled says the ID
+// was strong and old enough before the pass began, same that the file
+// still has it after the pass. streamed says the response will hash every
+// byte of the file as it sends it (a plain GET), which confirms untrusted
+// digests of a settled file without a pass of their own (entry.confirm).
+type proof struct {
+	settled  bool
+	same     func() bool
+	streamed bool
+}
+
 // digests returns the digests for algs, hashing r (size bytes) once for all
-// the missing ones.
-func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []verify.Algorithm) ([]verify.Digest, error) {
+// the missing ones, and whether they are trusted. pf is nil for bytes the
+// server holds (variants, listings), which are always trusted. An untrusted
+// entry whose file has since settled is hashed again, so that it can become
+// trusted.
+func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []verify.Algorithm, pf *proof) ([]verify.Digest, bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if pf != nil && pf.settled && !pf.streamed && !e.trusted && len(e.sums) > 0 {
+		e.sums = map[string][]byte{}
+	}
 	var missing []verify.Algorithm
 	for _, a := range algs {
 		if _, ok := e.sums[a.Key]; !ok {
@@ -51,10 +74,17 @@ func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []v
 		}
 	}
 	if len(missing) > 0 {
+		first := len(e.sums) == 0
 		hashPasses.Add(1)
 		sums, _, err := verify.Sum(ctxReader{ctx, io.NewSectionReader(r, 0, size)}, missing)
 		if err != nil {
-			return nil, err
+			return nil, false, err
+		}
+		ok := pf == nil || pf.settled && pf.same()
+		if first {
+			e.trusted = ok
+		} else {
+			e.trusted = e.trusted && ok
 		}
 		for _, d := range sums {
 			e.sums[d.Algorithm] = d.Value
@@ -64,13 +94,32 @@ func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []v
 	for i, a := range algs {
 		out[i] = verify.Digest{Algorithm: a.Key, Value: e.sums[a.Key]}
 	}
-	return out, nil
+	return out, e.trusted, nil
+}
+
+// confirm marks the entry trusted when the bytes of a settled file, hashed
+// as they were sent, had the digests used, and those are all it holds.
+func (e *entry) confirm(used map[string][]byte) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for k, v := range e.sums {
+		if u, ok := used[k]; !ok || string(u) != string(v) {
+			return
+		}
+	}
+	e.trusted = len(e.sums) > 0
 }
 
 // put records digests computed elsewhere (an upload hashes as it stores).
-func (e *entry) put(ds []verify.Digest) {
+// They are trusted when the caller wrote the bytes itself.
+func (e *entry) put(ds []verify.Digest, trusted bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if len(e.sums) == 0 {
+		e.trusted = trusted
+	} else {
+		e.trusted = e.trusted && trusted
+	}
 	for _, d := range ds {
 		e.sums[d.Algorithm] = d.Value
 	}
@@ -130,6 +179,17 @@ func (c *digestCache) get(k fileKey) *entry {
 		delete(c.m, last.Value.(*cacheItem).key)
 	}
 	return e
+}
+
+// drop forgets the entry for k: its digests were found not to match the
+// bytes.
+func (c *digestCache) drop(k fileKey) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.m[k]; ok {
+		c.lru.Remove(el)
+		delete(c.m, k)
+	}
 }
 
 // len reports the number of cached entries.

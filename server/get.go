@@ -1,15 +1,18 @@
 package server
 
 import (
+	"bytes"
 	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
 	"mime"
 	"net/http"
+	"os"
 	"path"
 	"strings"
 
+	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -53,17 +56,12 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 // type is compressible and the client accepts a coding, swaps in the
 // encoded variant. The identity's sha-256 (the ETag) is computed once per
 // file version; the variant's once per content.
-func (s *Server) selectRep(r *http.Request, name string, f Content, fi fs.FileInfo) (*Representation, func(), error) {
-	id := &Representation{
-		Path: r.URL.Path, File: name, ContentType: contentType(name, f),
-		Size: fi.Size(), ModTime: fi.ModTime(), Content: f,
-		sums: s.cache.get(keyOf(name, fi)),
-	}
-	sum, err := id.Digests(r.Context(), []verify.Algorithm{sha256Alg})
+func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileInfo) (*Representation, func(), error) {
+	id, err := s.fileRep(r, name, f, fi)
 	if err != nil {
 		return nil, nil, err
 	}
-	id.ETag = etagFor(sum[0].Value)
+	sum, _ := id.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if s.cfg.compressLimit == 0 || id.Size == 0 || id.Size > s.cfg.compressLimit || !compressible(id.ContentType) {
 		return id, func() {}, nil
 	}
@@ -72,7 +70,7 @@ func (s *Server) selectRep(r *http.Request, name string, f Content, fi fs.FileIn
 	if enc == "" {
 		return id, func() {}, nil
 	}
-	content, size, release, err := s.variants.open(sum[0].Value, enc, io.NewSectionReader(f, 0, id.Size))
+	vr, err := s.variants.open(sum[0].Value, enc, io.NewSectionReader(f, 0, id.Size))
 	if errors.Is(err, errChangedDuringBuild) {
 		return id, func() {}, nil // the next request sees the new version
 	}
@@ -80,15 +78,27 @@ func (s *Server) selectRep(r *http.Request, name string, f Content, fi fs.FileIn
 		return nil, nil, err
 	}
 	v := *id
-	v.Encoding, v.Content, v.Size, v.identity = enc, content, size, id
-	v.sums = s.cache.get(fileKey{name: hex.EncodeToString(sum[0].Value), size: size, enc: enc})
+	v.Encoding, v.Content, v.Size, v.identity = enc, vr.content, vr.size, id
+	v.key, v.file, v.proof, v.used, v.reopen = fileKey{}, nil, nil, nil, nil
+	// Keyed by the sha-256 of both ends: the identity's and the variant's.
+	vkey := fileKey{name: vr.key + "." + hex.EncodeToString(vr.sum), id: fileid.ID{Size: vr.size}, enc: enc}
+	v.sums = s.cache.get(vkey)
 	vsum, err := v.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if err != nil {
-		release()
+		vr.release()
 		return nil, nil, err
 	}
+	if !bytes.Equal(vsum[0].Value, vr.sum) {
+		// The variant's bytes are not the ones its name says: drop it
+		// and answer with the identity; the next request builds it anew.
+		vr.release()
+		s.variants.discard(vr)
+		s.cache.drop(vkey)
+		s.cfg.logger.Warn("variant does not match its sha-256; dropped", "path", r.URL.Path, "encoding", enc)
+		return id, func() {}, nil
+	}
 	v.ETag = etagFor(vsum[0].Value)
-	return &v, release, nil
+	return &v, vr.release, nil
 }
 
 // contentType is the type registered for the file's extension, else what
@@ -124,7 +134,10 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	}
 	bw := newBodyWriter(w, r, s, rep, plan)
 	defer bw.close()
-	http.ServeContent(bw, r, "", rep.ModTime, rep.Content)
+	g := s.newGuard(bw, r, rep)
+	defer g.close()
+	http.ServeContent(g, r, "", rep.ModTime, rep.Content)
+	g.finish()
 	bw.finish()
 }
 

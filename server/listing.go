@@ -39,7 +39,7 @@ func (s *Server) serveDir(w http.ResponseWriter, r *http.Request, name string, d
 		s.internalError(w, r, err)
 		return
 	}
-	body := listing(r.URL.Path, entries)
+	body := listing(r.URL.Path, s.visible(name, entries))
 	rep := &Representation{
 		Path: r.URL.Path, File: name, ContentType: "text/html; charset=utf-8",
 		Size: int64(len(body)), ModTime: fi.ModTime(), Content: bytes.NewReader(body),
@@ -52,6 +52,26 @@ func (s *Server) serveDir(w http.ResponseWriter, r *http.Request, name string, d
 	}
 	rep.ETag = etagFor(sum[0].Value)
 	s.serveRep(w, r, rep)
+}
+
+// visible leaves out of a listing the entries a request for them would be
+// refused: symlinks whose targets are refused or missing, and state
+// directories.
+func (s *Server) visible(dir string, entries []os.DirEntry) []os.DirEntry {
+	out := entries[:0]
+	for _, e := range entries {
+		if e.Type()&(fs.ModeSymlink|fs.ModeDir) != 0 {
+			p := path.Join(dir, e.Name())
+			if s.checkLinks(p) != nil {
+				continue
+			}
+			if _, err := s.root.Stat(p); err != nil {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // listing renders the entries of a directory, dotfiles left out,

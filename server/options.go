@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 )
 
 // Option configures a Server. Options validate their arguments: New returns
@@ -21,6 +22,7 @@ type config struct {
 	headerDigestAt int64
 	delta          DeltaHandler
 	faults         faults
+	settle         time.Duration // see defaultSettle; tests shorten it
 }
 
 // Defaults.
@@ -47,6 +49,7 @@ func defaultConfig() config {
 		variantMemory:  DefaultVariantMemory,
 		headerDigestAt: DefaultHeaderDigestLimit,
 		faults:         faults{flipAt: -1, truncateAt: -1},
+		settle:         defaultSettle,
 	}
 }
 

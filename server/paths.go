@@ -55,7 +55,7 @@ func (s *Server) openFile(name string) (*os.File, fs.FileInfo, error) {
 
 // checkLinks refuses a path any of whose components is a symlink whose
 // target text contains a dotfile segment (".." and "." excepted: os.Root
-// already confines those to the directory).
+// already confines those to the directory), or is a state directory.
 func (s *Server) checkLinks(name string) error {
 	if name == "." {
 		return nil
@@ -67,8 +67,14 @@ func (s *Server) checkLinks(name string) error {
 		if err != nil {
 			return err
 		}
+		if s.isPrivate(fi) {
+			return errHidden
+		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			continue
+		}
+		if dfi, err := s.root.Stat(p); err == nil && s.isPrivate(dfi) {
+			return errHidden
 		}
 		target, err := s.root.Readlink(p)
 		if err != nil {

@@ -3,8 +3,10 @@ package server
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"io"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/hdig/hdig/verify"
@@ -42,13 +44,84 @@ type Representation struct {
 	sums     *entry
 	vary     bool            // the type is compressible: Vary: Accept-Encoding
 	identity *Representation // for an encoded variant, the identity
+
+	// For the identity of a file: its cache key (with its fileid.ID), the
+	// open file, how a hash pass is confirmed, and whether every digest
+	// this request used is trusted (else the bytes sent are checked).
+	key     fileKey
+	file    *os.File
+	proof   *proof
+	trusted bool
+	used    map[string][]byte // the digests this request used, by algorithm
+	reopen  func() (*os.File, error)
+	waits   []func() // run before the last byte of the body (BeforeEnd)
+}
+
+// Reopen opens the file of an identity representation again, for use
+// after the request (a background copy). It fails when the file is no
+// longer the version this representation is (fileid.Same), or when the
+// representation is not a file's identity.
+func (r *Representation) Reopen() (*os.File, error) {
+	if r.reopen == nil {
+		return nil, errors.New("not the identity of a file")
+	}
+	return r.reopen()
+}
+
+// BeforeEnd registers wait to run before the last byte of a 200 or 206 of
+// a file's identity is sent: work begun for this request (keeping the
+// version for deltas) is done by the time the client has the whole body,
+// while the first byte does not wait for it.
+func (r *Representation) BeforeEnd(wait func()) { r.waits = append(r.waits, wait) }
+
+// Trusted reports whether every digest this request used is known to cover
+// the file's bytes (see server/identity.go); a caller that sends them over
+// bytes it produced otherwise (a delta) checks those bytes against
+// UsedDigests first.
+func (r *Representation) Trusted() bool { return r.used == nil || r.trusted }
+
+// UsedDigests returns the digests this request has used so far (ETag,
+// Repr-Digest, Content-Digest), each algorithm once.
+func (r *Representation) UsedDigests() []verify.Digest {
+	out := make([]verify.Digest, 0, len(r.used))
+	for k, v := range r.used {
+		out = append(out, verify.Digest{Algorithm: k, Value: v})
+	}
+	return out
 }
 
 // Digests returns the digests of the representation data for the given
 // algorithms. They are computed once per file version and cached; the
 // context aborts a computation in progress.
+//
+// Within one request a representation answers each algorithm with one
+// value, the one it first used, so that what the guard checks at the end
+// is what was sent.
 func (r *Representation) Digests(ctx context.Context, algs []verify.Algorithm) ([]verify.Digest, error) {
-	return r.sums.digests(ctx, r.Content, r.Size, algs)
+	if r.used == nil {
+		r.used, r.trusted = map[string][]byte{}, true
+	}
+	var missing []verify.Algorithm
+	for _, a := range algs {
+		if _, ok := r.used[a.Key]; !ok {
+			missing = append(missing, a)
+		}
+	}
+	if len(missing) > 0 {
+		ds, trusted, err := r.sums.digests(ctx, r.Content, r.Size, missing, r.proof)
+		if err != nil {
+			return nil, err
+		}
+		r.trusted = r.trusted && trusted
+		for _, d := range ds {
+			r.used[d.Algorithm] = d.Value
+		}
+	}
+	out := make([]verify.Digest, len(algs))
+	for i, a := range algs {
+		out[i] = verify.Digest{Algorithm: a.Key, Value: r.used[a.Key]}
+	}
+	return out, nil
 }
 
 // etagFor derives a strong entity tag from a sha-256 digest.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"sync/atomic"
 	"time"
+
+	"github.com/hdig/hdig/fileid"
 )
 
 // Server is the reference origin: it serves a directory with ETag,
@@ -23,6 +25,7 @@ type Server struct {
 	variants *variantStore
 	held     *memBudget   // multipart bodies held for a header Content-Digest
 	requests atomic.Int64 // GET and HEAD requests seen, for WithChangingETag
+	private  []fileid.ID  // state directories, never served (private.go)
 	handler  http.Handler
 }
 
@@ -42,6 +45,9 @@ func New(dir string, opts ...Option) (*Server, error) {
 	if !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory", dir)
 	}
+	if err := checkPrivate(dir, &cfg); err != nil {
+		return nil, err
+	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -52,7 +58,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs,
-		held: &memBudget{limit: maxHeldMemory}}
+		held: &memBudget{limit: maxHeldMemory}, private: privateIDs(&cfg)}
 	s.handler = s.accessLog(http.HandlerFunc(s.serveHTTP))
 	return s, nil
 }

@@ -136,7 +136,7 @@ func isTooLarge(err error) bool {
 // its ETag.
 func (s *Server) answerStored(w http.ResponseWriter, r *http.Request, target string, created, gz bool, stored []verify.Digest) {
 	if fi, err := s.root.Stat(target); err == nil {
-		s.cache.get(keyOf(target, fi)).put(stored)
+		s.cache.get(keyOf(target, fi)).put(stored, true) // hashed as written
 	}
 	loc := (&url.URL{Path: "/" + target}).EscapedPath()
 	h := w.Header()

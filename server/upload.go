@@ -10,8 +10,6 @@ import (
 	"os"
 	"path"
 	"strings"
-
-	"github.com/hdig/hdig/verify"
 )
 
 // serveWrite answers PUT (store the content at the target path) and POST
@@ -133,14 +131,11 @@ func (s *Server) identityRep(r *http.Request, name string) (*Representation, fun
 	if err != nil {
 		return nil, nil, err
 	}
-	rep := &Representation{Path: "/" + name, File: name, ContentType: contentType(name, f),
-		Size: fi.Size(), ModTime: fi.ModTime(), Content: f, sums: s.cache.get(keyOf(name, fi))}
-	sum, err := rep.Digests(r.Context(), []verify.Algorithm{sha256Alg})
+	rep, err := s.fileRep(r, name, f, fi)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
 	}
-	rep.ETag = etagFor(sum[0].Value)
 	return rep, func() { f.Close() }, nil
 }
 

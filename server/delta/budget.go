@@ -1,10 +1,10 @@
 package delta
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 )
 
 // DefaultMaxTotal bounds the bytes of all retained versions together: a
@@ -12,67 +12,76 @@ import (
 // of them. The oldest versions, whatever their file, go first.
 const DefaultMaxTotal = 2 << 30
 
-// retained is one version found in the indexes, for the budget sweep.
-type retained struct {
-	file string
-	v    version
+func sortByStored(vs []*version) {
+	sort.SliceStable(vs, func(i, j int) bool { return vs[i].Stored.Before(vs[j].Stored) })
 }
 
-// enforceBudget forgets the oldest retained versions until their bytes fit
-// in h.maxTotal, never keepTag of keepFile (the version just recorded). It
-// runs after a new version is recorded, the only time the total grows, and
-// holds no file's lock itself: each index is changed under its own.
-func (h *Handler) enforceBudget(keepFile, keepTag string) {
-	h.budgetMu.Lock()
-	defer h.budgetMu.Unlock()
-	all, total := h.allVersions()
-	if total <= h.maxTotal {
-		return
+// insert records a version whose blob is in place: it goes to the front of
+// its file's index and to the back of the global order. Versions past the
+// file's history, then the oldest of all files past the byte budget (never
+// the new one), are forgotten. Each version is inserted and forgotten once,
+// and only the indexes of the files touched are written, so recording is
+// O(1) amortised, however many files have history.
+func (h *Handler) insert(file, tag string, size int64) error {
+	h.idxMu.Lock()
+	defer h.idxMu.Unlock()
+	if h.has(file, tag) {
+		return nil
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].v.Stored.Before(all[j].v.Stored) })
-	for _, r := range all {
-		if total <= h.maxTotal {
-			return
-		}
-		if r.file == keepFile && r.v.ETag == keepTag {
+	idx := h.files[file]
+	if idx == nil {
+		idx = &fileIndex{V: 1, File: file}
+		h.files[file] = idx
+	}
+	v := &version{ETag: tag, Size: size, Stored: time.Now().UTC(), file: file}
+	v.el = h.order.PushBack(v)
+	h.total += size
+	h.refs[tag]++
+	idx.Versions = append([]*version{v}, idx.Versions...)
+	touched := map[*fileIndex]bool{idx: true}
+	for len(idx.Versions) > h.history {
+		h.drop(idx.Versions[len(idx.Versions)-1])
+	}
+	for el := h.order.Front(); h.total > h.maxTotal && el != nil; {
+		old := el.Value.(*version)
+		el = el.Next()
+		if old == v {
 			continue
 		}
-		if h.dropVersion(r.file, r.v.ETag) {
-			total -= r.v.Size
+		touched[h.files[old.file]] = true
+		h.drop(old)
+	}
+	var err error
+	for t := range touched {
+		if e := h.save(t); e != nil && err == nil {
+			err = e
 		}
 	}
+	return err
 }
 
-// allVersions reads every file's index.
-func (h *Handler) allVersions() ([]retained, int64) {
-	names, _ := filepath.Glob(filepath.Join(h.dir, "files", "*.json"))
-	var all []retained
-	var total int64
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		var idx fileIndex
-		if err != nil || json.Unmarshal(b, &idx) != nil || fileKey(idx.File)+".json" != filepath.Base(n) {
-			continue
-		}
-		for _, v := range idx.Versions {
-			all = append(all, retained{file: idx.File, v: v})
-			total += v.Size
-		}
-	}
-	return all, total
-}
-
-// dropVersion forgets one version of a file: its index entry, its bytes
-// and the deltas made from it.
-func (h *Handler) dropVersion(file, tag string) bool {
-	defer h.lock(file)()
-	idx := h.load(file)
-	for i, v := range idx.Versions {
-		if v.ETag == tag {
+// drop forgets a version: its index entry, its bytes and the deltas made
+// from it; h.idxMu is held and the caller saves the index.
+func (h *Handler) drop(v *version) {
+	idx := h.files[v.file]
+	for i, x := range idx.Versions {
+		if x == v {
 			idx.Versions = append(idx.Versions[:i], idx.Versions[i+1:]...)
-			h.forget(file, tag)
-			return h.save(idx) == nil
+			break
 		}
 	}
-	return false
+	h.order.Remove(v.el)
+	h.total -= v.Size
+	os.Remove(h.blobPath(v.file, v.ETag))
+	if h.refs[v.ETag]--; h.refs[v.ETag] > 0 {
+		return // the same bytes are a version of another file too
+	}
+	delete(h.refs, v.ETag)
+	if sum, ok := tagSum(v.ETag); ok {
+		base := deltaPrefix(sum)
+		for _, name := range h.deltasFrom[base] {
+			os.Remove(filepath.Join(h.dir, "deltas", name))
+		}
+		delete(h.deltasFrom, base)
+	}
 }

@@ -5,7 +5,7 @@
 package delta
 
 import (
-	"encoding/base64"
+	"container/list"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +38,6 @@ type Handler struct {
 	// maxTotal bounds the bytes of all retained versions (DefaultMaxTotal);
 	// set it with SetMaxTotal before serving.
 	maxTotal int64
-	budgetMu sync.Mutex
 	log      *slog.Logger
 
 	// encodes bounds the deltas being made at once: each encode costs a
@@ -49,6 +48,17 @@ type Handler struct {
 
 	mu    sync.Mutex
 	locks map[string]*keyLock // in use only: removed when the last holder unlocks
+
+	// The history, in memory (history.go, budget.go, record.go).
+	idxMu      sync.Mutex
+	idle       *sync.Cond            // on idxMu: a recording finished
+	files      map[string]*fileIndex // by served file name
+	order      *list.List            // of *version, oldest recording first
+	total      int64                 // bytes of all retained versions
+	refs       map[string]int        // retained versions by ETag
+	deltasFrom map[string][]string   // delta file names by base sha-256 (hex)
+	jobs       map[string]*job       // recordings waiting or in progress
+	copies     chan struct{}         // bounds the copies running at once
 }
 
 // keyLock is a mutex shared by the requests working on one key.
@@ -78,8 +88,40 @@ func New(stateDir string, history int, maxSize int64, log *slog.Logger) (*Handle
 			return nil, err
 		}
 	}
-	return &Handler{dir: stateDir, history: history, maxSize: maxSize, maxTotal: DefaultMaxTotal, log: log,
-		encodes: make(chan struct{}, maxEncodes()), locks: map[string]*keyLock{}}, nil
+	h := &Handler{dir: stateDir, history: history, maxSize: maxSize, maxTotal: DefaultMaxTotal, log: log,
+		encodes: make(chan struct{}, maxEncodes()), locks: map[string]*keyLock{},
+		files: map[string]*fileIndex{}, order: list.New(), refs: map[string]int{},
+		deltasFrom: map[string][]string{}, jobs: map[string]*job{}, copies: make(chan struct{}, maxEncodes())}
+	h.idle = sync.NewCond(&h.idxMu)
+	h.loadIndexes()
+	h.scanDeltas()
+	return h, nil
+}
+
+// scanDeltas lists the deltas kept by base, once at start, and removes
+// those not named by the sha-256 of both ends (made by older versions,
+// which keyed them by ETag and did not check what they rebuild).
+func (h *Handler) scanDeltas() {
+	entries, _ := os.ReadDir(filepath.Join(h.dir, "deltas"))
+	for _, e := range entries {
+		name := e.Name()
+		base, rest, _ := strings.Cut(name, "-")
+		target, _, _ := strings.Cut(rest, ".")
+		if len(base) != 64 || len(target) != 64 || !isHex(base) || !isHex(target) {
+			os.Remove(filepath.Join(h.dir, "deltas", name))
+			continue
+		}
+		h.deltasFrom[base] = append(h.deltasFrom[base], name)
+	}
+}
+
+func isHex(s string) bool {
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // lock locks key (a file name or a delta path) and returns the unlock.
@@ -105,11 +147,9 @@ func (h *Handler) lock(key string) (unlock func()) {
 	}
 }
 
-// etagSuffix is the part of the origin's ETag derived from the sha-256 of
-// the bytes (server: "sha256-" + unpadded base64url).
-func etagSuffix(sum []byte) string {
-	return `sha256-` + base64.RawURLEncoding.EncodeToString(sum) + `"`
-}
+// StateDir returns the directory the history is kept in, which the server
+// never serves (server.StateDirer).
+func (h *Handler) StateDir() string { return h.dir }
 
 // SetMaxTotal bounds the bytes of all retained versions together; the
 // oldest are forgotten first. n <= 0 keeps DefaultMaxTotal.
@@ -121,7 +161,7 @@ func (h *Handler) SetMaxTotal(n int64) {
 
 // BeforeReplace keeps the current version of a file a PUT is replacing.
 func (h *Handler) BeforeReplace(cur *server.Representation) {
-	if err := h.record(cur); err != nil {
+	if err := h.add(cur.File, cur.ETag, cur.Size, cur.Content); err != nil {
 		h.log.Warn("delta history", "file", cur.File, "err", err)
 	}
 }
@@ -138,8 +178,8 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	if r.Method != http.MethodGet || cur.Encoding != "" {
 		return false
 	}
-	if err := h.record(cur); err != nil {
-		h.log.Warn("delta history", "file", cur.File, "err", err)
+	if wait := h.recordAsync(r.Context(), cur); wait != nil {
+		cur.BeforeEnd(wait)
 	}
 	aim := parseAIM(r.Header.Values("A-IM"))
 	if len(aim) == 0 {
@@ -154,7 +194,7 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 			return false
 		}
 	}
-	base, found := h.load(cur.File).find(tags)
+	base, found := h.find(cur.File, tags)
 	if len(codings) == 0 || !found || r.Header.Get("Range") != "" {
 		return h.notAcceptable(w, aim, "no delta-coding can be applied")
 	}
@@ -169,8 +209,31 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	if d.size >= cur.Size && !refusesIdentity(aim) {
 		return false // a delta no smaller than the instance is not worth it
 	}
+	if !cur.Trusted() {
+		// The digests sent were hashed from a file that had not settled:
+		// the delta must rebuild to each of them, not only to the ETag.
+		if err := h.check(d, cur, base); err != nil {
+			h.log.Warn("delta", "file", cur.File, "base", base.ETag, "err", err)
+			return h.notAcceptable(w, aim, "the delta could not be made")
+		}
+	}
 	h.write(w, r, d, base)
 	return true
+}
+
+// check verifies that a delta rebuilds to every digest cur used.
+func (h *Handler) check(d *made, cur *server.Representation, base version) error {
+	f, err := os.Open(d.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := h.openBlob(cur.File, base)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	return rebuilds(f, d.ims, b, base.Size, cur.UsedDigests())
 }
 
 // notAcceptable sends 406 when identity was refused (RFC 3229 §10.5.3),

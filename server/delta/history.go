@@ -1,7 +1,9 @@
 package delta
 
 import (
+	"container/list"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -9,10 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
+	"sync/atomic"
 	"time"
-
-	"github.com/hdig/hdig/server"
 )
 
 // version is one retained version of a file.
@@ -20,14 +20,23 @@ type version struct {
 	ETag   string    `json:"etag"`
 	Size   int64     `json:"size"`
 	Stored time.Time `json:"stored"`
+
+	file string        // the file it is a version of (in memory only)
+	el   *list.Element // its place in Handler.order
 }
 
-// fileIndex lists a file's retained versions, newest first.
+// fileIndex lists a file's retained versions, newest first. It is kept in
+// memory (Handler.files) and written to files/KEY.json when it changes, so
+// that a restart with the same state directory keeps the history.
 type fileIndex struct {
-	V        int       `json:"v"`
-	File     string    `json:"file"`
-	Versions []version `json:"versions"`
+	V        int        `json:"v"`
+	File     string     `json:"file"`
+	Versions []*version `json:"versions"`
 }
+
+// indexWork counts index entries read or written, recordedBytes the bytes
+// copied into history: tests count work with them.
+var indexWork, recordedBytes atomic.Int64
 
 // fileKey names a served file's history without using its name as a path.
 func fileKey(file string) string {
@@ -49,6 +58,17 @@ func tagName(tag string) (string, bool) {
 	return inner, len(inner) <= 128
 }
 
+// tagSum returns the sha-256 an origin ETag ("sha256-" + unpadded base64url)
+// is derived from.
+func tagSum(tag string) ([]byte, bool) {
+	name, ok := tagName(tag)
+	if !ok || len(name) < 7 || name[:7] != "sha256-" {
+		return nil, false
+	}
+	sum, err := base64.RawURLEncoding.DecodeString(name[7:])
+	return sum, err == nil && len(sum) == sha256.Size
+}
+
 func (h *Handler) indexPath(file string) string {
 	return filepath.Join(h.dir, "files", fileKey(file)+".json")
 }
@@ -58,17 +78,78 @@ func (h *Handler) blobPath(file, tag string) string {
 	return filepath.Join(h.dir, "blobs", fileKey(file)+"-"+name)
 }
 
-// load reads a file's index; a missing or unreadable index is empty.
-func (h *Handler) load(file string) fileIndex {
-	b, err := os.ReadFile(h.indexPath(file))
-	var idx fileIndex
-	if err != nil || json.Unmarshal(b, &idx) != nil || idx.V != 1 || idx.File != file {
-		return fileIndex{V: 1, File: file}
+// loadIndexes reads every file's index once, at start, into memory and
+// orders all versions by when they were stored.
+func (h *Handler) loadIndexes() {
+	names, _ := filepath.Glob(filepath.Join(h.dir, "files", "*.json"))
+	var all []*version
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		var idx fileIndex
+		if err != nil || json.Unmarshal(b, &idx) != nil || idx.V != 1 || fileKey(idx.File)+".json" != filepath.Base(n) {
+			continue
+		}
+		kept := idx.Versions[:0]
+		for _, v := range idx.Versions {
+			if _, ok := tagSum(v.ETag); ok && v.Size >= 0 {
+				v.file = idx.File
+				kept = append(kept, v)
+			}
+		}
+		idx.Versions = kept
+		h.files[idx.File] = &idx
+		all = append(all, kept...)
 	}
-	return idx
+	sortByStored(all)
+	for _, v := range all {
+		v.el = h.order.PushBack(v)
+		h.total += v.Size
+		h.refs[v.ETag]++
+	}
 }
 
-func (h *Handler) save(idx fileIndex) error {
+// find returns the first retained version of file named in tags (strong
+// entity tags only: a delta base must match byte for byte).
+func (h *Handler) find(file string, tags []string) (version, bool) {
+	h.idxMu.Lock()
+	defer h.idxMu.Unlock()
+	idx := h.files[file]
+	if idx == nil {
+		return version{}, false
+	}
+	for _, t := range tags {
+		for _, v := range idx.Versions {
+			if v.ETag == t {
+				return *v, true
+			}
+		}
+	}
+	return version{}, false
+}
+
+// has reports whether tag is a retained version of file; h.idxMu is held.
+func (h *Handler) has(file, tag string) bool {
+	if idx := h.files[file]; idx != nil {
+		for _, v := range idx.Versions {
+			if v.ETag == tag {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// save writes a file's index (or removes it when empty); h.idxMu is held.
+func (h *Handler) save(idx *fileIndex) error {
+	indexWork.Add(int64(len(idx.Versions)))
+	if len(idx.Versions) == 0 {
+		delete(h.files, idx.File)
+		err := os.Remove(h.indexPath(idx.File))
+		if errors.Is(err, os.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
 	b, err := json.Marshal(idx)
 	if err != nil {
 		return err
@@ -76,80 +157,34 @@ func (h *Handler) save(idx fileIndex) error {
 	return writeAtomic(h.indexPath(idx.File), func(w io.Writer) error { _, err := w.Write(b); return err })
 }
 
-// find returns the first retained version named in tags (strong entity
-// tags only: a delta base must match byte for byte).
-func (idx fileIndex) find(tags []string) (version, bool) {
-	for _, t := range tags {
-		for _, v := range idx.Versions {
-			if v.ETag == t {
-				return v, true
-			}
-		}
-	}
-	return version{}, false
-}
-
-// record keeps the current representation of a file as a version, if it
-// is not kept already. Its bytes are checked against its ETag (the ETag is
-// derived from their sha-256) as they are copied.
-func (h *Handler) record(cur *server.Representation) error {
-	added, err := h.add(cur)
-	if added {
-		// After the file's lock is released: the sweep takes other files'.
-		h.enforceBudget(cur.File, cur.ETag)
-	}
-	return err
-}
-
-// add keeps cur as a version of its file, under the file's lock; added
-// says a new version was stored.
-func (h *Handler) add(cur *server.Representation) (added bool, err error) {
-	if _, ok := tagName(cur.ETag); !ok || cur.Size > h.maxSize {
-		return false, nil
-	}
-	defer h.lock(cur.File)()
-	idx := h.load(cur.File)
-	for _, v := range idx.Versions {
-		if v.ETag == cur.ETag {
-			return false, nil
-		}
-	}
-	err = writeAtomic(h.blobPath(cur.File, cur.ETag), func(w io.Writer) error {
+// copyBlob copies size bytes of src into the version's blob, checking them
+// against the ETag (derived from their sha-256) as they are copied.
+func (h *Handler) copyBlob(file, tag string, size int64, src io.ReaderAt) error {
+	want, _ := tagSum(tag)
+	return writeAtomic(h.blobPath(file, tag), func(w io.Writer) error {
 		sum := sha256.New()
-		n, err := io.Copy(io.MultiWriter(w, sum), io.NewSectionReader(cur.Content, 0, cur.Size))
+		n, err := io.Copy(io.MultiWriter(w, sum), io.NewSectionReader(src, 0, size))
+		recordedBytes.Add(n)
 		if err != nil {
 			return err
 		}
-		if n != cur.Size || !strings.Contains(cur.ETag, etagSuffix(sum.Sum(nil))) {
-			return fmt.Errorf("%s changed while it was recorded", cur.File)
+		if n != size || string(sum.Sum(nil)) != string(want) {
+			return fmt.Errorf("%s changed while it was recorded", file)
 		}
 		return nil
 	})
-	if err != nil {
-		return false, err
-	}
-	idx.Versions = append([]version{{ETag: cur.ETag, Size: cur.Size, Stored: time.Now().UTC()}}, idx.Versions...)
-	for len(idx.Versions) > h.history {
-		old := idx.Versions[len(idx.Versions)-1]
-		idx.Versions = idx.Versions[:len(idx.Versions)-1]
-		h.forget(cur.File, old.ETag)
-	}
-	return true, h.save(idx)
 }
 
-// forget deletes a version's bytes and the deltas made from it.
-func (h *Handler) forget(file, tag string) {
-	os.Remove(h.blobPath(file, tag))
-	name, _ := tagName(tag)
-	matches, _ := filepath.Glob(filepath.Join(h.dir, "deltas", fileKey(file)+"-"+name+"-*"))
-	for _, m := range matches {
-		os.Remove(m)
-	}
-}
-
-// writeAtomic writes a file through a temporary file and a rename.
+// writeAtomic writes a file through a temporary file and a rename. The
+// directory is made again if it was removed while the server runs.
 func writeAtomic(path string, fill func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if errors.Is(err, os.ErrNotExist) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		f, err = os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	}
 	if err != nil {
 		return err
 	}

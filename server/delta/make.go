@@ -1,7 +1,11 @@
 package delta
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +14,7 @@ import (
 
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/server"
+	"github.com/hdig/hdig/verify"
 )
 
 // made is a delta on disk.
@@ -27,7 +32,7 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 	for _, c := range codings {
 		d, err := h.deltaFile(ctx, cur, base, []string{c.name})
 		if err != nil {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil || errors.Is(err, errTargetChanged) {
 				return nil, err
 			}
 			errs = append(errs, fmt.Sprintf("%s: %v", c.name, err))
@@ -50,17 +55,34 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 	return nil, fmt.Errorf("no delta-coding worked: %s", strings.Join(errs, "; "))
 }
 
+// errTargetChanged marks a current representation whose bytes did not
+// have the sha-256 its ETag names while the delta was made.
+var errTargetChanged = errors.New("the file changed while its delta was made")
+
+// deltaPrefix is the part of a delta's name that names its base.
+func deltaPrefix(baseSum []byte) string { return hex.EncodeToString(baseSum) }
+
+// deltaName keys a delta by the sha-256 of both ends (its base and its
+// target) and the manipulations: a delta is found only for the bytes it
+// was made from and to, whatever file or ETag asked for it.
+func deltaName(baseSum, curSum []byte, ims []string) string {
+	return deltaPrefix(baseSum) + "-" + hex.EncodeToString(curSum) + "." + strings.Join(ims, "+")
+}
+
 // deltaFile returns the cached delta for (base, current, ims), making it
 // first if needed. Concurrent requests for the same delta make it once;
 // at most cap(h.encodes) deltas are made at a time, and a request that is
-// cancelled stops waiting and stops its encode.
+// cancelled stops waiting and stops its encode. A delta is stored only
+// when the target bytes read had the sha-256 the ETag names and the delta
+// applied to the base rebuilds exactly those bytes.
 func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, base version, ims []string) (*made, error) {
-	bn, _ := tagName(base.ETag)
-	cn, ok := tagName(cur.ETag)
-	if !ok {
-		return nil, fmt.Errorf("current ETag %s is not usable", cur.ETag)
+	baseSum, ok1 := tagSum(base.ETag)
+	curSum, ok2 := tagSum(cur.ETag)
+	if !ok1 || !ok2 {
+		return nil, fmt.Errorf("ETag %s or %s is not derived from sha-256", base.ETag, cur.ETag)
 	}
-	path := filepath.Join(h.dir, "deltas", fileKey(cur.File)+"-"+bn+"-"+cn+"."+strings.Join(ims, "+"))
+	name := deltaName(baseSum, curSum, ims)
+	path := filepath.Join(h.dir, "deltas", name)
 	defer h.lock(path)()
 	if fi, err := os.Stat(path); err == nil {
 		return &made{path: path, size: fi.Size(), ims: ims}, nil
@@ -80,9 +102,18 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 	}
 	defer b.Close()
 	err = writeAtomic(path, func(w io.Writer) error {
+		f := w.(*os.File)
+		sum := sha256.New()
+		target := io.TeeReader(ctxReader{ctx, io.NewSectionReader(cur.Content, 0, cur.Size)}, sum)
 		// VCDIFF goes without xdelta3's checksum extension: plain RFC 3284,
 		// which any decoder reads; Repr-Digest proves the result.
-		return patch.EncodeList(ims, b, base.Size, ctxReader{ctx, io.NewSectionReader(cur.Content, 0, cur.Size)}, w, patch.WithChecksum(false))
+		if err := patch.EncodeList(ims, b, base.Size, target, f, patch.WithChecksum(false)); err != nil {
+			return err
+		}
+		if !bytes.Equal(sum.Sum(nil), curSum) {
+			return errTargetChanged
+		}
+		return rebuilds(f, ims, b, base.Size, []verify.Digest{{Algorithm: "sha-256", Value: curSum}})
 	})
 	if err != nil {
 		return nil, err
@@ -91,7 +122,41 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 	if err != nil {
 		return nil, err
 	}
+	h.idxMu.Lock()
+	h.deltasFrom[deltaPrefix(baseSum)] = append(h.deltasFrom[deltaPrefix(baseSum)], name)
+	h.idxMu.Unlock()
 	return &made{path: path, size: fi.Size(), ims: ims}, nil
+}
+
+// rebuilds checks that the delta in f, applied to the base, gives bytes
+// with the digests want.
+func rebuilds(f io.ReadSeeker, ims []string, base io.ReaderAt, baseSize int64, want []verify.Digest) error {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	var algs []verify.Algorithm
+	for _, d := range want {
+		a, ok := verify.Lookup(d.Algorithm)
+		if !ok {
+			return fmt.Errorf("unknown algorithm %s", d.Algorithm)
+		}
+		algs = append(algs, a)
+	}
+	hs := verify.NewHasher(algs)
+	defer hs.Close()
+	if err := patch.Undo(ims, base, baseSize, f, hs); err != nil {
+		return fmt.Errorf("the delta does not decode: %w", err)
+	}
+	got := hs.Sums()
+	for i, d := range want {
+		if !bytes.Equal(got[i].Value, d.Value) {
+			return fmt.Errorf("the delta rebuilds %s %s, want %s", d.Algorithm, verify.Base64(got[i].Value), verify.Base64(d.Value))
+		}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	return nil
 }
 
 // encodeHook, when set (by tests), runs while an encode holds its slot.

@@ -1,0 +1,104 @@
+package delta
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hdig/hdig/patch"
+	"github.com/hdig/hdig/server"
+)
+
+func etagOf(b []byte) string {
+	sum := sha256.Sum256(b)
+	return `"sha256-` + base64.RawURLEncoding.EncodeToString(sum[:]) + `"`
+}
+
+// A current representation whose bytes are not the ones its ETag names
+// (stale digests over an edited file) gets no delta, and nothing is
+// stored under its ETag: once the named version is back, its delta
+// rebuilds it, also after a restart with the same state directory.
+func TestDeltaNotPoisonedByStaleETag(t *testing.T) {
+	o := newOrigin(t, DefaultHistory)
+	a, b := text(3000, 1), text(3000, 2)
+	c := text(3000, 3)
+	if len(b) != len(c) {
+		t.Fatalf("fixture: %d vs %d bytes", len(b), len(c))
+	}
+	o.put(a)
+	ra, _ := o.get(nil)
+	ea := ra.Header.Get("ETag")
+	hdr := map[string]string{"A-IM": "vcdiff", "If-None-Match": ea}
+
+	// The bytes are c, the ETag says b.
+	stale := &server.Representation{Path: "/a.txt", File: "a.txt", ContentType: "text/plain", ETag: etagOf(b),
+		Size: int64(len(c)), Content: bytes.NewReader(c)}
+	req := httptest.NewRequest("GET", "/a.txt", nil)
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	rec := httptest.NewRecorder()
+	if o.h.ServeDelta(rec, req, stale) && rec.Code == http.StatusIMUsed {
+		got := rebuild(t, a, rec.Body.Bytes())
+		t.Errorf("226 under ETag b rebuilds %d bytes equal to c: %v", len(got), bytes.Equal(got, c))
+	}
+
+	o.put(b)
+	check := func(h *Handler, url string) {
+		t.Helper()
+		resp, body := o.get(hdr)
+		if resp.StatusCode != http.StatusIMUsed {
+			t.Fatalf("status %d, want 226", resp.StatusCode)
+		}
+		if got := rebuild(t, a, body); !bytes.Equal(got, b) {
+			t.Fatalf("the 226 for b rebuilds other bytes (c: %v)", bytes.Equal(got, c))
+		}
+	}
+	check(o.h, o.url)
+	// A restart with the same state directory.
+	h2, err := New(o.h.dir, DefaultHistory, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(o.dir, server.WithDelta(h2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer func() { ts.Close(); srv.Close() }()
+	o.url = ts.URL + "/a.txt"
+	check(h2, o.url)
+}
+
+// Deltas kept by an older version (keyed by ETag, unchecked) are removed
+// at start.
+func TestOldDeltasRemoved(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	if err := os.MkdirAll(filepath.Join(state, "deltas"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(state, "deltas", "0123456789abcdef0123456789abcdef-sha256-AAA-sha256-BBB.vcdiff")
+	if err := os.WriteFile(old, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(state, DefaultHistory, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); err == nil {
+		t.Error("an old-format delta was kept")
+	}
+}
+
+func rebuild(t *testing.T, base, delta []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	if err := patch.DecodeVCDIFF(bytes.NewReader(base), int64(len(base)), bytes.NewReader(delta), &out); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return out.Bytes()
+}

@@ -1,0 +1,205 @@
+package server
+
+import (
+	"crypto/sha256"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hdig/hdig/fileid"
+	"github.com/hdig/hdig/verify"
+)
+
+// waitCTimeTick waits until a file created now gets a change time other
+// than ref's, so that an edit made next has a new ctime (the file system's
+// clock ticks coarsely). It counts ticks, not a deadline.
+func waitCTimeTick(t *testing.T, dir string, ref fileid.ID) {
+	t.Helper()
+	probe := filepath.Join(t.TempDir(), "probe")
+	for tries := 0; tries < 2000; tries++ {
+		must(t, os.WriteFile(probe, nil, 0o644))
+		if id, err := fileid.Stat(probe); err == nil && id.CTime != ref.CTime {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatal("the change time never moved on")
+}
+
+// editKeepingTimes rewrites n bytes of p in place and puts its times back,
+// like dd conv=notrunc followed by touch -d.
+func editKeepingTimes(t *testing.T, p string, off int64, b []byte) {
+	t.Helper()
+	fi, err := os.Stat(p)
+	must(t, err)
+	waitCTimeTick(t, filepath.Dir(p), fileid.Of(fi))
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteAt(b, off)
+	must(t, err)
+	must(t, f.Close())
+	must(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
+}
+
+// An in-place edit with size and mtime restored (dd conv=notrunc; touch
+// -d), or a same-size copy with the same times (cp -p), is a new version:
+// ETag, Repr-Digest and Content-Digest follow the bytes.
+func TestInPlaceEditNewDigests(t *testing.T) {
+	for _, tc := range []struct{ name, file string }{{"dd", "data.bin"}, {"cp-p", "hello.json"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := fixture(t)
+			_, ts := start(t, dir)
+			p := filepath.Join(dir, tc.file)
+			old := raw(t, ts, "GET", "/"+tc.file, "Want-Content-Digest: sha-256=1")
+			wantStatus(t, old, 200)
+			if tc.name == "dd" {
+				editKeepingTimes(t, p, 100, []byte("XXXX"))
+			} else {
+				// cp -p of a same-size file with the same timestamps.
+				src := filepath.Join(t.TempDir(), "src")
+				b, _ := os.ReadFile(p)
+				b[1] ^= 0x20
+				must(t, os.WriteFile(src, b, 0o644))
+				fi, _ := os.Stat(p)
+				must(t, os.Chtimes(src, fi.ModTime(), fi.ModTime()))
+				waitCTimeTick(t, dir, fileid.Of(fi))
+				must(t, os.WriteFile(p, b, 0o644))
+				must(t, os.Chtimes(p, fi.ModTime(), fi.ModTime()))
+			}
+			now, _ := os.ReadFile(p)
+			for range 2 {
+				r := raw(t, ts, "GET", "/"+tc.file, "Want-Content-Digest: sha-256=1")
+				wantStatus(t, r, 200)
+				if r.bodyErr != nil || string(r.body) != string(now) {
+					t.Fatalf("body: err %v, %d bytes", r.bodyErr, len(r.body))
+				}
+				wantHeader(t, r, "Repr-Digest", sfSHA256(now))
+				wantHeader(t, r, "Content-Digest", sfSHA256(now))
+				if r.Header.Get("ETag") == old.Header.Get("ETag") {
+					t.Errorf("ETag %s kept over new bytes", old.Header.Get("ETag"))
+				}
+			}
+		})
+	}
+}
+
+// A digest that does not cover the bytes read now (an ID that did not
+// change, as where mtime lags an open writer) is never sent with a clean
+// end: the response is cut, and the next one has the right digest.
+func TestStaleDigestCutsResponse(t *testing.T) {
+	dir := fixture(t)
+	s, ts := start(t, dir)
+	fi, err := os.Stat(filepath.Join(dir, "data.bin"))
+	must(t, err)
+	wrong := verify.Digest{Algorithm: "sha-256", Value: make([]byte, 32)}
+	s.cache.get(keyOf("data.bin", fi)).put([]verify.Digest{wrong}, false)
+	r := raw(t, ts, "GET", "/data.bin")
+	if r.bodyErr == nil && r.Header.Get("Repr-Digest") != sfSHA256(binData) {
+		t.Fatalf("clean %d-byte body sent under Repr-Digest %s", len(r.body), r.Header.Get("Repr-Digest"))
+	}
+	r = raw(t, ts, "GET", "/data.bin")
+	if r.bodyErr != nil {
+		t.Fatalf("second GET: %v", r.bodyErr)
+	}
+	wantHeader(t, r, "Repr-Digest", sfSHA256(binData))
+}
+
+// A file edited between the header and the body (times put back) is never
+// sent with a clean end: with trusted digests the ID check catches it, with untrusted
+// ones the hash of the bytes sent. The next GET has the new digests.
+func TestEditWhileSendingCutsResponse(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		settle time.Duration
+		rng    string
+	}{{"trusted", 0, ""}, {"untrusted", time.Hour, ""}, {"untrusted range", time.Hour, "Range: bytes=10-5000"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := fixture(t)
+			s, ts := start(t, dir)
+			s.cfg.settle = tc.settle
+			p := filepath.Join(dir, "data.bin")
+			first := raw(t, ts, "GET", "/data.bin")
+			if first.bodyErr != nil {
+				t.Fatal(first.bodyErr)
+			}
+			guardHook = func() { editKeepingTimes(t, p, 2000, []byte("YYYY")) }
+			defer func() { guardHook = nil }()
+			var hdr []string
+			if tc.rng != "" {
+				hdr = append(hdr, tc.rng)
+			}
+			r := raw(t, ts, "GET", "/data.bin", hdr...)
+			guardHook = nil
+			if r.bodyErr == nil {
+				t.Fatalf("clean %d-byte body over a file edited while sent (Repr-Digest %s)", len(r.body), r.Header.Get("Repr-Digest"))
+			}
+			now, _ := os.ReadFile(p)
+			r = raw(t, ts, "GET", "/data.bin")
+			if r.bodyErr != nil {
+				t.Fatal(r.bodyErr)
+			}
+			wantHeader(t, r, "Repr-Digest", sfSHA256(now))
+		})
+	}
+}
+
+// Digests hashed before the file settled are hashed again once it has,
+// and then trusted.
+func TestUntrustedDigestsHashedAgainWhenSettled(t *testing.T) {
+	dir := fixture(t)
+	s, ts := start(t, dir)
+	s.cfg.settle = time.Hour
+	raw(t, ts, "HEAD", "/data.bin")
+	before := hashPasses.Load()
+	raw(t, ts, "HEAD", "/data.bin")
+	if n := hashPasses.Load() - before; n != 0 {
+		t.Fatalf("unsettled file hashed %d more times", n)
+	}
+	s.cfg.settle = 0
+	for range 3 {
+		raw(t, ts, "HEAD", "/data.bin")
+	}
+	if n := hashPasses.Load() - before; n != 1 {
+		t.Fatalf("settled file hashed %d times, want 1", n)
+	}
+}
+
+// A plain GET of a file that has settled confirms its untrusted digests by
+// the hash of the bytes it sends, instead of hashing the file again first.
+func TestPlainGetConfirmsSettledDigests(t *testing.T) {
+	dir := fixture(t)
+	s, ts := start(t, dir)
+	s.cfg.settle = time.Hour
+	raw(t, ts, "GET", "/data.bin")
+	before := hashPasses.Load()
+	s.cfg.settle = 0
+	r := raw(t, ts, "GET", "/data.bin")
+	if r.bodyErr != nil {
+		t.Fatal(r.bodyErr)
+	}
+	raw(t, ts, "HEAD", "/data.bin")
+	raw(t, ts, "GET", "/data.bin", "Range: bytes=0-10")
+	if n := hashPasses.Load() - before; n != 0 {
+		t.Errorf("settled file hashed %d more times, want 0 (confirmed by the GET)", n)
+	}
+}
+
+// Every digest a 200 sends is checked against the bytes sent, also one that
+// only Content-Digest uses.
+func TestStaleContentDigestCutsResponse(t *testing.T) {
+	dir := fixture(t)
+	s, ts := start(t, dir)
+	s.cfg.settle = time.Hour
+	fi, err := os.Stat(filepath.Join(dir, "data.bin"))
+	must(t, err)
+	good := sha256.Sum256(binData)
+	s.cache.get(keyOf("data.bin", fi)).put([]verify.Digest{
+		{Algorithm: "sha-256", Value: good[:]},
+		{Algorithm: "sha-512", Value: make([]byte, 64)},
+	}, false)
+	r := raw(t, ts, "GET", "/data.bin", "Want-Content-Digest: sha-512=1")
+	if r.bodyErr == nil {
+		t.Fatalf("clean body sent under Content-Digest %s", r.Header.Get("Content-Digest"))
+	}
+}
