@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // Bounds of a multipart/byteranges body (RFC 9110 §14.6, RFC 2046 §5.1.1):
@@ -153,7 +155,7 @@ func (m *byteRangesReader) part() error {
 	if err != nil {
 		return err
 	}
-	cr, err := ParseContentRange(h.Get("Content-Range"))
+	cr, err := httpfield.ParseContentRange(h.Get("Content-Range"))
 	if err != nil {
 		return protocolErrorf("multipart part %d: %v", len(m.Parts)+1, err)
 	}
@@ -163,7 +165,7 @@ func (m *byteRangesReader) part() error {
 	case m.total >= 0 && cr.Total != m.total:
 		return protocolErrorf("multipart part %d: length %d, the first part said %d", len(m.Parts)+1, cr.Total, m.total)
 	case !within(m.asked, cr.First, cr.Last, cr.Total):
-		return protocolErrorf("multipart part %d: %s was not asked for (%s)", len(m.Parts)+1, cr, FormatRanges(m.asked))
+		return protocolErrorf("multipart part %d: %s was not asked for (%s)", len(m.Parts)+1, cr, httpfield.FormatRanges(m.asked))
 	}
 	m.total, m.left = cr.Total, cr.Len()
 	m.Parts = append(m.Parts, cr)
@@ -221,7 +223,7 @@ func partialBody(resp *http.Response, body io.Reader, asked []ByteRange) (io.Rea
 		}
 		return m, func() int { return len(m.Parts) }, nil
 	}
-	cr, err := ParseContentRange(resp.Header.Get("Content-Range"))
+	cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range"))
 	if err != nil {
 		return nil, nil, protocolErrorf("%v", err)
 	}
@@ -235,7 +237,7 @@ func partialBody(resp *http.Response, body io.Reader, asked []ByteRange) (io.Rea
 		ok = first == cr.First && last == cr.Last
 	}
 	if !ok {
-		return nil, nil, protocolErrorf("206 with Content-Range %s, asked %s", cr, FormatRanges(asked))
+		return nil, nil, protocolErrorf("206 with Content-Range %s, asked %s", cr, httpfield.FormatRanges(asked))
 	}
 	if resp.ContentLength >= 0 && resp.ContentLength != cr.Len() {
 		return nil, nil, protocolErrorf("206 with Content-Length %d for Content-Range %s", resp.ContentLength, cr)
