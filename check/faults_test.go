@@ -94,7 +94,10 @@ var deltaFaults = []struct {
 	{"no ETag", func(h http.Header, b []byte) (int, []byte) { h.Del("ETag"); return 226, b }, "the 226 has no ETag"},
 	{"no IM", func(h http.Header, b []byte) (int, []byte) { h.Del("IM"); return 226, b }, "the 226 has no IM field"},
 	{"IM not offered", func(h http.Header, b []byte) (int, []byte) { h.Set("IM", "bsdiff"); return 226, b }, "did not offer bsdiff"},
-	{"IM too long", func(h http.Header, b []byte) (int, []byte) { h.Set("IM", "vcdiff"+strings.Repeat(", gzip", 8)); return 226, b }, "more than 8 instance manipulations"},
+	{"IM too long", func(h http.Header, b []byte) (int, []byte) {
+		h.Set("IM", "vcdiff"+strings.Repeat(", gzip", 8))
+		return 226, b
+	}, "more than 8 instance manipulations"},
 	{"other Delta-Base", func(h http.Header, b []byte) (int, []byte) { h.Set("Delta-Base", `"v0"`); return 226, b }, `the 226 has Delta-Base "v0"`},
 	{"wrong Content-Digest", func(h http.Header, b []byte) (int, []byte) {
 		h.Set(verify.ContentDigest, only(emptySums(), "sha-256"))

@@ -115,7 +115,6 @@ func (a *audit) total() int64 {
 	return n
 }
 
-
 // firstDifference returns the first index where a and b differ, or -1 when
 // they are equal.
 func firstDifference(a, b []byte) int {

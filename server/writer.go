@@ -226,4 +226,3 @@ func shiftRange(sp span, size, d int64) string {
 	}
 	return fmt.Sprintf("bytes %d-%d/%d", sp.start+d, last+d, size)
 }
-
