@@ -75,17 +75,3 @@ func TestServeUsage(t *testing.T) {
 		}
 	}
 }
-
-func TestParseSize(t *testing.T) {
-	good := map[string]int64{"1024": 1024, "64k": 64 << 10, "100MiB": 100 << 20, "1G": 1 << 30, "2GiB": 2 << 30, "1T": 1 << 40, "5MB": 5 << 20}
-	for in, want := range good {
-		if got, err := parseSize(in); err != nil || got != want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "0", "-1", "x", "1.5G", "99999999999T"} {
-		if _, err := parseSize(in); err == nil {
-			t.Errorf("parseSize(%q) succeeded", in)
-		}
-	}
-}
