@@ -108,10 +108,11 @@ func parsePos(s string) (int64, error) {
 	return n, nil
 }
 
-// clip shortens a hostile field value for an error message.
+// clip shortens a hostile field value for an error message, where %q may
+// make each byte four.
 func clip(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
+	if len(s) > 32 {
+		return s[:32] + "…"
 	}
 	return s
 }

@@ -87,7 +87,7 @@ func FuzzParseRanges(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		rs, err := ParseRanges(s)
 		if err != nil {
-			if msg := err.Error(); strings.ContainsAny(msg, "\n\r") || len(msg) > 200 {
+			if msg := err.Error(); strings.ContainsAny(msg, "\n\r") || len(msg) > 256 {
 				t.Fatalf("ParseRanges(%q): error %q is not one short line", s, msg)
 			}
 			return
