@@ -3,6 +3,8 @@ package patch
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // Manipulation is one member of an A-IM field (RFC 3229 §10.5.3): an
@@ -44,51 +46,9 @@ func ParseAIM(lines []string) []Manipulation {
 // malformed qvalue.
 func parseMember(part string) (Manipulation, bool) {
 	name, params, _ := strings.Cut(part, ";")
-	m := Manipulation{Name: strings.ToLower(strings.TrimSpace(name)), Q: 1}
-	if m.Name == "" {
-		return m, false
-	}
-	for params != "" {
-		var p string
-		p, params, _ = strings.Cut(params, ";")
-		k, v, _ := strings.Cut(p, "=")
-		if !strings.EqualFold(strings.TrimSpace(k), "q") {
-			continue
-		}
-		q, ok := parseQValue(strings.TrimSpace(v))
-		if !ok {
-			return m, false
-		}
-		m.Q = q
-	}
-	return m, true
-}
-
-// parseQValue parses qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )
-// (RFC 9110 §12.4.2).
-func parseQValue(s string) (float64, bool) {
-	whole, frac, _ := strings.Cut(s, ".")
-	if len(frac) > 3 {
-		return 0, false
-	}
-	n := 0
-	for i := range 3 {
-		d := 0
-		if i < len(frac) {
-			if frac[i] < '0' || frac[i] > '9' {
-				return 0, false
-			}
-			d = int(frac[i] - '0')
-		}
-		n = n*10 + d
-	}
-	switch {
-	case whole == "0":
-		return float64(n) / 1000, true
-	case whole == "1" && n == 0:
-		return 1, true
-	}
-	return 0, false
+	q, ok := httpfield.QValue(params)
+	m := Manipulation{Name: strings.ToLower(strings.TrimSpace(name)), Q: q}
+	return m, ok && m.Name != ""
 }
 
 // Acceptable returns the names of the members with a qvalue above 0, in

@@ -29,20 +29,6 @@ func TestParseAIMQZero(t *testing.T) {
 	}
 }
 
-func TestParseQValue(t *testing.T) {
-	good := map[string]float64{"0": 0, "0.": 0, "0.5": 0.5, "0.001": 0.001, "0.999": 0.999, "1": 1, "1.": 1, "1.000": 1}
-	for in, want := range good {
-		if q, ok := parseQValue(in); !ok || q != want {
-			t.Errorf("parseQValue(%q) = %v, %v; want %v", in, q, ok, want)
-		}
-	}
-	for _, in := range []string{"", "1.001", "2", "0.0001", "-0", "+1", ".5", "NaN", "1e0", "0x1", "0.5 ", "01"} {
-		if q, ok := parseQValue(in); ok {
-			t.Errorf("parseQValue(%q) = %v, want malformed", in, q)
-		}
-	}
-}
-
 func TestParseAIMBounds(t *testing.T) {
 	got := ParseAIM([]string{strings.Repeat("gzip, ", 10*MaxAIM)})
 	if len(got) != MaxAIM {
