@@ -10,8 +10,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/verify"
@@ -212,5 +214,22 @@ func TestAcceptedCodings(t *testing.T) {
 	}
 	if refusesIdentity(patch.ParseAIM([]string{"vcdiff, identity;q=0.001"})) {
 		t.Error("refusesIdentity = true for identity;q=0.001")
+	}
+}
+
+// An If-None-Match list longer than httpfield.MaxETags is not searched
+// for a base: the request is answered without a delta.
+func TestDeltaLongETagList(t *testing.T) {
+	o := newOrigin(t, DefaultHistory)
+	o.put(text(500, 1))
+	r1, _ := o.get(nil)
+	o.put(text(500, 2))
+	list := strings.Repeat(`"other", `, httpfield.MaxETags) + r1.Header.Get("ETag")
+	if resp, _ := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": list}); resp.StatusCode != http.StatusOK {
+		t.Errorf("%d tags: status %d, want 200", httpfield.MaxETags+1, resp.StatusCode)
+	}
+	list = strings.Repeat(`"other", `, httpfield.MaxETags-1) + r1.Header.Get("ETag")
+	if resp, _ := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": list}); resp.StatusCode != http.StatusIMUsed {
+		t.Errorf("%d tags: status %d, want 226", httpfield.MaxETags, resp.StatusCode)
 	}
 }
