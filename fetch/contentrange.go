@@ -19,14 +19,6 @@ type (
 	ByteRange    = httpfield.ByteRange
 )
 
-// clipField shortens a hostile field value for an error message.
-func clipField(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
-}
-
 // within reports whether bytes first..last all lie in ranges asked of a
 // representation of total bytes.
 func within(asked []ByteRange, first, last, total int64) bool {

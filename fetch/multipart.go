@@ -44,7 +44,7 @@ type byteRangesReader struct {
 func newByteRangesReader(r io.Reader, contentType string, asked []ByteRange) (*byteRangesReader, error) {
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil || mt != "multipart/byteranges" {
-		return nil, protocolErrorf("Content-Type %q: want multipart/byteranges", clipField(contentType))
+		return nil, protocolErrorf("Content-Type %q: want multipart/byteranges", httpfield.Clip(contentType))
 	}
 	b := params["boundary"]
 	if b == "" || len(b) > maxBoundaryLen {
@@ -129,7 +129,7 @@ func (m *byteRangesReader) delimiter() error {
 		rest, m.done = close, true
 	}
 	if strings.TrimRight(rest, " \t") != "" {
-		return protocolErrorf("multipart delimiter followed by %q", clipField(rest))
+		return protocolErrorf("multipart delimiter followed by %q", httpfield.Clip(rest))
 	}
 	return nil
 }
@@ -189,7 +189,7 @@ func (m *byteRangesReader) header() (textproto.MIMEHeader, error) {
 		}
 		k, v, ok := strings.Cut(line, ":")
 		if !ok || k == "" || strings.ContainsAny(k, " \t") {
-			return nil, protocolErrorf("multipart part header line %q: want 'Name: value'", clipField(line))
+			return nil, protocolErrorf("multipart part header line %q: want 'Name: value'", httpfield.Clip(line))
 		}
 		h.Add(k, strings.TrimSpace(v))
 	}

@@ -42,7 +42,7 @@ const maxContentRangeLen = 80
 // First <= Last, and Last < Total when the total is known.
 func ParseContentRange(s string) (ContentRange, error) {
 	bad := func(why string) (ContentRange, error) {
-		return ContentRange{}, fmt.Errorf("Content-Range %q: %s", clip(s), why)
+		return ContentRange{}, fmt.Errorf("Content-Range %q: %s", Clip(s), why)
 	}
 	if len(s) > maxContentRangeLen {
 		return bad("too long")
@@ -108,9 +108,9 @@ func parsePos(s string) (int64, error) {
 	return n, nil
 }
 
-// clip shortens a hostile field value for an error message, where %q may
-// make each byte four.
-func clip(s string) string {
+// Clip shortens a hostile value for a one-line error message, where %q
+// may make each byte four.
+func Clip(s string) string {
 	if len(s) > 32 {
 		return s[:32] + "…"
 	}

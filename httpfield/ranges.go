@@ -36,7 +36,7 @@ func ParseRanges(s string) ([]ByteRange, error) {
 		p = strings.TrimSpace(p)
 		first, last, ok := strings.Cut(p, "-")
 		if !ok {
-			return nil, fmt.Errorf("range %q: want START-END, START- or -SUFFIX", clip(p))
+			return nil, fmt.Errorf("range %q: want START-END, START- or -SUFFIX", Clip(p))
 		}
 		var r ByteRange
 		var err error
@@ -54,7 +54,7 @@ func ParseRanges(s string) ([]ByteRange, error) {
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("range %q: %v", clip(p), err)
+			return nil, fmt.Errorf("range %q: %v", Clip(p), err)
 		}
 		out = append(out, r)
 	}
