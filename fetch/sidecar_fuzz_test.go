@@ -41,7 +41,7 @@ func FuzzSidecar(f *testing.F) {
 	const url, size = "http://x/f", 50
 	good := sidecar{Version: 1, URL: url, ETag: `"e"`, Total: 100, Algorithms: []string{"sha-256", "crc32c"}, Hashed: 10,
 		HashState: []byte("hdig-hasher\x01"), Done: [][2]int64{{0, 20}, {40, 50}},
-		Pieces: []sidecarPiece{{Start: 40, End: 50, Digest: "crc32c=:AAAAAA==:"}}, PartSize: 50, PartTime: 1}
+		Pieces: []sidecarPiece{{Start: 40, End: 50, Digest: "crc32c=:AAAAAA==:"}}}
 	for _, edit := range []func(*sidecar){
 		func(*sidecar) {},
 		func(s *sidecar) { s.Total = -1 },
