@@ -34,6 +34,11 @@ const (
 	// maxIndexFile bounds the index file of one URL read from disk: a few
 	// versions with their header values take kilobytes.
 	maxIndexFile = 16 << 20
+	// maxIndexVersions bounds the versions of one URL read back (PerURL
+	// keeps 3), and maxIndexField the text of one of their fields: an
+	// ETag read back is sent in If-None-Match.
+	maxIndexVersions = 64
+	maxIndexField    = 8 << 10
 )
 
 // index is the content of one index file.
@@ -135,17 +140,30 @@ func (c *Cache) readIndexFile(name string) (*index, error) {
 	if urlKey(idx.URL) != name {
 		return c.corruptIndex(name, "it names another URL"), nil
 	}
+	if len(idx.Versions) > maxIndexVersions {
+		return c.corruptIndex(name, fmt.Sprintf("%d versions, at most %d", len(idx.Versions), maxIndexVersions)), nil
+	}
 	kept := idx.Versions[:0]
 	for _, e := range idx.Versions {
-		// A linked version was recorded with an absolute path (PutFile);
-		// a relative one would be looked up from the working directory.
-		if validSum(e.SHA256) && e.Size >= 0 && (!e.Linked() || filepath.IsAbs(e.Path)) {
+		if usable(e) {
 			kept = append(kept, e)
 		}
 	}
 	idx.Versions = kept
 	idx.sortVersions()
 	return idx, nil
+}
+
+// usable reports whether a version read back can be offered and opened.
+// A linked version was recorded with an absolute path (PutFile); a
+// relative one would be looked up from the working directory.
+func usable(e Entry) bool {
+	for _, f := range []string{e.ETag, e.ReprDigest, e.ContentType, e.ContentEncoding, e.Path} {
+		if len(f) > maxIndexField {
+			return false
+		}
+	}
+	return validSum(e.SHA256) && e.Size >= 0 && (!e.Linked() || filepath.IsAbs(e.Path))
 }
 
 var errTooBig = errors.New("file too large")

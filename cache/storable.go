@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"iter"
 	"net/http"
 	"strings"
 )
@@ -16,7 +17,7 @@ import (
 func Storable(h http.Header) bool {
 	var noStore, im bool
 	for _, line := range h.Values("Cache-Control") {
-		for _, d := range directives(line) {
+		for d := range directives(line) {
 			switch d {
 			case "no-store":
 				noStore = true
@@ -28,37 +29,38 @@ func Storable(h http.Header) bool {
 	return !noStore || im
 }
 
-// directives returns the lowercased directive names of one Cache-Control
-// field line. Commas inside quoted arguments do not split directives.
-func directives(line string) []string {
-	var names []string
-	var quoted, escaped bool
-	start := 0
-	for i := 0; i <= len(line); i++ {
-		if i < len(line) {
-			ch := line[i]
-			switch {
-			case escaped:
-				escaped = false
-				continue
-			case quoted && ch == '\\':
-				escaped = true
-				continue
-			case ch == '"':
-				quoted = !quoted
-				continue
-			case quoted || ch != ',':
-				continue
+// directives yields the lowercased directive names of one Cache-Control
+// field line, one at a time, so that a line of any length costs no memory.
+// Commas inside quoted arguments do not split directives.
+func directives(line string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		var quoted, escaped bool
+		start := 0
+		for i := 0; i <= len(line); i++ {
+			if i < len(line) {
+				ch := line[i]
+				switch {
+				case escaped:
+					escaped = false
+					continue
+				case quoted && ch == '\\':
+					escaped = true
+					continue
+				case ch == '"':
+					quoted = !quoted
+					continue
+				case quoted || ch != ',':
+					continue
+				}
 			}
+			d := line[start:i]
+			if eq := strings.IndexByte(d, '='); eq >= 0 {
+				d = d[:eq]
+			}
+			if d = strings.ToLower(strings.TrimSpace(d)); d != "" && !yield(d) {
+				return
+			}
+			start = i + 1
 		}
-		d := line[start:i]
-		if eq := strings.IndexByte(d, '='); eq >= 0 {
-			d = d[:eq]
-		}
-		if d = strings.ToLower(strings.TrimSpace(d)); d != "" {
-			names = append(names, d)
-		}
-		start = i + 1
 	}
-	return names
 }

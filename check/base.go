@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/hdig/hdig/cache"
 )
@@ -66,21 +64,4 @@ func CacheBase(dir string) (BaseFunc, func(), error) {
 		}
 		return b, nil
 	}, func() { c.Close() }, nil
-}
-
-// ParseSize parses a byte count with an optional binary unit: 1048576,
-// 64K, 100MiB, 100MB, 1G, 2GiB (all units are powers of 1024).
-func ParseSize(s string) (int64, error) {
-	num := strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "B")
-	num = strings.TrimSuffix(num, "I")
-	mult := int64(1)
-	if i := strings.IndexAny(num, "KMGT"); i >= 0 && i == len(num)-1 {
-		mult = 1 << (10 * (1 + strings.IndexByte("KMGT", num[i])))
-		num = strings.TrimSpace(num[:i])
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("invalid size %q (want e.g. 1048576, 100MiB, 1GiB)", s)
-	}
-	return n * mult, nil
 }

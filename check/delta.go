@@ -56,10 +56,12 @@ func (a *audit) checkDelta(ctx context.Context) {
 // deltaProblem describes what is wrong with the fields or the
 // Content-Digest of a 226, or returns "".
 func (a *audit) deltaProblem(r *response) string {
-	offered := imNames(a.opts.IM)
-	ims := imNames(strings.Join(r.header.Values("IM"), ","))
+	offered := patch.Acceptable(patch.ParseAIM([]string{a.opts.IM}))
+	ims, err := patch.ParseIM(r.header.Values("IM"))
 	db := r.header.Get("Delta-Base")
 	switch {
+	case err != nil:
+		return fmt.Sprintf("the 226 has a malformed IM field: %v; want the few instance manipulations used, e.g. IM: vcdiff (RFC 3229 §10.5.2)", err)
 	case r.header.Get("ETag") == "":
 		return "the 226 has no ETag; it must name the current instance (RFC 3229 §10.4.1)"
 	case len(ims) == 0:
@@ -85,24 +87,11 @@ func (a *audit) deltaProblem(r *response) string {
 	return ""
 }
 
-// imNames returns the instance-manipulation names of an A-IM or IM field
-// value, lower-cased and without parameters.
-func imNames(v string) []string {
-	var out []string
-	for _, item := range strings.Split(v, ",") {
-		name, _, _ := strings.Cut(item, ";")
-		if name = strings.ToLower(strings.TrimSpace(name)); name != "" {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 // rebuild applies the 226's delta to the base version and verifies the
 // result against the Repr-Digest of the current instance.
 func (a *audit) rebuild(r *response) {
 	id := "delta.226"
-	ims := imNames(strings.Join(r.header.Values("IM"), ","))
+	ims, _ := patch.ParseIM(r.header.Values("IM")) // deltaProblem refused a malformed IM
 	what := fmt.Sprintf("226 with IM: %s from %s (%s)", strings.Join(ims, ", "), a.opts.BaseETag, bytesOf(r.size))
 	var b Base
 	var err error

@@ -35,6 +35,7 @@ var faults = []fault{
 	{name: "truncated body", opt: server.WithTruncatedBody(50), fail: []string{"http.status"}, hint: "broke off after 50 bytes"},
 	{name: "range ignored", opt: server.WithIgnoreRange(), warn: []string{"range.partial"}, hint: "got 200 with the whole body; want 206"},
 	{name: "lying Content-Range", opt: server.WithLyingContentRange(3), fail: []string{"range.partial"}, hint: "has Content-Range bytes 2596-5188/7780; want bytes 2593-5185/7780"},
+	{name: "signed Content-Range", wrap: rewrite(signedContentRange), fail: []string{"range.partial"}, hint: `'+' is not a digit`},
 	{name: "ETag changes on every request", opt: server.WithChangingETag(1), warn: []string{"etag.consistency"}, hint: "should keep its ETag"},
 	{name: "Repr-Digest of decoded bytes", opt: server.WithDecodedReprDigest(), fail: []string{"encoding.repr-digest"}, hint: "is the digest of the decoded bytes; it must cover the"},
 	{name: "HEAD Content-Digest of the body", wrap: rewrite(headContentOfBody), fail: []string{"head.content-digest"}, hint: "(it is the digest of the GET's body)"},
@@ -93,6 +94,10 @@ var deltaFaults = []struct {
 	{"no ETag", func(h http.Header, b []byte) (int, []byte) { h.Del("ETag"); return 226, b }, "the 226 has no ETag"},
 	{"no IM", func(h http.Header, b []byte) (int, []byte) { h.Del("IM"); return 226, b }, "the 226 has no IM field"},
 	{"IM not offered", func(h http.Header, b []byte) (int, []byte) { h.Set("IM", "bsdiff"); return 226, b }, "did not offer bsdiff"},
+	{"IM too long", func(h http.Header, b []byte) (int, []byte) {
+		h.Set("IM", "vcdiff"+strings.Repeat(", gzip", 8))
+		return 226, b
+	}, "more than 8 instance manipulations"},
 	{"other Delta-Base", func(h http.Header, b []byte) (int, []byte) { h.Set("Delta-Base", `"v0"`); return 226, b }, `the 226 has Delta-Base "v0"`},
 	{"wrong Content-Digest", func(h http.Header, b []byte) (int, []byte) {
 		h.Set(verify.ContentDigest, only(emptySums(), "sha-256"))
@@ -123,5 +128,23 @@ func TestDeltaFaults(t *testing.T) {
 			r := auditURL(t, url, Options{BaseETag: e1, Base: baseOf(lines(300, 1))})
 			assertFault(t, r, fault{fail: []string{"delta.226"}, hint: f.hint})
 		})
+	}
+}
+
+// TestDeltaRefusedIM: a member with q=0 in --im is not offered (RFC 9110
+// §12.4.2), as the origin and hdig get read it: a 226 using it fails.
+func TestDeltaRefusedIM(t *testing.T) {
+	for _, im := range []string{"gdiff, vcdiff;q=0", "gdiff, vcdiff;q=0.0", "gdiff, vcdiff;Q=0.000;x=y"} {
+		force := func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("A-IM") != "" {
+					r.Header.Set("A-IM", "vcdiff") // an origin that ignores qvalues
+				}
+				h.ServeHTTP(w, r)
+			})
+		}
+		url, e1 := deltaOrigin(t, force)
+		r := auditURL(t, url, Options{BaseETag: e1, IM: im, Base: baseOf(lines(300, 1))})
+		assertFault(t, r, fault{fail: []string{"delta.226"}, hint: "did not offer vcdiff"})
 	}
 }

@@ -49,6 +49,15 @@ func headRefused(r *http.Request, status *int, h http.Header, body []byte) []byt
 	return body
 }
 
+// signedContentRange writes the first position of a 206's Content-Range
+// with a plus sign, "bytes +6-11/19": RFC 9110 allows digits only.
+func signedContentRange(_ *http.Request, status *int, h http.Header, body []byte) []byte {
+	if *status == http.StatusPartialContent {
+		h.Set("Content-Range", strings.Replace(h.Get("Content-Range"), "bytes ", "bytes +", 1))
+	}
+	return body
+}
+
 // partialRepr sends, on a 206, a Repr-Digest of the part.
 func partialRepr(_ *http.Request, status *int, h http.Header, body []byte) []byte {
 	if *status == http.StatusPartialContent {

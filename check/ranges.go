@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -80,18 +81,18 @@ func (a *audit) partialProblem(r *response, first, last int64) string {
 	if strings.HasPrefix(r.header.Get("Content-Type"), "multipart/byteranges") {
 		return "the 206 for a single range is multipart/byteranges; want one part with a Content-Range field (RFC 9110 §14.6)"
 	}
-	a0, b0, n, ok := parseContentRange(cr)
+	c, err := httpfield.ParseContentRange(cr)
 	want := fmt.Sprintf("bytes %d-%d/%d", first, last, a.total())
 	if a.total() < 0 {
 		want = fmt.Sprintf("bytes %d-%d/*", first, last)
 	}
 	switch {
-	case !ok:
-		return fmt.Sprintf("the 206 has Content-Range %q; want %s", cr, want)
-	case a0 != first || b0 != last:
+	case err != nil:
+		return fmt.Sprintf("the 206 has a malformed %v; want %s", err, want)
+	case c.First != first || c.Last != last:
 		return fmt.Sprintf("the 206 for bytes=%d-%d has Content-Range %s; want %s", first, last, cr, want)
-	case n >= 0 && a.total() >= 0 && n != a.total():
-		return fmt.Sprintf("Content-Range %s gives a complete length of %d, but GET returned %s; want %s", cr, n, bytesOf(a.total()), want)
+	case c.Total >= 0 && a.total() >= 0 && c.Total != a.total():
+		return fmt.Sprintf("Content-Range %s gives a complete length of %d, but GET returned %s; want %s", cr, c.Total, bytesOf(a.total()), want)
 	case r.size != last-first+1:
 		return fmt.Sprintf("Content-Range %s announces %s, but the 206 carried %s", cr, bytesOf(last-first+1), bytesOf(r.size))
 	}
@@ -112,26 +113,6 @@ func (a *audit) total() int64 {
 		return -1
 	}
 	return n
-}
-
-// parseContentRange parses "bytes FIRST-LAST/LENGTH" (LENGTH may be "*",
-// returned as -1).
-func parseContentRange(s string) (first, last, n int64, ok bool) {
-	rest, found := strings.CutPrefix(strings.TrimSpace(s), "bytes ")
-	span, length, found2 := strings.Cut(rest, "/")
-	lo, hi, found3 := strings.Cut(span, "-")
-	if !found || !found2 || !found3 {
-		return 0, 0, 0, false
-	}
-	first, err1 := strconv.ParseInt(lo, 10, 64)
-	last, err2 := strconv.ParseInt(hi, 10, 64)
-	n = -1
-	var err3 error
-	if length != "*" {
-		n, err3 = strconv.ParseInt(length, 10, 64)
-	}
-	ok = err1 == nil && err2 == nil && err3 == nil && first >= 0 && last >= first && (n < 0 || last < n)
-	return first, last, n, ok
 }
 
 // firstDifference returns the first index where a and b differ, or -1 when

@@ -81,16 +81,3 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("summary %v", doc.Summary)
 	}
 }
-
-func TestParseSize(t *testing.T) {
-	for in, want := range map[string]int64{"1024": 1024, "64K": 64 << 10, "100MiB": 100 << 20, "100MB": 100 << 20, "1g": 1 << 30, "2GiB": 2 << 30} {
-		if got, err := ParseSize(in); err != nil || got != want {
-			t.Errorf("ParseSize(%q) = %d, %v; want %d", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "0", "-1", "lots", "1.5G", "1P"} {
-		if _, err := ParseSize(in); err == nil {
-			t.Errorf("ParseSize(%q) succeeded", in)
-		}
-	}
-}

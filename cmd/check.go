@@ -179,7 +179,7 @@ func runAudit(c *cobra.Command, ios *IOStreams, o *auditOptions) error {
 func (o *auditOptions) engineOptions() (opts audit.Options, done func(), err error) {
 	done = func() {}
 	opts = audit.Options{BaseETag: o.BaseETag, IM: o.IM, Timeout: o.Timeout, Parallel: o.Parallel, Header: http.Header{}}
-	if opts.MaxBody, err = audit.ParseSize(o.MaxBody); err != nil {
+	if opts.MaxBody, err = parseSize(o.MaxBody); err != nil {
 		return opts, done, usageErrorf("--max-body: %v", err)
 	}
 	if opts.Want, err = verify.ParseWant(o.Want); err != nil {

@@ -262,3 +262,43 @@ func TestGetDeltaFallbackFails(t *testing.T) {
 	}
 	assertFile(t, out, string(versionText(1)))
 }
+
+// TestGetDeltaRefusedCoding: "vcdiff;q=0.0" in --im says vcdiff is not
+// acceptable (RFC 9110 §12.4.2), as the origin reads it; a 226 vcdiff is
+// then a delta the client never accepted, refused and fetched in full.
+func TestGetDeltaRefusedCoding(t *testing.T) {
+	for _, im := range []string{"gdiff, vcdiff;q=0", "gdiff, vcdiff;q=0.0", "gdiff, vcdiff; Q=0.000", "gdiff, vcdiff;q=0;x=1"} {
+		t.Run(im, func(t *testing.T) {
+			site, cacheDir := t.TempDir(), t.TempDir()
+			file := filepath.Join(site, "app.js")
+			os.WriteFile(file, versionText(1), 0o644)
+			// The origin is made to ignore the client's qvalues.
+			url := deltaOrigin(t, site, func(h http.Handler) http.Handler {
+				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.Header.Get("A-IM") != "" {
+						r.Header.Set("A-IM", "vcdiff")
+					}
+					h.ServeHTTP(w, r)
+				})
+			}) + "/app.js"
+			out := filepath.Join(t.TempDir(), "app.js")
+			if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, "-o", out, url); code != 0 {
+				t.Fatalf("first: exit %d: %s", code, errOut)
+			}
+			os.WriteFile(file, versionText(2), 0o644)
+			code, v, errOut := getJSON(t, "--cache-dir", cacheDir, "--im", im, "-o", out, url)
+			if code != 0 || v.Status != 200 || v.Verdict != "verified" {
+				t.Fatalf("exit %d, %+v: %s", code, v, errOut)
+			}
+			if w := strings.Join(v.Warnings, "\n"); !strings.Contains(w, "IM vcdiff was not in our A-IM") {
+				t.Errorf("warnings %q, want the 226 vcdiff refused", v.Warnings)
+			}
+			assertFile(t, out, string(versionText(2)))
+		})
+	}
+	for _, im := range []string{"", "vcdiff;q=0", "vcdiff;q=0.0, gdiff;q=0"} {
+		if code, _, errOut := runHdig(t, "get", "--im", im, "http://127.0.0.1:1/"); code != ExitUsage || !strings.Contains(errOut, "no acceptable instance manipulation") {
+			t.Errorf("--im %q: exit %d, want 2: %s", im, code, errOut)
+		}
+	}
+}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/verify"
 	"github.com/spf13/cobra"
 )
@@ -366,9 +368,9 @@ func (o *getOptions) delta(ios *IOStreams) (*fetch.Delta, error) {
 	}
 	store.MaxBytes = capBytes
 	store.Warnf = func(f string, a ...any) { fmt.Fprintf(ios.ErrOut, "warning: cache: "+f+"\n", a...) }
-	if aim := strings.TrimSpace(o.IM); aim == "" {
+	if len(patch.Acceptable(patch.ParseAIM([]string{o.IM}))) == 0 {
 		store.Close()
-		return nil, usageErrorf("--im: empty A-IM list")
+		return nil, usageErrorf("--im %q: no acceptable instance manipulation (want e.g. vcdiff, gdiff;q=0.5)", o.IM)
 	}
 	linked := o.Output
 	if o.special {
@@ -438,7 +440,7 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 	case o.Parallel > 1:
 		return nil, usageErrorf("-r and --parallel cannot be combined")
 	}
-	ranges, err := fetch.ParseRanges(o.Range)
+	ranges, err := httpfield.ParseRanges(o.Range)
 	if err != nil {
 		return nil, usageErrorf("-r: %v", err)
 	}

@@ -7,8 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/server/delta"
@@ -167,31 +165,4 @@ func historyDir(stateDir, dir string) (string, func(), error) {
 		return tmp, func() { os.RemoveAll(tmp) }, nil
 	}
 	return "", nil, fmt.Errorf("no temporary directory outside %s; give --state-dir", dir)
-}
-
-// parseSize parses a byte count with an optional binary unit: 1024,
-// 64k, 100MiB, 1G, 2GiB, 1T.
-func parseSize(s string) (int64, error) {
-	num := strings.TrimRight(strings.TrimSpace(s), "iBb")
-	mult := int64(1)
-	if num != "" {
-		switch num[len(num)-1] {
-		case 'k', 'K':
-			mult = 1 << 10
-		case 'm', 'M':
-			mult = 1 << 20
-		case 'g', 'G':
-			mult = 1 << 30
-		case 't', 'T':
-			mult = 1 << 40
-		}
-		if mult > 1 {
-			num = num[:len(num)-1]
-		}
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("invalid size %q (want e.g. 1048576, 100MiB, 1GiB)", s)
-	}
-	return n * mult, nil
 }

@@ -7,205 +7,16 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
-// ContentRange is a parsed Content-Range field (RFC 9110 §14.4): bytes
-// First through Last (inclusive) of a representation of Total bytes. Total
-// is -1 when the origin sent "*". An unsatisfied range ("bytes */N") has
-// First and Last -1.
-type ContentRange struct {
-	First, Last, Total int64
-}
-
-// Len is the number of bytes the range covers.
-func (c ContentRange) Len() int64 {
-	if c.First < 0 {
-		return 0
-	}
-	return c.Last - c.First + 1
-}
-
-func (c ContentRange) String() string {
-	total := "*"
-	if c.Total >= 0 {
-		total = strconv.FormatInt(c.Total, 10)
-	}
-	if c.First < 0 {
-		return "bytes */" + total
-	}
-	return fmt.Sprintf("bytes %d-%d/%s", c.First, c.Last, total)
-}
-
-// maxContentRangeLen bounds the field value: two 19-digit positions, a
-// length and the unit fit in well under it.
-const maxContentRangeLen = 80
-
-// ParseContentRange parses a Content-Range field value strictly: the unit
-// must be "bytes", positions are decimal digits without signs or spaces,
-// First <= Last, and Last < Total when the total is known.
-func ParseContentRange(s string) (ContentRange, error) {
-	bad := func(why string) (ContentRange, error) {
-		return ContentRange{}, fmt.Errorf("Content-Range %q: %s", clipField(s), why)
-	}
-	if len(s) > maxContentRangeLen {
-		return bad("too long")
-	}
-	rest, ok := strings.CutPrefix(s, "bytes ")
-	if !ok {
-		return bad(`want unit "bytes"`)
-	}
-	rng, total, ok := strings.Cut(rest, "/")
-	if !ok {
-		return bad(`want "/" before the complete length`)
-	}
-	c := ContentRange{First: -1, Last: -1, Total: -1}
-	if total != "*" {
-		n, err := parsePos(total)
-		if err != nil {
-			return bad("complete length: " + err.Error())
-		}
-		c.Total = n
-	}
-	if rng == "*" {
-		if c.Total < 0 {
-			return bad(`"*/*" says nothing`)
-		}
-		return c, nil
-	}
-	first, last, ok := strings.Cut(rng, "-")
-	if !ok {
-		return bad(`want "first-last"`)
-	}
-	var err error
-	if c.First, err = parsePos(first); err != nil {
-		return bad("first position: " + err.Error())
-	}
-	if c.Last, err = parsePos(last); err != nil {
-		return bad("last position: " + err.Error())
-	}
-	switch {
-	case c.First > c.Last:
-		return bad(fmt.Sprintf("first %d after last %d", c.First, c.Last))
-	case c.Total >= 0 && c.Last >= c.Total:
-		return bad(fmt.Sprintf("last %d beyond the length %d", c.Last, c.Total))
-	}
-	return c, nil
-}
-
-// parsePos parses a non-negative decimal of at most 18 digits (no overflow
-// when lengths are added).
-func parsePos(s string) (int64, error) {
-	if s == "" {
-		return 0, fmt.Errorf("empty")
-	}
-	if len(s) > 18 {
-		return 0, fmt.Errorf("%d digits, at most 18", len(s))
-	}
-	var n int64
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, fmt.Errorf("%q is not a digit", s[i])
-		}
-		n = n*10 + int64(s[i]-'0')
-	}
-	return n, nil
-}
-
-// clipField shortens a hostile field value for an error message.
-func clipField(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
-}
-
-// ByteRange is one range of -r: bytes First through Last; Last -1 means to
-// the end ("START-"); Suffix > 0 means the last Suffix bytes ("-SUFFIX").
-type ByteRange struct {
-	First, Last int64
-	Suffix      int64
-}
-
-// maxRanges bounds the ranges of one -r: more would only let a server
-// answer with a huge multipart body.
-const maxRanges = 64
-
-// ParseRanges parses -r: "START-END", "START-" or "-SUFFIX", several
-// separated by commas (an optional "bytes=" prefix is accepted).
-func ParseRanges(s string) ([]ByteRange, error) {
-	s = strings.TrimPrefix(strings.TrimSpace(s), "bytes=")
-	parts := strings.Split(s, ",")
-	if len(parts) > maxRanges {
-		return nil, fmt.Errorf("%d ranges, at most %d", len(parts), maxRanges)
-	}
-	var out []ByteRange
-	for _, p := range parts {
-		p = strings.TrimSpace(p)
-		first, last, ok := strings.Cut(p, "-")
-		if !ok {
-			return nil, fmt.Errorf("range %q: want START-END, START- or -SUFFIX", p)
-		}
-		var r ByteRange
-		var err error
-		switch {
-		case first == "":
-			if r.Suffix, err = parsePos(last); err == nil && r.Suffix == 0 {
-				err = fmt.Errorf("an empty suffix selects nothing")
-			}
-		default:
-			r.Last = -1
-			if r.First, err = parsePos(first); err == nil && last != "" {
-				if r.Last, err = parsePos(last); err == nil && r.Last < r.First {
-					err = fmt.Errorf("end %d before start %d", r.Last, r.First)
-				}
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("range %q: %v", p, err)
-		}
-		out = append(out, r)
-	}
-	return out, nil
-}
-
-func (r ByteRange) String() string {
-	switch {
-	case r.Suffix > 0:
-		return fmt.Sprintf("-%d", r.Suffix)
-	case r.Last < 0:
-		return fmt.Sprintf("%d-", r.First)
-	}
-	return fmt.Sprintf("%d-%d", r.First, r.Last)
-}
-
-// FormatRanges is the Range field value for rs, e.g. "bytes=0-99,-10".
-func FormatRanges(rs []ByteRange) string {
-	parts := make([]string, len(rs))
-	for i, r := range rs {
-		parts[i] = r.String()
-	}
-	return "bytes=" + strings.Join(parts, ",")
-}
-
-// Resolve returns the bytes r selects in a representation of total bytes
-// (RFC 9110 §14.1.2), or ok false when it selects none.
-func (r ByteRange) Resolve(total int64) (first, last int64, ok bool) {
-	if r.Suffix > 0 {
-		if total == 0 {
-			return 0, 0, false
-		}
-		return max(total-r.Suffix, 0), total - 1, true
-	}
-	if r.First >= total {
-		return 0, 0, false
-	}
-	last = r.Last
-	if last < 0 || last >= total {
-		last = total - 1
-	}
-	return r.First, last, true
-}
+// ContentRange and ByteRange are httpfield's: one grammar for the client,
+// the origin and the audit.
+type (
+	ContentRange = httpfield.ContentRange
+	ByteRange    = httpfield.ByteRange
+)
 
 // within reports whether bytes first..last all lie in ranges asked of a
 // representation of total bytes.
@@ -340,7 +151,7 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 	if strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "multipart/") {
 		return protocolErrorf("%s: multipart answer to a single range", where)
 	}
-	cr, err := ParseContentRange(resp.Header.Get("Content-Range"))
+	cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range"))
 	if err != nil {
 		return protocolErrorf("%s: %v", where, err)
 	}

@@ -69,7 +69,7 @@ func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, err
 		}
 		r.Header.Set("A-IM", im)
 		r.Header.Set("If-None-Match", strings.Join(tags, ", "))
-		r.intercept = (&deltaReceiver{c: c, req: &r, offered: offered, aim: parseAIM(im)}).receive
+		r.intercept = (&deltaReceiver{c: c, req: &r, offered: offered, aim: patch.Acceptable(patch.ParseAIM([]string{im}))}).receive
 		r.plain = req
 	}
 	held, _ := sink.(*HeldSink)
@@ -144,20 +144,6 @@ func storeLinked(store *cache.Cache, res *Result, path string) {
 
 // strongETag reports a strong entity tag (RFC 9110 §8.8.3).
 func strongETag(t string) bool { return len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' }
-
-// parseAIM returns the instance-manipulations an A-IM value accepts (q > 0).
-func parseAIM(v string) []string {
-	var out []string
-	for _, part := range strings.Split(v, ",") {
-		name, params, _ := strings.Cut(part, ";")
-		name = strings.ToLower(strings.TrimSpace(name))
-		if name == "" || strings.ReplaceAll(strings.TrimSpace(params), " ", "") == "q=0" {
-			continue
-		}
-		out = append(out, name)
-	}
-	return out
-}
 
 // deltaReceiver handles the 226 and 304 answers to a delta request.
 type deltaReceiver struct {
@@ -259,7 +245,10 @@ func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink
 // imUsed rebuilds the current instance from a 226: Content-Digest is
 // checked over the delta bytes, Repr-Digest over the rebuilt instance.
 func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Sink, res *Result) error {
-	ims := imList(resp.Header.Values("IM"))
+	ims, err := patch.ParseIM(resp.Header.Values("IM"))
+	if err != nil {
+		return fmt.Errorf("%w: %v", errDeltaFailed, err)
+	}
 	if err := d.checkIMs(ims); err != nil {
 		return err
 	}
@@ -365,19 +354,4 @@ func reprVerdict(h, t http.Header, sums []verify.Digest, p verify.Policy) verify
 		v.Warn("the origin sent no Repr-Digest: nothing proves the rebuilt bytes")
 	}
 	return v
-}
-
-// imList parses an IM field: instance-manipulation names in the order
-// they were applied, parameters dropped.
-func imList(lines []string) []string {
-	var out []string
-	for _, l := range lines {
-		for _, part := range strings.Split(l, ",") {
-			name, _, _ := strings.Cut(part, ";")
-			if name = strings.ToLower(strings.TrimSpace(name)); name != "" {
-				out = append(out, name)
-			}
-		}
-	}
-	return out
 }

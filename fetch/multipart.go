@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"net/textproto"
 	"strings"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // Bounds of a multipart/byteranges body (RFC 9110 §14.6, RFC 2046 §5.1.1):
@@ -42,7 +44,7 @@ type byteRangesReader struct {
 func newByteRangesReader(r io.Reader, contentType string, asked []ByteRange) (*byteRangesReader, error) {
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil || mt != "multipart/byteranges" {
-		return nil, protocolErrorf("Content-Type %q: want multipart/byteranges", clipField(contentType))
+		return nil, protocolErrorf("Content-Type %q: want multipart/byteranges", httpfield.Clip(contentType))
 	}
 	b := params["boundary"]
 	if b == "" || len(b) > maxBoundaryLen {
@@ -127,7 +129,7 @@ func (m *byteRangesReader) delimiter() error {
 		rest, m.done = close, true
 	}
 	if strings.TrimRight(rest, " \t") != "" {
-		return protocolErrorf("multipart delimiter followed by %q", clipField(rest))
+		return protocolErrorf("multipart delimiter followed by %q", httpfield.Clip(rest))
 	}
 	return nil
 }
@@ -153,7 +155,7 @@ func (m *byteRangesReader) part() error {
 	if err != nil {
 		return err
 	}
-	cr, err := ParseContentRange(h.Get("Content-Range"))
+	cr, err := httpfield.ParseContentRange(h.Get("Content-Range"))
 	if err != nil {
 		return protocolErrorf("multipart part %d: %v", len(m.Parts)+1, err)
 	}
@@ -163,7 +165,7 @@ func (m *byteRangesReader) part() error {
 	case m.total >= 0 && cr.Total != m.total:
 		return protocolErrorf("multipart part %d: length %d, the first part said %d", len(m.Parts)+1, cr.Total, m.total)
 	case !within(m.asked, cr.First, cr.Last, cr.Total):
-		return protocolErrorf("multipart part %d: %s was not asked for (%s)", len(m.Parts)+1, cr, FormatRanges(m.asked))
+		return protocolErrorf("multipart part %d: %s was not asked for (%s)", len(m.Parts)+1, cr, httpfield.FormatRanges(m.asked))
 	}
 	m.total, m.left = cr.Total, cr.Len()
 	m.Parts = append(m.Parts, cr)
@@ -187,7 +189,7 @@ func (m *byteRangesReader) header() (textproto.MIMEHeader, error) {
 		}
 		k, v, ok := strings.Cut(line, ":")
 		if !ok || k == "" || strings.ContainsAny(k, " \t") {
-			return nil, protocolErrorf("multipart part header line %q: want 'Name: value'", clipField(line))
+			return nil, protocolErrorf("multipart part header line %q: want 'Name: value'", httpfield.Clip(line))
 		}
 		h.Add(k, strings.TrimSpace(v))
 	}
@@ -221,7 +223,7 @@ func partialBody(resp *http.Response, body io.Reader, asked []ByteRange) (io.Rea
 		}
 		return m, func() int { return len(m.Parts) }, nil
 	}
-	cr, err := ParseContentRange(resp.Header.Get("Content-Range"))
+	cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range"))
 	if err != nil {
 		return nil, nil, protocolErrorf("%v", err)
 	}
@@ -235,7 +237,7 @@ func partialBody(resp *http.Response, body io.Reader, asked []ByteRange) (io.Rea
 		ok = first == cr.First && last == cr.Last
 	}
 	if !ok {
-		return nil, nil, protocolErrorf("206 with Content-Range %s, asked %s", cr, FormatRanges(asked))
+		return nil, nil, protocolErrorf("206 with Content-Range %s, asked %s", cr, httpfield.FormatRanges(asked))
 	}
 	if resp.ContentLength >= 0 && resp.ContentLength != cr.Len() {
 		return nil, nil, protocolErrorf("206 with Content-Length %d for Content-Range %s", resp.ContentLength, cr)

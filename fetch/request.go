@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -109,7 +110,7 @@ func (r *Request) build(method string) (*http.Request, error) {
 		req.Header.Set(verify.WantContentDigest, verify.FormatWant(r.WantContent))
 	}
 	if len(r.Ranges) > 0 && req.Header.Get("Range") == "" {
-		req.Header.Set("Range", FormatRanges(r.Ranges))
+		req.Header.Set("Range", httpfield.FormatRanges(r.Ranges))
 	}
 	if r.Compressed && req.Header.Get("Accept-Encoding") == "" {
 		req.Header.Set("Accept-Encoding", AcceptEncoding)

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -122,7 +123,7 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 	if resp.StatusCode != http.StatusPartialContent {
 		return d.resumeWhole(ctx, r)
 	}
-	cr, err := ParseContentRange(resp.Header.Get("Content-Range"))
+	cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range"))
 	if err == nil && (cr.First != size || cr.Total < 0) {
 		err = fmt.Errorf("Content-Range %s, want bytes %d-…/length", cr, size)
 	}

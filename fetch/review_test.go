@@ -248,18 +248,9 @@ func TestDownloadHugeLength(t *testing.T) {
 	defer srv.Close()
 	c, _ := NewClient(Options{Timeout: 5 * time.Second})
 	path := filepath.Join(t.TempDir(), "f")
-	done := make(chan error, 1)
-	go func() {
-		_, err := c.Download(context.Background(), &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}, path, DownloadOptions{})
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err == nil {
-			t.Fatal("Download succeeded")
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("Download did not end")
+	// A download that never ends is reported by go test's -timeout.
+	if _, err := c.Download(context.Background(), &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}, path, DownloadOptions{}); err == nil {
+		t.Fatal("Download succeeded")
 	}
 	assertAbsent(t, path, path+PartSuffix, path+SidecarSuffix)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hdig/hdig/fileid"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -138,7 +139,7 @@ func (sc *sidecar) check(url string, partSize int64) string {
 	case sc.Version != sidecarVersion:
 		return fmt.Sprintf("version %d, want %d", sc.Version, sidecarVersion)
 	case sc.URL != url:
-		return fmt.Sprintf("it is for %s", sc.URL)
+		return fmt.Sprintf("it is for %q", httpfield.Clip(sc.URL))
 	case sc.Total < -1:
 		return fmt.Sprintf("length %d", sc.Total)
 	case sc.Total >= 0 && partSize > sc.Total:
@@ -151,7 +152,7 @@ func (sc *sidecar) check(url string, partSize int64) string {
 	}
 	for _, k := range sc.Algorithms {
 		if _, ok := verify.Lookup(k); !ok {
-			return fmt.Sprintf("unknown algorithm %q", k)
+			return fmt.Sprintf("unknown algorithm %q", httpfield.Clip(k))
 		}
 	}
 	at := int64(0)

@@ -12,6 +12,9 @@ type addrCache struct {
 	// application-defined table of 64K same slots.
 	updates int
 	touched []int
+	// cleared and copies count the slots reset and the addresses cached,
+	// so tests bound the work of a window by counting it.
+	cleared, copies int64
 }
 
 func newAddrCache(near, same int) *addrCache {
@@ -19,19 +22,24 @@ func newAddrCache(near, same int) *addrCache {
 }
 
 func (c *addrCache) reset() {
-	clear(c.near[:min(c.updates, len(c.near))])
+	n := min(c.updates, len(c.near))
+	clear(c.near[:n])
+	c.cleared += int64(n)
 	if len(c.touched) < len(c.same) {
 		for _, i := range c.touched {
 			c.same[i] = 0
 		}
+		c.cleared += int64(len(c.touched))
 	} else {
 		clear(c.same)
+		c.cleared += int64(len(c.same))
 	}
 	c.nextSlot, c.updates, c.touched = 0, 0, c.touched[:0]
 }
 
 func (c *addrCache) update(addr int) {
 	c.updates++
+	c.copies++
 	if len(c.near) > 0 {
 		c.near[c.nextSlot] = addr
 		c.nextSlot = (c.nextSlot + 1) % len(c.near)

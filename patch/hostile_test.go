@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // vcdiffWindow returns a window without a segment: tgtLen bytes made by
@@ -23,38 +21,24 @@ func vcdiffWindow(tgtLen int, data, inst []byte) []byte {
 	return append(w, body...)
 }
 
-// decodeWithin decodes delta, failing the test if it takes longer than d
-// (the decoder keeps running in the background then).
-func decodeWithin(t *testing.T, d time.Duration, delta []byte, opts ...Option) []byte {
+// decodeCounting decodes delta and returns the target with the work the
+// decoder did.
+func decodeCounting(t *testing.T, delta []byte, opts ...Option) ([]byte, decodeWork) {
 	t.Helper()
-	type result struct {
-		out []byte
-		err error
+	var w decodeWork
+	out, err := decodeVCDIFF(nil, delta, append(opts, withWork(&w))...)
+	if err != nil {
+		t.Fatalf("DecodeVCDIFF: %v", err)
 	}
-	done := make(chan result, 1)
-	start := time.Now()
-	go func() {
-		out, err := decodeVCDIFF(nil, delta, opts...)
-		done <- result{out, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err != nil {
-			t.Fatalf("DecodeVCDIFF: %v", r.err)
-		}
-		t.Logf("decoded %d bytes in %v", len(r.out), time.Since(start))
-		return r.out
-	case <-time.After(d):
-		t.Fatalf("DecodeVCDIFF of a %d-byte delta still running after %v", len(delta), d)
-	}
-	return nil
+	return out, w
 }
 
 // TestDecodeVCDIFFManySmallWindows: once the history is full, every window
-// used to move the whole history (8 MiB) down to make room, so a delta of
-// tiny windows cost 8 MiB of copying per 9 bytes.
+// used to move the whole history down to make room, so a delta of tiny
+// windows cost a history's worth of copying per 9 bytes. Each decoded byte
+// must be moved into the history a bounded number of times.
 func TestDecodeVCDIFFManySmallWindows(t *testing.T) {
-	const histSize, small = 8 << 20, 5000
+	const histSize, small = 4096, 20000
 	delta := []byte{0xd6, 0xc3, 0xc4, 0, 0}
 	// A RUN (code 0, size follows) of histSize bytes fills the history.
 	delta = append(delta, vcdiffWindow(histSize, []byte{'r'}, appendVarint([]byte{0}, histSize))...)
@@ -62,9 +46,13 @@ func TestDecodeVCDIFFManySmallWindows(t *testing.T) {
 	for range small {
 		delta = append(delta, one...)
 	}
-	out := decodeWithin(t, 2*time.Second, delta, WithHistory(histSize))
+	out, w := decodeCounting(t, delta, WithHistory(histSize))
 	if len(out) != histSize+small {
 		t.Fatalf("decoded %d bytes, want %d", len(out), histSize+small)
+	}
+	t.Logf("%d bytes decoded, %d moved into the history", len(out), w.histMoved)
+	if limit := 2 * int64(len(out)); w.histMoved > limit {
+		t.Errorf("%d one-byte windows moved %d bytes into a %d-byte history, want at most %d", small, w.histMoved, histSize, limit)
 	}
 }
 
@@ -79,26 +67,21 @@ func customTableDelta(t *testing.T, near, same byte) []byte {
 
 // TestDecodeVCDIFFBigSameCache: an application-defined table may have 252
 // same caches of 256 slots; clearing all 64512 of them for every window
-// made each 5-byte empty window cost half a megabyte of clearing.
+// made each 5-byte empty window cost half a megabyte of clearing. A reset
+// clears no more slots than the window's COPYs wrote.
 func TestDecodeVCDIFFBigSameCache(t *testing.T) {
-	const windows = 50000
+	const windows = 2000
 	empty := vcdiffWindow(0, nil, nil)
-	timeOf := func(header []byte) time.Duration {
-		delta := bytes.Clone(header)
+	for _, c := range []struct{ near, same byte }{{4, 3}, {0, 252}} {
+		delta := customTableDelta(t, c.near, c.same)
 		for range windows {
 			delta = append(delta, empty...)
 		}
-		start := time.Now()
-		if _, err := decodeVCDIFF(nil, delta); err != nil {
-			t.Fatalf("DecodeVCDIFF: %v", err)
+		_, w := decodeCounting(t, delta)
+		if w.cacheCleared > w.cacheCopies {
+			t.Errorf("%d empty windows with %d near and %d same caches cleared %d slots for %d COPY addresses",
+				windows, c.near, c.same, w.cacheCleared, w.cacheCopies)
 		}
-		return time.Since(start)
-	}
-	dflt := timeOf(customTableDelta(t, 4, 3))
-	big := timeOf(customTableDelta(t, 0, 252))
-	t.Logf("%d empty windows: %v with 3 same caches, %v with 252", windows, dflt, big)
-	if big > 10*dflt+100*time.Millisecond {
-		t.Errorf("%d empty windows took %v with 252 same caches, %v with 3: window cost grows with the table's caches", windows, big, dflt)
 	}
 }
 
@@ -150,25 +133,38 @@ func TestUndoGzipBombBounded(t *testing.T) {
 
 // TestApplyDiffEShortLinesMemory: the script was split into a slice per
 // line (24 bytes of header for each 2-byte line), twelve times its size;
-// now it takes about twice its size (three times with -race).
+// now the text of a command is held as runs sliced from the script, a
+// number bounded by the commands, not by the lines.
 func TestApplyDiffEShortLinesMemory(t *testing.T) {
-	const lines = 1 << 20
-	script := append([]byte("1a\n"), bytes.Repeat([]byte("x\n"), lines)...)
+	const lines = 1 << 16
+	script := append([]byte("3c\n"), bytes.Repeat([]byte("x\n"), lines)...)
+	script = append(script, "..\n.\ns/.//\na\n"...)
+	script = append(script, bytes.Repeat([]byte("y\n"), lines)...)
+	script = append(script, ".\n1a\n"...)
+	script = append(script, bytes.Repeat([]byte("z\n"), lines)...)
 	script = append(script, ".\n"...)
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	var out bytes.Buffer
-	out.Grow(len(script) + 16)
-	err := ApplyDiffE(bytes.NewReader([]byte("base\n")), 5, bytes.NewReader(script), &out)
-	runtime.ReadMemStats(&after)
-	if err != nil || out.Len() != 5+2*lines {
-		t.Fatalf("ApplyDiffE: %d bytes, %v", out.Len(), err)
+	hunks, err := parseDiffE(script)
+	if err != nil {
+		t.Fatalf("parseDiffE: %v", err)
 	}
-	alloc := after.TotalAlloc - before.TotalAlloc
-	t.Logf("a %d-byte script allocated %d bytes", len(script), alloc)
-	if limit := uint64(8*len(script) + 1<<20); alloc > limit {
-		t.Errorf("a %d-byte script of %d short lines allocated %d bytes, want at most %d", len(script), lines, alloc, limit)
+	runs, size := 0, 0
+	for _, h := range hunks {
+		runs += len(h.text)
+		for _, r := range h.text {
+			size += len(r)
+		}
+	}
+	if want := 2*3*lines + 2; size != want {
+		t.Fatalf("parsed %d bytes of text, want %d", size, want)
+	}
+	// 3c: its text, the "." line made by s/.//, the text after "a"; 1a: one run.
+	if runs > 4 {
+		t.Errorf("%d text lines in %d commands are held as %d slices, want at most 4", 3*lines+1, len(hunks), runs)
+	}
+	var out bytes.Buffer
+	err = ApplyDiffE(bytes.NewReader([]byte("a\nb\nc\n")), 6, bytes.NewReader(script), &out)
+	if err != nil || out.Len() != 2+size+2 {
+		t.Fatalf("ApplyDiffE: %d bytes, %v", out.Len(), err)
 	}
 }
 

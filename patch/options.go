@@ -22,7 +22,19 @@ type config struct {
 	maxOutput  int64
 	checksum   bool
 	history    int
+	work       *decodeWork
 }
+
+// decodeWork is what a vcdiff decode did, counted so that tests bound the
+// cost of hostile deltas by work done rather than by time taken.
+type decodeWork struct {
+	histMoved    int64 // bytes copied into the history
+	cacheCleared int64 // address cache slots reset between windows
+	cacheCopies  int64 // addresses decoded into the cache
+}
+
+// withWork makes DecodeVCDIFF report its work in w.
+func withWork(w *decodeWork) Option { return func(c *config) { c.work = w } }
 
 // An Option changes a limit or a choice of the encoders and decoders.
 type Option func(*config)

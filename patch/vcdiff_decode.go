@@ -51,6 +51,9 @@ func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writ
 		out: out,
 	}
 	d.hist.limit = cfg.history
+	if cfg.work != nil {
+		defer d.report(cfg.work)
+	}
 	if err := d.header(); err != nil {
 		return fmt.Errorf("vcdiff header: %w", err)
 	}
@@ -65,6 +68,15 @@ func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writ
 		if err := d.window(ind); err != nil {
 			return fmt.Errorf("vcdiff window %d: %w", n, err)
 		}
+	}
+}
+
+// report adds the work the decode did to w.
+func (d *vdecoder) report(w *decodeWork) {
+	w.histMoved += d.hist.moved
+	if d.cache != nil {
+		w.cacheCleared += d.cache.cleared
+		w.cacheCopies += d.cache.copies
 	}
 }
 

@@ -128,6 +128,7 @@ type history struct {
 	start int64 // target offset of buf[0]
 	limit int
 	free  []byte
+	moved int64 // bytes copied into buf, counted for tests
 }
 
 // spare returns the empty window buffer, at least size bytes of capacity.
@@ -150,8 +151,10 @@ func (h *history) add(t []byte, off int64) {
 	if len(h.buf)+len(t) > 2*h.limit {
 		drop := len(h.buf) + len(t) - h.limit
 		h.buf = h.buf[:copy(h.buf, h.buf[drop:])]
+		h.moved += int64(len(h.buf))
 	}
 	h.buf = append(h.buf, t...)
+	h.moved += int64(len(t))
 	h.start = end - int64(len(h.buf))
 }
 

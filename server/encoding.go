@@ -3,8 +3,9 @@ package server
 import (
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // encodings are the content codings the server produces, in its order of
@@ -69,19 +70,12 @@ func negotiate(h http.Header) string {
 	return best
 }
 
-// qvalue parses the parameters of a list member and returns its weight
-// (1 when absent, 0 when malformed).
+// qvalue is the weight of a list member from its parameters: 1 when
+// absent, 0 when malformed (httpfield.QValue).
 func qvalue(params string) float64 {
-	for _, p := range strings.Split(params, ";") {
-		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), "q") {
-			continue
-		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || f < 0 || f > 1 {
-			return 0
-		}
-		return f
+	q, ok := httpfield.QValue(params)
+	if !ok {
+		return 0
 	}
-	return 1
+	return q
 }

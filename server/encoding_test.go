@@ -90,6 +90,11 @@ func TestNegotiate(t *testing.T) {
 		"x-gzip":                        "gzip",
 		"identity":                      "",
 		"gzip;q=nonsense":               "",
+		// RFC 9110 §12.4.2 qvalues, read by httpfield.QValue as for A-IM:
+		"gzip;q=0.0001":  "",
+		"gzip;q=1e-1":    "",
+		"br;q=NaN, gzip": "gzip",
+		"br;q=2, gzip":   "gzip",
 	}
 	for ae, want := range tests {
 		h := http.Header{}

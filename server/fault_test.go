@@ -169,6 +169,10 @@ func TestWithLegacyDigest(t *testing.T) {
 		"UNIXcksum;q=1, md5;q=0.5": "UNIXcksum=2891841127",
 		"adler32":                  "ADLER32=3fba0621",
 		"crc32c, sha;q=0":          "CRC32c=19618cf0",
+		// Malformed qvalues drop the member, as in A-IM (httpfield.QValue).
+		"md5;q=bad, adler32;q=0.5": "ADLER32=3fba0621",
+		"md5;q=2, unixsum;q=0.9":   "UNIXsum=35980",
+		"md5;Q=0.1, adler32;q=0.2": "ADLER32=3fba0621",
 	}
 	for want, field := range tests {
 		r := raw(t, ts, "GET", "/hello.json", "Want-Digest: "+want)

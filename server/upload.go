@@ -9,7 +9,10 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"slices"
 	"strings"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // serveWrite answers PUT (store the content at the target path) and POST
@@ -114,15 +117,12 @@ func (s *Server) writePreconditions(w http.ResponseWriter, r *http.Request, name
 	return ok
 }
 
-// listHas reports whether a comma-separated entity-tag list holds etag
-// (strong comparison; weak tags never match).
+// listHas reports whether an entity-tag list holds etag (strong
+// comparison; weak tags never match). A list too long to read holds
+// nothing, so the precondition is not taken as met.
 func listHas(list, etag string) bool {
-	for _, t := range strings.Split(list, ",") {
-		if strings.TrimSpace(t) == etag {
-			return true
-		}
-	}
-	return false
+	tags, err := httpfield.ParseETags([]string{list})
+	return err == nil && slices.Contains(tags, etag)
 }
 
 // identityRep opens the identity representation of a stored file.

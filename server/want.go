@@ -2,9 +2,9 @@ package server
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -41,14 +41,12 @@ func legacyAlgs(h http.Header) []verify.Algorithm {
 	best, bestQ := verify.Algorithm{}, 0.0
 	for _, line := range h.Values("Want-Digest") {
 		for _, item := range strings.Split(line, ",") {
-			tok, params, _ := strings.Cut(strings.TrimSpace(item), ";")
-			q := 1.0
-			if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
-				if f, err := strconv.ParseFloat(v, 64); err == nil {
-					q = f
-				}
+			tok, params, _ := strings.Cut(item, ";")
+			q, ok := httpfield.QValue(params)
+			if !ok {
+				continue // a malformed qvalue drops the member
 			}
-			if a, ok := verify.LookupLegacy(tok); ok && q > bestQ {
+			if a, ok := verify.LookupLegacy(strings.TrimSpace(tok)); ok && q > bestQ {
 				best, bestQ = a, q
 			}
 		}

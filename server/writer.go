@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -126,8 +127,8 @@ func (w *bodyWriter) span(code int) span {
 		n, _ := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
 		return span{length: n, multipart: true}
 	}
-	if first, last, ok := parseContentRange(h.Get("Content-Range")); ok {
-		sp.start, sp.length = first, last-first+1
+	if cr, err := httpfield.ParseContentRange(h.Get("Content-Range")); err == nil && cr.First >= 0 {
+		sp.start, sp.length = cr.First, cr.Len()
 	}
 	return sp
 }
@@ -224,20 +225,4 @@ func shiftRange(sp span, size, d int64) string {
 		d = -d
 	}
 	return fmt.Sprintf("bytes %d-%d/%d", sp.start+d, last+d, size)
-}
-
-// parseContentRange parses "bytes FIRST-LAST/SIZE".
-func parseContentRange(s string) (first, last int64, ok bool) {
-	rest, found := strings.CutPrefix(s, "bytes ")
-	if !found {
-		return 0, 0, false
-	}
-	rng, _, _ := strings.Cut(rest, "/")
-	a, b, found := strings.Cut(rng, "-")
-	if !found {
-		return 0, 0, false
-	}
-	first, err1 := strconv.ParseInt(a, 10, 64)
-	last, err2 := strconv.ParseInt(b, 10, 64)
-	return first, last, err1 == nil && err2 == nil && first <= last
 }

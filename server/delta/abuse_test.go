@@ -171,22 +171,18 @@ func TestDeltaEncodeWaitCancelled(t *testing.T) {
 	req, _ := http.NewRequestWithContext(ctx, "GET", o.url, nil)
 	req.Header.Set("A-IM", "vcdiff")
 	req.Header.Set("If-None-Match", r1.Header.Get("ETag"))
-	start := time.Now()
 	if resp, err := plainClient.Do(req); err == nil {
 		resp.Body.Close()
 		t.Fatalf("status %d while every encode slot is busy, want the request to time out", resp.StatusCode)
 	}
-	// The handler notices the cancellation and returns: its locks go.
-	deadline := time.Now().Add(5 * time.Second)
+	// The handler notices the cancellation and returns: its locks go. A
+	// handler that keeps waiting is reported by go test's -timeout.
 	for {
 		o.h.mu.Lock()
 		n := len(o.h.locks)
 		o.h.mu.Unlock()
 		if n == 0 {
 			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("handler still waiting %v after the client left", time.Since(start))
 		}
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -10,9 +10,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/verify"
@@ -200,25 +201,35 @@ func TestDeltaBinaryRefusesDiffE(t *testing.T) {
 	}
 }
 
-func TestParseAIM(t *testing.T) {
-	got := parseAIM([]string{"vcdiff, gdiff;q=0.3", "diffe;q=bad, identity;q=0, gzip"})
-	want := []manipulation{{"vcdiff", 1, 0}, {"gdiff", 0.3, 1}, {"identity", 0, 2}, {"gzip", 1, 3}}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("parseAIM = %v, want %v", got, want)
+// The origin picks among the acceptable delta codings of the A-IM that
+// patch.ParseAIM reads, and refuses identity only for identity;q=0.
+func TestAcceptedCodings(t *testing.T) {
+	aim := patch.ParseAIM([]string{"vcdiff;q=0.5, gdiff;q=0.8", "diffe;q=0, identity;q=0, gzip"})
+	if !refusesIdentity(aim) {
+		t.Error("refusesIdentity = false for identity;q=0")
 	}
-	if !refusesIdentity(got) {
-		t.Error("refusesIdentity = false")
+	acc := accepted(aim, deltaCodings)
+	if len(acc) != 2 || acc[0].Name != "gdiff" || acc[1].Name != "vcdiff" {
+		t.Errorf("accepted = %v, want gdiff then vcdiff (diffe;q=0 is not acceptable)", acc)
 	}
-	acc := accepted(got, deltaCodings)
-	if len(acc) != 2 || acc[0].name != "vcdiff" || acc[1].name != "gdiff" {
-		t.Errorf("accepted = %v", acc)
+	if refusesIdentity(patch.ParseAIM([]string{"vcdiff, identity;q=0.001"})) {
+		t.Error("refusesIdentity = true for identity;q=0.001")
 	}
 }
 
-func TestParseETags(t *testing.T) {
-	got := parseETags([]string{`"a", W/"b", *, "c,d"`, `"e"`})
-	want := []string{`"a"`, `W/"b"`, `*`, `"c,d"`, `"e"`}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("parseETags = %q, want %q", got, want)
+// An If-None-Match list longer than httpfield.MaxETags is not searched
+// for a base: the request is answered without a delta.
+func TestDeltaLongETagList(t *testing.T) {
+	o := newOrigin(t, DefaultHistory)
+	o.put(text(500, 1))
+	r1, _ := o.get(nil)
+	o.put(text(500, 2))
+	list := strings.Repeat(`"other", `, httpfield.MaxETags) + r1.Header.Get("ETag")
+	if resp, _ := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": list}); resp.StatusCode != http.StatusOK {
+		t.Errorf("%d tags: status %d, want 200", httpfield.MaxETags+1, resp.StatusCode)
+	}
+	list = strings.Repeat(`"other", `, httpfield.MaxETags-1) + r1.Header.Get("ETag")
+	if resp, _ := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": list}); resp.StatusCode != http.StatusIMUsed {
+		t.Errorf("%d tags: status %d, want 226", httpfield.MaxETags, resp.StatusCode)
 	}
 }

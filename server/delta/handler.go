@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/verify"
 )
@@ -181,12 +183,15 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	if wait := h.recordAsync(r.Context(), cur); wait != nil {
 		cur.BeforeEnd(wait)
 	}
-	aim := parseAIM(r.Header.Values("A-IM"))
+	aim := patch.ParseAIM(r.Header.Values("A-IM"))
 	if len(aim) == 0 {
 		return false
 	}
 	codings := accepted(aim, deltaCodings)
-	tags := parseETags(r.Header.Values("If-None-Match"))
+	tags, err := httpfield.ParseETags(r.Header.Values("If-None-Match"))
+	if err != nil {
+		return false // the server answers the request without a delta
+	}
 	for _, t := range tags {
 		// If-None-Match compares weakly (RFC 9110 §13.1.2), and "*"
 		// matches any current representation: the server answers 304.
@@ -238,7 +243,7 @@ func (h *Handler) check(d *made, cur *server.Representation, base version) error
 
 // notAcceptable sends 406 when identity was refused (RFC 3229 §10.5.3),
 // else leaves the response to the server.
-func (h *Handler) notAcceptable(w http.ResponseWriter, aim []manipulation, why string) bool {
+func (h *Handler) notAcceptable(w http.ResponseWriter, aim []patch.Manipulation, why string) bool {
 	if !refusesIdentity(aim) {
 		return false
 	}

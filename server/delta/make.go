@@ -27,25 +27,25 @@ type made struct {
 // bestDelta makes (or finds cached) the delta by the first coding that
 // works, best qvalue first, compressed afterwards when the client accepts
 // a compression listed after the coding and it makes the delta smaller.
-func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, base version, codings []manipulation, aim []manipulation) (*made, error) {
+func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, base version, codings []patch.Manipulation, aim []patch.Manipulation) (*made, error) {
 	var errs []string
 	for _, c := range codings {
-		d, err := h.deltaFile(ctx, cur, base, []string{c.name})
+		d, err := h.deltaFile(ctx, cur, base, []string{c.Name})
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, errTargetChanged) {
 				return nil, err
 			}
-			errs = append(errs, fmt.Sprintf("%s: %v", c.name, err))
+			errs = append(errs, fmt.Sprintf("%s: %v", c.Name, err))
 			continue
 		}
-		if c.name == "vcdiff" {
+		if c.Name == "vcdiff" {
 			return d, nil // inherently compressed (RFC 3229 §10.9)
 		}
 		for _, z := range accepted(aim, compressions) {
-			if z.pos < c.pos {
+			if z.Pos < c.Pos {
 				continue
 			}
-			if dz, err := h.deltaFile(ctx, cur, base, []string{c.name, z.name}); err == nil && dz.size < d.size {
+			if dz, err := h.deltaFile(ctx, cur, base, []string{c.Name, z.Name}); err == nil && dz.size < d.size {
 				return dz, nil
 			}
 			break
