@@ -16,6 +16,10 @@ import (
 // maxZstdWindow bounds the memory a zstd stream may ask for.
 const maxZstdWindow = 128 << 20
 
+// maxCodings bounds the Content-Encoding list undone (curl stops at 5):
+// each entry costs a decoder, and no origin stacks more than two.
+const maxCodings = 5
+
 // decoder returns a reader that undoes the Content-Encoding list in reverse
 // order (RFC 9110 §8.4). Unknown codings are an error naming them.
 func decoder(r io.Reader, contentEncoding string) (io.Reader, func(), error) {
@@ -26,6 +30,9 @@ func decoder(r io.Reader, contentEncoding string) (io.Reader, func(), error) {
 		}
 	}
 	codings := strings.Split(contentEncoding, ",")
+	if n := countCodings(codings); n > maxCodings {
+		return nil, nil, fmt.Errorf("Content-Encoding lists %d codings: hdig undoes at most %d", n, maxCodings)
+	}
 	for i := len(codings) - 1; i >= 0; i-- {
 		c := strings.ToLower(strings.TrimSpace(codings[i]))
 		switch c {
@@ -70,4 +77,15 @@ func newDeflateReader(r io.Reader) io.Reader {
 		}
 	}
 	return flate.NewReader(br)
+}
+
+// countCodings counts the entries that are not empty or identity.
+func countCodings(codings []string) int {
+	n := 0
+	for _, c := range codings {
+		if c = strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
+			n++
+		}
+	}
+	return n
 }

@@ -1,0 +1,37 @@
+package fetch
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"strings"
+	"testing"
+)
+
+// A Content-Encoding list builds one decoder per entry: thousands of
+// entries would cost a decoder's memory each. Like curl, hdig undoes at most
+// maxCodings of them and names the limit when there are more.
+func TestDecoderStackBounded(t *testing.T) {
+	body := []byte("hello")
+	for i := 0; i < maxCodings; i++ {
+		var b bytes.Buffer
+		zw := gzip.NewWriter(&b)
+		zw.Write(body)
+		zw.Close()
+		body = b.Bytes()
+	}
+	list := strings.TrimSuffix(strings.Repeat("gzip, ", maxCodings), ", ")
+	r, done, err := decoder(bytes.NewReader(body), list)
+	if err != nil {
+		t.Fatalf("%d codings: %v", maxCodings, err)
+	}
+	got, err := io.ReadAll(r)
+	done()
+	if err != nil || string(got) != "hello" {
+		t.Fatalf("%d codings decoded to %q, %v", maxCodings, got, err)
+	}
+	long := strings.Repeat("gzip, ", 5000) + "gzip"
+	if _, _, err := decoder(bytes.NewReader(body), long); err == nil || !strings.Contains(err.Error(), "at most") || len(err.Error()) > 200 {
+		t.Fatalf("5001 codings: err = %v, want a short error naming the limit", err)
+	}
+}
