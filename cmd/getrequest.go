@@ -115,8 +115,9 @@ func urlEncoded(arg string) (string, error) {
 	return escapeForm(arg), nil
 }
 
-// escapeForm percent-encodes as curl does: space as %20, not "+".
-func escapeForm(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
+// escapeForm percent-encodes as curl does: all but A-Z a-z 0-9 - . _ ~,
+// space as "+".
+func escapeForm(s string) string { return url.QueryEscape(s) }
 
 // withQuery appends data to rawURL's query (-G).
 func withQuery(rawURL, data string) string {
