@@ -133,9 +133,9 @@ func withCredentialsFor(ctx context.Context, rawURL string) context.Context {
 // mark in the context, the credentials belong to the origin of the first
 // request of the redirect chain.
 //
-// The cookie jar's cookies (-b FILE, -c FILE) are added here too, after
-// that rule, for the hosts and paths RFC 6265 binds them to; what a
-// response sets is stored here. --limit-rate paces each body read.
+// The cookie jar's cookies are added here too: those of -b FILE are the
+// user's, so they follow the origin rule and then RFC 6265's host and path
+// rules; those responses set follow RFC 6265 (and are stored here). --limit-rate paces each body read.
 type credentialGuard struct {
 	rt   http.RoundTripper
 	jar  *CookieJar
@@ -145,7 +145,7 @@ type credentialGuard struct {
 func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := asSent(req)
 	if g.jar != nil {
-		if cs := g.jar.cookies(r.URL); len(cs) > 0 {
+		if cs := g.jar.cookies(r.URL, ownOrigin(req)); len(cs) > 0 {
 			if r == req {
 				r = req.Clone(req.Context())
 			}
@@ -171,15 +171,7 @@ func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 // when it is for another origin than theirs. (-v shows requests through
 // it, so that it shows what is sent.)
 func asSent(req *http.Request) *http.Request {
-	owner, ok := req.Context().Value(credentialsKey{}).(string)
-	if !ok {
-		first := req
-		for first.Response != nil && first.Response.Request != nil {
-			first = first.Response.Request
-		}
-		owner = originOf(first.URL)
-	}
-	if originOf(req.URL) == owner || (!hasCredentials(req.Header) && req.URL.User == nil) {
+	if ownOrigin(req) || (!hasCredentials(req.Header) && req.URL.User == nil) {
 		return req
 	}
 	r := req.Clone(req.Context())
@@ -188,6 +180,19 @@ func asSent(req *http.Request) *http.Request {
 	}
 	r.URL.User = nil
 	return r
+}
+
+// ownOrigin says req goes to the origin the credentials were given for.
+func ownOrigin(req *http.Request) bool {
+	owner, ok := req.Context().Value(credentialsKey{}).(string)
+	if !ok {
+		first := req
+		for first.Response != nil && first.Response.Request != nil {
+			first = first.Response.Request
+		}
+		owner = originOf(first.URL)
+	}
+	return originOf(req.URL) == owner
 }
 
 func hasCredentials(h http.Header) bool {

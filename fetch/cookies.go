@@ -20,8 +20,9 @@ import (
 // RoundTripper (credentialGuard) adds them to each request and stores what
 // each response sets.
 type CookieJar struct {
-	jar *cookiejar.Jar
-	now func() time.Time
+	user *cookiejar.Jar // -b FILE's: sent to the user's origin only
+	jar  *cookiejar.Jar // set by responses
+	now  func() time.Time
 
 	mu   sync.Mutex
 	kept map[string]jarEntry // domain, path, name -> latest cookie
@@ -41,8 +42,9 @@ type jarEntry struct {
 
 // NewCookieJar is an empty jar.
 func NewCookieJar() *CookieJar {
-	jar, _ := cookiejar.New(nil) // New never fails without options
-	return &CookieJar{jar: jar, now: time.Now, kept: map[string]jarEntry{}}
+	user, _ := cookiejar.New(nil) // New never fails without options
+	jar, _ := cookiejar.New(nil)
+	return &CookieJar{user: user, jar: jar, now: time.Now, kept: map[string]jarEntry{}}
 }
 
 // maxCookieLine bounds one line of a cookie file.
@@ -118,14 +120,31 @@ func (j *CookieJar) set(e jarEntry) {
 		c.Expires = time.Unix(e.expires, 0)
 	}
 	u := &url.URL{Scheme: scheme, Host: e.domain, Path: e.path}
-	j.jar.SetCookies(u, []*http.Cookie{c})
+	j.user.SetCookies(u, []*http.Cookie{c})
 	j.mu.Lock()
 	j.kept[e.domain+"\t"+e.path+"\t"+e.name] = e
 	j.mu.Unlock()
 }
 
-// cookies are the jar's cookies for u.
-func (j *CookieJar) cookies(u *url.URL) []*http.Cookie { return j.jar.Cookies(u) }
+// cookies are the jar's cookies for u: those responses set, and with own
+// (u is the origin the user's credentials are for) the cookie file's too,
+// unless a response set one of the same name.
+func (j *CookieJar) cookies(u *url.URL, own bool) []*http.Cookie {
+	cs := j.jar.Cookies(u)
+	if !own {
+		return cs
+	}
+	set := map[string]bool{}
+	for _, c := range cs {
+		set[c.Name] = true
+	}
+	for _, c := range j.user.Cookies(u) {
+		if !set[c.Name] {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
 
 // store keeps the cookies a response from u sets, as RFC 6265 allows.
 func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
