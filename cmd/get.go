@@ -59,6 +59,7 @@ type getOptions struct {
 	Multi multiFlags    // -Z, --parallel-max: several URLs (getmulti.go)
 
 	stdin   io.Reader // read by -T - and --data-binary @-
+	label   string    // with several URLs, "URL: " before the verdict line
 	Limits  limitFlags
 	special bool // -o names a character device or FIFO
 }

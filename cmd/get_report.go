@@ -77,7 +77,7 @@ func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) erro
 		}
 		failed := errors.Is(err, fetch.ErrMismatch) || errors.Is(err, fetch.ErrUnverified)
 		if (!o.Silent && (err == nil || failed)) || (o.Silent && o.Out.ShowError && failed) {
-			fmt.Fprintln(ios.ErrOut, verdictLine(palette{on: ios.ColorEnabled()}, o, res, err))
+			fmt.Fprintln(ios.ErrOut, o.label+verdictLine(palette{on: ios.ColorEnabled()}, o, res, err))
 		}
 		if res.Status >= 300 && res.Status < 400 && !o.Location {
 			if loc := res.Header.Get("Location"); loc != "" && !o.Silent {

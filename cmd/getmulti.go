@@ -60,7 +60,7 @@ func runGets(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 	var wg sync.WaitGroup
 	for i, u := range urls {
 		one := *o
-		one.URL = u
+		one.URL, one.label = u, redactURL(schemeless(u))+": "
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
