@@ -182,6 +182,21 @@ func TestGetOutputPlacement(t *testing.T) {
 	}
 	assertFile(t, filepath.Join(dir, "report.json"), helloBody)
 	assertNoFile(t, filepath.Join(dir, "file.json"))
+	// A file named like the URL is not touched when Content-Disposition
+	// names another; without one, -O's name is written.
+	os.WriteFile(filepath.Join(dir, "keep.json"), []byte("mine"), 0o644)
+	os.Remove(filepath.Join(dir, "report.json"))
+	if code, _, _ := runHdig(t, "get", "-s", "-O", "-J", "--output-dir", dir, srv.URL+"/keep.json"); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	assertFile(t, filepath.Join(dir, "keep.json"), "mine")
+	assertFile(t, filepath.Join(dir, "report.json"), helloBody)
+	code, stdout, _ = runHdig(t, "get", "-s", "-O", "-J", "--output-dir", dir, "-w", "%{filename_effective}", srv.URL+"/plain.json?cd=inline")
+	if code != 0 || stdout != filepath.Join(dir, "plain.json") {
+		t.Errorf("-J without a file name: exit %d, %q", code, stdout)
+	}
+	assertFile(t, filepath.Join(dir, "plain.json"), helloBody)
+	runHdig(t, "get", "-s", "-O", "-J", "--output-dir", dir, srv.URL+"/file.json")
 	// Never over an existing file.
 	code, _, _ = runHdig(t, "get", "-s", "-O", "-J", "--output-dir", dir, srv.URL+"/file.json")
 	if code != ExitUsage {

@@ -29,6 +29,8 @@ type outputFlags struct {
 	OutputDir        string
 	RemoteTime       bool
 	RemoteHeaderName bool
+
+	remoteName string // with -J: -O's name, the file's name without Content-Disposition
 }
 
 func (x *outputFlags) add(f *pflag.FlagSet) {
@@ -67,21 +69,9 @@ func (x *outputFlags) finish(ios *IOStreams, output string, res *fetch.Result) (
 		return output, nil
 	}
 	if x.RemoteHeaderName {
-		name, ok := dispositionName(res.Header.Get("Content-Disposition"))
-		if !ok && res.Header.Get("Content-Disposition") != "" {
-			fmt.Fprintf(ios.ErrOut, "warning: -J: Content-Disposition %q has no safe file name; kept %s\n", res.Header.Get("Content-Disposition"), output)
-		}
-		if ok {
-			target := filepath.Join(filepath.Dir(output), name)
-			if target != output {
-				// A hard link never replaces an existing file; then the
-				// URL's name goes.
-				if err := os.Link(output, target); err != nil {
-					return output, withExit(ExitUsage, fmt.Errorf("-J: refusing to write %s (kept %s): %w", target, output, err))
-				}
-				os.Remove(output)
-				output = target
-			}
+		var err error
+		if output, err = x.rename(ios, output, res.Header.Get("Content-Disposition")); err != nil {
+			return output, err
 		}
 	}
 	if x.RemoteTime {
@@ -92,6 +82,29 @@ func (x *outputFlags) finish(ios *IOStreams, output string, res *fetch.Result) (
 		}
 	}
 	return output, nil
+}
+
+// rename moves -J's download onto Content-Disposition's file name, never
+// replacing a file there; without a usable name, onto -O's name (as -O
+// alone would have written it).
+func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, error) {
+	name, ok := dispositionName(disposition)
+	if !ok {
+		if disposition != "" {
+			fmt.Fprintf(ios.ErrOut, "warning: -J: Content-Disposition %q has no safe file name; writing %s\n", disposition, x.remoteName)
+		}
+		if err := os.Rename(tmp, x.remoteName); err != nil {
+			return tmp, withExit(ExitUsage, fmt.Errorf("-J: %w (the verified bytes are in %s)", err, tmp))
+		}
+		return x.remoteName, nil
+	}
+	target := filepath.Join(filepath.Dir(tmp), name)
+	// A hard link never replaces an existing file.
+	if err := os.Link(tmp, target); err != nil {
+		return tmp, withExit(ExitUsage, fmt.Errorf("-J: refusing to write %s: %w (the verified bytes are in %s)", target, err, tmp))
+	}
+	os.Remove(tmp)
+	return target, nil
 }
 
 // dispositionName is the file name Content-Disposition suggests, made safe:

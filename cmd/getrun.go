@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/hdig/hdig/fetch"
@@ -79,6 +80,13 @@ func (o *getOptions) checkOutputFlags() (string, error) {
 	var err error
 	if o.Output, err = x.place(o.Output); err != nil {
 		return "", err
+	}
+	if x.RemoteHeaderName {
+		// The bytes land under a name of hdig's beside the file until the
+		// response names the file: a file named like the URL is not
+		// touched when Content-Disposition names another.
+		x.remoteName = o.Output
+		o.Output = filepath.Join(filepath.Dir(o.Output), ".hdig-J."+filepath.Base(o.Output))
 	}
 	if x.WriteOut == "" {
 		return "", nil
