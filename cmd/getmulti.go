@@ -19,7 +19,7 @@ type multiFlags struct {
 }
 
 func (m *multiFlags) add(f *pflag.FlagSet) {
-	f.BoolVarP(&m.Parallel, "parallel-immediate", "Z", false, "with several URLs, fetch them concurrently (curl's -Z; needs -O)")
+	f.BoolVarP(&m.Parallel, "parallel-urls", "Z", false, "with several URLs, fetch them concurrently (curl's -Z; its --parallel is range pieces here; needs -O)")
 	f.IntVar(&m.ParallelMax, "parallel-max", 50, "with -Z, at most `N` transfers at a time (1 to 300)")
 }
 
