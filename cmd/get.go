@@ -215,6 +215,12 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 	if err != nil {
 		return nil, withExit(ExitUsage, err)
 	}
+	if !o.Head && (o.Output != "" || !ios.StdoutTTY) {
+		// A bar on a terminal's stderr, unless the body goes to that
+		// terminal too (curl's rule).
+		req.Progress = progressFor(ios, o.Silent)
+		defer req.Progress.Finish()
+	}
 	return client.Get(ctx, req, sink)
 }
 

@@ -122,7 +122,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 
 	idle := newIdleReader(resp.Body, c.timeout, cancel)
 	defer idle.stop()
-	counted := &countingReader{r: idle}
+	counted := &countingReader{r: idle, bar: req.progress(resp.ContentLength)}
 	body := io.TeeReader(counted, hasher)
 	var out io.Reader = body
 	parts, err := rangesBody(req, resp, res, &out)
@@ -184,6 +184,17 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		res.Verdict.Warn("the origin ignored Range and sent the whole representation: it was written whole, as curl does")
 	}
 	return res, verdictError(res, req, basis.content)
+}
+
+// progress announces a body of size bytes (-1 unknown) to req.Progress
+// and returns the bar its bytes go to (nil without one). A retry announces
+// its body again: the bar starts over.
+func (r *Request) progress(size int64) PieceProgress {
+	if r.Progress == nil {
+		return nil
+	}
+	r.Progress.Start(size, 0)
+	return r.Progress.Piece(0, size, 0)
 }
 
 // fallback repeats a request once as a plain full GET when the response an

@@ -51,6 +51,11 @@ type Request struct {
 	// releases them.
 	BeforeCommit func(*Result) error
 
+	// Progress, when set, sees the body of Client.Get's response arrive,
+	// as one piece (Client.Download takes DownloadOptions.Progress
+	// instead); the caller calls Finish.
+	Progress Progress
+
 	// OnRequest and OnResponse see each request sent and response
 	// received (for -v).
 	OnRequest  func(*http.Request)
