@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 	"time"
 
@@ -222,19 +221,6 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 		defer req.Progress.Finish()
 	}
 	return client.Get(ctx, req, sink)
-}
-
-// remoteName is -O's file name: the URL's last path segment.
-func remoteName(rawURL string) (string, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "", usageErrorf("bad URL %q: %v", rawURL, err)
-	}
-	name := path.Base(u.Path)
-	if name == "/" || name == "." || name == ".." || name == "" {
-		return "", usageErrorf("-O: the URL %q has no file name; use -o FILE", rawURL)
-	}
-	return name, nil
 }
 
 // request validates the flags and builds the fetch request.

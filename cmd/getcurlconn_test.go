@@ -70,6 +70,13 @@ func TestGetMaxTime(t *testing.T) {
 	if code != ExitNetwork || !strings.Contains(stderr, "-m") {
 		t.Errorf("exit %d, %q; want 4 naming -m", code, stderr)
 	}
+	// To -o (the download engine, which keeps the part): 4, not 130.
+	out := filepath.Join(t.TempDir(), "f")
+	code, _, stderr = runHdig(t, "get", "-m", "0.2", "-o", out, srv.URL)
+	if code != ExitNetwork || !strings.Contains(stderr, "-m") {
+		t.Errorf("-o: exit %d, %q; want 4 naming -m", code, stderr)
+	}
+	assertNoFile(t, out)
 	for _, bad := range [][]string{{"-m", "-1"}, {"-m", "soon"}, {"--connect-timeout", "-2"}, {"--retry-delay", "x"}, {"--limit-rate", "0"}, {"--max-redirs", "-2"}, {"--resolve", "h:80"}, {"-x", "http://"}} {
 		if code, _, _ := runHdig(t, append(append([]string{"get"}, bad...), srv.URL)...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want 2", bad, code)

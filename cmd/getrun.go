@@ -3,6 +3,8 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"path"
 	"path/filepath"
 	"time"
 
@@ -92,4 +94,17 @@ func (o *getOptions) checkOutputFlags() (string, error) {
 		return "", nil
 	}
 	return readWriteOut(x.WriteOut, o.stdin)
+}
+
+// remoteName is -O's file name: the URL's last path segment.
+func remoteName(rawURL string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", usageErrorf("bad URL %q: %v", rawURL, err)
+	}
+	name := path.Base(u.Path)
+	if name == "/" || name == "." || name == ".." || name == "" {
+		return "", usageErrorf("-O: the URL %q has no file name; use -o FILE", rawURL)
+	}
+	return name, nil
 }
