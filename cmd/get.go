@@ -162,7 +162,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 }
 
 // transfer makes one fetch of o.URL; runGet (getrun.go) does the rest.
-func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerDump) (res *fetch.Result, err error) {
+func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerDump) (*fetch.Result, error) {
 	req, err := o.request()
 	if err != nil {
 		return nil, err
@@ -182,11 +182,6 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 	if err != nil {
 		return nil, withExit(ExitUsage, err)
 	}
-	defer func() {
-		if serr := o.Req.saveJar(copts.Jar); serr != nil && err == nil {
-			err = serr
-		}
-	}()
 	req.RetryDelay, req.KeepErrorBody = o.Conn.RetryDelay, o.Out.FailWithBody
 	if o.Verbose {
 		req.OnRequest = func(r *http.Request) { dumpRequest(ios, r) }

@@ -244,3 +244,30 @@ func TestGetSeveralURLs(t *testing.T) {
 		}
 	}
 }
+
+// TestGetSeveralURLsShareJarAndDump: as in curl, the URLs of one command
+// share the cookie jar (a cookie set by the first goes with the second)
+// and -D FILE holds every URL's heads.
+func TestGetSeveralURLsShareJarAndDump(t *testing.T) {
+	srv, seen := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/login" {
+			http.SetCookie(w, &http.Cookie{Name: "s", Value: "1", Path: "/"})
+		}
+		helloHandler(w, r)
+	})
+	dir := t.TempDir()
+	jar, hdr := filepath.Join(dir, "jar"), filepath.Join(dir, "h")
+	os.WriteFile(hdr, []byte("stale"), 0o644)
+	if code, _, stderr := runHdig(t, "get", "-s", "-c", jar, "-D", hdr, srv.URL+"/login", srv.URL+"/next"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if got := seen.last(t).Header.Get("Cookie"); got != "s=1" {
+		t.Errorf("second URL sent Cookie %q, want s=1", got)
+	}
+	if b, _ := os.ReadFile(hdr); strings.Count(string(b), "HTTP/1.1 200 OK\r\n") != 2 || strings.Contains(string(b), "stale") {
+		t.Errorf("-D FILE = %q", b)
+	}
+	if !strings.Contains(cookieLines(t, jar), "\ts\t1") {
+		t.Errorf("jar: %q", cookieLines(t, jar))
+	}
+}

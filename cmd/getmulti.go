@@ -35,6 +35,21 @@ func schemeless(u string) string {
 // after another, or with -Z up to --parallel-max at a time. The exit status
 // is that of the first URL, in command-line order, that failed.
 func runGets(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) error {
+	if err := o.Req.openJar(); err != nil {
+		return err
+	}
+	if err := o.Out.startDump(); err != nil {
+		return err
+	}
+	err := runEach(c, ios, o, urls)
+	if jerr := o.Req.saveJar(); jerr != nil && ExitCode(err) == ExitOK {
+		return jerr
+	}
+	return err
+}
+
+// runEach fetches the URLs.
+func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) error {
 	if len(urls) == 1 {
 		o.URL = urls[0]
 		return runGet(c, ios, o)

@@ -206,12 +206,30 @@ func writeResponseHead(w io.Writer, r *http.Response) {
 	fmt.Fprintf(w, "%s\r\n", b.String())
 }
 
-// save writes -D FILE's text.
-func (h *headerDump) save(ios *IOStreams, name string) error {
+// startDump empties -D FILE, which each URL's heads are then appended to.
+func (x *outputFlags) startDump() error {
+	if x.DumpHeader == "" || x.DumpHeader == "-" {
+		return nil
+	}
+	if err := os.WriteFile(x.DumpHeader, nil, 0o644); err != nil {
+		return withExit(ExitUsage, fmt.Errorf("-D: %w", err))
+	}
+	return nil
+}
+
+// save appends this transfer's heads to -D FILE.
+func (h *headerDump) save(name string) error {
 	if name == "" || name == "-" {
 		return nil // -D - went to stdout as the headers came
 	}
-	if err := os.WriteFile(name, []byte(h.file.String()), 0o644); err != nil {
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err == nil {
+		_, err = io.WriteString(f, h.file.String())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		return withExit(ExitUsage, fmt.Errorf("-D: %w", err))
 	}
 	return nil

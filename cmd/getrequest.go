@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -24,6 +25,8 @@ type requestFlags struct {
 	Form          []string
 	Cookies       []string
 	CookieJar     string
+
+	jar *fetch.CookieJar // -b FILE's and -c's, shared by the command's URLs
 }
 
 func (r *requestFlags) add(f *pflag.FlagSet) {
@@ -38,7 +41,7 @@ func (r *requestFlags) add(f *pflag.FlagSet) {
 }
 
 // apply adds the headers of -A, -u, -e and -b NAME=VALUE to h, and
-// returns the jar of -b FILE and -c (nil when neither is given).
+// returns the cookie jar (nil without -b FILE or -c).
 func (r *requestFlags) apply(h http.Header) (*fetch.CookieJar, error) {
 	// -H's fields win over these, as in curl.
 	if r.UserAgent != "" && h.Get("User-Agent") == "" {
@@ -54,44 +57,52 @@ func (r *requestFlags) apply(h http.Header) (*fetch.CookieJar, error) {
 		}
 		h.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
 	}
-	var jar *fetch.CookieJar
-	if r.CookieJar != "" {
-		jar = fetch.NewCookieJar()
-	}
 	for _, c := range r.Cookies {
 		if strings.Contains(c, "=") {
 			// curl: with a "=", the argument is cookies for this request.
 			h.Add("Cookie", c)
+		}
+	}
+	return r.jar, nil
+}
+
+// openJar reads -b FILE into the jar that -c writes, once for all the
+// command's URLs (they share it, as curl's do).
+func (r *requestFlags) openJar() error {
+	if r.CookieJar != "" {
+		r.jar = fetch.NewCookieJar()
+	}
+	for _, c := range r.Cookies {
+		if strings.Contains(c, "=") {
 			continue
 		}
-		if jar == nil {
-			jar = fetch.NewCookieJar()
+		if r.jar == nil {
+			r.jar = fetch.NewCookieJar()
 		}
 		f, err := os.Open(c)
 		if err != nil {
-			return nil, usageErrorf("-b %s: %v", c, err)
+			return usageErrorf("-b %s: %v", c, err)
 		}
-		err = jar.Load(f)
+		err = r.jar.Load(f)
 		f.Close()
 		if err != nil {
-			return nil, usageErrorf("-b %s: %v", c, err)
+			return usageErrorf("-b %s: %v", c, err)
 		}
 	}
-	return jar, nil
+	return nil
 }
 
-// saveJar writes the jar to -c FILE ("-": stdout is not offered: stdout
-// carries the body).
-func (r *requestFlags) saveJar(jar *fetch.CookieJar) error {
-	if r.CookieJar == "" || jar == nil {
+// saveJar writes the jar to -c FILE, after the last URL.
+func (r *requestFlags) saveJar() error {
+	if r.CookieJar == "" || r.jar == nil {
 		return nil
 	}
 	var buf bytes.Buffer
-	if err := jar.Save(&buf); err != nil {
+	if err := r.jar.Save(&buf); err != nil {
 		return err
 	}
 	if err := os.WriteFile(r.CookieJar, buf.Bytes(), 0o600); err != nil {
-		return withExit(ExitUsage, err)
+		return withExit(ExitUsage, fmt.Errorf("-c: %w", err))
 	}
 	return nil
 }

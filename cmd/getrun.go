@@ -40,7 +40,7 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		o.Output, err = o.Out.finish(ios, o.Output, res)
 	}
 	o.Out.errorBody(ios, o.Output, err)
-	if derr := dump.save(ios, o.Out.DumpHeader); derr != nil && err == nil {
+	if derr := dump.save(o.Out.DumpHeader); derr != nil && err == nil {
 		err = derr
 	}
 	err = reportGet(ios, o, res, err)
