@@ -95,8 +95,11 @@ func parseCookieLine(line string) (jarEntry, error) {
 		return jarEntry{}, fmt.Errorf("expiry %q: want Unix seconds", f[4])
 	}
 	domain := strings.ToLower(strings.TrimPrefix(f[0], "."))
-	if domain == "" || f[5] == "" {
-		return jarEntry{}, fmt.Errorf("want a domain and a cookie name")
+	if !validCookieDomain(domain) {
+		return jarEntry{}, fmt.Errorf("domain %q: want a host name or address", f[0])
+	}
+	if !validCookieText(f[5], "=\"\\") || f[5] == "" || !validCookieText(f[6], "") {
+		return jarEntry{}, fmt.Errorf("cookie %q: want a name without spaces, ';' or '=', and a value without ';' or control characters", f[5])
 	}
 	path := f[2]
 	if !strings.HasPrefix(path, "/") {
@@ -104,6 +107,32 @@ func parseCookieLine(line string) (jarEntry, error) {
 	}
 	return jarEntry{domain: domain, subdomains: strings.EqualFold(f[1], "TRUE"), path: path,
 		secure: strings.EqualFold(f[3], "TRUE"), expires: exp, name: f[5], value: f[6]}, nil
+}
+
+// validCookieDomain: letters, digits, '.', '-', '_', and an IPv6
+// address's ':' and brackets.
+func validCookieDomain(d string) bool {
+	if d == "" || d[0] == '.' || strings.Trim(d, ".-_:[]") == "" {
+		return false
+	}
+	for _, r := range d {
+		ok := r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || strings.ContainsRune(".-_:[]", r)
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// validCookieText refuses control characters and ';' (a name: also
+// white space and the characters of also).
+func validCookieText(s, also string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || r == ';' || strings.ContainsRune(also, r) || (also != "" && r == ' ') {
+			return false
+		}
+	}
+	return true
 }
 
 // set puts e into the jar as the response of its own host would have.
