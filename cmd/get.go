@@ -76,7 +76,7 @@ func init() {
 func newGetCmd(ios *IOStreams) *cobra.Command {
 	o := &getOptions{}
 	c := &cobra.Command{
-		Use:   "get URL",
+		Use:   "get URL...",
 		Short: "Fetch a URL, verify its digests, write the body",
 		Long: `Fetch a URL like curl, asking for RFC 9530 digests (Want-Repr-Digest,
 Want-Content-Digest), verifying Content-Digest over the message and
@@ -140,7 +140,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.BoolVar(&o.RequireDigest, "require-digest", false, "exit 3 unless an accepted digest verified the representation")
 	f.BoolVar(&o.JSON, "json", false, "print the verdict as JSON on stdout (needs -o or -I)")
 	f.BoolVarP(&o.NoBuffer, "no-buffer", "N", false, "to stdout: stream the body as it arrives instead of holding it until verified")
-	f.BoolVarP(&o.Silent, "silent", "s", false, "print no verdict line")
+	f.BoolVarP(&o.Silent, "silent", "s", false, "print no verdict line, no progress and, as curl, no error message (see -S)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "print request and response headers on stderr")
 	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION` (positive)")
 	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff (0 or more); a piece failing its Content-Digest is fetched again N times (at least once)")

@@ -36,7 +36,7 @@ func (r *requestFlags) add(f *pflag.FlagSet) {
 	f.BoolVarP(&r.Get, "get", "G", false, "send -d and --data-urlencode data as the URL's query in a GET")
 	f.StringArrayVar(&r.DataURLEncode, "data-urlencode", nil, "`DATA` URL-encoded: content, =content, name=content, @file, name@file (repeatable)")
 	f.StringArrayVarP(&r.Form, "form", "F", nil, "multipart/form-data part `NAME=CONTENT`: value, @file (upload), <file (value from file); ;type= sets its type (repeatable)")
-	f.StringArrayVarP(&r.Cookies, "cookie", "b", nil, "cookies `NAME=VALUE[; N=V]` for the URL's origin, or a Netscape cookie FILE read into the jar (repeatable)")
+	f.StringArrayVarP(&r.Cookies, "cookie", "b", nil, "`DATA`: cookies NAME=VALUE[; N=V] for the URL's origin, or a Netscape cookie FILE read into the jar (repeatable)")
 	f.StringVarP(&r.CookieJar, "cookie-jar", "c", "", "write the cookie jar to `FILE` (Netscape format) at the end")
 }
 
