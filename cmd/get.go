@@ -1,12 +1,12 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"path"
 	"strings"
 	"time"
 
@@ -54,7 +54,13 @@ type getOptions struct {
 	CacheMax      string
 	NoCache       bool
 
+	Req   requestFlags  // -A, -u, -e, -b, -c, -G, --data-urlencode, -F (getrequest.go)
+	Conn  transferFlags // -x, --resolve, -4/-6, -m, --max-redirs, … (gettransfer.go)
+	Out   outputFlags   // -f, -S, -w, -i, -D, --output-dir, -R, -J, … (getoutputflags.go)
+	Multi multiFlags    // -Z, --parallel-max: several URLs (getmulti.go)
+
 	stdin   io.Reader // read by -T - and --data-binary @-
+	label   string    // with several URLs, "URL: " before the verdict line
 	Limits  limitFlags
 	special bool // -o names a character device or FIFO
 }
@@ -72,7 +78,7 @@ func init() {
 func newGetCmd(ios *IOStreams) *cobra.Command {
 	o := &getOptions{}
 	c := &cobra.Command{
-		Use:   "get URL",
+		Use:   "get URL...",
 		Short: "Fetch a URL, verify its digests, write the body",
 		Long: `Fetch a URL like curl, asking for RFC 9530 digests (Want-Repr-Digest,
 Want-Content-Digest), verifying Content-Digest over the message and
@@ -110,13 +116,10 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
   hdig get -r 0-1023,-1024 -o ends.bin https://example.org/big.iso
   hdig get -I https://example.org/big.iso
   hdig get --compressed --accept sha-256,md5 https://example.org/page.html`,
-		Args: cobra.RangeArgs(1, 2),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			if args = continueArgs(o, args); len(args) != 1 {
-				return usageErrorf("accepts 1 URL, received %d arguments", len(args))
-			}
-			o.URL, o.stdin = args[0], ios.In
-			return runGet(c, ios, o)
+			o.stdin = ios.In
+			return runGets(c, ios, o, continueArgs(o, args))
 		},
 	}
 	f := c.Flags()
@@ -139,7 +142,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.BoolVar(&o.RequireDigest, "require-digest", false, "exit 3 unless an accepted digest verified the representation")
 	f.BoolVar(&o.JSON, "json", false, "print the verdict as JSON on stdout (needs -o or -I)")
 	f.BoolVarP(&o.NoBuffer, "no-buffer", "N", false, "to stdout: stream the body as it arrives instead of holding it until verified")
-	f.BoolVarP(&o.Silent, "silent", "s", false, "print no verdict line")
+	f.BoolVarP(&o.Silent, "silent", "s", false, "print no verdict line, no progress and, as curl, no error message (see -S)")
 	f.BoolVarP(&o.Verbose, "verbose", "v", false, "print request and response headers on stderr")
 	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION` (positive)")
 	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff (0 or more); a piece failing its Content-Digest is fetched again N times (at least once)")
@@ -153,22 +156,35 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.StringVar(&o.CacheMax, "cache-max", "1GiB", "size cap of the base-version cache (`SIZE`); least recently used versions go first")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
 	o.Limits.add(f)
+	o.Req.add(f)
+	o.Conn.add(f)
+	o.Out.add(f)
+	o.Multi.add(f)
 	return c
 }
 
-func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
+// transfer makes one fetch of o.URL; runGet (getrun.go) does the rest.
+func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerDump) (*fetch.Result, error) {
 	req, err := o.request()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer req.Body.Close()
 	if err := o.resolveOutput(); err != nil {
-		return err
+		return nil, err
 	}
-	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
+	copts := fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout}
+	if err := o.Conn.options(&copts); err != nil {
+		return nil, err
+	}
+	if copts.Jar, err = o.Req.apply(req.Header); err != nil {
+		return nil, err
+	}
+	client, err := fetch.NewClient(copts)
 	if err != nil {
-		return withExit(ExitUsage, err)
+		return nil, withExit(ExitUsage, err)
 	}
+	req.RetryDelay, req.KeepErrorBody = o.Conn.RetryDelay, o.Out.FailWithBody
 	if o.Verbose {
 		req.OnRequest = func(r *http.Request) { dumpRequest(ios, r) }
 		req.OnResponse = func(r *http.Response) { dumpResponse(ios.ErrOut, r, "< ") }
@@ -177,26 +193,31 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		// With --json the headers go into the JSON: stdout is one object.
 		req.OnResponse = chain(req.OnResponse, func(r *http.Response) { dumpResponse(ios.Out, r, "") })
 	}
+	req.OnResponse = chain(req.OnResponse, func(r *http.Response) { dump.add(r, true) })
 	if req.Delta, err = o.delta(ios); err != nil {
-		return err
+		return nil, err
 	}
 	if req.Delta != nil {
 		defer req.Delta.Cache.Close()
 	}
 	if o.Continue && !o.downloads(req) {
-		return usageErrorf("-C resumes a plain GET to -o FILE; drop the Range header and the conditions (If-None-Match, If-Modified-Since, If-Range, …)")
+		return nil, usageErrorf("-C resumes a plain GET to -o FILE; drop the Range header and the conditions (If-None-Match, If-Modified-Since, If-Range, …)")
 	}
 	if o.downloads(req) {
 		opts := fetch.DownloadOptions{Parallel: o.Parallel, Continue: o.Continue, Progress: progressFor(ios, o.Silent)}
-		res, err := client.Download(c.Context(), req, o.Output, opts)
-		return reportGet(ios, o, res, err)
+		return client.Download(ctx, req, o.Output, opts)
 	}
 	sink, err := o.sink(ios)
 	if err != nil {
-		return withExit(ExitUsage, err)
+		return nil, withExit(ExitUsage, err)
 	}
-	res, err := client.Get(c.Context(), req, sink)
-	return reportGet(ios, o, res, err)
+	if !o.Head && (o.Output != "" || !ios.StdoutTTY) {
+		// A bar on a terminal's stderr, unless the body goes to that
+		// terminal too (curl's rule).
+		req.Progress = progressFor(ios, o.Silent)
+		defer req.Progress.Finish()
+	}
+	return client.Get(ctx, req, sink)
 }
 
 // request validates the flags and builds the fetch request.
@@ -204,16 +225,6 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, usageErrorf("bad URL %q: want http:// or https:// with a host", o.URL)
-	}
-	if o.RemoteName {
-		if o.Output != "" {
-			return nil, usageErrorf("-o and -O cannot be used together")
-		}
-		name := path.Base(u.Path)
-		if name == "/" || name == "." || name == ".." || name == "" {
-			return nil, usageErrorf("-O: the URL %q has no file name; use -o FILE", o.URL)
-		}
-		o.Output = name
 	}
 	if o.JSON && o.Output == "" && !o.Head {
 		return nil, usageErrorf("--json prints the verdict on stdout, so it needs -o FILE or -I")
@@ -279,16 +290,25 @@ func parseAccept(s string) (verify.Policy, error) {
 // body sets the request body from -d, --data-binary or -T.
 func (o *getOptions) body(req *fetch.Request) error {
 	n := 0
-	for _, set := range []bool{len(o.Data) > 0, o.DataBinary != "", o.UploadFile != ""} {
+	for _, set := range []bool{len(o.Data)+len(o.Req.DataURLEncode) > 0, o.DataBinary != "", o.UploadFile != "", len(o.Req.Form) > 0} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
-		return usageErrorf("use only one of -d, --data-binary and -T")
+		return usageErrorf("use only one of -d (and --data-urlencode), --data-binary, -T and -F")
+	}
+	if len(o.Req.DataURLEncode) > 0 || o.Req.Get {
+		return o.formData(req)
 	}
 	var err error
 	switch {
+	case len(o.Req.Form) > 0:
+		var ctype string
+		req.Body, ctype, err = formBody(o.Req.Form, o.stdin)
+		if err == nil && req.Header.Get("Content-Type") == "" {
+			req.Header.Set("Content-Type", ctype)
+		}
 	case o.UploadFile != "" && o.UploadFile != "-":
 		req.Body, err = fetch.FileBody(o.UploadFile)
 		if req.Method == "" {
@@ -411,7 +431,7 @@ func chain(a, b func(*http.Response)) func(*http.Response) {
 // continueArgs drops the "-" of curl's `-C -` (resume at the part's end,
 // the only offset hdig supports) from the arguments.
 func continueArgs(o *getOptions, args []string) []string {
-	if !o.Continue || len(args) != 2 {
+	if !o.Continue || len(args) < 2 {
 		return args
 	}
 	for i, a := range args {

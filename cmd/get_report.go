@@ -75,8 +75,9 @@ func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) erro
 		if res.Part != "" && !o.Silent {
 			fmt.Fprintf(ios.ErrOut, "hdig: %s kept: run the same command with -C to resume\n", res.Part)
 		}
-		if !o.Silent && (err == nil || errors.Is(err, fetch.ErrMismatch) || errors.Is(err, fetch.ErrUnverified)) {
-			fmt.Fprintln(ios.ErrOut, verdictLine(palette{on: ios.ColorEnabled()}, o, res, err))
+		failed := errors.Is(err, fetch.ErrMismatch) || errors.Is(err, fetch.ErrUnverified)
+		if (!o.Silent && (err == nil || failed)) || (o.Silent && o.Out.ShowError && failed) {
+			fmt.Fprintln(ios.ErrOut, o.label+verdictLine(palette{on: ios.ColorEnabled()}, o, res, err))
 		}
 		if res.Status >= 300 && res.Status < 400 && !o.Location {
 			if loc := res.Header.Get("Location"); loc != "" && !o.Silent {

@@ -21,16 +21,24 @@ func progressFor(ios *IOStreams, silent bool) fetch.Progress {
 	return newBars(ios.ErrOut)
 }
 
-// bars is an mpb view of fetch.Progress: one bar per piece being fetched
-// (removed when it completes) and a total with speed and ETA.
+// bars is an mpb view of fetch.Progress: a total with its speed and a
+// labelled ETA, and, when the download is in several pieces, one bar per
+// piece being fetched (removed when it completes). A body under
+// tinyBody shows nothing.
 type bars struct {
 	p *mpb.Progress
 
-	mu    sync.Mutex
-	total *mpb.Bar
-	size  int64 // of the total, -1 unknown
-	open  map[*mpb.Bar]bool
+	mu     sync.Mutex
+	total  *mpb.Bar
+	size   int64 // of the total, -1 unknown
+	base   int64 // bytes on disk at the start: not counted in the speed
+	since  time.Time
+	hidden bool // a tiny body: no bars at all
+	open   map[*mpb.Bar]bool
 }
+
+// tinyBody is the size under which no bar is drawn: it would only flash.
+const tinyBody = 1 << 20
 
 func newBars(w io.Writer) *bars {
 	return &bars{
@@ -45,24 +53,72 @@ func newBars(w io.Writer) *bars {
 func (b *bars) Start(total, done int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.hidden = b.total == nil && total >= 0 && total-done < tinyBody
+	if b.hidden {
+		return
+	}
 	if b.total == nil {
 		b.total = b.p.AddBar(max(total, 0),
 			mpb.PrependDecorators(decor.Name("total ", decor.WCSyncSpaceR), decor.CountersKibiByte("% .1f / % .1f")),
-			mpb.AppendDecorators(decor.AverageSpeed(decor.SizeB1024(0), "% .1f"), decor.Name(" "),
-				decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO), "done")))
+			mpb.AppendDecorators(decor.Any(b.rate), decor.OnComplete(decor.Any(b.eta), "")))
 		b.open[b.total] = true
 	}
-	b.size = total
+	b.size, b.base, b.since = total, done, time.Now()
 	if total >= 0 {
 		b.total.SetTotal(total, false)
 	}
 	b.total.SetCurrent(done)
 }
 
-// Piece adds a bar for one piece.
+// rate is the speed of the bytes received now (a resumed part's bytes on
+// disk do not count).
+func (b *bars) rate(s decor.Statistics) string {
+	b.mu.Lock()
+	base, since := b.base, b.since
+	b.mu.Unlock()
+	bps, _ := speedAndETA(s.Current-base, time.Since(since), s.Total-s.Current)
+	return fmt.Sprintf("%.1f/s", decor.SizeB1024(int64(bps)))
+}
+
+// eta is the labelled time left at that speed.
+func (b *bars) eta(s decor.Statistics) string {
+	b.mu.Lock()
+	base, since, size := b.base, b.since, b.size
+	b.mu.Unlock()
+	if size < 0 {
+		return ""
+	}
+	_, left := speedAndETA(s.Current-base, time.Since(since), s.Total-s.Current)
+	if left < 0 {
+		return " ETA --"
+	}
+	return " ETA " + left.Round(time.Second).String()
+}
+
+// speedAndETA is the speed of got bytes in elapsed, and the time left for
+// the remaining bytes at it (-1: not known yet).
+func speedAndETA(got int64, elapsed time.Duration, remaining int64) (float64, time.Duration) {
+	if got <= 0 || elapsed <= 0 {
+		return 0, -1
+	}
+	bps := float64(got) / elapsed.Seconds()
+	return bps, time.Duration(float64(max(remaining, 0)) / bps * float64(time.Second))
+}
+
+// Piece adds a bar for one piece; the piece that is the whole body (one
+// stream) has none: the total is its bar.
 func (b *bars) Piece(id int, size, done int64) fetch.PieceProgress {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.hidden {
+		return &pieceBar{b: b}
+	}
+	if size == b.size {
+		if b.total != nil {
+			b.total.SetCurrent(done) // a piece fetched again starts over
+		}
+		return &pieceBar{b: b}
+	}
 	bar := b.p.AddBar(max(size, 0), mpb.BarRemoveOnComplete(),
 		mpb.PrependDecorators(decor.Name(fmt.Sprintf("piece %d ", id), decor.WCSyncSpaceR), decor.CountersKibiByte("% .1f / % .1f")),
 		mpb.AppendDecorators(decor.Percentage()))
@@ -105,14 +161,17 @@ func (b *bars) done(bar *mpb.Bar) {
 	b.mu.Unlock()
 }
 
-// pieceBar counts one piece's bytes, and the total's.
+// pieceBar counts one piece's bytes (bar nil: it has no bar of its own),
+// and the total's.
 type pieceBar struct {
 	b   *bars
 	bar *mpb.Bar
 }
 
 func (p *pieceBar) Add(n int) {
-	p.bar.IncrBy(n)
+	if p.bar != nil {
+		p.bar.IncrBy(n)
+	}
 	p.b.mu.Lock()
 	t := p.b.total
 	p.b.mu.Unlock()
@@ -122,6 +181,9 @@ func (p *pieceBar) Add(n int) {
 }
 
 func (p *pieceBar) Done(ok bool) {
+	if p.bar == nil {
+		return
+	}
 	if ok {
 		p.bar.SetTotal(-1, true)
 	} else {

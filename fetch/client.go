@@ -27,6 +27,14 @@ type Options struct {
 	Timeout time.Duration
 	// Transport replaces the default transport (tests).
 	Transport http.RoundTripper
+	// Connection are curl's connection options (proxy, resolve, -4/-6,
+	// HTTP version, rate limit).
+	Connection Connection
+	// MaxRedirects bounds the redirects followed (--max-redirs); nil is 20,
+	// a negative value no bound.
+	MaxRedirects *int
+	// Jar, when set, holds the cookies of -b FILE and -c FILE.
+	Jar *CookieJar
 }
 
 // DefaultTimeout is used when Options.Timeout is 0.
@@ -62,28 +70,28 @@ func NewClient(o Options) (*Client, error) {
 			}
 			tlsConf.RootCAs = pool
 		}
-		rt = &http.Transport{
-			Proxy:                 http.ProxyFromEnvironment,
-			DialContext:           (&net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}).DialContext,
-			TLSClientConfig:       tlsConf,
-			TLSHandshakeTimeout:   timeout,
-			ResponseHeaderTimeout: timeout,
-			DisableCompression:    true,
-			ForceAttemptHTTP2:     true,
-			MaxIdleConnsPerHost:   16,
-			IdleConnTimeout:       90 * time.Second,
+		t, err := o.Connection.transport(tlsConf, timeout)
+		if err != nil {
+			return nil, err
 		}
+		rt = t
 	}
-	c := &http.Client{Transport: credentialGuard{rt}}
-	if !o.FollowRedirects {
-		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	} else {
-		c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-			if len(via) >= 20 {
-				return fmt.Errorf("stopped after %d redirects", len(via))
-			}
-			return nil
+	c := &http.Client{Transport: credentialGuard{rt: rt, jar: o.Jar, rate: o.Connection.LimitRate}}
+	limit := 20
+	if o.MaxRedirects != nil {
+		limit = *o.MaxRedirects
+	}
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if !o.FollowRedirects {
+			return http.ErrUseLastResponse
 		}
+		if limit >= 0 && len(via) > limit {
+			return fmt.Errorf("maximum (%d) redirects followed", limit)
+		}
+		if f := redirectHook(req.Context()); f != nil && req.Response != nil {
+			f(req.Response, len(via))
+		}
+		return nil
 	}
 	return &Client{http: c, timeout: timeout}, nil
 }
@@ -124,25 +132,46 @@ func withCredentialsFor(ctx context.Context, rawURL string) context.Context {
 // scheme and subdomains, and Proxy-Authorization everywhere). Without a
 // mark in the context, the credentials belong to the origin of the first
 // request of the redirect chain.
-type credentialGuard struct{ rt http.RoundTripper }
+//
+// The cookie jar's cookies are added here too: those of -b FILE are the
+// user's, so they follow the origin rule and then RFC 6265's host and path
+// rules; those responses set follow RFC 6265 (and are stored here). --limit-rate paces each body read.
+type credentialGuard struct {
+	rt   http.RoundTripper
+	jar  *CookieJar
+	rate int64
+}
 
 func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
-	return g.rt.RoundTrip(asSent(req))
+	r := asSent(req)
+	if g.jar != nil {
+		if cs := g.jar.cookies(r.URL, ownOrigin(req)); len(cs) > 0 {
+			if r == req {
+				r = req.Clone(req.Context())
+			}
+			for _, c := range cs {
+				r.AddCookie(c)
+			}
+		}
+	}
+	resp, err := g.rt.RoundTrip(r)
+	if err != nil {
+		return resp, err
+	}
+	if g.jar != nil {
+		g.jar.store(r.URL, resp.Cookies())
+	}
+	if g.rate > 0 {
+		resp.Body = limitRate(resp.Body, g.rate)
+	}
+	return resp, nil
 }
 
 // asSent is req as credentialGuard lets it go: without the credentials
 // when it is for another origin than theirs. (-v shows requests through
 // it, so that it shows what is sent.)
 func asSent(req *http.Request) *http.Request {
-	owner, ok := req.Context().Value(credentialsKey{}).(string)
-	if !ok {
-		first := req
-		for first.Response != nil && first.Response.Request != nil {
-			first = first.Response.Request
-		}
-		owner = originOf(first.URL)
-	}
-	if originOf(req.URL) == owner || (!hasCredentials(req.Header) && req.URL.User == nil) {
+	if ownOrigin(req) || (!hasCredentials(req.Header) && req.URL.User == nil) {
 		return req
 	}
 	r := req.Clone(req.Context())
@@ -151,6 +180,19 @@ func asSent(req *http.Request) *http.Request {
 	}
 	r.URL.User = nil
 	return r
+}
+
+// ownOrigin says req goes to the origin the credentials were given for.
+func ownOrigin(req *http.Request) bool {
+	owner, ok := req.Context().Value(credentialsKey{}).(string)
+	if !ok {
+		first := req
+		for first.Response != nil && first.Response.Request != nil {
+			first = first.Response.Request
+		}
+		owner = originOf(first.URL)
+	}
+	return originOf(req.URL) == owner
 }
 
 func hasCredentials(h http.Header) bool {

@@ -92,7 +92,7 @@ func (d *download) send(ctx context.Context, method string, from, end int64, ifR
 	}
 	err = unasked(resp)
 	if resp.StatusCode >= 400 {
-		err = statusError(resp)
+		err = statusError(resp, r.KeepErrorBody)
 	}
 	if err != nil {
 		resp.Body.Close()
@@ -116,7 +116,7 @@ func (d *download) first(ctx context.Context, from, end int64, ifRange string) (
 			return nil, err
 		}
 		d.retries.Add(1)
-		if !sleep(ctx, backoff(attempt)) {
+		if !sleep(ctx, d.req.backoff(attempt)) {
 			return nil, context.Canceled
 		}
 	}

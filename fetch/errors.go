@@ -32,6 +32,7 @@ type StatusError struct {
 	Code    int
 	Status  string
 	Excerpt string // the start of the response body, printable
+	Body    []byte // the body, with Request.KeepErrorBody
 }
 
 func (e *StatusError) Error() string {

@@ -46,7 +46,7 @@ func (c *Client) Do(ctx context.Context, req *Request, sink Sink) (*Result, erro
 			sink.Abort()
 			return res, err
 		}
-		if !sleep(ctx, backoff(attempt)) {
+		if !sleep(ctx, req.backoff(attempt)) {
 			sink.Abort()
 			return res, ctx.Err()
 		}
@@ -92,7 +92,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		res.Sent = req.Body.Size
 	}
 	if resp.StatusCode >= 400 {
-		return res, statusError(resp)
+		return res, statusError(resp, req.KeepErrorBody)
 	}
 	if err := unasked(resp); err != nil {
 		return res, err
@@ -122,7 +122,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 
 	idle := newIdleReader(resp.Body, c.timeout, cancel)
 	defer idle.stop()
-	counted := &countingReader{r: idle}
+	counted := &countingReader{r: idle, bar: req.progress(resp.ContentLength)}
 	body := io.TeeReader(counted, hasher)
 	var out io.Reader = body
 	parts, err := rangesBody(req, resp, res, &out)
@@ -184,6 +184,17 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		res.Verdict.Warn("the origin ignored Range and sent the whole representation: it was written whole, as curl does")
 	}
 	return res, verdictError(res, req, basis.content)
+}
+
+// progress announces a body of size bytes (-1 unknown) to req.Progress
+// and returns the bar its bytes go to (nil without one). A retry announces
+// its body again: the bar starts over.
+func (r *Request) progress(size int64) PieceProgress {
+	if r.Progress == nil {
+		return nil
+	}
+	r.Progress.Start(size, 0)
+	return r.Progress.Piece(0, size, 0)
 }
 
 // fallback repeats a request once as a plain full GET when the response an
@@ -304,9 +315,20 @@ func (w sinkWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// statusError reads a short excerpt of an error body.
-func statusError(resp *http.Response) error {
+// MaxErrorBody bounds the error body kept for --fail-with-body.
+const MaxErrorBody = 1 << 20
+
+// statusError reads a short excerpt of an error body, and with keep the
+// body itself, up to MaxErrorBody bytes.
+func statusError(resp *http.Response, keep bool) error {
+	var whole []byte
+	if keep {
+		whole, _ = io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
+	}
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	if keep {
+		b = whole[:min(len(whole), 512)]
+	}
 	ex := strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' || r == '\t' {
 			return ' '
@@ -320,7 +342,7 @@ func statusError(resp *http.Response) error {
 	if len(ex) > 200 {
 		ex = ex[:200] + "…"
 	}
-	return &StatusError{Code: resp.StatusCode, Status: resp.Status, Excerpt: ex}
+	return &StatusError{Code: resp.StatusCode, Status: resp.Status, Excerpt: ex, Body: whole}
 }
 
 // retryable says whether a failed attempt may succeed on retry.
@@ -330,6 +352,15 @@ func retryable(err error) bool {
 		return se.Code == http.StatusRequestTimeout || se.Code == http.StatusTooManyRequests || se.Code >= 500
 	}
 	return errors.Is(err, ErrNetwork)
+}
+
+// backoff is the wait before retry attempt+1: RetryDelay when set
+// (--retry-delay), else 0.5 s doubling to 8 s.
+func (r *Request) backoff(attempt int) time.Duration {
+	if r.RetryDelay > 0 {
+		return r.RetryDelay
+	}
+	return backoff(attempt)
 }
 
 // backoff is the wait before retry attempt+1: 0.5 s doubling to 8 s.

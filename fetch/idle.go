@@ -33,13 +33,17 @@ func (r *idleReader) stop() { r.timer.Stop() }
 
 // countingReader counts bytes read.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	bar PieceProgress // when set, sees the bytes too
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if c.bar != nil && n > 0 {
+		c.bar.Add(n)
+	}
 	if err != nil && err != io.EOF {
 		err = &readError{err: err}
 	}

@@ -186,7 +186,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 		// Without a validator a stream cannot be resumed: start over.
 		d.restarts++
 		d.retries.Add(1)
-		if !sleep(ctx, backoff(d.restarts-1)) {
+		if !sleep(ctx, d.req.backoff(d.restarts-1)) {
 			return d.result(), context.Canceled
 		}
 		d.prog.Restart()
@@ -523,7 +523,7 @@ func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode,
 			return err
 		}
 		d.retries.Add(1)
-		if !sleep(ctx, backoff(attempt)) {
+		if !sleep(ctx, d.req.backoff(attempt)) {
 			bar.Done(false)
 			return context.Canceled
 		}

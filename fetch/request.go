@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
@@ -30,6 +31,12 @@ type Request struct {
 	RequireDigest bool
 	// Retry is how many times a failed attempt is retried.
 	Retry int
+	// RetryDelay, when positive, is the wait before each retry instead of
+	// the doubling backoff (--retry-delay).
+	RetryDelay time.Duration
+	// KeepErrorBody keeps the body of a status >= 400 in the StatusError,
+	// up to MaxErrorBody bytes (--fail-with-body).
+	KeepErrorBody bool
 	// Limits bound the body written (--max-filesize, --max-ratio).
 	Limits Limits
 	// Ranges, when set, are sent as Range (-r). A 206 must answer exactly
@@ -44,6 +51,11 @@ type Request struct {
 	// BeforeCommit runs after the bytes verified and before the sink
 	// releases them.
 	BeforeCommit func(*Result) error
+
+	// Progress, when set, sees the body of Client.Get's response arrive,
+	// as one piece (Client.Download takes DownloadOptions.Progress
+	// instead); the caller calls Finish.
+	Progress Progress
 
 	// OnRequest and OnResponse see each request sent and response
 	// received (for -v).

@@ -1,0 +1,116 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// multiFlags are curl's flags for several URLs in one command. curl's
+// --parallel is -Z here: hdig's --parallel N already means range pieces.
+type multiFlags struct {
+	Parallel    bool
+	ParallelMax int
+}
+
+func (m *multiFlags) add(f *pflag.FlagSet) {
+	f.BoolVarP(&m.Parallel, "parallel-urls", "Z", false, "with several URLs, fetch them concurrently (curl's -Z; its --parallel is range pieces here; needs -O)")
+	f.IntVar(&m.ParallelMax, "parallel-max", 50, "with -Z, at most `N` transfers at a time (1 to 300)")
+}
+
+// schemeless gives a URL without "scheme://" curl's default, http://.
+func schemeless(u string) string {
+	if strings.Contains(u, "://") {
+		return u
+	}
+	return "http://" + u
+}
+
+// runGets fetches each URL with the same flags, one verdict line each: one
+// after another, or with -Z up to --parallel-max at a time. The exit status
+// is that of the first URL, in command-line order, that failed.
+func runGets(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) error {
+	if err := o.Req.openJar(); err != nil {
+		return err
+	}
+	if err := o.Out.startDump(); err != nil {
+		return err
+	}
+	err := runEach(c, ios, o, urls)
+	if jerr := o.Req.saveJar(); jerr != nil && ExitCode(err) == ExitOK {
+		return jerr
+	}
+	return err
+}
+
+// runEach fetches the URLs.
+func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) error {
+	if len(urls) == 1 {
+		o.URL = urls[0]
+		return runGet(c, ios, o)
+	}
+	switch {
+	case o.Output != "":
+		return usageErrorf("-o names one file; with %d URLs use -O (and --output-dir)", len(urls))
+	case o.Multi.ParallelMax < 1 || o.Multi.ParallelMax > 300:
+		return usageErrorf("--parallel-max %d: want 1 to 300", o.Multi.ParallelMax)
+	case o.Multi.Parallel && !o.RemoteName:
+		return usageErrorf("-Z needs -O: concurrent bodies cannot share stdout")
+	case o.UploadFile == "-" || o.DataBinary == "@-" || strings.Contains(strings.Join(o.Data, "\n"), "@-"):
+		return usageErrorf("stdin can be read for one URL only")
+	}
+	width := 1
+	if o.Multi.Parallel {
+		width = o.Multi.ParallelMax
+	}
+	shared := &IOStreams{In: ios.In, Out: &lockedWriter{w: ios.Out}, ErrOut: &lockedWriter{w: ios.ErrOut},
+		StdoutTTY: ios.StdoutTTY, StderrTTY: ios.StderrTTY && !o.Multi.Parallel}
+	errs := make([]error, len(urls))
+	sem := make(chan struct{}, width)
+	var wg sync.WaitGroup
+	for i, u := range urls {
+		one := *o
+		one.URL, one.label = u, redactURL(schemeless(u))+": "
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			errs[i] = runGet(c, shared, &one)
+			if errs[i] != nil && ExitCode(errs[i]) != ExitOK && !quietError(errs[i]) && (!o.Silent || o.Out.ShowError) {
+				fmt.Fprintf(shared.ErrOut, "hdig: %s: %v\n", redactURL(schemeless(u)), errs[i])
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if code := ExitCode(err); code != ExitOK {
+			return exitSilently(code)
+		}
+	}
+	return nil
+}
+
+// lockedWriter lets concurrent transfers share a stream, one write at a
+// time.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// quietError says err was already reported (or hidden by -s).
+func quietError(err error) bool {
+	var se *silentError
+	return errors.As(err, &se)
+}

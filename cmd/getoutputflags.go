@@ -1,0 +1,236 @@
+package cmd
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/hdig/hdig/fetch"
+	"github.com/spf13/pflag"
+)
+
+// outputFlags are curl's flags about what a transfer prints and where its
+// file goes.
+type outputFlags struct {
+	Fail             bool
+	FailWithBody     bool
+	ShowError        bool
+	WriteOut         string
+	Include          bool
+	DumpHeader       string
+	CreateDirs       bool
+	OutputDir        string
+	RemoteTime       bool
+	RemoteHeaderName bool
+
+	remoteName string // with -J: -O's name, the file's name without Content-Disposition
+}
+
+func (x *outputFlags) add(f *pflag.FlagSet) {
+	f.BoolVarP(&x.Fail, "fail", "f", false, "fail on HTTP status >= 400 without writing the body (hdig's default; exit 4)")
+	f.BoolVar(&x.FailWithBody, "fail-with-body", false, "on HTTP status >= 400 write the body (up to 1 MiB) to stdout, or to a new -o FILE, and exit 4")
+	f.BoolVarP(&x.ShowError, "show-error", "S", false, "with -s, still print errors and failed verdicts")
+	f.StringVarP(&x.WriteOut, "write-out", "w", "", "print `FORMAT` on stdout after the transfer: %{http_code}, %{size_download}, %header{name}, \\n… (@FILE reads it)")
+	f.BoolVarP(&x.Include, "include", "i", false, "print the response headers on stdout before the body")
+	f.StringVarP(&x.DumpHeader, "dump-header", "D", "", "write the response headers to `FILE` (- is stdout)")
+	f.BoolVar(&x.CreateDirs, "create-dirs", false, "create the directories of -o FILE and --output-dir")
+	f.StringVar(&x.OutputDir, "output-dir", "", "put -o and -O files in `DIR`")
+	f.BoolVarP(&x.RemoteTime, "remote-time", "R", false, "give the file the Last-Modified time of the response")
+	f.BoolVarP(&x.RemoteHeaderName, "remote-header-name", "J", false, "with -O, name the file after Content-Disposition's filename (no directories, no dotfile, never overwriting)")
+}
+
+// place applies --output-dir and --create-dirs to the output name.
+func (x *outputFlags) place(output string) (string, error) {
+	if output == "" || output == "-" {
+		return output, nil
+	}
+	if x.OutputDir != "" && !filepath.IsAbs(output) {
+		output = filepath.Join(x.OutputDir, output)
+	}
+	if x.CreateDirs {
+		if err := os.MkdirAll(filepath.Dir(output), 0o755); err != nil {
+			return "", withExit(ExitUsage, fmt.Errorf("--create-dirs: %w", err))
+		}
+	}
+	return output, nil
+}
+
+// finish renames a verified file after Content-Disposition (-J) and gives
+// it the Last-Modified time (-R). It returns the file's final name.
+func (x *outputFlags) finish(ios *IOStreams, output string, res *fetch.Result) (string, error) {
+	if res == nil || output == "" || res.Unchanged || res.Header == nil {
+		return output, nil
+	}
+	if x.RemoteHeaderName {
+		var err error
+		if output, err = x.rename(ios, output, res.Header.Get("Content-Disposition")); err != nil {
+			return output, err
+		}
+	}
+	if x.RemoteTime {
+		if t, err := http.ParseTime(res.Header.Get("Last-Modified")); err == nil {
+			if err := os.Chtimes(output, t, t); err != nil {
+				fmt.Fprintf(ios.ErrOut, "warning: -R: %v\n", err)
+			}
+		}
+	}
+	return output, nil
+}
+
+// rename moves -J's download onto Content-Disposition's file name, never
+// replacing a file there; without a usable name, onto -O's name (as -O
+// alone would have written it).
+func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, error) {
+	name, ok := dispositionName(disposition)
+	if !ok {
+		if disposition != "" {
+			fmt.Fprintf(ios.ErrOut, "warning: -J: Content-Disposition %q has no safe file name; writing %s\n", disposition, x.remoteName)
+		}
+		if err := os.Rename(tmp, x.remoteName); err != nil {
+			return tmp, withExit(ExitUsage, fmt.Errorf("-J: %w (the verified bytes are in %s)", err, tmp))
+		}
+		return x.remoteName, nil
+	}
+	target := filepath.Join(filepath.Dir(tmp), name)
+	// A hard link never replaces an existing file.
+	if err := os.Link(tmp, target); err != nil {
+		return tmp, withExit(ExitUsage, fmt.Errorf("-J: refusing to write %s: %w (the verified bytes are in %s)", target, err, tmp))
+	}
+	os.Remove(tmp)
+	return target, nil
+}
+
+// dispositionName is the file name Content-Disposition suggests, made safe:
+// its last path segment, without control characters; a name that is empty,
+// "." or "..", or starts with a dot is refused.
+func dispositionName(v string) (string, bool) {
+	if v == "" {
+		return "", false
+	}
+	_, params, err := mime.ParseMediaType(v)
+	if err != nil {
+		return "", false
+	}
+	name := params["filename"]
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == 0x7f {
+			return -1
+		}
+		return r
+	}, name))
+	if name == "" || strings.HasPrefix(name, ".") || strings.ContainsRune(name, ':') {
+		return "", false
+	}
+	return name, true
+}
+
+// errorBody writes the body of a failed status (--fail-with-body) to
+// stdout or to -o FILE when FILE does not exist yet: an existing FILE is
+// never replaced by a failed run.
+func (x *outputFlags) errorBody(ios *IOStreams, output string, err error) {
+	var se *fetch.StatusError
+	if !x.FailWithBody || !errors.As(err, &se) || len(se.Body) == 0 {
+		return
+	}
+	if output == "" {
+		ios.Out.Write(se.Body)
+		return
+	}
+	f, ferr := os.OpenFile(output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if ferr != nil {
+		fmt.Fprintf(ios.ErrOut, "warning: --fail-with-body: %s not written: %v\n", output, ferr)
+		return
+	}
+	f.Write(se.Body)
+	f.Close()
+}
+
+// headerDump prints the responses' headers for -i (stdout, before the
+// body) and -D FILE, redirect hops included, curl's way: status line,
+// fields, blank line.
+type headerDump struct {
+	mu    sync.Mutex
+	out   io.Writer // -i: stdout
+	file  strings.Builder
+	dump  bool // -D given
+	final bool // the final response was seen: pieces' answers are not shown
+	hops  int
+}
+
+func (h *headerDump) add(r *http.Response, final bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.final {
+		return
+	}
+	h.final = final
+	if h.out != nil {
+		writeResponseHead(h.out, r)
+	}
+	if h.dump {
+		writeResponseHead(&h.file, r)
+	}
+}
+
+func (h *headerDump) redirected(r *http.Response, hops int) {
+	h.mu.Lock()
+	if hops > h.hops {
+		h.hops = hops
+	}
+	h.mu.Unlock()
+	h.add(r, false)
+}
+
+func (h *headerDump) redirects() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.hops
+}
+
+// writeResponseHead writes a response's status line and fields as they
+// came, each line ending in CRLF, as curl does.
+func writeResponseHead(w io.Writer, r *http.Response) {
+	fmt.Fprintf(w, "%s %s\r\n", r.Proto, r.Status)
+	var b strings.Builder
+	r.Header.Write(&b)
+	fmt.Fprintf(w, "%s\r\n", b.String())
+}
+
+// startDump empties -D FILE, which each URL's heads are then appended to.
+func (x *outputFlags) startDump() error {
+	if x.DumpHeader == "" || x.DumpHeader == "-" {
+		return nil
+	}
+	if err := os.WriteFile(x.DumpHeader, nil, 0o644); err != nil {
+		return withExit(ExitUsage, fmt.Errorf("-D: %w", err))
+	}
+	return nil
+}
+
+// save appends this transfer's heads to -D FILE.
+func (h *headerDump) save(name string) error {
+	if name == "" || name == "-" {
+		return nil // -D - went to stdout as the headers came
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err == nil {
+		_, err = io.WriteString(f, h.file.String())
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return withExit(ExitUsage, fmt.Errorf("-D: %w", err))
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package cmd
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"time"
+
+	"github.com/hdig/hdig/fetch"
+	"github.com/spf13/cobra"
+)
+
+// runGet fetches o.URL and reports it: the verdict, then what curl's
+// output flags ask for (-D, -w), in that order.
+func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
+	start := time.Now()
+	o.URL = schemeless(o.URL)
+	format, err := o.checkOutputFlags()
+	if err != nil {
+		return err
+	}
+	ctx := c.Context()
+	if o.Conn.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Conn.MaxTime)
+		defer cancel()
+	}
+	dump := &headerDump{dump: o.Out.DumpHeader != "" && o.Out.DumpHeader != "-"}
+	if (o.Out.Include && !o.Head) || o.Out.DumpHeader == "-" {
+		dump.out = ios.Out
+	}
+	ctx = fetch.WithRedirectHook(ctx, dump.redirected)
+	res, err := o.transfer(ctx, ios, dump)
+	if err != nil && ctx.Err() == context.DeadlineExceeded && c.Context().Err() == nil && !quietError(err) {
+		err = withExit(ExitNetwork, fmt.Errorf("-m %v: operation timed out: %w", o.Conn.MaxTime, err))
+	}
+	if err == nil && o.Output != "" && !o.special && !o.Head {
+		o.Output, err = o.Out.finish(ios, o.Output, res)
+	}
+	o.Out.errorBody(ios, o.Output, err)
+	if derr := dump.save(o.Out.DumpHeader); derr != nil && err == nil {
+		err = derr
+	}
+	err = reportGet(ios, o, res, err)
+	if format != "" {
+		w := &writeOut{res: res, err: err, url: o.URL, filename: o.Output, total: time.Since(start),
+			redirects: dump.redirects(), exit: ExitCode(err), verdict: verdictName(res, err)}
+		expandWriteOut(format, w, ios.Out, ios.ErrOut)
+	}
+	if err != nil && o.Silent && !o.Out.ShowError && !quietError(err) {
+		return exitSilently(ExitCode(err)) // curl's -s: no error message without -S
+	}
+	return err
+}
+
+// checkOutputFlags checks curl's output flags against the others and
+// returns -w's format.
+func (o *getOptions) checkOutputFlags() (string, error) {
+	x := &o.Out
+	switch {
+	case x.WriteOut != "" && o.JSON:
+		return "", usageErrorf("-w and --json cannot be combined: both write to stdout")
+	case (x.Include || x.DumpHeader == "-") && o.JSON:
+		return "", usageErrorf("-i and -D - cannot be combined with --json: stdout carries one JSON object")
+	case x.RemoteHeaderName && !o.RemoteName:
+		return "", usageErrorf("-J needs -O: it renames the file -O writes")
+	case x.Fail && x.FailWithBody:
+		return "", usageErrorf("-f and --fail-with-body cannot be combined")
+	}
+	if o.RemoteName && o.Output != "" {
+		return "", usageErrorf("-o and -O cannot be used together")
+	}
+	if o.RemoteName {
+		name, err := remoteName(o.URL)
+		if err != nil {
+			return "", err
+		}
+		o.Output, o.RemoteName = name, false
+	}
+	var err error
+	if o.Output, err = x.place(o.Output); err != nil {
+		return "", err
+	}
+	if x.RemoteHeaderName {
+		// The bytes land under a name of hdig's beside the file until the
+		// response names the file: a file named like the URL is not
+		// touched when Content-Disposition names another.
+		x.remoteName = o.Output
+		o.Output = filepath.Join(filepath.Dir(o.Output), ".hdig-J."+filepath.Base(o.Output))
+	}
+	if x.WriteOut == "" {
+		return "", nil
+	}
+	return readWriteOut(x.WriteOut, o.stdin)
+}
+
+// remoteName is -O's file name: the URL's last path segment.
+func remoteName(rawURL string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", usageErrorf("bad URL %q: %v", rawURL, err)
+	}
+	name := path.Base(u.Path)
+	if name == "/" || name == "." || name == ".." || name == "" {
+		return "", usageErrorf("-O: the URL %q has no file name; use -o FILE", rawURL)
+	}
+	return name, nil
+}

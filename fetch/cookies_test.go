@@ -1,0 +1,100 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/hdig/hdig/verify"
+)
+
+const cookieFile = `# Netscape HTTP Cookie File
+127.0.0.1	FALSE	/	FALSE	0	sid	abc
+#HttpOnly_127.0.0.1	FALSE	/admin	FALSE	0	adm	1
+127.0.0.1	FALSE	/	TRUE	0	sec	s
+127.0.0.1	FALSE	/	FALSE	1	old	expired
+other.example	FALSE	/	FALSE	0	foreign	x
+`
+
+func TestCookieJarLoadSave(t *testing.T) {
+	j := NewCookieJar()
+	if err := j.Load(strings.NewReader(cookieFile)); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := j.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	got := buf.String()
+	for _, want := range []string{"127.0.0.1\tFALSE\t/\tFALSE\t0\tsid\tabc\n", "#HttpOnly_127.0.0.1\tFALSE\t/admin\tFALSE\t0\tadm\t1\n",
+		"127.0.0.1\tFALSE\t/\tTRUE\t0\tsec\ts\n", "other.example\tFALSE\t/\tFALSE\t0\tforeign\tx\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("saved jar lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "expired") {
+		t.Errorf("an expired cookie was kept:\n%s", got)
+	}
+	for _, bad := range []string{"a\tb\n", "h\tFALSE\t/\tFALSE\tsoon\tn\tv\n", "\tFALSE\t/\tFALSE\t0\tn\tv\n"} {
+		if err := NewCookieJar().Load(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("Load(%q) = %v, want an error naming line 1", bad, err)
+		}
+	}
+}
+
+// TestCookieJarOrigins: the cookie file's cookies go by RFC 6265's host
+// and path rules and only to the origin the user asked for; a redirect to
+// another origin (here another port of the same host, which RFC 6265
+// alone would allow) gets none. Cookies a response sets are kept and
+// written by Save.
+func TestCookieJarOrigins(t *testing.T) {
+	var sawOther []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sawOther = append(sawOther, r.Header.Get("Cookie"))
+		w.Write([]byte("x"))
+	}))
+	defer other.Close()
+	var saw []string
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		saw = append(saw, r.URL.Path+" "+r.Header.Get("Cookie"))
+		http.SetCookie(w, &http.Cookie{Name: "set", Value: "by-origin", Path: "/", MaxAge: 3600})
+		if r.URL.Path == "/go" {
+			http.Redirect(w, r, other.URL+"/", http.StatusFound)
+			return
+		}
+		w.Write([]byte("x"))
+	}))
+	defer first.Close()
+	j := NewCookieJar()
+	if err := j.Load(strings.NewReader(cookieFile)); err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewClient(Options{FollowRedirects: true, Jar: j})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/", "/admin/x", "/go"} {
+		req := &Request{URL: first.URL + p, Header: http.Header{}, Policy: verify.DefaultPolicy()}
+		if _, err := c.Get(context.Background(), req, DiscardSink{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// sec is Secure: net/http/cookiejar counts loopback as a secure context.
+	want := []string{"/ sid=abc; sec=s", "/admin/x set=by-origin; adm=1; sid=abc; sec=s", "/go set=by-origin; sid=abc; sec=s"}
+	if strings.Join(saw, "|") != strings.Join(want, "|") {
+		t.Errorf("origin saw %q, want %q", saw, want)
+	}
+	// The origin's own cookie goes on as RFC 6265 says (ports do not
+	// separate cookies); none of the user's does.
+	if len(sawOther) != 1 || sawOther[0] != "set=by-origin" {
+		t.Errorf("the redirect's target saw cookies %q, want only the one the origin set", sawOther)
+	}
+	var buf bytes.Buffer
+	j.Save(&buf)
+	if !strings.Contains(buf.String(), "127.0.0.1\tFALSE\t/\tFALSE\t") || !strings.Contains(buf.String(), "\tset\tby-origin\n") {
+		t.Errorf("saved jar lacks the cookie the origin set:\n%s", buf.String())
+	}
+}

@@ -1,0 +1,142 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Connection are curl's connection options (-x, --noproxy, --resolve, -4,
+// -6, --connect-timeout, --http1.1, --http2, --limit-rate).
+type Connection struct {
+	// Proxy is the proxy URL of -x ("" uses the environment's, as net/http
+	// does); a proxy without scheme is http://.
+	Proxy string
+	// NoProxy is --noproxy: hosts, comma-separated, reached directly; a
+	// name matches itself and its subdomains; "*" matches every host.
+	NoProxy string
+	// Resolve pins HOST:PORT to an address (--resolve HOST:PORT:ADDR).
+	Resolve map[string]string
+	// Network is "tcp", "tcp4" (-4) or "tcp6" (-6).
+	Network string
+	// ConnectTimeout bounds connecting (0: the client's Timeout).
+	ConnectTimeout time.Duration
+	// HTTP is "1.1" (--http1.1: never HTTP/2) or "" and "2" (HTTP/2 when
+	// TLS offers it).
+	HTTP string
+	// LimitRate caps the bytes per second read off each response body (0:
+	// no cap).
+	LimitRate int64
+}
+
+// ParseResolve parses one --resolve HOST:PORT:ADDR into its key HOST:PORT
+// and ADDR (an IPv6 ADDR may be bracketed).
+func ParseResolve(s string) (string, string, error) {
+	host, rest, ok := strings.Cut(s, ":")
+	port, addr, ok2 := strings.Cut(rest, ":")
+	if !ok || !ok2 || host == "" || port == "" || addr == "" {
+		return "", "", fmt.Errorf("%q: want HOST:PORT:ADDR", s)
+	}
+	addr = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
+	if net.ParseIP(addr) == nil {
+		return "", "", fmt.Errorf("%q: ADDR %q is not an IP address", s, addr)
+	}
+	return net.JoinHostPort(strings.ToLower(host), port), addr, nil
+}
+
+// proxyFunc is the Transport's Proxy for c.
+func (c Connection) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
+	if c.Proxy == "" && c.NoProxy == "" {
+		return http.ProxyFromEnvironment, nil
+	}
+	var fixed *url.URL
+	if c.Proxy != "" {
+		raw := c.Proxy
+		if !strings.Contains(raw, "://") {
+			raw = "http://" + raw
+		}
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("proxy %q: want [SCHEME://][USER:PASSWORD@]HOST[:PORT]", c.Proxy)
+		}
+		fixed = u
+	}
+	return func(r *http.Request) (*url.URL, error) {
+		if noProxy(c.NoProxy, r.URL.Hostname()) {
+			return nil, nil
+		}
+		if fixed != nil {
+			return fixed, nil
+		}
+		return http.ProxyFromEnvironment(r)
+	}, nil
+}
+
+// noProxy says whether host is in list, curl's --noproxy: "*" is every
+// host; a name matches itself and its subdomains (a leading dot is
+// allowed); an address matches itself.
+func noProxy(list, host string) bool {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	for _, e := range strings.Split(list, ",") {
+		e = strings.ToLower(strings.TrimSpace(e))
+		e = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(e, "["), "."), "]")
+		switch {
+		case e == "":
+		case e == "*", e == host, strings.HasSuffix(host, "."+e):
+			return true
+		}
+	}
+	return false
+}
+
+// dialer is the Transport's DialContext for c.
+func (c Connection) dialer(timeout time.Duration) func(context.Context, string, string) (net.Conn, error) {
+	if c.ConnectTimeout > 0 {
+		timeout = c.ConnectTimeout
+	}
+	d := &net.Dialer{Timeout: timeout, KeepAlive: 30 * time.Second}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if c.Network != "" {
+			network = c.Network
+		}
+		if host, port, err := net.SplitHostPort(addr); err == nil {
+			if pinned, ok := c.Resolve[net.JoinHostPort(strings.ToLower(host), port)]; ok {
+				addr = net.JoinHostPort(pinned, port)
+			}
+		}
+		return d.DialContext(ctx, network, addr)
+	}
+}
+
+// transport builds the default transport of a client.
+func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http.Transport, error) {
+	proxy, err := c.proxyFunc()
+	if err != nil {
+		return nil, err
+	}
+	t := &http.Transport{
+		Proxy:                 proxy,
+		DialContext:           c.dialer(timeout),
+		TLSClientConfig:       tlsConf,
+		TLSHandshakeTimeout:   timeout,
+		ResponseHeaderTimeout: timeout,
+		DisableCompression:    true,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConnsPerHost:   16,
+		IdleConnTimeout:       90 * time.Second,
+	}
+	switch c.HTTP {
+	case "", "2":
+	case "1.1":
+		t.ForceAttemptHTTP2 = false
+		t.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+	default:
+		return nil, fmt.Errorf("HTTP version %q: want 1.1 or 2", c.HTTP)
+	}
+	return t, nil
+}
