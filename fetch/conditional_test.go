@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -28,7 +27,7 @@ func TestOwnConditionNotModified(t *testing.T) {
 		w.Write(data)
 	}))
 	defer srv.Close()
-	c, _ := NewClient(Options{Timeout: 5 * time.Second})
+	c, _ := NewClient(Options{Timeout: testStall})
 	path := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(path, []byte("mine"), 0o644)
 	req := func() *Request {

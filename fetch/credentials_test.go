@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -70,7 +69,7 @@ func TestCredentialsStayWithTheirOrigin(t *testing.T) {
 	target := &recorder{}
 	o.before = target.note
 	from, fromRec := redirector(t, o.srv.URL+"/f")
-	c, err := NewClient(Options{FollowRedirects: true, Timeout: 5 * time.Second})
+	c, err := NewClient(Options{FollowRedirects: true, Timeout: testStall})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +118,7 @@ func TestUserinfoStaysWithItsOrigin(t *testing.T) {
 	from, fromRec := redirector(t, o.srv.URL+"/f")
 	u, _ := url.Parse(from.URL + "/go")
 	u.User = url.UserPassword("user", "s3cret")
-	c, _ := NewClient(Options{FollowRedirects: true, Timeout: 5 * time.Second})
+	c, _ := NewClient(Options{FollowRedirects: true, Timeout: testStall})
 	req := credentialRequest(u.String())
 	req.Header = http.Header{}
 	if _, err := c.Get(context.Background(), req, &HeldSink{Out: &bytes.Buffer{}}); err != nil {
@@ -146,7 +145,7 @@ func TestCredentialsKeptWithinTheOrigin(t *testing.T) {
 	mux.Handle("/", o)
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
-	c, _ := NewClient(Options{FollowRedirects: true, Timeout: 5 * time.Second})
+	c, _ := NewClient(Options{FollowRedirects: true, Timeout: testStall})
 	path := filepath.Join(t.TempDir(), "f")
 	if _, err := c.Download(context.Background(), credentialRequest(srv.URL+"/go"), path, pieceOpts); err != nil {
 		t.Fatal(err)
@@ -181,7 +180,7 @@ func TestResultURLRedacted(t *testing.T) {
 	o := newTestOrigin(t, 1000)
 	u, _ := url.Parse(o.srv.URL + "/f")
 	u.User = url.UserPassword("user", "s3cret")
-	c, _ := NewClient(Options{Timeout: 5 * time.Second})
+	c, _ := NewClient(Options{Timeout: testStall})
 	req := credentialRequest(u.String())
 	res, err := c.Get(context.Background(), req, &HeldSink{Out: &bytes.Buffer{}})
 	if err != nil || strings.Contains(res.URL, "s3cret") {

@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/patch"
@@ -47,7 +46,7 @@ func TestCompressedBombStopped(t *testing.T) {
 		w.Write(enc)
 	}))
 	defer srv.Close()
-	c, _ := NewClient(Options{Timeout: 5 * time.Second})
+	c, _ := NewClient(Options{Timeout: testStall})
 	sink := &countSink{}
 	req := &Request{URL: srv.URL, Compressed: true, Policy: verify.DefaultPolicy(), Limits: smallLimits}
 	_, err := c.Do(context.Background(), req, sink)
@@ -71,7 +70,7 @@ func TestMaxFileSize(t *testing.T) {
 	o := newTestOrigin(t, pieceTestSize)
 	path := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(path, []byte("precious"), 0o644)
-	c, _ := NewClient(Options{Timeout: 5 * time.Second})
+	c, _ := NewClient(Options{Timeout: testStall})
 	req := &Request{URL: o.srv.URL + "/f", Policy: verify.DefaultPolicy(), Limits: Limits{MaxFileSize: 1 << 20}}
 	res, err := c.Download(context.Background(), req, path, DownloadOptions{})
 	if !errors.Is(err, ErrTooLarge) || res.Received != 0 {
@@ -150,7 +149,7 @@ func TestDeltaBombStopped(t *testing.T) {
 	if _, err := store.Put(cache.Entry{URL: srv.URL, ETag: `"v1"`}, bytes.NewReader(base)); err != nil {
 		t.Fatal(err)
 	}
-	c, _ := NewClient(Options{Timeout: 5 * time.Second})
+	c, _ := NewClient(Options{Timeout: testStall})
 	sink := &countSink{}
 	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: store, Off: false}, Limits: smallLimits}
 	res, err := c.Get(context.Background(), req, sink)

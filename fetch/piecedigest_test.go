@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/verify"
@@ -49,7 +48,7 @@ func TestPiecesUseCRC32C(t *testing.T) {
 				srv.Handler().ServeHTTP(w, r)
 			}))
 			defer ts.Close()
-			c, _ := NewClient(Options{Timeout: 5 * time.Second})
+			c, _ := NewClient(Options{Timeout: testStall})
 			req := &Request{URL: ts.URL + "/f", Policy: verify.DefaultPolicy(),
 				WantRepr: []verify.Pref{{Algorithm: "sha-256", Weight: 10}}, WantContent: []verify.Pref{{Algorithm: "sha-256", Weight: 10}}}
 			path := filepath.Join(t.TempDir(), "f")

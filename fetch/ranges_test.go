@@ -146,7 +146,7 @@ func (o *testOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // get downloads the origin's file into dir/f.
 func (o *testOrigin) get(t testing.TB, ctx context.Context, path string, opts DownloadOptions, retry int) (*Result, error) {
 	t.Helper()
-	c, err := NewClient(Options{Timeout: 5 * time.Second})
+	c, err := NewClient(Options{Timeout: testStall})
 	if err != nil {
 		t.Fatal(err)
 	}

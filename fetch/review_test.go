@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/verify"
@@ -37,7 +36,7 @@ func TestUnaskedStatusNotWritten(t *testing.T) {
 			w.Write(data[:10])
 		}))
 		defer srv.Close()
-		c, _ := NewClient(Options{Timeout: 5 * time.Second})
+		c, _ := NewClient(Options{Timeout: testStall})
 		path := filepath.Join(t.TempDir(), "f")
 		os.WriteFile(path, []byte("precious"), 0o644)
 		req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
@@ -153,7 +152,7 @@ func TestDownloadDeltaBranch(t *testing.T) {
 	if _, err := store.Put(cache.Entry{URL: o.srv.URL + "/f", ETag: `"v0"`}, bytes.NewReader(old)); err != nil {
 		t.Fatal(err)
 	}
-	c, _ := NewClient(Options{Timeout: 5 * time.Second})
+	c, _ := NewClient(Options{Timeout: testStall})
 	req := &Request{URL: o.srv.URL + "/f", Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: store}}
 	prog := &countFinish{}
 	path := filepath.Join(t.TempDir(), "f")
@@ -246,7 +245,7 @@ func TestDownloadHugeLength(t *testing.T) {
 		buf.Flush()
 	}))
 	defer srv.Close()
-	c, _ := NewClient(Options{Timeout: 5 * time.Second})
+	c, _ := NewClient(Options{Timeout: testStall})
 	path := filepath.Join(t.TempDir(), "f")
 	// A download that never ends is reported by go test's -timeout.
 	if _, err := c.Download(context.Background(), &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}, path, DownloadOptions{}); err == nil {
