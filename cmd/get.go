@@ -54,6 +54,7 @@ type getOptions struct {
 
 	stdin   io.Reader // read by -T - and --data-binary @-
 	Limits  limitFlags
+	Expect  expectFlags
 	special bool // -o names a character device or FIFO
 }
 
@@ -151,6 +152,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.StringVar(&o.CacheMax, "cache-max", "1GiB", "size cap of the base-version cache (`SIZE`); least recently used versions go first")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
 	o.Limits.add(f)
+	o.Expect.add(f)
 	return c
 }
 
@@ -166,6 +168,9 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
 	if err != nil {
 		return withExit(ExitUsage, err)
+	}
+	if err := o.Expect.resolve(c.Context(), ios, o, client, req); err != nil {
+		return err
 	}
 	if o.Verbose {
 		req.OnRequest = func(r *http.Request) { dumpRequest(ios, r) }

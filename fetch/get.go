@@ -207,7 +207,8 @@ func (c *Client) fallback(ctx context.Context, req *Request, sink Sink, res *Res
 		full.Verdict.Warn(fmt.Sprintf("%s; fetched in full instead", why))
 	}
 	switch {
-	case ferr == nil, ctx.Err() != nil, errors.Is(ferr, ErrUnverified):
+	case ferr == nil, ctx.Err() != nil, errors.Is(ferr, ErrUnverified), errors.Is(ferr, ErrMismatch):
+		// The whole was received: its verdict stands (a mismatch is 1).
 		return full, ferr
 	}
 	// Contract: a delta that could not be used and a full refetch that

@@ -31,6 +31,9 @@ type SumEntry struct {
 	Name   string
 	Digest Digest
 	Line   int
+	// Tagged says the line named its algorithm (BSD format); else it came
+	// from alg or the length of the hex.
+	Tagged bool
 }
 
 // ChecksumEntries finds the entries for names (tried in order; an entry
@@ -162,7 +165,9 @@ func bsdLine(tag, rest string, escaped bool) (SumEntry, bool, error) {
 			return SumEntry{}, false, fmt.Errorf("%s digest %q is neither hex nor base64", tag, sum)
 		}
 	}
-	return entry(name, key, b, escaped)
+	e, ok, err := entry(name, key, b, escaped)
+	e.Tagged = true
+	return e, ok, err
 }
 
 func entry(name, key string, b []byte, escaped bool) (SumEntry, bool, error) {
