@@ -1,13 +1,17 @@
 package cmd
 
 import (
+	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hdig/hdig/server/servertest"
@@ -165,4 +169,32 @@ func TestGetExpectDelta(t *testing.T) {
 		t.Fatalf("wrong --expect over a delta: exit %d, want 1: %s", code, errOut)
 	}
 	assertFile(t, out, string(versionText(2)))
+}
+
+// The origin's fields outside RFC 9530 are named by their real field in
+// the verdict line and in --json.
+func TestGetForeignFieldsJSON(t *testing.T) {
+	body := []byte("stored object\n")
+	sum := sha256.Sum256(body)
+	var mode atomic.Value
+	mode.Store("")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mode.Store(r.Header.Get("x-amz-checksum-mode"))
+		w.Header().Set("x-amz-checksum-sha256", base64.StdEncoding.EncodeToString(sum[:]))
+		w.Header().Set("x-amz-checksum-crc32c", "AAAAAA==-2")
+		w.Write(body)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "o")
+	code, v, errOut := getJSON(t, "--no-cache", "--amz-checksum-mode", "--require-digest", "-o", out, srv.URL+"/o")
+	if code != 0 || v.Verdict != "verified" || !strings.Contains(errOut, "✔ verified x-amz-checksum-sha256 sha-256") {
+		t.Fatalf("exit %d, %+v: %s", code, v, errOut)
+	}
+	got := map[string]string{}
+	for _, d := range v.Digests {
+		got[d.Field+" "+d.Algorithm] = d.Result
+	}
+	if got["x-amz-checksum-sha256 sha-256"] != "match" || got["x-amz-checksum-crc32c crc32c"] != "ignored" || mode.Load() != "ENABLED" {
+		t.Errorf("digests %v, x-amz-checksum-mode %q", got, mode.Load())
+	}
 }
