@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha512"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,4 +129,25 @@ func TestExpectedResume(t *testing.T) {
 	}
 	assertFileBytes(t, path, data)
 
+}
+
+// -C on a complete FILE checks the user's digest too before it says the
+// file is complete: a wrong one is not "already complete".
+func TestExpectedContinueComplete(t *testing.T) {
+	o := newTestOrigin(t, pieceTestSize)
+	data, _ := o.current()
+	path := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(path, data, 0o644)
+	c, _ := NewClient(Options{Timeout: 5 * time.Second})
+	for _, bad := range []bool{false, true} {
+		req := &Request{URL: o.srv.URL + "/f", Policy: verify.DefaultPolicy(), Expected: []verify.DigestField{expectField(data, bad)}}
+		res, err := c.Download(context.Background(), req, path, DownloadOptions{Continue: true})
+		switch {
+		case !bad && (err != nil || res.Strategy != StrategyNotModified || expectedCheck(t, res.Verdict).Result != verify.Match):
+			t.Errorf("right digest: %v, strategy %s, checks %v", err, res.Strategy, res.Verdict.Checks)
+		case bad && (!errors.Is(err, ErrMismatch) || res.Strategy == StrategyNotModified):
+			t.Errorf("wrong digest: %v, strategy %s; want a mismatch after fetching", err, res.Strategy)
+		}
+	}
+	assertFileBytes(t, path, data)
 }
