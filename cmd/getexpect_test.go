@@ -198,3 +198,19 @@ func TestGetForeignFieldsJSON(t *testing.T) {
 		t.Errorf("digests %v, x-amz-checksum-mode %q", got, mode.Load())
 	}
 }
+
+// HEAD has no content: the user's digest is reported ignored, not passed.
+func TestGetExpectHead(t *testing.T) {
+	srv := servertest.NewFiles(t, map[string]string{"h.json": servertest.Hello})
+	code, v, errOut := getJSON(t, "-I", "--expect", "sha256:"+strings.Repeat("0", 64), srv.URL+"/h.json")
+	found := false
+	for _, d := range v.Digests {
+		found = found || d.Field == "--expect" && d.Result == "ignored"
+	}
+	if code != 0 || !found {
+		t.Errorf("exit %d, digests %+v: %s", code, v.Digests, errOut)
+	}
+	if code, _, _ := runHdig(t, "get", "-I", "--require-digest", "--expect", "sha256:"+strings.Repeat("0", 64), srv.URL+"/h.json"); code != 3 {
+		t.Errorf("-I --require-digest with --expect: exit %d, want 3 (nothing proven)", code)
+	}
+}
