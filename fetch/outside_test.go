@@ -48,6 +48,8 @@ var outsideTests = []struct {
 		false, false, verify.Verified, nil, "x-goog-hash crc32c match"},
 	{"goog wrong md5 fails unaccepted", []string{"x-goog-hash: crc32c=" + b64Of("crc32c", outsideBody) + ", md5=" + wrong("md5")}, "",
 		false, false, verify.Mismatched, ErrMismatch, "x-goog-hash crc32c ignored; x-goog-hash md5 mismatch"},
+	{"goog transcoded", []string{"x-goog-hash: crc32c=" + wrong("crc32c"), "x-goog-stored-content-encoding: gzip"}, "crc32c",
+		false, false, verify.Unverified, nil, "x-goog-hash crc32c ignored"},
 	{"amz sha256", []string{"x-amz-checksum-sha256: " + b64Of("sha-256", outsideBody)}, "",
 		false, false, verify.Verified, nil, "x-amz-checksum-sha256 sha-256 match"},
 	{"amz sha256 wrong", []string{"x-amz-checksum-sha256: " + wrong("sha-256")}, "",

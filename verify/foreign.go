@@ -45,7 +45,11 @@ var compositeSuffix = regexp.MustCompile(`-[0-9]+$`)
 func ForeignFields(h http.Header) []DigestField {
 	var out []DigestField
 	if lines := h.Values(GoogHash); len(lines) > 0 {
-		out = append(out, parseGoogHash(lines))
+		f := parseGoogHash(lines)
+		if why := transcoded(h); why != "" && f.Ignored == "" {
+			f.Ignored = why
+		}
+		out = append(out, f)
 	}
 	for _, a := range amzAlgorithms {
 		name := AmzChecksumPrefix + a.suffix
@@ -54,6 +58,19 @@ func ForeignFields(h http.Header) []DigestField {
 		}
 	}
 	return out
+}
+
+// transcoded says why x-goog-hash does not describe the bytes sent: GCS
+// keeps it for the stored object, and decompressive transcoding sends a
+// gzip-stored object decoded (x-goog-stored-content-encoding: gzip without
+// Content-Encoding: gzip).
+func transcoded(h http.Header) string {
+	stored := strings.ToLower(strings.TrimSpace(h.Get("x-goog-stored-content-encoding")))
+	sent := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding")))
+	if stored == "" || stored == "identity" || stored == sent {
+		return ""
+	}
+	return fmt.Sprintf("it describes the object as stored (%s), and the response was transcoded (Content-Encoding: %q)", stored, sent)
 }
 
 // parseGoogHash reads `crc32c=<b64>, md5=<b64>` from one or more lines.

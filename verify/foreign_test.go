@@ -26,6 +26,8 @@ var foreignFieldsTests = []struct {
 	{"goog one line", []string{"x-goog-hash: crc32c=n03x6A==, md5=Ojk9c3dhfxgoKVVHYwFbHQ=="}, "x-goog-hash[crc32c,md5]"},
 	{"goog composite has no md5", []string{"x-goog-hash: crc32c=n03x6A=="}, "x-goog-hash[crc32c]"},
 	{"goog unknown member", []string{"x-goog-hash: sha1=AAAA, crc32c=n03x6A=="}, "x-goog-hash[crc32c]"},
+	{"goog transcoded", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip"}, "x-goog-hash[crc32c](ignored)"},
+	{"goog stored gzip sent gzip", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip", "Content-Encoding: gzip"}, "x-goog-hash[crc32c]"},
 	{"goog nothing usable", []string{"x-goog-hash: crc32c=###"}, "x-goog-hash[](ignored)"},
 	{"amz sha256", []string{"x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564="}, "x-amz-checksum-sha256[sha-256]"},
 	{"amz crc64nvme", []string{"x-amz-checksum-crc64nvme: rosUhgp5mIg="}, "x-amz-checksum-crc64nvme[crc64nvme]"},
