@@ -14,9 +14,9 @@ type outcome struct {
 	unknown []string        // members with nothing to compare them to
 }
 
-// anyAlgorithm counts a match of every registered algorithm: check judges
-// whether the origin's digests are right, not what proves the bytes.
-var anyAlgorithm = verify.Policy{Accept: verify.Keys()}
+// anyAlgorithm counts a match of every algorithm hdig computes: check
+// judges whether the origin's digests are right, not what proves the bytes.
+var anyAlgorithm = verify.Policy{Accept: verify.AllKeys()}
 
 // compare checks every member of f against the computed digests with
 // verify.Compare, the one comparison of hdig: any computed member that

@@ -140,8 +140,9 @@ func (a *audit) readBody(r *response, body io.Reader, q request, resp *http.Resp
 }
 
 // hashAlgorithms returns the algorithms a body is hashed with: the Active
-// ones and every registered one the header names; all of them when the
-// digests may come as trailers.
+// ones and every one the header's digest fields name (those outside RFC
+// 9530 included); all registered ones when the digests may come as
+// trailers.
 func hashAlgorithms(resp *http.Response) []verify.Algorithm {
 	h := resp.Header
 	if len(resp.Trailer) > 0 || len(h.Values("Trailer")) > 0 {
@@ -153,8 +154,13 @@ func hashAlgorithms(resp *http.Response) []verify.Algorithm {
 			want[d.Algorithm] = true
 		}
 	}
+	for _, f := range outsideFields(h) {
+		for _, d := range f.Digests {
+			want[d.Algorithm] = true
+		}
+	}
 	var out []verify.Algorithm
-	for _, alg := range verify.Algorithms {
+	for _, alg := range verify.All {
 		if alg.Status == verify.Active || want[alg.Key] {
 			out = append(out, alg)
 		}

@@ -51,6 +51,7 @@ var Checks = []Spec{
 	{"repr-digest.algorithm", "RFC 9530 §5"},
 	{"repr-digest.match", "RFC 9530 §3"},
 	{"content-digest.match", "RFC 9530 §2"},
+	{"foreign-digest.match", "RFC 1864; draft-ietf-httpbis-unencoded-digest"},
 	{"head.repr-digest", "RFC 9530 §3; RFC 9110 §9.3.2"},
 	{"head.content-digest", "RFC 9530 §2, App. B.2"},
 	{"range.partial", "RFC 9110 §14.4, §15.3.7"},

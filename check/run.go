@@ -54,6 +54,7 @@ func (a *audit) run(ctx context.Context) bool {
 	}
 	a.checkRepr()
 	a.checkContent()
+	a.checkForeign()
 	head := a.checkHead(ctx)
 	part := a.checkRange(ctx)
 	enc := a.checkEncoding(ctx)
@@ -77,6 +78,7 @@ func wantHeader(prefs []verify.Pref) http.Header {
 func (a *audit) fetchFull(ctx context.Context) (unreachable, ok bool) {
 	h := wantHeader(a.opts.Want)
 	h.Set("Accept-Encoding", "identity")
+	h.Set(verify.AmzChecksumMode, "ENABLED") // S3 sends x-amz-checksum-* only when asked
 	r, err := a.do(ctx, request{label: "GET", method: http.MethodGet, header: h, pick: pickRange})
 	if err != nil {
 		a.s.fail("http.status", fmt.Sprintf("GET failed: %v; want a 200 response", err))

@@ -62,6 +62,7 @@ type getOptions struct {
 	stdin   io.Reader // read by -T - and --data-binary @-
 	label   string    // with several URLs, "URL: " before the verdict line
 	Limits  limitFlags
+	Expect  expectFlags
 	special bool // -o names a character device or FIFO
 }
 
@@ -160,6 +161,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	o.Conn.add(f)
 	o.Out.add(f)
 	o.Multi.add(f)
+	o.Expect.add(f)
 	return c
 }
 
@@ -185,6 +187,9 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 		return nil, withExit(ExitUsage, err)
 	}
 	req.RetryDelay, req.KeepErrorBody = o.Conn.RetryDelay, o.Out.FailWithBody
+	if err := o.Expect.resolve(ctx, ios, o, client, req); err != nil {
+		return nil, err
+	}
 	if o.Verbose {
 		req.OnRequest = func(r *http.Request) { dumpRequest(ios, r) }
 		req.OnResponse = func(r *http.Response) { dumpResponse(ios.ErrOut, r, "< ") }

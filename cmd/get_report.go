@@ -132,16 +132,19 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 	return p.warn("⚠ unverified") + fmt.Sprintf(": %s (%s)", why, detail)
 }
 
-// matched names the matching fields and algorithms, Repr-Digest first.
+// matched names the matching fields and algorithms, Repr-Digest first,
+// then the others (--expect, x-amz-checksum-sha256, …) as they came.
 func matched(v verify.Verdict) string {
 	byField := map[string][]string{}
+	order := []string{verify.ReprDigest, verify.ContentDigest, verify.LegacyDigest}
 	for _, c := range v.Checks {
 		if c.Result == verify.Match {
 			byField[c.Field] = appendUnique(byField[c.Field], c.Algorithm)
+			order = appendUnique(order, c.Field) // --expect, x-goog-hash, …
 		}
 	}
 	var parts []string
-	for _, f := range []string{verify.ReprDigest, verify.ContentDigest, verify.LegacyDigest} {
+	for _, f := range order {
 		if algs := byField[f]; len(algs) > 0 {
 			parts = append(parts, f+" "+strings.Join(algs, ", "))
 		}

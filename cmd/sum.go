@@ -32,6 +32,7 @@ type sumOptions struct {
 	status        bool
 	ignoreMissing bool
 	files         []string
+	format        sumFormat
 }
 
 func newSumCmd(ios *IOStreams) *cobra.Command {
@@ -45,7 +46,12 @@ is -, read standard input; if it is the only input, print the field value
 alone, ready to paste into a header.
 
 Algorithms (-a, comma-separated or repeated; default sha-256):
-  ` + strings.Join(verify.Keys(), ", ") + `
+  ` + strings.Join(verify.AllKeys(), ", ") + `
+(sha-384, crc32 and crc64nvme are not in the RFC 9530 registry.)
+
+--format sri prints what goes into an integrity= attribute (sha256-…,
+sha384-…, sha512-…, several separated by spaces), oci sha256:hex, and hex
+the line sha256sum prints (one algorithm). All are read by get --expect.
 
 With -c, read lists in the format sum prints (from the LIST files, or
 standard input) and check each file against its line, as sha256sum -c does:
@@ -82,6 +88,7 @@ EXIT STATUS
 	fl.BoolVarP(&opts.quiet, "quiet", "q", false, "with -c: don't print OK for each file that matched")
 	fl.BoolVar(&opts.status, "status", false, "with -c: print nothing on stdout; the exit status tells")
 	fl.BoolVar(&opts.ignoreMissing, "ignore-missing", false, "with -c: don't fail or report for files that don't exist")
+	fl.StringVar((*string)(&opts.format), "format", string(formatRFC9530), "print `FORMAT`: rfc9530 (FILE: sha-256=:b64:), sri (sha384-b64, for integrity=), oci (sha256:hex), hex (sha256sum's HEX  FILE)")
 	return c
 }
 
@@ -96,7 +103,7 @@ func (o *sumOptions) validate() error {
 		a, _ := verify.Lookup("sha-256")
 		o.algs = []verify.Algorithm{a}
 	}
-	return nil
+	return o.format.check(o.algs, o.check)
 }
 
 // algFlag is the -a flag: bad names fail at parse time, repeats add up.
@@ -154,12 +161,7 @@ func runSum(ctx context.Context, ios *IOStreams, opts *sumOptions) error {
 			unreadable++
 			continue
 		}
-		value := verify.FormatDigests(ds)
-		if name == "-" && len(files) == 1 {
-			fmt.Fprintln(ios.Out, value)
-		} else {
-			fmt.Fprintln(ios.Out, formatSumLine(name, value))
-		}
+		fmt.Fprintln(ios.Out, opts.format.line(name, ds, name == "-" && len(files) == 1))
 	}
 	if unreadable > 0 {
 		return exitSilently(ExitUsage)
@@ -360,7 +362,7 @@ func parseCheckLine(line string) (string, verify.DigestField, error) {
 func knownAlgorithms(f verify.DigestField) []verify.Algorithm {
 	var algs []verify.Algorithm
 	for _, d := range f.Digests {
-		if a, ok := verify.Lookup(d.Algorithm); ok {
+		if a, ok := verify.Find(d.Algorithm); ok {
 			algs = append(algs, a)
 		}
 	}

@@ -196,14 +196,14 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 	if fs, ok := sink.(*FileSink); ok && d.inPlace(resp, e, fs, res) {
 		return nil
 	}
-	hasher := verify.NewHasher(d.req.algorithms(responseFields(resp.Header).repr))
+	hasher := verify.NewHasher(d.req.algorithms(reprFields(resp.Header).all()...))
 	defer hasher.Close()
 	n, err := io.Copy(io.MultiWriter(sinkWriter{sink}, hasher), io.NewSectionReader(b, 0, b.Size()))
 	if err != nil {
 		return err
 	}
 	res.Strategy, res.ETag, res.Bytes, res.Received = StrategyNotModified, e.ETag, n, 0
-	res.Verdict = reprVerdict(resp.Header, nil, hasher.Sums(), d.req.Policy)
+	res.Verdict = reprVerdict(resp.Header, nil, hasher.Sums(), d.req)
 	res.setSHA256(hasher.Sums())
 	if err := verdictError(res, d.req, true); err != nil {
 		return fmt.Errorf("%w: cached copy of %s: %v", errDeltaFailed, e.ETag, err)
@@ -217,8 +217,8 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 // It reports false, leaving the copy to the caller, when the 304 has no
 // sha-256 Repr-Digest or it does not match.
 func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink, res *Result) bool {
-	if !e.Linked() {
-		return false
+	if !e.Linked() || len(d.req.Expected) > 0 {
+		return false // the user's digests are computed over the copy
 	}
 	out, err := filepath.Abs(fs.Path)
 	if err != nil || out != e.Path {
@@ -232,7 +232,7 @@ func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink
 	if _, ok := repr.Get("sha-256"); !ok || !d.req.Policy.Accepts("sha-256") {
 		return false
 	}
-	v := reprVerdict(resp.Header, nil, []verify.Digest{{Algorithm: "sha-256", Value: sum}}, d.req.Policy)
+	v := reprVerdict(resp.Header, nil, []verify.Digest{{Algorithm: "sha-256", Value: sum}}, d.req)
 	if v.Outcome() != verify.Verified {
 		return false
 	}
@@ -266,9 +266,9 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	}
 	defer b.Close()
 	hdr := responseFields(resp.Header)
-	content := verify.NewHasher(withTrailer(resp, d.req.algorithms(hdr.content)))
+	content := verify.NewHasher(withTrailer(resp, d.req.algorithms(hdr.content, hdr.md5)))
 	defer content.Close()
-	repr := verify.NewHasher(withTrailer(resp, d.req.algorithms(hdr.repr, hdr.legacy)))
+	repr := verify.NewHasher(withTrailer(resp, d.req.algorithms(reprFields(resp.Header).all()...)))
 	defer repr.Close()
 
 	ctx, cancel := context.WithCancelCause(ctx)
@@ -302,12 +302,12 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	res.Trailer = resp.Trailer
 	tr := responseFields(resp.Trailer)
 	var v verify.Verdict
-	for _, f := range []verify.DigestField{hdr.content, tr.content} {
+	for _, f := range []verify.DigestField{hdr.content, tr.content, hdr.md5} {
 		v.Warn(f.Warnings()...)
 		v.Add(verify.Compare(f, content.Sums(), d.req.Policy)...)
 	}
 	agree(&v, hdr.content, tr.content)
-	rv := reprVerdict(resp.Header, resp.Trailer, repr.Sums(), d.req.Policy)
+	rv := reprVerdict(resp.Header, resp.Trailer, repr.Sums(), d.req)
 	v.Add(rv.Checks...)
 	v.Warn(rv.Warnings...)
 	res.Verdict = v
@@ -337,10 +337,12 @@ func (d *deltaReceiver) checkIMs(ims []string) error {
 }
 
 // reprVerdict checks Repr-Digest (or the obsolete Digest) of header and
-// trailer against digests of the rebuilt representation.
-func reprVerdict(h, t http.Header, sums []verify.Digest, p verify.Policy) verify.Verdict {
+// trailer, the foreign fields and the user's digests against digests of
+// the rebuilt representation.
+func reprVerdict(h, t http.Header, sums []verify.Digest, req *Request) verify.Verdict {
 	var v verify.Verdict
-	hdr, tr := responseFields(h), responseFields(t)
+	p := req.Policy
+	hdr, tr := reprFields(h), responseFields(t)
 	for _, f := range []verify.DigestField{hdr.repr, tr.repr} {
 		v.Warn(f.Warnings()...)
 		v.Add(verify.Compare(f, sums, p)...)
@@ -349,6 +351,7 @@ func reprVerdict(h, t http.Header, sums []verify.Digest, p verify.Policy) verify
 		v.Warn(hdr.legacy.Warnings()...)
 		v.Add(verify.Compare(hdr.legacy, sums, p)...)
 	}
+	outsideChecks(&v, hdr, reprBasis{sums: sums, content: true, coding: codingOf(h)}, req)
 	agree(&v, hdr.repr, tr.repr)
 	if !hdr.repr.Present && !tr.repr.Present && !hdr.legacy.Present {
 		v.Warn("the origin sent no Repr-Digest: nothing proves the rebuilt bytes")

@@ -110,10 +110,10 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		// The caller's own conditions held: its copy is current. A 304 is
 		// not a body; there is nothing to write or to hash.
 		res.Strategy, res.Unchanged = StrategyNotModified, true
-		res.Verdict = noContentVerdict(resp.Header, req.Policy, "a 304 carries no content: it says the copy the request's conditions name is current")
+		res.Verdict = noContentVerdict(resp.Header, req, "a 304 carries no content: it says the copy the request's conditions name is current")
 		return res, verdictError(res, req, false)
 	case method == http.MethodHead:
-		res.Verdict = noContentVerdict(resp.Header, req.Policy, "HEAD carries no content to check it against")
+		res.Verdict = noContentVerdict(resp.Header, req, "HEAD carries no content to check it against")
 		return res, verdictError(res, req, false)
 	}
 	hdr := responseFields(resp.Header)
@@ -130,13 +130,16 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		return res, err
 	}
 	decoded := req.Compressed && encoded(res.Encoding)
+	var plain *verify.Hasher // the decoded bytes, for --expect and Unencoded-Digest
 	if decoded {
 		dec, done, err := decoder(body, res.Encoding)
 		if err != nil {
 			return res, protocolErrorf("%v", err)
 		}
 		defer done()
-		out = dec
+		plain = verify.NewHasher(req.decodedAlgorithms(hdr))
+		defer plain.Close()
+		out = io.TeeReader(dec, plain)
 	}
 	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.n }, expands: decoded}
 	n, err := io.CopyBuffer(bounded, out, make([]byte, copyBufSize))
@@ -163,7 +166,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		}
 		res.Received = counted.n
 		sums := hasher.Sums()
-		res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, reprBasisFor(req, resp, counted.n, sums), req.Policy)
+		res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, reprBasisFor(req, resp, counted.n, sums).coded(res.Encoding, decoded, nil), req)
 		if verr := verdictError(res, req, true); errors.Is(verr, ErrMismatch) {
 			return res, verr
 		}
@@ -175,8 +178,8 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if !decoded {
 		res.setSHA256(sums)
 	}
-	basis := reprBasisFor(req, resp, counted.n, sums)
-	res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, basis, req.Policy)
+	basis := reprBasisFor(req, resp, counted.n, sums).coded(res.Encoding, decoded, plain)
+	res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, basis, req)
 	if !req.Compressed {
 		warnEncoded(&res.Verdict, res.Encoding)
 	}
@@ -215,7 +218,8 @@ func (c *Client) fallback(ctx context.Context, req *Request, sink Sink, res *Res
 		full.Verdict.Warn(fmt.Sprintf("%s; fetched in full instead", why))
 	}
 	switch {
-	case ferr == nil, ctx.Err() != nil, errors.Is(ferr, ErrUnverified):
+	case ferr == nil, ctx.Err() != nil, errors.Is(ferr, ErrUnverified), errors.Is(ferr, ErrMismatch):
+		// The whole was received: its verdict stands (a mismatch is 1).
 		return full, ferr
 	}
 	// Contract: a delta that could not be used and a full refetch that
@@ -257,12 +261,27 @@ func verdictError(res *Result, req *Request, full bool) error {
 		return fmt.Errorf("%w: %s", ErrMismatch, bad[0])
 	}
 	if req.RequireDigest {
-		ok := v.Verified(verify.ReprDigest) || v.Verified(verify.LegacyDigest) || (full && v.Verified(verify.ContentDigest))
-		if !ok {
+		if !provesWhole(v, full) {
 			return fmt.Errorf("%w (--require-digest; accepted: %s)", ErrUnverified, strings.Join(req.Policy.Accept, ", "))
 		}
 	}
 	return nil
+}
+
+// provesWhole says an accepted digest of the whole representation matched:
+// Repr-Digest, the obsolete Digest, the user's, one outside RFC 9530
+// (Unencoded-Digest, x-goog-hash, x-amz-checksum-*), or with full, one of
+// this message's content (Content-Digest, Content-MD5).
+func provesWhole(v *verify.Verdict, full bool) bool {
+	for _, c := range v.Checks {
+		if c.Result != verify.Match {
+			continue
+		}
+		if full || (c.Field != verify.ContentDigest && c.Field != verify.ContentMD5) {
+			return true
+		}
+	}
+	return false
 }
 
 // transportError classifies an error from sending the request.

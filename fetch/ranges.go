@@ -157,7 +157,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	d.adopt(resp)
 	d.resumed, d.before, d.refStatus, d.total = false, nil, resp.StatusCode, resp.ContentLength
 	d.ref = responseFields(resp.Header)
-	d.startHash(d.hashAlgorithms(resp, d.ref.repr, d.ref.content, d.ref.legacy), 0, nil)
+	d.startHash(d.hashAlgorithms(resp, d.ref.all()...), 0, nil)
 	d.parallel = 1
 	if split && d.splittable(resp) {
 		d.parallel = d.parallelFor(d.total)
@@ -217,7 +217,8 @@ func (d *download) startHash(algs []verify.Algorithm, wm int64, landed spans) {
 }
 
 // hashAlgorithms are the algorithms computed over the file: the ones the
-// header's Integrity fields name, and sha-256 (it names cached versions).
+// header's digest fields name, the user's (--expect), and sha-256 (it
+// names cached versions).
 // When a trailer announces an Integrity field it is every registered
 // algorithm (bodyAlgorithms); when the header has none, every algorithm
 // Request.algorithms lists. Hashing is what a
@@ -228,6 +229,9 @@ func (d *download) hashAlgorithms(resp *http.Response, fs ...verify.DigestField)
 		return withTrailer(resp, all)
 	}
 	named := map[string]bool{"sha-256": true}
+	for _, a := range d.req.expectedAlgorithms() {
+		named[a.Key] = true
+	}
 	sent := false
 	for _, f := range fs {
 		for _, x := range f.Digests {
@@ -317,7 +321,7 @@ func (d *download) conclude() (*Result, error) {
 	res.Bytes = wm
 	sums := d.hasher.Sums()
 	res.setSHA256(sums)
-	res.Verdict = bodyVerdict(d.ref, d.trailer, sums, statusBasis(d.refStatus, sums), d.req.Policy)
+	res.Verdict = bodyVerdict(d.ref, d.trailer, sums, statusBasis(d.refStatus, sums).coded(res.Encoding, false, nil), d.req)
 	res.Verdict.Warn(d.warnings...)
 	warnEncoded(&res.Verdict, res.Encoding)
 	return res, verdictError(res, d.req, d.refStatus != http.StatusPartialContent)

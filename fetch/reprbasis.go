@@ -16,6 +16,11 @@ type reprBasis struct {
 	reason  string          // noted on each check compared with sums
 	why     string          // when set, Repr-Digest is not checked: this says why
 	warning string          // said once when a usable Repr-Digest was not checked
+	// decoded says the body was written decoded (--compressed): written
+	// are the digests of the decoded bytes, coding the content coding.
+	decoded bool
+	written []verify.Digest
+	coding  string
 }
 
 // compare checks a Repr-Digest field against the basis.

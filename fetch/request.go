@@ -44,6 +44,13 @@ type Request struct {
 	// multipart/byteranges body, whose bytes are written one after another.
 	Ranges []ByteRange
 
+	// Expected are the user's own digests of the bytes written (--expect,
+	// --checksum-file): Trusted fields, checked wherever Repr-Digest is.
+	Expected []verify.DigestField
+	// ChecksumMode sends x-amz-checksum-mode: ENABLED (Amazon S3 then
+	// sends x-amz-checksum-*); it is sent to *.amazonaws.com regardless.
+	ChecksumMode bool
+
 	// Delta, when set, makes Get use a base-version cache (RFC 3229).
 	Delta *Delta
 	// sent are the digests of Body, computed before sending it.
@@ -124,6 +131,9 @@ func (r *Request) build(method string) (*http.Request, error) {
 	if len(r.Ranges) > 0 && req.Header.Get("Range") == "" {
 		req.Header.Set("Range", httpfield.FormatRanges(r.Ranges))
 	}
+	if checksumModeFor(r.URL, r.ChecksumMode) && req.Header.Get(verify.AmzChecksumMode) == "" {
+		req.Header.Set(verify.AmzChecksumMode, "ENABLED")
+	}
 	if r.Compressed && req.Header.Get("Accept-Encoding") == "" {
 		req.Header.Set("Accept-Encoding", AcceptEncoding)
 	}
@@ -149,8 +159,8 @@ func (r *Request) method() string {
 }
 
 // algorithms are the digests to compute over a response body: every
-// supported algorithm the response names, asks for or the policy accepts
-// (a trailer may name any of them).
+// supported algorithm the response names, asks for, the policy accepts or
+// the user expects (a trailer may name any of them).
 func (r *Request) algorithms(fields ...verify.DigestField) []verify.Algorithm {
 	want := map[string]bool{}
 	for _, f := range fields {
@@ -166,9 +176,12 @@ func (r *Request) algorithms(fields ...verify.DigestField) []verify.Algorithm {
 	for _, a := range r.Policy.Accept {
 		want[a] = true
 	}
+	for _, a := range r.expectedAlgorithms() {
+		want[a.Key] = true
+	}
 	want["sha-256"] = true // names the bytes in the base-version cache
 	var algs []verify.Algorithm
-	for _, a := range verify.Algorithms {
+	for _, a := range verify.All {
 		if want[a.Key] {
 			algs = append(algs, a)
 		}

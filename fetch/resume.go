@@ -68,8 +68,12 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 // back still changes); else the part is hashed again from its start.
 func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool) (*Result, error) {
 	d.total, d.etag, d.resumed, d.savedRepr = sc.Total, sc.ETag, true, sc.ReprDigest
-	wm, h := sc.Hashed, verify.NewHasher(sc.algorithms())
-	if !unchanged {
+	algs, added := d.req.withExpected(sc.algorithms())
+	wm, h := sc.Hashed, verify.NewHasher(algs)
+	if added {
+		d.warn("the part was hashed without an algorithm --expect names: it is hashed again from its start")
+		wm = 0
+	} else if !unchanged {
 		d.warn("the part is not provably the version its sidecar saw (changed, or its identity is unknown): it is hashed again from its start")
 		wm = 0
 	} else if err := h.UnmarshalBinary(sc.HashState); err != nil {
@@ -77,7 +81,7 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 		wm = 0
 	}
 	done := d.checkKept(sc, sc.done(), wm)
-	d.before, d.algs, d.hasher = done, sc.algorithms(), h
+	d.before, d.algs, d.hasher = done, algs, h
 	d.ph = newPrefixHash(d.f, h, wm, done)
 	missing := done.missing(d.total)
 	if len(missing) == 0 {
@@ -142,7 +146,7 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
 	}
 	d.before = spans{{0, size}}
-	d.startHash(d.hashAlgorithms(resp, d.ref.repr, d.ref.legacy), 0, d.before)
+	d.startHash(d.hashAlgorithms(resp, d.ref.all()...), 0, d.before)
 	d.parallel, d.pieces = 1, []*piece{{start: size, end: d.total}}
 	return d.resumeTransfer(ctx, r)
 }
@@ -229,13 +233,20 @@ func (d *download) alreadyComplete(ctx context.Context) (*Result, bool) {
 			algs = append(algs, a)
 		}
 	}
+	if len(algs) == 0 {
+		return nil, false
+	}
+	algs, _ = d.req.withExpected(algs)
 	f, err := os.Open(d.path)
-	if err != nil || len(algs) == 0 {
+	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
 	sums, n, err := verify.Sum(f, algs)
 	v := verify.Verdict{Checks: verify.Compare(repr, sums, d.req.Policy)}
+	for _, e := range d.req.Expected {
+		v.Add(verify.Compare(e, sums, d.req.Policy)...)
+	}
 	if err != nil || n != st.Size() || v.Outcome() != verify.Verified {
 		return nil, false
 	}
@@ -250,8 +261,10 @@ func reprField(h http.Header) verify.DigestField {
 }
 
 // reprFields are the fields of a 206 that speak for the whole
-// representation: Repr-Digest and the obsolete Digest (its Content-Digest
-// covers the part only).
+// representation: Repr-Digest, the obsolete Digest, Unencoded-Digest and
+// the foreign ones (its Content-Digest and Content-MD5 cover the part only).
 func reprFields(h http.Header) fields {
-	return fields{repr: reprField(h), legacy: verify.ParseLegacyDigest(h.Values(verify.LegacyDigest))}
+	f := responseFields(h)
+	f.content, f.md5 = verify.DigestField{Name: verify.ContentDigest}, verify.DigestField{Name: verify.ContentMD5}
+	return f
 }

@@ -147,11 +147,11 @@ func (sc *sidecar) check(url string, partSize int64) string {
 		return fmt.Sprintf("the part's %d bytes exceed the length %d", partSize, sc.Total)
 	case len(sc.Done) > maxSidecarSpans || len(sc.Pieces) > maxSidecarPieces:
 		return "too many spans"
-	case len(sc.Algorithms) == 0 || len(sc.Algorithms) > len(verify.Algorithms):
+	case len(sc.Algorithms) == 0 || len(sc.Algorithms) > len(verify.All):
 		return fmt.Sprintf("%d algorithms", len(sc.Algorithms))
 	}
 	for _, k := range sc.Algorithms {
-		if _, ok := verify.Lookup(k); !ok {
+		if _, ok := verify.Find(k); !ok {
 			return fmt.Sprintf("unknown algorithm %q", httpfield.Clip(k))
 		}
 	}
@@ -193,7 +193,7 @@ func (sc *sidecar) done() spans {
 func (sc *sidecar) algorithms() []verify.Algorithm {
 	var out []verify.Algorithm
 	for _, k := range sc.Algorithms {
-		a, _ := verify.Lookup(k)
+		a, _ := verify.Find(k)
 		out = append(out, a)
 	}
 	return out

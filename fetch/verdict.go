@@ -10,21 +10,39 @@ import (
 // fields are the Integrity fields of one header or trailer section.
 type fields struct {
 	repr, content, legacy verify.DigestField
+	// Outside RFC 9530: Content-MD5 (of the content), Unencoded-Digest and
+	// x-goog-hash, x-amz-checksum-* (of the representation).
+	md5, unencoded verify.DigestField
+	foreign        []verify.DigestField
 }
 
 func responseFields(h http.Header) fields {
 	return fields{
-		repr:    verify.ParseDigestField(verify.ReprDigest, h.Values(verify.ReprDigest)),
-		content: verify.ParseDigestField(verify.ContentDigest, h.Values(verify.ContentDigest)),
-		legacy:  verify.ParseLegacyDigest(h.Values(verify.LegacyDigest)),
+		repr:      verify.ParseDigestField(verify.ReprDigest, h.Values(verify.ReprDigest)),
+		content:   verify.ParseDigestField(verify.ContentDigest, h.Values(verify.ContentDigest)),
+		legacy:    verify.ParseLegacyDigest(h.Values(verify.LegacyDigest)),
+		md5:       verify.ParseContentMD5(h),
+		unencoded: verify.ParseUnencodedDigest(h),
+		foreign:   outsideReprFields(h),
 	}
+}
+
+// all lists every field, for the algorithms to compute.
+func (f fields) all() []verify.DigestField {
+	return append([]verify.DigestField{f.repr, f.content, f.legacy, f.md5, f.unencoded}, f.foreign...)
+}
+
+// sent says the section carries any digest field.
+func (f fields) sent() bool {
+	return f.repr.Present || f.content.Present || f.legacy.Present || f.md5.Present || f.unencoded.Present || len(f.foreign) > 0
 }
 
 // bodyVerdict checks a received body: Content-Digest against the digests
 // of this message's content, Repr-Digest (or the obsolete Digest) against
 // what basis says it covers (RFC 9530 §2, §3, B.3, B.5).
-func bodyVerdict(hdr, tr fields, content []verify.Digest, basis reprBasis, p verify.Policy) verify.Verdict {
+func bodyVerdict(hdr, tr fields, content []verify.Digest, basis reprBasis, req *Request) verify.Verdict {
 	var v verify.Verdict
+	p := req.Policy
 	for _, sec := range []struct {
 		f     fields
 		where string
@@ -42,9 +60,12 @@ func bodyVerdict(hdr, tr fields, content []verify.Digest, basis reprBasis, p ver
 	if basis.warning != "" && (hdr.repr.Usable() || tr.repr.Usable()) {
 		v.Warn(basis.warning)
 	}
+	v.Warn(hdr.md5.Warnings()...)
+	v.Add(verify.Compare(hdr.md5, content, p)...)
+	outsideChecks(&v, hdr, basis, req)
 	agree(&v, hdr.repr, tr.repr)
 	agree(&v, hdr.content, tr.content)
-	if !hdr.repr.Present && !tr.repr.Present && !hdr.content.Present && !tr.content.Present && !hdr.legacy.Present {
+	if !hdr.sent() && !tr.sent() {
 		v.Warn("the origin sent no digest: nothing proves these bytes")
 	}
 	return v
@@ -53,14 +74,18 @@ func bodyVerdict(hdr, tr fields, content []verify.Digest, basis reprBasis, p ver
 // noContentVerdict checks a response without content (HEAD, 304):
 // Content-Digest must be absent or the digest of empty content (RFC 9530
 // B.2); Repr-Digest cannot be checked, for the reason why.
-func noContentVerdict(h http.Header, p verify.Policy, why string) verify.Verdict {
+func noContentVerdict(h http.Header, req *Request, why string) verify.Verdict {
 	var v verify.Verdict
+	p := req.Policy
 	hdr := responseFields(h)
 	v.Warn(hdr.content.Warnings()...)
 	v.Warn(hdr.repr.Warnings()...)
 	v.Add(verify.Compare(hdr.content, verify.EmptyDigests(verify.Algorithms), p)...)
 	if hdr.repr.Usable() {
 		v.Add(ignoredAll(hdr.repr, why)...)
+	}
+	for _, f := range req.Expected {
+		v.Add(ignoredAll(f, why)...)
 	}
 	return v
 }
@@ -85,17 +110,23 @@ func agree(v *verify.Verdict, hdr, tr verify.DigestField) {
 // bodyAlgorithms are the algorithms a body is hashed with: the supported
 // ones the header names, asks for or the policy accepts (withTrailer).
 func bodyAlgorithms(req *Request, resp *http.Response, hdr fields) []verify.Algorithm {
-	return withTrailer(resp, req.algorithms(hdr.repr, hdr.content, hdr.legacy))
+	return withTrailer(resp, req.algorithms(hdr.all()...))
 }
 
 // withTrailer is every registered algorithm when the response announces an
 // Integrity field as a trailer, else algs: a trailer's digest, deprecated
 // or not, is never left unchecked for want of its hash.
 func withTrailer(resp *http.Response, algs []verify.Algorithm) []verify.Algorithm {
-	if digestTrailer(resp) {
-		return verify.Algorithms
+	if !digestTrailer(resp) {
+		return algs
 	}
-	return algs
+	out := append([]verify.Algorithm{}, verify.Algorithms...)
+	for _, a := range algs {
+		if !hasAlg(out, a.Key) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // label notes in each check's reason that it came from the trailer; the

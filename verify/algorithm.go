@@ -75,7 +75,8 @@ func Keys() []string {
 }
 
 // ParseList parses a comma-separated list of algorithm keys such as
-// "sha-256,sha-512". Unknown keys are an error that names them.
+// "sha-256,sha-512", registered or Extra. Unknown keys are an error that
+// names them.
 func ParseList(s string) ([]Algorithm, error) {
 	var out []Algorithm
 	seen := map[string]bool{}
@@ -84,9 +85,9 @@ func ParseList(s string) ([]Algorithm, error) {
 		if k == "" {
 			continue
 		}
-		a, ok := Lookup(k)
+		a, ok := Find(k)
 		if !ok {
-			return nil, fmt.Errorf("unknown digest algorithm %q (known: %s)", k, strings.Join(Keys(), ", "))
+			return nil, fmt.Errorf("unknown digest algorithm %q (known: %s)", k, strings.Join(AllKeys(), ", "))
 		}
 		if !seen[k] {
 			seen[k] = true
@@ -102,7 +103,7 @@ func ParseList(s string) ([]Algorithm, error) {
 // SortedKeys returns the keys of m in registry order; unknown keys last, sorted.
 func SortedKeys[V any](m map[string]V) []string {
 	rank := map[string]int{}
-	for i, a := range Algorithms {
+	for i, a := range All {
 		rank[a.Key] = i
 	}
 	keys := make([]string, 0, len(m))

@@ -13,21 +13,22 @@ import (
 // whatever its algorithm and the policy: a deprecated algorithm cannot
 // prove, but its mismatch is corruption (RFC 9530 §5, §6.6). The policy
 // decides only what counts as proof: a match of an algorithm it does not
-// accept is Ignored, with a reason saying it matches.
+// accept is Ignored, with a reason saying it matches. A Trusted field (the
+// user's own --expect) counts as proof with any algorithm it names.
 func Compare(f DigestField, computed []Digest, p Policy) []Check {
 	if !f.Usable() {
 		return nil
 	}
 	out := make([]Check, 0, len(f.Digests))
 	for _, d := range f.Digests {
-		out = append(out, compareOne(f.Name, d, computed, p))
+		out = append(out, compareOne(f, d, computed, p))
 	}
 	return out
 }
 
-func compareOne(field string, d Digest, computed []Digest, p Policy) Check {
-	c := Check{Field: field, Algorithm: d.Algorithm, Expected: d.Value}
-	a, known := Lookup(d.Algorithm)
+func compareOne(f DigestField, d Digest, computed []Digest, p Policy) Check {
+	c := Check{Field: f.Name, Algorithm: d.Algorithm, Expected: d.Value}
+	a, known := Find(d.Algorithm)
 	for _, x := range computed {
 		if x.Algorithm == d.Algorithm {
 			c.Actual = x.Value
@@ -41,7 +42,7 @@ func compareOne(field string, d Digest, computed []Digest, p Policy) Check {
 		c.Result, c.Reason = Ignored, "not computed"
 		return c
 	}
-	accepted := p.Accepts(a.Key)
+	accepted := p.Accepts(a.Key) || f.Trusted
 	switch {
 	case len(d.Value) != a.Size:
 		c.Result = Mismatch

@@ -46,6 +46,9 @@ type DigestField struct {
 	// not Byte Sequences (ParseDigestField), members of a legacy Digest
 	// field that cannot be decoded (ParseLegacyDigest). The others count.
 	Skipped []string
+	// Trusted marks digests the user supplied (--expect, --checksum-file):
+	// a match counts as proof whatever the algorithm and the policy.
+	Trusted bool
 }
 
 // Usable reports whether the field was present and not ignored.

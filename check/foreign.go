@@ -1,0 +1,86 @@
+package check
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// outsideFields are the digest fields of a response outside RFC 9530:
+// Content-MD5, Unencoded-Digest, x-goog-hash and x-amz-checksum-*.
+func outsideFields(h http.Header) []verify.DigestField {
+	var out []verify.DigestField
+	for _, f := range append([]verify.DigestField{verify.ParseContentMD5(h), verify.ParseUnencodedDigest(h)}, verify.ForeignFields(h)...) {
+		if f.Present {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// checkForeign decides foreign-digest.match on the full GET (identity, so
+// Unencoded-Digest and Content-MD5 cover the same bytes as Repr-Digest):
+// which fields outside RFC 9530 the origin sends and whether each value
+// hdig can compute matches. A composite S3 checksum is reported, not
+// compared; a malformed field warns.
+func (a *audit) checkForeign() {
+	id, r := "foreign-digest.match", a.full
+	fs := outsideFields(r.header)
+	if len(fs) == 0 {
+		a.s.skip(id, "the origin sends no digest field outside RFC 9530 (x-goog-hash, x-amz-checksum-*, Content-MD5, Unencoded-Digest)")
+		return
+	}
+	if r.sums == nil {
+		a.s.skip(id, fmt.Sprintf("%s sent, but the body was not read whole (--max-body)", names(fs)))
+		return
+	}
+	var ok, bad, notes []string
+	for _, f := range fs {
+		switch {
+		case f.Ignored != "" && len(f.Digests) > 0:
+			notes = append(notes, fmt.Sprintf("%s is %s: ignored", f.Name, f.Ignored))
+			continue
+		case f.Ignored != "":
+			notes = append(notes, fmt.Sprintf("%s is malformed (%s)", f.Name, f.Ignored))
+			continue
+		}
+		o := compare(f, r.sums)
+		if len(o.matched) > 0 {
+			ok = append(ok, fmt.Sprintf("%s %s", f.Name, strings.Join(o.matched, ", ")))
+		}
+		for _, d := range o.wrong {
+			got, _ := lookup(r.sums, d.Algorithm)
+			bad = append(bad, fmt.Sprintf("%s %s is %s, want %s", f.Name, d.Algorithm, verify.Base64(d.Value), verify.Base64(got)))
+		}
+		for _, s := range f.Skipped {
+			notes = append(notes, fmt.Sprintf("%s %s", f.Name, s))
+		}
+	}
+	msg := func(head string, parts ...[]string) string {
+		var all []string
+		for _, p := range parts {
+			all = append(all, p...)
+		}
+		return head + ": " + strings.Join(all, "; ")
+	}
+	switch {
+	case len(bad) > 0:
+		a.s.fail(id, msg(fmt.Sprintf("%d of the origin's digests outside RFC 9530 do not match the %s received", len(bad), bytesOf(r.size)), bad, notes))
+	case len(notes) > 0 && len(ok) == 0:
+		a.s.warn(id, msg("nothing outside RFC 9530 could be checked", notes))
+	case len(notes) > 0:
+		a.s.warn(id, msg("match", ok, notes))
+	default:
+		a.s.pass(id, msg("match the body", ok))
+	}
+}
+
+func names(fs []verify.DigestField) string {
+	var ns []string
+	for _, f := range fs {
+		ns = append(ns, f.Name)
+	}
+	return strings.Join(ns, ", ")
+}

@@ -1,0 +1,71 @@
+package check
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hdig/hdig/server/servertest"
+	"github.com/hdig/hdig/verify"
+)
+
+// b64Sum is the base64 digest of hello.json with alg, as GCS and S3 send it.
+func b64Sum(alg string, wrong bool) string {
+	a, _ := verify.Find(alg)
+	h := a.New()
+	h.Write([]byte(servertest.Hello))
+	if wrong {
+		h.Write([]byte("!"))
+	}
+	return base64.StdEncoding.EncodeToString(h.Sum(nil))
+}
+
+func TestForeignDigestMatch(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		fields map[string][]string
+		status Status
+		msg    string
+	}{
+		{"none", nil, Skip, "sends no digest field outside RFC 9530"},
+		{"goog", map[string][]string{"x-goog-hash": {"crc32c=" + b64Sum("crc32c", false), "md5=" + b64Sum("md5", false)}}, Pass, "x-goog-hash crc32c, md5"},
+		{"goog wrong md5", map[string][]string{"x-goog-hash": {"crc32c=" + b64Sum("crc32c", false) + ",md5=" + b64Sum("md5", true)}}, Fail, "x-goog-hash md5 is " + b64Sum("md5", true) + ", want " + b64Sum("md5", false)},
+		{"amz", map[string][]string{"x-amz-checksum-crc64nvme": {b64Sum("crc64nvme", false)}, "x-amz-checksum-sha256": {b64Sum("sha-256", false)}}, Pass, "x-amz-checksum-sha256 sha-256; x-amz-checksum-crc64nvme crc64nvme"},
+		{"amz wrong crc32", map[string][]string{"x-amz-checksum-crc32": {b64Sum("crc32", true)}}, Fail, "x-amz-checksum-crc32 crc32 is"},
+		{"amz composite", map[string][]string{"x-amz-checksum-crc32c": {b64Sum("crc32c", true) + "-4"}}, Warn, "composite of 4 multipart parts"},
+		{"content-md5", map[string][]string{"Content-MD5": {b64Sum("md5", false)}}, Pass, "Content-MD5 md5"},
+		{"unencoded wrong", map[string][]string{"Unencoded-Digest": {"sha-256=:" + b64Sum("sha-256", true) + ":"}}, Fail, "Unencoded-Digest sha-256 is"},
+		{"malformed", map[string][]string{"Content-MD5": {"not base64!"}}, Warn, "Content-MD5 is malformed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var mode atomic.Value
+			mode.Store("")
+			url := newOrigin(t, rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+				if v := r.Header.Get(verify.AmzChecksumMode); v != "" {
+					mode.Store(v)
+				}
+				for k, vs := range tt.fields {
+					for _, v := range vs {
+						h.Add(k, v)
+					}
+				}
+				return body
+			}))
+			r := auditURL(t, url+"/hello.json", Options{})
+			var got Result
+			for _, c := range r.Checks {
+				if c.ID == "foreign-digest.match" {
+					got = c
+				}
+			}
+			if got.Status != tt.status || !strings.Contains(got.Message, tt.msg) {
+				t.Errorf("foreign-digest.match = %s %q, want %s containing %q", got.Status, got.Message, tt.status, tt.msg)
+			}
+			if mode.Load() != "ENABLED" {
+				t.Errorf("GET sent x-amz-checksum-mode %q, want ENABLED", mode.Load())
+			}
+		})
+	}
+}

@@ -1,0 +1,216 @@
+package cmd
+
+import (
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hdig/hdig/server/servertest"
+)
+
+// tool returns the path of a peer tool; without it the test is skipped,
+// except under CI, where it fails (as the xdelta3 interop tests do).
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is required in CI: %v", name, err)
+		}
+		t.Skipf("%s not installed", name)
+	}
+	return p
+}
+
+// run runs a command in dir and returns its stdout.
+func run(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%s %v: %v", name, args, err)
+	}
+	return string(out)
+}
+
+// expectSite serves app.bin and other.bin with the sums coreutils and
+// openssl wrote for them.
+func expectSite(t *testing.T) (url, site string, sums map[string]string) {
+	t.Helper()
+	sha256sum, sha512sum, openssl := tool(t, "sha256sum"), tool(t, "sha512sum"), tool(t, "openssl")
+	site = t.TempDir()
+	os.WriteFile(filepath.Join(site, "app.bin"), []byte(strings.Repeat("hdig expects this\n", 999)), 0o644)
+	os.WriteFile(filepath.Join(site, "other.bin"), []byte("something else\n"), 0o644)
+	sums = map[string]string{
+		"SHA256SUMS":    run(t, site, sha256sum, "other.bin", "app.bin"),
+		"SHA512SUMS":    run(t, site, sha512sum, "--tag", "app.bin", "other.bin"),
+		"sri384":        strings.TrimSpace(run(t, site, "sh", "-c", openssl+" dgst -sha384 -binary app.bin | "+openssl+" base64 -A")),
+		"sri384 other":  strings.TrimSpace(run(t, site, "sh", "-c", openssl+" dgst -sha384 -binary other.bin | "+openssl+" base64 -A")),
+		"sha256 app":    strings.Fields(run(t, site, sha256sum, "app.bin"))[0],
+		"sha512 app":    strings.Fields(run(t, site, sha512sum, "app.bin"))[0],
+		"sha256 binary": run(t, site, sha256sum, "-b", "app.bin"),
+	}
+	for _, n := range []string{"SHA256SUMS", "SHA512SUMS"} {
+		os.WriteFile(filepath.Join(site, n), []byte(sums[n]), 0o644)
+	}
+	return servertest.New(t, site).URL, site, sums
+}
+
+func TestGetExpectInterop(t *testing.T) {
+	url, site, sums := expectSite(t)
+	app := url + "/app.bin"
+	sumsDir := t.TempDir()
+	os.WriteFile(filepath.Join(sumsDir, "SHA256SUMS"), []byte(sums["SHA256SUMS"]), 0o644)
+	os.WriteFile(filepath.Join(sumsDir, "binary.sums"), []byte(sums["sha256 binary"]), 0o644)
+	os.WriteFile(filepath.Join(sumsDir, "SHA512SUMS"), []byte(sums["SHA512SUMS"]), 0o644)
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		field string // the field that matched
+		warn  string
+	}{
+		{"sri from openssl", []string{"--expect", "sha384-" + sums["sri384"]}, "--expect sha-384", ""},
+		{"oci", []string{"--expect", "sha256:" + sums["sha256 app"]}, "--expect sha-256", ""},
+		{"rfc 9530", []string{"--expect", "sha-512=:" + hexToB64(t, sums["sha512 app"]) + ":"}, "--expect sha-512", ""},
+		{"bare hex inferred", []string{"--expect", sums["sha256 app"]}, "--expect sha-256", "64 hex digits read as sha-256"},
+		{"bare hex named", []string{"--expect-alg", "sha-512", "--expect", sums["sha512 app"]}, "--expect sha-512", ""},
+		{"npm integrity", []string{"--expect", "sha512-" + hexToB64(t, sums["sha512 app"]) + " sha384-" + sums["sri384"]}, "--expect sha-512, sha-384", ""},
+		{"sha256sum file", []string{"--checksum-file", filepath.Join(sumsDir, "SHA256SUMS")}, "--checksum-file sha-256", "read as sha-256"},
+		{"sha256sum -b file", []string{"--checksum-file", filepath.Join(sumsDir, "binary.sums")}, "--checksum-file sha-256", ""},
+		{"sha512sum --tag file", []string{"--checksum-file", filepath.Join(sumsDir, "SHA512SUMS")}, "--checksum-file sha-512", ""},
+		{"checksum file by URL", []string{"--checksum-file", url + "/SHA256SUMS"}, "--checksum-file sha-256", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "app.bin")
+			args := append(append([]string{"get", "--no-cache", "-o", out}, tt.args...), app)
+			code, _, errOut := runHdig(t, args...)
+			if code != 0 || !strings.Contains(errOut, tt.field) || !strings.Contains(errOut, tt.warn) {
+				t.Fatalf("exit %d, want 0 naming %q and %q: %s", code, tt.field, tt.warn, errOut)
+			}
+			want, _ := os.ReadFile(filepath.Join(site, "app.bin"))
+			assertFile(t, out, string(want))
+		})
+	}
+}
+
+func hexToB64(t *testing.T, h string) string {
+	t.Helper()
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(b)
+}
+
+// A wrong digest is exit 1 with nothing written, as for Repr-Digest; a
+// checksum file without an entry is exit 2 with nothing fetched.
+func TestGetExpectFailures(t *testing.T) {
+	url, _, sums := expectSite(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "app.bin")
+	os.WriteFile(out, []byte("mine"), 0o644)
+	code, v, errOut := getJSON(t, "--no-cache", "-o", out, "--expect", "sha384-"+sums["sri384 other"], url+"/app.bin")
+	if code != 1 || v.Verdict != "mismatch" || !strings.Contains(errOut, "✖ mismatch --expect sha-384") {
+		t.Fatalf("wrong --expect: exit %d, %+v: %s", code, v, errOut)
+	}
+	found := false
+	for _, d := range v.Digests {
+		found = found || d.Field == "--expect" && d.Algorithm == "sha-384" && d.Result == "mismatch"
+	}
+	if !found {
+		t.Errorf("--json digests %+v lack the --expect mismatch", v.Digests)
+	}
+	assertFile(t, out, "mine")
+
+	sumsFile := filepath.Join(dir, "SUMS")
+	os.WriteFile(sumsFile, []byte(sums["SHA256SUMS"]), 0o644)
+	code, _, errOut = runHdig(t, "get", "--no-cache", "--checksum-file", sumsFile, "-o", filepath.Join(dir, "x.bin"), url+"/missing.bin")
+	if code != 2 || !strings.Contains(errOut, `no entry for "x.bin" or "missing.bin"`) {
+		t.Errorf("missing entry: exit %d, want 2: %s", code, errOut)
+	}
+	for _, bad := range [][]string{{"--expect", "sha256-short"}, {"--expect-alg", "blake3", "--expect", "ab"}, {"--checksum-file", filepath.Join(dir, "none")}} {
+		if code, _, errOut := runHdig(t, append(append([]string{"get", "--no-cache"}, bad...), url+"/app.bin")...); code != 2 || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, want 2 with one line: %q", bad, code, errOut)
+		}
+	}
+}
+
+// With a delta the user's digest covers the rebuilt instance; a wrong one
+// fails the delta and the full refetch alike: exit 1, not 5.
+func TestGetExpectDelta(t *testing.T) {
+	site, cacheDir := t.TempDir(), t.TempDir()
+	file := filepath.Join(site, "app.js")
+	out := filepath.Join(t.TempDir(), "app.js")
+	os.WriteFile(file, versionText(1), 0o644)
+	url := deltaOrigin(t, site, nil) + "/app.js"
+	if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, "-o", out, url); code != 0 {
+		t.Fatalf("first: exit %d: %s", code, errOut)
+	}
+	os.WriteFile(file, versionText(2), 0o644)
+	sum := sha512.Sum384(versionText(2))
+	sri := "sha384-" + base64.StdEncoding.EncodeToString(sum[:])
+	code, v, errOut := getJSON(t, "--cache-dir", cacheDir, "-o", out, "--expect", sri, url)
+	if code != 0 || v.Transfer.Strategy != "delta" || !strings.Contains(errOut, "--expect sha-384") {
+		t.Fatalf("delta with --expect: exit %d, %+v: %s", code, v, errOut)
+	}
+	os.WriteFile(file, versionText(3), 0o644)
+	code, _, errOut = runHdig(t, "get", "--cache-dir", cacheDir, "-o", out, "--expect", sri, url)
+	if code != 1 || !strings.Contains(errOut, "mismatch --expect sha-384") {
+		t.Fatalf("wrong --expect over a delta: exit %d, want 1: %s", code, errOut)
+	}
+	assertFile(t, out, string(versionText(2)))
+}
+
+// The origin's fields outside RFC 9530 are named by their real field in
+// the verdict line and in --json.
+func TestGetForeignFieldsJSON(t *testing.T) {
+	body := []byte("stored object\n")
+	sum := sha256.Sum256(body)
+	var mode atomic.Value
+	mode.Store("")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mode.Store(r.Header.Get("x-amz-checksum-mode"))
+		w.Header().Set("x-amz-checksum-sha256", base64.StdEncoding.EncodeToString(sum[:]))
+		w.Header().Set("x-amz-checksum-crc32c", "AAAAAA==-2")
+		w.Write(body)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "o")
+	code, v, errOut := getJSON(t, "--no-cache", "--amz-checksum-mode", "--require-digest", "-o", out, srv.URL+"/o")
+	if code != 0 || v.Verdict != "verified" || !strings.Contains(errOut, "✔ verified x-amz-checksum-sha256 sha-256") {
+		t.Fatalf("exit %d, %+v: %s", code, v, errOut)
+	}
+	got := map[string]string{}
+	for _, d := range v.Digests {
+		got[d.Field+" "+d.Algorithm] = d.Result
+	}
+	if got["x-amz-checksum-sha256 sha-256"] != "match" || got["x-amz-checksum-crc32c crc32c"] != "ignored" || mode.Load() != "ENABLED" {
+		t.Errorf("digests %v, x-amz-checksum-mode %q", got, mode.Load())
+	}
+}
+
+// HEAD has no content: the user's digest is reported ignored, not passed.
+func TestGetExpectHead(t *testing.T) {
+	srv := servertest.NewFiles(t, map[string]string{"h.json": servertest.Hello})
+	code, v, errOut := getJSON(t, "-I", "--expect", "sha256:"+strings.Repeat("0", 64), srv.URL+"/h.json")
+	found := false
+	for _, d := range v.Digests {
+		found = found || d.Field == "--expect" && d.Result == "ignored"
+	}
+	if code != 0 || !found {
+		t.Errorf("exit %d, digests %+v: %s", code, v.Digests, errOut)
+	}
+	if code, _, _ := runHdig(t, "get", "-I", "--require-digest", "--expect", "sha256:"+strings.Repeat("0", 64), srv.URL+"/h.json"); code != 3 {
+		t.Errorf("-I --require-digest with --expect: exit %d, want 3 (nothing proven)", code)
+	}
+}

@@ -1,0 +1,86 @@
+package verify
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// foreignHeader builds a header from "Name: value" lines.
+func foreignHeader(lines ...string) http.Header {
+	h := http.Header{}
+	for _, l := range lines {
+		k, v, _ := strings.Cut(l, ": ")
+		h.Add(k, v)
+	}
+	return h
+}
+
+var foreignFieldsTests = []struct {
+	name   string
+	header []string
+	want   string // per field: "name[alg,alg](ignored)" joined by " "
+}{
+	// Google's documentation shows x-goog-hash as two field lines, or one.
+	{"goog two lines", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-hash: md5=Ojk9c3dhfxgoKVVHYwFbHQ=="}, "x-goog-hash[crc32c,md5]"},
+	{"goog one line", []string{"x-goog-hash: crc32c=n03x6A==, md5=Ojk9c3dhfxgoKVVHYwFbHQ=="}, "x-goog-hash[crc32c,md5]"},
+	{"goog composite has no md5", []string{"x-goog-hash: crc32c=n03x6A=="}, "x-goog-hash[crc32c]"},
+	{"goog unknown member", []string{"x-goog-hash: sha1=AAAA, crc32c=n03x6A=="}, "x-goog-hash[crc32c]"},
+	{"goog transcoded", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip"}, "x-goog-hash[crc32c](ignored)"},
+	{"goog stored gzip sent gzip", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip", "Content-Encoding: gzip"}, "x-goog-hash[crc32c]"},
+	{"goog nothing usable", []string{"x-goog-hash: crc32c=###"}, "x-goog-hash[](ignored)"},
+	{"amz sha256", []string{"x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564="}, "x-amz-checksum-sha256[sha-256]"},
+	{"amz crc64nvme", []string{"x-amz-checksum-crc64nvme: rosUhgp5mIg="}, "x-amz-checksum-crc64nvme[crc64nvme]"},
+	{"amz composite suffix", []string{"x-amz-checksum-crc32c: sOO8/Q==-3"}, "x-amz-checksum-crc32c[crc32c](ignored)"},
+	{"amz composite type", []string{"x-amz-checksum-crc32: yZRlqg==", "x-amz-checksum-type: COMPOSITE"}, "x-amz-checksum-crc32[crc32](ignored)"},
+	{"amz bad base64", []string{"x-amz-checksum-sha1: not base64"}, "x-amz-checksum-sha1[](ignored)"},
+	{"amz several", []string{"x-amz-checksum-crc32: yZRlqg==", "x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564="}, "x-amz-checksum-sha256[sha-256] x-amz-checksum-crc32[crc32]"},
+	{"oversized", []string{"x-goog-hash: crc32c=" + strings.Repeat("A", maxForeignLen)}, "x-goog-hash[](ignored)"},
+	{"none", []string{"Content-Type: text/plain"}, ""},
+}
+
+func TestForeignFields(t *testing.T) {
+	for _, tt := range foreignFieldsTests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, f := range ForeignFields(foreignHeader(tt.header...)) {
+				got = append(got, describeField(f))
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("ForeignFields = %q, want %q", strings.Join(got, " "), tt.want)
+			}
+		})
+	}
+}
+
+func describeField(f DigestField) string {
+	var algs []string
+	for _, d := range f.Digests {
+		algs = append(algs, d.Algorithm)
+	}
+	s := f.Name + "[" + strings.Join(algs, ",") + "]"
+	if f.Ignored != "" {
+		s += "(ignored)"
+	}
+	return s
+}
+
+func TestParseContentMD5(t *testing.T) {
+	for _, tt := range []struct {
+		lines []string
+		want  string
+	}{
+		// RFC 1864 §2's own example is the digest of an empty body.
+		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg=="}, "Content-MD5[md5]"},
+		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==", "1B2M2Y8AsgTpgAmY7PhCfg=="}, "Content-MD5[](ignored)"},
+		{[]string{"d41d8cd98f00b204e9800998ecf8427e"}, "Content-MD5[](ignored)"},
+	} {
+		h := http.Header{http.CanonicalHeaderKey(ContentMD5): tt.lines}
+		if got := describeField(ParseContentMD5(h)); got != tt.want {
+			t.Errorf("ParseContentMD5(%q) = %s, want %s", tt.lines, got, tt.want)
+		}
+	}
+	if f := ParseContentMD5(http.Header{}); f.Present {
+		t.Errorf("absent Content-MD5 is present: %+v", f)
+	}
+}

@@ -1,0 +1,224 @@
+package verify
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Bounds on a checksum file: a distribution's SHA256SUMS is a few KiB.
+const (
+	// MaxChecksumFile is the largest checksum file read, local or fetched.
+	MaxChecksumFile = 4 << 20
+	maxSumsLine     = 64 << 10
+)
+
+// ErrNoEntry says a checksum file has no line for the name looked up.
+var ErrNoEntry = errors.New("no entry")
+
+// bsdNames maps the tags of the BSD format (`SHA256 (name) = hex`, as
+// `sha256sum --tag` and `openssl dgst` write it) to hdig's keys.
+var bsdNames = map[string]string{
+	"SHA256": "sha-256", "SHA384": "sha-384", "SHA512": "sha-512", "SHA1": "sha", "MD5": "md5",
+	"SHA2-256": "sha-256", "SHA2-384": "sha-384", "SHA2-512": "sha-512",
+}
+
+// SumEntry is one line of a checksum file.
+type SumEntry struct {
+	Name   string
+	Digest Digest
+	Line   int
+	// Tagged says the line named its algorithm (BSD format); else it came
+	// from alg or the length of the hex.
+	Tagged bool
+}
+
+// ChecksumEntries finds the entries for names (tried in order; an entry
+// matches by its whole name or, failing that, its last path element) in a
+// checksum file of coreutils' formats: `HEX  NAME` or `HEX *NAME` lines
+// (sha256sum, sha512sum, md5sum, sha1sum; a line starting with a backslash
+// has an escaped name) and BSD tags (`SHA256 (NAME) = HEX`). The algorithm
+// of a line without a tag comes from alg, else from the length of its hex.
+// BLAKE2b (b2sum) is not computed: its tagged lines are an error that says
+// so, and its untagged ones (128 hex digits, like sha512sum's) are read as
+// sha-512 unless alg says otherwise. Lines that are neither format are
+// skipped, as `sha256sum -c` does; several entries for the same name and
+// algorithm must agree.
+func ChecksumEntries(data []byte, names []string, alg string) ([]SumEntry, error) {
+	if len(data) > MaxChecksumFile {
+		return nil, fmt.Errorf("checksum file is %d bytes, over the %d-byte limit", len(data), MaxChecksumFile)
+	}
+	all, err := sumLines(data, alg)
+	if err != nil {
+		return nil, err
+	}
+	for _, match := range []func(e, n string) bool{sameName, sameBase} {
+		for _, n := range names {
+			var found []SumEntry
+			for _, e := range all {
+				if match(e.Name, n) {
+					found = append(found, e)
+				}
+			}
+			if len(found) > 0 {
+				return agreeing(found)
+			}
+		}
+	}
+	return nil, fmt.Errorf("%w for %s among %d lines", ErrNoEntry, strings.Join(quoteAll(names), " or "), len(all))
+}
+
+func sameName(e, n string) bool { return e == n || strings.TrimPrefix(e, "./") == n }
+func sameBase(e, n string) bool { return path.Base(e) == n }
+
+// agreeing keeps one entry per algorithm, failing on entries that differ.
+func agreeing(es []SumEntry) ([]SumEntry, error) {
+	var out []SumEntry
+	for _, e := range es {
+		dup := false
+		for _, o := range out {
+			if o.Digest.Algorithm != e.Digest.Algorithm {
+				continue
+			}
+			if !bytes.Equal(o.Digest.Value, e.Digest.Value) {
+				return nil, fmt.Errorf("lines %d and %d give %s two %s digests", o.Line, e.Line, e.Name, e.Digest.Algorithm)
+			}
+			dup = true
+		}
+		if !dup {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// sumLines parses every line it recognises.
+func sumLines(data []byte, alg string) ([]SumEntry, error) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 4096), maxSumsLine)
+	var out []SumEntry
+	for n := 1; sc.Scan(); n++ {
+		e, ok, err := sumLine(strings.TrimSuffix(sc.Text(), "\r"), alg)
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", n, err)
+		}
+		if ok {
+			e.Line = n
+			out = append(out, e)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("reading the checksum file: %v (lines are limited to %d bytes)", err, maxSumsLine)
+	}
+	return out, nil
+}
+
+// sumLine parses one line; ok is false for a line of neither format.
+func sumLine(l, alg string) (SumEntry, bool, error) {
+	escaped := strings.HasPrefix(l, `\`)
+	if escaped {
+		l = l[1:]
+	}
+	if tag, rest, ok := strings.Cut(l, " ("); ok && !strings.ContainsAny(tag, " \t") && tag != "" {
+		return bsdLine(tag, rest, escaped)
+	}
+	sum, name, ok := strings.Cut(l, " ")
+	if !ok || len(name) < 2 || (name[0] != ' ' && name[0] != '*') {
+		return SumEntry{}, false, nil
+	}
+	name = name[1:]
+	b, err := hexValue(sum)
+	if err != nil {
+		return SumEntry{}, false, nil
+	}
+	key := alg
+	if key == "" {
+		key = hexLengths[len(sum)]
+	}
+	if key == "" {
+		return SumEntry{}, false, nil
+	}
+	return entry(name, key, b, escaped)
+}
+
+// bsdLine parses `TAG (NAME) = HEX` after the tag.
+func bsdLine(tag, rest string, escaped bool) (SumEntry, bool, error) {
+	i := strings.LastIndex(rest, ") = ")
+	if i < 0 {
+		return SumEntry{}, false, nil
+	}
+	name, sum := rest[:i], rest[i+len(") = "):]
+	up := strings.ToUpper(tag)
+	if strings.HasPrefix(up, "BLAKE2") {
+		return SumEntry{}, false, fmt.Errorf("%s (b2sum) is not an algorithm hdig computes: use a SHA256SUMS or SHA512SUMS file", tag)
+	}
+	key, ok := bsdNames[up]
+	if !ok {
+		return SumEntry{}, false, nil
+	}
+	b, err := hexValue(sum)
+	if err != nil {
+		if b, err = decodeBase64(sum); err != nil { // cksum --base64
+			return SumEntry{}, false, fmt.Errorf("%s digest %q is neither hex nor base64", tag, sum)
+		}
+	}
+	e, ok, err := entry(name, key, b, escaped)
+	e.Tagged = true
+	return e, ok, err
+}
+
+func entry(name, key string, b []byte, escaped bool) (SumEntry, bool, error) {
+	if escaped {
+		var err error
+		if name, err = unescapeSumName(name); err != nil {
+			return SumEntry{}, false, err
+		}
+	}
+	if err := checkSize(key, b); err != nil {
+		return SumEntry{}, false, fmt.Errorf("%s: %v", name, err)
+	}
+	return SumEntry{Name: name, Digest: Digest{Algorithm: key, Value: b}}, true, nil
+}
+
+func hexValue(s string) ([]byte, error) {
+	if len(s)%2 != 0 {
+		return nil, errors.New("odd length")
+	}
+	return decodeHex(s)
+}
+
+// unescapeSumName undoes coreutils' escaping of `\\`, `\n` and `\r`.
+func unescapeSumName(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i++; i == len(s) {
+			return "", fmt.Errorf("file name %q ends with a lone backslash", s)
+		}
+		switch s[i] {
+		case '\\':
+			b.WriteByte('\\')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		default:
+			return "", fmt.Errorf("bad escape %q in file name", s[i-1:i+1])
+		}
+	}
+	return b.String(), nil
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}

@@ -1,0 +1,72 @@
+package verify
+
+import (
+	"encoding/hex"
+	"errors"
+	"strings"
+	"testing"
+)
+
+var (
+	h256 = hex.EncodeToString(helloSHA256[:])
+	h384 = hex.EncodeToString(helloSHA384[:])
+	h512 = hex.EncodeToString(helloSHA512[:])
+)
+
+var checksumEntriesTests = []struct {
+	name, file string
+	names      []string
+	alg        string
+	want       string // "alg:name" joined by ","
+	err        string
+}{
+	{"sha256sum", h256 + "  other.iso\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
+	{"binary mark", h512 + " *app.iso\n", []string{"app.iso"}, "", "sha-512:app.iso", ""},
+	{"crlf", h256 + "  app.iso\r\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
+	{"bsd tag", "SHA384 (app.iso) = " + h384 + "\nSHA256 (app.iso) = " + h256 + "\n", []string{"app.iso"}, "", "sha-384:app.iso,sha-256:app.iso", ""},
+	{"bsd openssl", "SHA2-256(x)= ab\nSHA2-256 (app.iso) = " + h256 + "\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
+	{"path entry by base", h256 + "  ./dist/app.iso\n", []string{"app.iso"}, "", "sha-256:./dist/app.iso", ""},
+	{"exact name first", h256 + "  dist/app.iso\n" + h512 + "  app.iso\n", []string{"app.iso"}, "", "sha-512:app.iso", ""},
+	{"second name", h256 + "  url.iso\n", []string{"out.iso", "url.iso"}, "", "sha-256:url.iso", ""},
+	{"escaped name", `\` + h256 + `  a\nb` + "\n", []string{"a\nb"}, "", "sha-256:a\nb", ""},
+	{"comments skipped", "# SHA256SUMS\n\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
+	{"alg given", hex.EncodeToString(make([]byte, 16)) + "  app.iso\n", []string{"app.iso"}, "md5", "md5:app.iso", ""},
+	{"duplicate agreeing", h256 + "  app.iso\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
+	{"duplicate differing", h256 + "  app.iso\n" + strings.Repeat("0", 64) + "  app.iso\n", []string{"app.iso"}, "", "", "lines 1 and 2 give app.iso two sha-256 digests"},
+	{"missing", h256 + "  other.iso\n", []string{"app.iso"}, "", "", `no entry for "app.iso" among 1 lines`},
+	{"b2sum tagged", "BLAKE2b (app.iso) = " + h512 + "\n", []string{"app.iso"}, "", "", "b2sum"},
+	{"wrong length for alg", h256 + "  app.iso\n", []string{"app.iso"}, "sha-512", "", "sha-512 digest is 32 bytes, want 64"},
+	{"too big", strings.Repeat("x", MaxChecksumFile+1), []string{"a"}, "", "", "over the 4194304-byte limit"},
+	{"line too long", strings.Repeat("x", maxSumsLine+1), []string{"a"}, "", "", "limited to 65536 bytes"},
+}
+
+func TestChecksumEntries(t *testing.T) {
+	for _, tt := range checksumEntriesTests {
+		t.Run(tt.name, func(t *testing.T) {
+			es, err := ChecksumEntries([]byte(tt.file), tt.names, tt.alg)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("error = %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, e := range es {
+				got = append(got, e.Digest.Algorithm+":"+e.Name)
+			}
+			if strings.Join(got, ",") != tt.want {
+				t.Errorf("entries = %q, want %q", strings.Join(got, ","), tt.want)
+			}
+		})
+	}
+}
+
+func TestChecksumEntriesNoEntryIs(t *testing.T) {
+	_, err := ChecksumEntries([]byte(h256+"  a\n"), []string{"b"}, "")
+	if !errors.Is(err, ErrNoEntry) {
+		t.Errorf("error %v is not ErrNoEntry", err)
+	}
+}
