@@ -61,7 +61,7 @@ func TestReadHostile(t *testing.T) {
 		{"rsum 5", withHeader("Hash-Lengths: 2,2,3", "Hash-Lengths: 2,5,3"), "from 1 to 4"},
 		{"checksum 17", withHeader("Hash-Lengths: 2,2,3", "Hash-Lengths: 2,2,17"), "from 3 to 16"},
 		{"sha1 short", withHeader("SHA-1: ", "SHA-1: 00"), "40 hex digits"},
-		{"no sha1", withHeader("SHA-1: ", "X-SHA-1: "), "unknown and not listed in Safe"},
+		{"no sha1", withHeader("SHA-1: ", "X-SHA-1: "), "unknown and not listed in the Safe header"},
 		{"no length", withHeader("Length: 5000", "Safe: Lngth\nLngth: 5000"), "no Length header"},
 		{"compressed", withHeader("URL: t", "Z-Map2: 3"), "compressed targets"},
 		{"mtime", withHeader("Length: 5000", "Length: 5000\nMTime: yesterday"), "MTime"},

@@ -159,7 +159,7 @@ func (h *header) sha1Value(v string) error {
 func (h *header) finish() (*Control, error) {
 	for _, k := range h.unknown {
 		if !h.safe[k] {
-			return nil, fmt.Errorf("zsync: control file header %q is unknown and not listed in Safe:", clip(k))
+			return nil, fmt.Errorf("zsync: control file header %q is unknown and not listed in the Safe header", clip(k))
 		}
 	}
 	for _, k := range []string{"Blocksize", "Length", "SHA-1"} {
