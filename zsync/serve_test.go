@@ -18,8 +18,8 @@ type rangeServer struct {
 	files map[string][]byte
 	mu    sync.Mutex
 	sent  int64 // body bytes of 206 responses (range data only)
-	reqs  int // requests with a Range
-	all   int // all requests
+	reqs  int   // requests with a Range
+	all   int   // all requests
 }
 
 // maxRequests bounds a test: zsync 0.6.2 retries a response it cannot use
