@@ -2,7 +2,6 @@ package zsync
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -60,38 +59,83 @@ func (m *Matcher) strong(i int, w []byte, sum *[]byte) bool {
 	return bytes.Equal((*sum)[:m.c.ChecksumBytes], m.c.checksum(i))
 }
 
-// WriteFetched writes target bytes fetched from the origin at offset off, which
-// must start a block; each whole block is checked against its MD4 and rsum
+// WriteFetched writes target bytes fetched from the origin at offset off,
+// which must start a block; each block is checked against its rsum and MD4
 // first, so a wrong range is refused before it is written.
 func (m *Matcher) WriteFetched(off int64, r io.Reader) (int64, error) {
+	fw, err := m.FetchWriter(off)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := io.Copy(fw, r); err != nil {
+		return fw.done, err
+	}
+	return fw.done, fw.Close()
+}
+
+// FetchWriter returns a writer for fetched target bytes from offset off (a
+// block boundary): each block is checked against its rsum and MD4 once
+// whole, then written. Close checks that no block was left half-written.
+func (m *Matcher) FetchWriter(off int64) (*FetchWriter, error) {
 	bs := int64(m.c.Blocksize)
 	if off%bs != 0 || off < 0 || off > m.c.Length {
-		return 0, fmt.Errorf("zsync: fetched range at %d: want an offset at a block boundary within %d bytes", off, m.c.Length)
+		return nil, fmt.Errorf("zsync: fetched range at %d: want an offset at a block boundary within %d bytes", off, m.c.Length)
 	}
-	block := make([]byte, bs)
-	var done int64
-	for i := int(off / bs); i < len(m.have); i++ {
-		n := m.c.blockLen(i)
-		k, err := io.ReadFull(r, block[:n])
-		if k == 0 && (errors.Is(err, io.EOF)) {
-			return done, nil
+	return &FetchWriter{m: m, next: int(off / bs), buf: make([]byte, 0, bs)}, nil
+}
+
+// FetchWriter checks and writes fetched blocks; see Matcher.FetchWriter.
+type FetchWriter struct {
+	m    *Matcher
+	next int    // block being filled
+	buf  []byte // its bytes so far
+	done int64  // bytes checked and written
+}
+
+func (fw *FetchWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		if fw.next >= len(fw.m.have) {
+			return n - len(p), fmt.Errorf("zsync: fetched bytes run past the target's %d bytes", fw.m.c.Length)
 		}
-		if err != nil {
-			return done, fmt.Errorf("zsync: fetched block %d: want %d bytes, got %d: %w", i, n, k, err)
+		want := fw.m.c.blockLen(fw.next)
+		k := copy(fw.buf[len(fw.buf):want], p)
+		fw.buf = fw.buf[:len(fw.buf)+k]
+		p = p[k:]
+		if len(fw.buf) == want {
+			if err := fw.flush(); err != nil {
+				return n - len(p), err
+			}
 		}
-		clear(block[n:])
-		a, b := rsum(block)
-		var sum []byte
-		if join(a, b)&m.mask != m.c.Rsums[i] || !m.strong(i, block, &sum) {
-			return done, fmt.Errorf("zsync: fetched block %d (bytes %d-%d) does not match its checksums in the control file", i, int64(i)*bs, int64(i)*bs+int64(n)-1)
-		}
-		if err := m.take(i, block, &m.Fetched); err != nil {
-			return done, err
-		}
-		done += int64(n)
 	}
-	if k, _ := r.Read(block[:1]); k > 0 {
-		return done, fmt.Errorf("zsync: fetched range at %d runs past the target's %d bytes", off, m.c.Length)
+	return n, nil
+}
+
+// flush checks the whole block in buf and writes it.
+func (fw *FetchWriter) flush() error {
+	m, i := fw.m, fw.next
+	n := len(fw.buf)
+	block := fw.buf[:m.c.Blocksize]
+	clear(block[n:])
+	a, b := rsum(block)
+	var sum []byte
+	if join(a, b)&m.mask != m.c.Rsums[i] || !m.strong(i, block, &sum) {
+		start := int64(i) * int64(m.c.Blocksize)
+		return fmt.Errorf("zsync: fetched block %d (bytes %d-%d) does not match its checksums in the control file", i, start, start+int64(n)-1)
 	}
-	return done, nil
+	if err := m.take(i, block, &m.Fetched); err != nil {
+		return err
+	}
+	fw.done += int64(n)
+	fw.next++
+	fw.buf = fw.buf[:0]
+	return nil
+}
+
+// Close reports a block left incomplete.
+func (fw *FetchWriter) Close() error {
+	if len(fw.buf) > 0 {
+		return fmt.Errorf("zsync: fetched block %d: want %d bytes, got %d", fw.next, fw.m.c.blockLen(fw.next), len(fw.buf))
+	}
+	return nil
 }

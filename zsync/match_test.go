@@ -172,7 +172,7 @@ func TestWriteFetchedRefusesWrongBytes(t *testing.T) {
 	if _, err := m.WriteFetched(100, bytes.NewReader(data[100:200])); err == nil || !strings.Contains(err.Error(), "block boundary") {
 		t.Errorf("WriteFetched at an unaligned offset: error = %v, want one naming the block boundary", err)
 	}
-	if _, err := m.WriteFetched(8192, bytes.NewReader(append(bytes.Clone(data[8192:]), 0))); err == nil || !strings.Contains(err.Error(), "runs past") {
+	if _, err := m.WriteFetched(8192, bytes.NewReader(append(bytes.Clone(data[8192:]), 0))); err == nil || !strings.Contains(err.Error(), "run past") {
 		t.Errorf("WriteFetched past the end: error = %v, want one saying it runs past", err)
 	}
 	if err := m.Finish(&memFile{}); err == nil || !strings.Contains(err.Error(), "still missing") {
@@ -199,5 +199,34 @@ func TestCoalesce(t *testing.T) {
 	want := []Range{{0, 20}, {100, 120}}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("Coalesce(%v, 5) = %v, want %v", in, got, want)
+	}
+}
+
+// TestFetchWriterPieces: bytes written in uneven pieces, as a response body
+// arrives, are checked per block; a short last piece is reported by Close.
+func TestFetchWriterPieces(t *testing.T) {
+	data := randomBytes(12, 10_000)
+	c := makeControl(t, data, 1024)
+	out := &memFile{}
+	m := NewMatcher(c, out)
+	fw, err := m.FetchWriter(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(data); i += 333 {
+		if _, err := fw.Write(data[i:min(i+333, len(data))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Finish(out); err != nil {
+		t.Fatal(err)
+	}
+	fw, _ = NewMatcher(c, &memFile{}).FetchWriter(1024)
+	fw.Write(data[1024:1500])
+	if err := fw.Close(); err == nil || !strings.Contains(err.Error(), "block 1: want 1024 bytes, got 476") {
+		t.Errorf("Close after half a block: error = %v, want one naming block 1", err)
 	}
 }
