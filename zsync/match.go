@@ -1,10 +1,15 @@
 package zsync
 
 import (
+	"errors"
 	"bytes"
 	"fmt"
 	"io"
 )
+
+// ErrMismatch marks bytes that do not match the control file: a fetched
+// block whose checksums differ, an assembled file whose SHA-1 differs.
+var ErrMismatch = errors.New("does not match its checksums in the control file")
 
 // Matcher finds, in seed files, the blocks of a control file's target and
 // writes them at their place in the output; the blocks it could not find
@@ -121,7 +126,7 @@ func (fw *FetchWriter) flush() error {
 	var sum []byte
 	if join(a, b)&m.mask != m.c.Rsums[i] || !m.strong(i, block, &sum) {
 		start := int64(i) * int64(m.c.Blocksize)
-		return fmt.Errorf("zsync: fetched block %d (bytes %d-%d) does not match its checksums in the control file", i, start, start+int64(n)-1)
+		return fmt.Errorf("zsync: fetched block %d (bytes %d-%d) %w", i, start, start+int64(n)-1, ErrMismatch)
 	}
 	if err := m.take(i, block, &m.Fetched); err != nil {
 		return err

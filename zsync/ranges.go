@@ -59,12 +59,12 @@ func (c *Control) Verify(r io.Reader) error {
 		return fmt.Errorf("zsync: reading the assembled file: %w", err)
 	}
 	if n != c.Length {
-		return fmt.Errorf("zsync: assembled file has %d bytes, want %d", n, c.Length)
+		return fmt.Errorf("zsync: assembled file has %d bytes, want %d: %w", n, c.Length, ErrMismatch)
 	}
 	var got [20]byte
 	h.Sum(got[:0])
 	if got != c.SHA1 {
-		return fmt.Errorf("zsync: assembled file SHA-1 mismatch: want %x, got %x", c.SHA1, got)
+		return fmt.Errorf("zsync: assembled file SHA-1 mismatch: want %x, got %x: %w", c.SHA1, got, ErrMismatch)
 	}
 	return nil
 }
