@@ -2,13 +2,19 @@ package cmd
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/hdig/hdig/zsync"
 )
@@ -108,5 +114,102 @@ func TestGetZsyncUsage(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {
 			t.Errorf("hdig %v = %d, %q; want 2 and %q", c.args, code, errOut, c.want)
 		}
+	}
+}
+
+// zsyncOrigin serves a file and its control file with http.ServeContent
+// and records the If-Range of each range request.
+type zsyncOrigin struct {
+	mu      sync.Mutex
+	body    []byte
+	ctl     []byte
+	ifRange []string
+	next    []byte // when set, the file becomes next after the first range request
+}
+
+func (z *zsyncOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	z.mu.Lock()
+	body := z.body
+	if r.URL.Path == "/f" && r.Header.Get("Range") != "" {
+		z.ifRange = append(z.ifRange, r.Header.Get("If-Range"))
+		if z.next != nil {
+			z.body, z.next = z.next, nil
+		}
+	}
+	z.mu.Unlock()
+	switch r.URL.Path {
+	case "/f.zsync":
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(z.ctl))
+	case "/f":
+		w.Header().Set("ETag", fmt.Sprintf(`"%x"`, sha256.Sum256(body)))
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestGetZsyncIfRange: ranges go in batches; every request after the first
+// carries If-Range with the first's ETag.
+func TestGetZsyncIfRange(t *testing.T) {
+	cur := zsyncData(4, 1<<20)
+	old := bytes.Clone(cur)
+	for k := 0; k < 40; k++ { // 40 blocks, 12 blocks apart: 40 ranges
+		old[k*12*2048+5] ^= 1
+	}
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	z := &zsyncOrigin{body: cur, ctl: buf.Bytes()}
+	ts := httptest.NewServer(z)
+	defer ts.Close()
+	work := t.TempDir()
+	seed := filepath.Join(work, "old")
+	os.WriteFile(seed, old, 0o644)
+	out := filepath.Join(work, "new")
+	code, _, errOut := runHdig(t, "get", "--zsync", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
+	if code != ExitOK || !strings.Contains(errOut, "81920 fetched in 3 requests") {
+		t.Fatalf("hdig get --zsync = %d, %q; want 0 and 40 blocks in 3 requests", code, errOut)
+	}
+	etag := fmt.Sprintf(`"%x"`, sha256.Sum256(cur))
+	if len(z.ifRange) != 3 || z.ifRange[0] != "" || z.ifRange[1] != etag || z.ifRange[2] != etag {
+		t.Errorf("If-Range of the range requests = %q, want none then %s twice", z.ifRange, etag)
+	}
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, cur) {
+		t.Error("rebuilt file differs")
+	}
+}
+
+// TestGetZsyncTargetChanged: when the file changes between two range
+// requests, If-Range brings the new file whole (200), which fails the old
+// control file's checksums: exit 1, nothing written.
+func TestGetZsyncTargetChanged(t *testing.T) {
+	cur := zsyncData(5, 1<<20)
+	old := bytes.Clone(cur)
+	for k := 0; k < 40; k++ {
+		old[k*12*2048+5] ^= 1
+	}
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	z := &zsyncOrigin{body: cur, ctl: buf.Bytes(), next: zsyncData(6, 1<<20)}
+	ts := httptest.NewServer(z)
+	defer ts.Close()
+	work := t.TempDir()
+	seed := filepath.Join(work, "old")
+	os.WriteFile(seed, old, 0o644)
+	out := filepath.Join(work, "new")
+	code, _, errOut := runHdig(t, "get", "--zsync", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
+	if code != ExitIntegrity || !strings.Contains(errOut, "does not match its checksums") {
+		t.Errorf("hdig get --zsync with the file changing = %d, %q; want 1 and a block mismatch", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the output was written")
 	}
 }

@@ -1,8 +1,8 @@
 package zsync
 
 import (
-	"errors"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 )
