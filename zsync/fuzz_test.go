@@ -39,3 +39,39 @@ func mustMake(data []byte, bs int) *Control {
 	}
 	return c
 }
+
+// FuzzMatch: whatever the target and the seed, the matcher plus the
+// missing ranges rebuild the target exactly, and never fetch more than the
+// target. Small block sizes reach the edge cases (short last blocks, seeds
+// shorter than a block, pairs at the end).
+func FuzzMatch(f *testing.F) {
+	f.Add([]byte("hello, world: the same bytes twice"), []byte("the same bytes twice, hello"), uint8(0))
+	f.Add(bytes.Repeat([]byte("ab"), 100), []byte("ba"), uint8(1))
+	f.Add([]byte{}, []byte("x"), uint8(2))
+	f.Fuzz(func(t *testing.T, target, seed []byte, bsExp uint8) {
+		if len(target) > 1<<16 || len(seed) > 1<<16 {
+			return
+		}
+		bs := 16 << (bsExp % 3)
+		c, err := Make(bytes.NewReader(target), int64(len(target)), MakeOptions{Blocksize: bs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := &memFile{}
+		m := NewMatcher(c, out)
+		if err := m.Seed(bytes.NewReader(seed)); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range Coalesce(m.Missing(), int64(bs)) {
+			if _, err := m.WriteFetched(r.Start, bytes.NewReader(target[r.Start:r.End])); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.Finish(out); err != nil {
+			t.Fatal(err)
+		}
+		if m.Fetched > int64(len(target)) || !bytes.Equal(out.b[:len(target)], target) {
+			t.Fatalf("fetched %d of %d bytes; rebuilt file equal: %v", m.Fetched, len(target), bytes.Equal(out.b[:len(target)], target))
+		}
+	})
+}

@@ -26,7 +26,8 @@ type Matcher struct {
 
 	FromSeed int64 // target bytes found in seeds and written
 	Fetched  int64 // target bytes written by Fetched
-	Tested   int64 // windows whose MD4 was computed: the matcher's work
+	Tested   int64 // windows whose MD4 was computed: the matcher's work,
+	Probed   int64 // with the candidate blocks it looked at
 }
 
 // NewMatcher prepares to rebuild c's target into out.
@@ -49,8 +50,21 @@ func (m *Matcher) take(i int, w []byte, count *int64) error {
 	}
 	m.have[i] = true
 	m.nhave++
+	m.retireDone(i)
+	if i > 0 {
+		m.retireDone(i - 1)
+	}
 	*count += int64(n)
 	return nil
+}
+
+// retireDone takes block i out of the lookups once nothing is left to find
+// through it: it is written and, when pairs must match, so is the next.
+func (m *Matcher) retireDone(i int) {
+	pair := m.c.SeqMatches == 2 && i+1 < len(m.have)
+	if m.have[i] && (!pair || m.have[i+1]) {
+		m.idx.retire(i)
+	}
 }
 
 // strong reports whether the MD4 of window w matches block i's checksum.

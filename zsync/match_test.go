@@ -230,3 +230,24 @@ func TestFetchWriterPieces(t *testing.T) {
 		t.Errorf("Close after half a block: error = %v, want one naming block 1", err)
 	}
 }
+
+// TestMatchRepetitiveWork: a target of one 16-byte block repeated 4096
+// times, then one block found nowhere, puts 4096 blocks under one rsum.
+// Once found they are skipped, so the work stays linear in the seed:
+// candidates looked at and MD4s <= blocks + seed length.
+func TestMatchRepetitiveWork(t *testing.T) {
+	target := append(make([]byte, 64<<10), randomBytes(13, 16)...)
+	for _, seed := range [][]byte{make([]byte, 64<<10), append([]byte("x"), make([]byte, 20_000)...)} {
+		c := makeControl(t, target, 16)
+		m := NewMatcher(c, &memFile{})
+		if err := m.Seed(bytes.NewReader(seed)); err != nil {
+			t.Fatal(err)
+		}
+		if m.FromSeed != 64<<10 {
+			t.Fatalf("seed of %d bytes: %d bytes found, want %d", len(seed), m.FromSeed, 64<<10)
+		}
+		if limit := int64(c.Blocks() + len(seed)); m.Probed > limit || m.Tested > limit {
+			t.Errorf("seed of %d bytes: %d candidates looked at, %d MD4s, want at most %d", len(seed), m.Probed, m.Tested, limit)
+		}
+	}
+}

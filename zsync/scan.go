@@ -129,12 +129,11 @@ func (s *scanner) try() (int, error) {
 	}
 	s.hint = -1
 	jump := 0
-	for _, c := range m.idx.lookup(key1) {
-		i := int(c)
+	lo, hi := m.idx.lookup(key1)
+	for p := lo; p < hi; p = m.idx.live(p + 1) {
+		m.Probed++
+		i := int(m.idx.sorted[p])
 		pair := m.c.SeqMatches == 2 && i+1 < len(m.have)
-		if m.have[i] && (!pair || m.have[i+1]) {
-			continue
-		}
 		if pair && join(s.a[1], s.b[1])&m.mask != m.c.Rsums[i+1] {
 			continue
 		}
