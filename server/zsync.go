@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"sync"
@@ -84,7 +85,7 @@ func (s *Server) serveZsync(w http.ResponseWriter, r *http.Request, name string)
 		return false
 	}
 	if fi, err := s.root.Stat(name); err == nil && fi.Mode().IsRegular() && s.checkLinks(name) == nil {
-		w.Header().Add("Link", fmt.Sprintf("<%s%s>; rel=\"describedby\"; type=%q", path.Base(name), zsyncSuffix, zsyncType))
+		w.Header().Add("Link", fmt.Sprintf("<%s>; rel=\"describedby\"; type=%q", relativeURL(path.Base(name)+zsyncSuffix), zsyncType))
 	}
 	return false
 }
@@ -103,7 +104,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	cf, ok := s.zsyncCache().get(key)
 	if !ok {
 		ctl, err := zsync.Make(io.NewSectionReader(f, 0, fi.Size()), fi.Size(), zsync.MakeOptions{
-			Filename: path.Base(base), MTime: fi.ModTime(), URL: path.Base(base)})
+			Filename: path.Base(base), MTime: fi.ModTime(), URL: relativeURL(path.Base(base))})
 		after, serr := fileid.File(f)
 		if err != nil || serr != nil || after != fileid.Of(fi) {
 			s.cfg.logger.Info("zsync control file not made", "path", r.URL.Path, "err", err)
@@ -121,4 +122,10 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	h.Set("ETag", cf.etag)
 	http.ServeContent(w, r, "", fi.ModTime(), bytes.NewReader(cf.body))
 	return true
+}
+
+// relativeURL is a file name as a relative URL reference: escaped, and
+// with "./" before a colon that would read as a scheme.
+func relativeURL(name string) string {
+	return (&url.URL{Path: name}).String()
 }

@@ -128,3 +128,24 @@ func TestServeZsyncClient(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	t.Logf("zsync 0.6.2: %s", lines[len(lines)-1])
 }
+
+// TestServeZsyncNameEscaped: a file name with a space or a colon becomes
+// a relative URL reference in the Link header and in the control file.
+func TestServeZsyncNameEscaped(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a b.bin"), []byte("x"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "c:d.bin"), []byte("y"), 0o644))
+	_, ts := start(t, dir)
+	for name, want := range map[string]string{"a%20b.bin": "a%20b.bin", "c:d.bin": "./c:d.bin"} {
+		resp, _ := getZsync(t, ts.URL+"/"+name)
+		if got := resp.Header.Get("Link"); !strings.HasPrefix(got, "<"+want+".zsync>;") {
+			t.Errorf("Link of %s = %q, want <%s.zsync>", name, got, want)
+		}
+		_, body := getZsync(t, ts.URL+"/"+name+".zsync")
+		ctl, err := zsync.Read(bytes.NewReader(body))
+		must(t, err)
+		if len(ctl.URLs) != 1 || ctl.URLs[0] != want {
+			t.Errorf("control file of %s names %q, want %q", name, ctl.URLs, want)
+		}
+	}
+}
