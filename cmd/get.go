@@ -53,6 +53,8 @@ type getOptions struct {
 	CacheDir      string
 	CacheMax      string
 	NoCache       bool
+	Zsync         bool
+	Seeds         []string
 
 	Req   requestFlags  // -A, -u, -e, -b, -c, -G, --data-urlencode, -F (getrequest.go)
 	Conn  transferFlags // -x, --resolve, -4/-6, -m, --max-redirs, … (gettransfer.go)
@@ -156,6 +158,8 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.StringVar(&o.CacheDir, "cache-dir", "", "base-version cache `DIR` (default $HDIG_CACHE_DIR, else the user cache dir + /hdig)")
 	f.StringVar(&o.CacheMax, "cache-max", "1GiB", "size cap of the base-version cache (`SIZE`); least recently used versions go first")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
+	f.BoolVar(&o.Zsync, "zsync", false, "URL is a zsync control file (.zsync): rebuild its target into -o FILE from --seed files and ranges")
+	f.StringArrayVar(&o.Seeds, "seed", nil, "with --zsync, a local `FILE` holding blocks of the target, e.g. its old version (repeatable)")
 	o.Limits.add(f)
 	o.Req.add(f)
 	o.Conn.add(f)

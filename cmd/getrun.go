@@ -15,6 +15,9 @@ import (
 // runGet fetches o.URL and reports it: the verdict, then what curl's
 // output flags ask for (-D, -w), in that order.
 func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
+	if o.Zsync || len(o.Seeds) > 0 {
+		return runGetZsync(c, ios, o)
+	}
 	start := time.Now()
 	o.URL = schemeless(o.URL)
 	format, err := o.checkOutputFlags()

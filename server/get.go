@@ -21,6 +21,9 @@ var sha256Alg, _ = verify.Lookup("sha-256")
 
 // serveGet answers GET and HEAD for a file or directory.
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
+	if s.serveZsync(w, r, name) {
+		return
+	}
 	f, fi, err := s.openFile(name)
 	if err != nil {
 		s.fileError(w, r, err)

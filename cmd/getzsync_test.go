@@ -1,0 +1,215 @@
+package cmd
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hdig/hdig/zsync"
+)
+
+func zsyncData(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, 1))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// TestGetZsyncFromServe: hdig get --zsync rebuilds a file hdig serve
+// publishes from an old copy with scattered edits and an insertion near
+// the start, fetching only the blocks the copy lacks.
+func TestGetZsyncFromServe(t *testing.T) {
+	dir := t.TempDir()
+	cur := zsyncData(1, 2<<20)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "data.bin"), cur, 0o644))
+	old := append([]byte("inserted!"), cur...)
+	for k := 1; k <= 10; k++ {
+		old[k*150_000] ^= 0xff
+	}
+	work := t.TempDir()
+	seed := filepath.Join(work, "old.bin")
+	must(os.WriteFile(seed, old, 0o644))
+	url := startServe(t, dir)
+	out := filepath.Join(work, "new.bin")
+	code, _, errOut := runHdig(t, "get", "--zsync", "--seed", seed, "-o", out, url+"data.bin.zsync")
+	if code != ExitOK {
+		t.Fatalf("hdig get --zsync = %d: %s", code, errOut)
+	}
+	got, err := os.ReadFile(out)
+	must(err)
+	if !bytes.Equal(got, cur) {
+		t.Fatal("rebuilt file differs from the served one")
+	}
+	m := regexp.MustCompile(`(\d+) bytes from seeds, (\d+) fetched in (\d+) requests; SHA-1 verified`).FindStringSubmatch(errOut)
+	if m == nil {
+		t.Fatalf("no summary line in %q", errOut)
+	}
+	fetched, _ := strconv.Atoi(m[2])
+	// 11 changed blocks (10 edits, the insertion), each at most 2 blocks
+	// with its neighbours joined across the 4096-byte coalescing gap.
+	if fetched == 0 || fetched > 11*3*2048 {
+		t.Errorf("fetched %d bytes, want 1 to %d", fetched, 11*3*2048)
+	}
+	t.Logf("%s", strings.TrimSpace(errOut))
+}
+
+// TestGetZsyncRefusesWrongBlocks: a control file that does not describe the
+// served file (an older .zsync left beside a new file) fails with exit 1,
+// naming the block, and writes nothing.
+func TestGetZsyncRefusesWrongBlocks(t *testing.T) {
+	dir := t.TempDir()
+	cur := zsyncData(2, 100_000)
+	os.WriteFile(filepath.Join(dir, "data.bin"), cur, 0o644)
+	stale := zsyncData(3, 100_000)
+	ctl, err := zsync.Make(bytes.NewReader(stale), int64(len(stale)), zsync.MakeOptions{URL: "data.bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	os.WriteFile(filepath.Join(dir, "data.bin.zsync"), buf.Bytes(), 0o644)
+	url := startServe(t, dir)
+	out := filepath.Join(t.TempDir(), "new.bin")
+	code, _, errOut := runHdig(t, "get", "--zsync", "-o", out, url+"data.bin.zsync")
+	if code != ExitIntegrity || !strings.Contains(errOut, "does not match its checksums") {
+		t.Errorf("hdig get --zsync of a stale control file = %d, %q; want 1 and a block mismatch", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the output was written")
+	}
+	if _, err := os.Stat(out + ".hdig-part"); err == nil {
+		t.Error("the part file was left behind")
+	}
+}
+
+func TestGetZsyncUsage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"get", "--zsync", "http://127.0.0.1:1/f.zsync"}, "--zsync needs -o FILE"},
+		{[]string{"get", "--seed", "x", "-o", "y", "http://127.0.0.1:1/f"}, "--seed applies only with --zsync"},
+		{[]string{"get", "--zsync", "-r", "0-1", "-o", "y", "http://127.0.0.1:1/f.zsync"}, "cannot be used with -r"},
+	} {
+		code, _, errOut := runHdig(t, c.args...)
+		if code != ExitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("hdig %v = %d, %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// zsyncOrigin serves a file and its control file with http.ServeContent
+// and records the If-Range of each range request.
+type zsyncOrigin struct {
+	mu      sync.Mutex
+	body    []byte
+	ctl     []byte
+	ifRange []string
+	next    []byte // when set, the file becomes next after the first range request
+}
+
+func (z *zsyncOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	z.mu.Lock()
+	body := z.body
+	if r.URL.Path == "/f" && r.Header.Get("Range") != "" {
+		z.ifRange = append(z.ifRange, r.Header.Get("If-Range"))
+		if z.next != nil {
+			z.body, z.next = z.next, nil
+		}
+	}
+	z.mu.Unlock()
+	switch r.URL.Path {
+	case "/f.zsync":
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(z.ctl))
+	case "/f":
+		w.Header().Set("ETag", fmt.Sprintf(`"%x"`, sha256.Sum256(body)))
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestGetZsyncIfRange: ranges go in batches; every request after the first
+// carries If-Range with the first's ETag.
+func TestGetZsyncIfRange(t *testing.T) {
+	cur := zsyncData(4, 1<<20)
+	old := bytes.Clone(cur)
+	for k := 0; k < 40; k++ { // 40 blocks, 12 blocks apart: 40 ranges
+		old[k*12*2048+5] ^= 1
+	}
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	z := &zsyncOrigin{body: cur, ctl: buf.Bytes()}
+	ts := httptest.NewServer(z)
+	defer ts.Close()
+	work := t.TempDir()
+	seed := filepath.Join(work, "old")
+	os.WriteFile(seed, old, 0o644)
+	out := filepath.Join(work, "new")
+	code, _, errOut := runHdig(t, "get", "--zsync", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
+	if code != ExitOK || !strings.Contains(errOut, "81920 fetched in 3 requests") {
+		t.Fatalf("hdig get --zsync = %d, %q; want 0 and 40 blocks in 3 requests", code, errOut)
+	}
+	etag := fmt.Sprintf(`"%x"`, sha256.Sum256(cur))
+	if len(z.ifRange) != 3 || z.ifRange[0] != "" || z.ifRange[1] != etag || z.ifRange[2] != etag {
+		t.Errorf("If-Range of the range requests = %q, want none then %s twice", z.ifRange, etag)
+	}
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, cur) {
+		t.Error("rebuilt file differs")
+	}
+}
+
+// TestGetZsyncTargetChanged: when the file changes between two range
+// requests, If-Range brings the new file whole (200), which fails the old
+// control file's checksums: exit 1, nothing written.
+func TestGetZsyncTargetChanged(t *testing.T) {
+	cur := zsyncData(5, 1<<20)
+	old := bytes.Clone(cur)
+	for k := 0; k < 40; k++ {
+		old[k*12*2048+5] ^= 1
+	}
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	z := &zsyncOrigin{body: cur, ctl: buf.Bytes(), next: zsyncData(6, 1<<20)}
+	ts := httptest.NewServer(z)
+	defer ts.Close()
+	work := t.TempDir()
+	seed := filepath.Join(work, "old")
+	os.WriteFile(seed, old, 0o644)
+	out := filepath.Join(work, "new")
+	code, _, errOut := runHdig(t, "get", "--zsync", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
+	if code != ExitIntegrity || !strings.Contains(errOut, "does not match its checksums") {
+		t.Errorf("hdig get --zsync with the file changing = %d, %q; want 1 and a block mismatch", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the output was written")
+	}
+}

@@ -1,0 +1,151 @@
+package server
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hdig/hdig/zsync"
+)
+
+func getZsync(t *testing.T, url string, header ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	must(t, err)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	must(t, err)
+	return resp, body
+}
+
+// TestServeZsyncControlFile: FILE.zsync is FILE's control file, the one
+// zsync.Make writes, made once per version of FILE; FILE links to it.
+func TestServeZsyncControlFile(t *testing.T) {
+	dir := fixture(t)
+	s, ts := start(t, dir)
+	resp, _ := getZsync(t, ts.URL+"/data.bin")
+	if got, want := resp.Header.Get("Link"), `<data.bin.zsync>; rel="describedby"; type="application/x-zsync"`; got != want {
+		t.Errorf("Link = %q, want %q", got, want)
+	}
+	resp, body := getZsync(t, ts.URL+"/data.bin.zsync")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/x-zsync" {
+		t.Fatalf("GET data.bin.zsync = %d %q, want 200 application/x-zsync", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	fi, err := os.Stat(filepath.Join(dir, "data.bin"))
+	must(t, err)
+	want, err := zsync.Make(bytes.NewReader(binData), int64(len(binData)), zsync.MakeOptions{Filename: "data.bin", MTime: fi.ModTime(), URL: "data.bin"})
+	must(t, err)
+	var wantBody bytes.Buffer
+	want.WriteTo(&wantBody)
+	if !bytes.Equal(body, wantBody.Bytes()) {
+		t.Fatalf("served control file (%d B) differs from zsync.Make's (%d B)", len(body), wantBody.Len())
+	}
+	if resp.Header.Get("Link") != "" {
+		t.Errorf("the control file itself has Link %q, want none", resp.Header.Get("Link"))
+	}
+	etag := resp.Header.Get("ETag")
+	resp, _ = getZsync(t, ts.URL+"/data.bin.zsync", "If-None-Match", etag)
+	if resp.StatusCode != http.StatusNotModified {
+		t.Errorf("If-None-Match with the control file's ETag = %d, want 304", resp.StatusCode)
+	}
+	if n := len(s.zsyncCache().files); n != 1 {
+		t.Errorf("control files made for two requests of one version: %d, want 1", n)
+	}
+
+	// A new version of the file gets a new control file.
+	newer := append(bytes.Clone(binData), "more"...)
+	must(t, os.WriteFile(filepath.Join(dir, "data.bin"), newer, 0o644))
+	must(t, os.Chtimes(filepath.Join(dir, "data.bin"), time.Now(), time.Now().Add(time.Hour)))
+	_, body = getZsync(t, ts.URL+"/data.bin.zsync")
+	ctl, err := zsync.Read(bytes.NewReader(body))
+	must(t, err)
+	if err := ctl.Verify(bytes.NewReader(newer)); err != nil {
+		t.Errorf("control file after the file changed: %v", err)
+	}
+	if n := len(s.zsyncCache().files); n != 2 {
+		t.Errorf("control files made for two versions: %d, want 2", n)
+	}
+}
+
+// TestServeZsyncOnlyForFiles: a real FILE.zsync is served as it is; no
+// control file exists for missing files, directories or hidden files.
+func TestServeZsyncOnlyForFiles(t *testing.T) {
+	dir := fixture(t)
+	must(t, os.WriteFile(filepath.Join(dir, "hello.json.zsync"), []byte("mine"), 0o644))
+	_, ts := start(t, dir)
+	if resp, body := getZsync(t, ts.URL+"/hello.json.zsync"); resp.StatusCode != 200 || string(body) != "mine" {
+		t.Errorf("GET of an existing .zsync file = %d %q, want 200 \"mine\"", resp.StatusCode, body)
+	}
+	for _, p := range []string{"/missing.zsync", "/sub.zsync", "/.secret.zsync", "/sub/.env.zsync", "/.zsync", "/link-out.zsync"} {
+		if resp, _ := getZsync(t, ts.URL+p); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404", p, resp.StatusCode)
+		}
+	}
+	if resp, _ := getZsync(t, ts.URL+"/sub/"); resp.Header.Get("Link") != "" {
+		t.Errorf("a directory listing has Link %q, want none", resp.Header.Get("Link"))
+	}
+}
+
+// TestServeZsyncClient: Debian's zsync 0.6.2 rebuilds data.bin from an
+// edited copy using the control file hdig serve makes. One edit keeps it
+// to one range per request.
+func TestServeZsyncClient(t *testing.T) {
+	zs, err := exec.LookPath("zsync")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("zsync is required in CI: %v", err)
+		}
+		t.Skip("zsync not installed")
+	}
+	dir := fixture(t)
+	_, ts := start(t, dir)
+	work := t.TempDir()
+	old := bytes.Clone(binData)
+	copy(old[300_000:], "an edit")
+	must(t, os.WriteFile(filepath.Join(work, "old.bin"), old, 0o644))
+	cmd := exec.Command(zs, "-i", "old.bin", "-o", "new.bin", ts.URL+"/data.bin.zsync")
+	cmd.Dir = work
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("zsync: %v\n%s", err, out)
+	}
+	got, err := os.ReadFile(filepath.Join(work, "new.bin"))
+	must(t, err)
+	if !bytes.Equal(got, binData) {
+		t.Fatalf("zsync rebuilt a file that differs from data.bin\n%s", out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	t.Logf("zsync 0.6.2: %s", lines[len(lines)-1])
+}
+
+// TestServeZsyncNameEscaped: a file name with a space or a colon becomes
+// a relative URL reference in the Link header and in the control file.
+func TestServeZsyncNameEscaped(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "a b.bin"), []byte("x"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "c:d.bin"), []byte("y"), 0o644))
+	_, ts := start(t, dir)
+	for name, want := range map[string]string{"a%20b.bin": "a%20b.bin", "c:d.bin": "./c:d.bin"} {
+		resp, _ := getZsync(t, ts.URL+"/"+name)
+		if got := resp.Header.Get("Link"); !strings.HasPrefix(got, "<"+want+".zsync>;") {
+			t.Errorf("Link of %s = %q, want <%s.zsync>", name, got, want)
+		}
+		_, body := getZsync(t, ts.URL+"/"+name+".zsync")
+		ctl, err := zsync.Read(bytes.NewReader(body))
+		must(t, err)
+		if len(ctl.URLs) != 1 || ctl.URLs[0] != want {
+			t.Errorf("control file of %s names %q, want %q", name, ctl.URLs, want)
+		}
+	}
+}

@@ -1,0 +1,253 @@
+package zsync
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// memFile is an in-memory io.WriterAt and io.ReaderAt.
+type memFile struct{ b []byte }
+
+func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
+	if need := int(off) + len(p); need > len(f.b) {
+		f.b = append(f.b, make([]byte, need-len(f.b))...)
+	}
+	return copy(f.b[off:], p), nil
+}
+
+func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
+	return bytes.NewReader(f.b).ReadAt(p, off)
+}
+
+// syncResult is what rebuilding a target from seeds cost.
+type syncResult struct {
+	fetched int64 // bytes taken from the target (the origin)
+	ranges  int   // ranges asked for
+	m       *Matcher
+}
+
+// rebuild rebuilds target from seeds the way a client would: match the
+// seeds, fetch the missing ranges from target, check the result.
+func rebuild(t *testing.T, target []byte, bs int, seeds ...[]byte) syncResult {
+	t.Helper()
+	c, err := Read(bytes.NewReader(encode(t, makeControl(t, target, bs))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := &memFile{}
+	m := NewMatcher(c, out)
+	for _, s := range seeds {
+		if err := m.Seed(bytes.NewReader(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	missing := m.Missing()
+	var want int64
+	for _, r := range missing {
+		want += r.Len()
+		if _, err := m.WriteFetched(r.Start, bytes.NewReader(target[r.Start:r.End])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want != m.Fetched || m.FromSeed+m.Fetched != int64(len(target)) || m.MissingBytes() != 0 {
+		t.Fatalf("missing ranges hold %d bytes, fetched %d, from seeds %d, target %d", want, m.Fetched, m.FromSeed, len(target))
+	}
+	if err := m.Finish(out); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.b[:len(target)], target) {
+		t.Fatal("rebuilt file differs from the target")
+	}
+	return syncResult{fetched: m.Fetched, ranges: len(missing), m: m}
+}
+
+func splice(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+func TestMatchSeedEqualsTarget(t *testing.T) {
+	for _, n := range []int{0, 1, 2047, 2048, 2049, 100_000, 1 << 20} {
+		data := randomBytes(uint64(n), n)
+		r := rebuild(t, data, 2048, data)
+		if r.fetched != 0 {
+			t.Errorf("length %d: fetched %d bytes, want 0", n, r.fetched)
+		}
+		if blocks := int64(r.m.c.Blocks()); r.m.Tested > 2*blocks {
+			t.Errorf("length %d: %d MD4 computations for %d blocks, want at most %d", n, r.m.Tested, blocks, 2*blocks)
+		}
+	}
+}
+
+func TestMatchEmptySeed(t *testing.T) {
+	data := randomBytes(2, 100_000)
+	if r := rebuild(t, data, 2048, nil); r.fetched != int64(len(data)) || r.ranges != 1 {
+		t.Errorf("empty seed: fetched %d bytes in %d ranges, want %d in 1", r.fetched, r.ranges, len(data))
+	}
+}
+
+// TestMatchScatteredEdits: 64 one-byte edits, each in its own block and at
+// least three blocks apart, cost exactly 64 blocks.
+func TestMatchScatteredEdits(t *testing.T) {
+	const bs = 2048
+	seed := randomBytes(3, 1<<20) // 512 blocks
+	target := bytes.Clone(seed)
+	for k := 0; k < 64; k++ {
+		target[k*8*bs+(k*97)%bs] ^= 0xff
+	}
+	r := rebuild(t, target, bs, seed)
+	if r.fetched != 64*bs || r.ranges != 64 {
+		t.Errorf("fetched %d bytes in %d ranges, want %d in 64", r.fetched, r.ranges, 64*bs)
+	}
+}
+
+// TestMatchInsertDeleteNearStart: bytes inserted or deleted near the start
+// shift every later block; the rolling checksum finds them all the same.
+func TestMatchInsertDeleteNearStart(t *testing.T) {
+	const bs = 2048
+	seed := randomBytes(4, 300_001)
+	cases := []struct {
+		name   string
+		target []byte
+		want   int64 // bytes to fetch: the blocks the change touches
+	}{
+		{"insert 37 at 100", splice(seed[:100], randomBytes(5, 37), seed[100:]), bs},
+		{"delete 1000 at 10", splice(seed[:10], seed[1010:]), bs},
+		{"insert 1 at 0", splice([]byte{7}, seed), bs},
+		{"delete the first byte", seed[1:], 0},
+		{"insert 5000 at 150000", splice(seed[:150_000], randomBytes(6, 5000), seed[150_000:]), 3 * bs},
+		{"append 3 bytes", splice(seed, []byte("end")), int64(len(seed)+3) % bs},
+		{"delete the first 4107 bytes", seed[4096+11:], 0},
+		{"change the last byte", splice(seed[:len(seed)-1], []byte{^seed[len(seed)-1]}), int64(len(seed)) % bs},
+	}
+	for _, c := range cases {
+		r := rebuild(t, c.target, bs, seed)
+		if r.fetched != c.want {
+			t.Errorf("%s: fetched %d bytes in %d ranges, want %d", c.name, r.fetched, r.ranges, c.want)
+		}
+	}
+}
+
+// TestMatchSmallReads: a seed read a few bytes at a time is matched the same.
+func TestMatchSmallReads(t *testing.T) {
+	data := randomBytes(11, 50_000)
+	c := makeControl(t, data, 512)
+	m := NewMatcher(c, &memFile{})
+	if err := m.Seed(iotest.HalfReader(iotest.OneByteReader(bytes.NewReader(splice([]byte("ab"), data))))); err != nil {
+		t.Fatal(err)
+	}
+	if !m.Complete() || m.FromSeed != int64(len(data)) {
+		t.Errorf("from a seed read byte by byte: %d bytes found, want %d", m.FromSeed, len(data))
+	}
+}
+
+// TestMatchSeveralSeeds: blocks come from whichever seed holds them.
+func TestMatchSeveralSeeds(t *testing.T) {
+	data := randomBytes(7, 200_000)
+	r := rebuild(t, data, 1024, data[:90_000], data[100_000:])
+	if r.fetched > 3*1024+10_000 {
+		t.Errorf("fetched %d bytes, want at most %d", r.fetched, 3*1024+10_000)
+	}
+}
+
+// TestMatchRepeatedBlocks: a target made of one block repeated is rebuilt
+// from a seed holding that block once.
+func TestMatchRepeatedBlocks(t *testing.T) {
+	block := randomBytes(8, 512)
+	target := bytes.Repeat(block, 40)
+	if r := rebuild(t, target, 512, splice([]byte("xyz"), block, block)); r.fetched != 0 {
+		t.Errorf("fetched %d bytes, want 0", r.fetched)
+	}
+}
+
+func TestWriteFetchedRefusesWrongBytes(t *testing.T) {
+	data := randomBytes(9, 10_000)
+	c := makeControl(t, data, 2048)
+	m := NewMatcher(c, &memFile{})
+	bad := bytes.Clone(data[2048:4096])
+	bad[5] ^= 1
+	_, err := m.WriteFetched(2048, bytes.NewReader(bad))
+	if err == nil || !strings.Contains(err.Error(), "block 1 (bytes 2048-4095) does not match") {
+		t.Errorf("WriteFetched of a wrong block: error = %v, want one naming block 1", err)
+	}
+	if _, err := m.WriteFetched(100, bytes.NewReader(data[100:200])); err == nil || !strings.Contains(err.Error(), "block boundary") {
+		t.Errorf("WriteFetched at an unaligned offset: error = %v, want one naming the block boundary", err)
+	}
+	if _, err := m.WriteFetched(8192, bytes.NewReader(append(bytes.Clone(data[8192:]), 0))); err == nil || !strings.Contains(err.Error(), "run past") {
+		t.Errorf("WriteFetched past the end: error = %v, want one saying it runs past", err)
+	}
+	if err := m.Finish(&memFile{}); err == nil || !strings.Contains(err.Error(), "still missing") {
+		t.Errorf("Finish with blocks missing: error = %v, want one saying so", err)
+	}
+}
+
+func TestVerifyMismatch(t *testing.T) {
+	data := randomBytes(10, 5000)
+	c := makeControl(t, data, 2048)
+	bad := bytes.Clone(data)
+	bad[0] ^= 1
+	if err := c.Verify(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "SHA-1 mismatch") {
+		t.Errorf("Verify of a changed file: error = %v, want a SHA-1 mismatch", err)
+	}
+	if err := c.Verify(bytes.NewReader(data[:4999])); err == nil || !strings.Contains(err.Error(), "has 4999 bytes, want 5000") {
+		t.Errorf("Verify of a short file: error = %v, want a length mismatch", err)
+	}
+}
+
+func TestCoalesce(t *testing.T) {
+	in := []Range{{0, 10}, {15, 20}, {100, 110}, {111, 120}}
+	got := Coalesce(in, 5)
+	want := []Range{{0, 20}, {100, 120}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("Coalesce(%v, 5) = %v, want %v", in, got, want)
+	}
+}
+
+// TestFetchWriterPieces: bytes written in uneven pieces, as a response body
+// arrives, are checked per block; a short last piece is reported by Close.
+func TestFetchWriterPieces(t *testing.T) {
+	data := randomBytes(12, 10_000)
+	c := makeControl(t, data, 1024)
+	out := &memFile{}
+	m := NewMatcher(c, out)
+	fw, err := m.FetchWriter(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(data); i += 333 {
+		if _, err := fw.Write(data[i:min(i+333, len(data))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := fw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Finish(out); err != nil {
+		t.Fatal(err)
+	}
+	fw, _ = NewMatcher(c, &memFile{}).FetchWriter(1024)
+	fw.Write(data[1024:1500])
+	if err := fw.Close(); err == nil || !strings.Contains(err.Error(), "block 1: want 1024 bytes, got 476") {
+		t.Errorf("Close after half a block: error = %v, want one naming block 1", err)
+	}
+}
+
+// TestMatchRepetitiveWork: a target of one 16-byte block repeated 4096
+// times, then one block found nowhere, puts 4096 blocks under one rsum.
+// Once found they are skipped, so the work stays linear in the seed:
+// candidates looked at and MD4s <= blocks + seed length.
+func TestMatchRepetitiveWork(t *testing.T) {
+	target := append(make([]byte, 64<<10), randomBytes(13, 16)...)
+	for _, seed := range [][]byte{make([]byte, 64<<10), append([]byte("x"), make([]byte, 20_000)...)} {
+		c := makeControl(t, target, 16)
+		m := NewMatcher(c, &memFile{})
+		if err := m.Seed(bytes.NewReader(seed)); err != nil {
+			t.Fatal(err)
+		}
+		if m.FromSeed != 64<<10 {
+			t.Fatalf("seed of %d bytes: %d bytes found, want %d", len(seed), m.FromSeed, 64<<10)
+		}
+		if limit := int64(c.Blocks() + len(seed)); m.Probed > limit || m.Tested > limit {
+			t.Errorf("seed of %d bytes: %d candidates looked at, %d MD4s, want at most %d", len(seed), m.Probed, m.Tested, limit)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package zsync
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+)
+
+// TestMD4Vectors: the test suite of RFC 1320, appendix A.5, written whole
+// and in uneven pieces.
+func TestMD4Vectors(t *testing.T) {
+	vectors := []struct{ in, want string }{
+		{"", "31d6cfe0d16ae931b73c59d7e0c089c0"},
+		{"a", "bde52cb31de33e46245e05fbdbd6fb24"},
+		{"abc", "a448017aaf21d8525fc10ae87aa6729d"},
+		{"message digest", "d9130a8164549fe818874806e1c7014b"},
+		{"abcdefghijklmnopqrstuvwxyz", "d79e1c308aa5bbcdeea8ed63df412da9"},
+		{"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "043f8582f241db351ce627e153e7f0e4"},
+		{strings.Repeat("1234567890", 8), "e33b4ddc9c38f2199c3e7b164fcc0536"},
+	}
+	for _, v := range vectors {
+		for _, step := range []int{1, 3, 64, 1000} {
+			h := newMD4()
+			for i := 0; i < len(v.in); i += step {
+				h.Write([]byte(v.in[i:min(i+step, len(v.in))]))
+			}
+			got := hex.EncodeToString(h.Sum(nil))
+			if got != v.want {
+				t.Errorf("MD4(%q) in pieces of %d = %s, want %s", v.in, step, got, v.want)
+			}
+			if again := hex.EncodeToString(h.Sum(nil)); again != got {
+				t.Errorf("MD4(%q): second Sum = %s, want %s (Sum must not change the state)", v.in, again, got)
+			}
+		}
+	}
+}
