@@ -26,11 +26,8 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 	defer f.Close()
 	if fi.IsDir() {
 		if !strings.HasSuffix(r.URL.Path, "/") {
-			target := r.URL.Path + "/"
-			if r.URL.RawQuery != "" {
-				target += "?" + r.URL.RawQuery
-			}
-			http.Redirect(w, r, target, http.StatusMovedPermanently)
+			w.Header().Set("Location", dirLocation(name, r.URL.RawQuery))
+			w.WriteHeader(http.StatusMovedPermanently)
 			return
 		}
 		s.serveDir(w, r, name, f, fi)

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"io/fs"
+	"net/url"
 	"os"
 	"path"
 	"strings"
@@ -32,6 +33,22 @@ func fileName(urlPath string) (string, error) {
 		}
 	}
 	return name, nil
+}
+
+// dirLocation is the Location of the redirect from a directory's path
+// without a trailing slash to the path with one. It is built from the
+// checked name, escaped, so it always starts with a single "/" followed by
+// a non-slash: never "//host" or "/\\host", which browsers read as another
+// host, however many slashes the request path started with.
+func dirLocation(name, rawQuery string) string {
+	loc := "/"
+	if name != "." {
+		loc = (&url.URL{Path: "/" + name + "/"}).EscapedPath()
+	}
+	if rawQuery != "" {
+		loc += "?" + rawQuery
+	}
+	return loc
 }
 
 // openFile opens name inside the root and returns it with its info. The
