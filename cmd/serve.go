@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -91,8 +92,12 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	if err != nil {
 		return usageErrorf("--max-upload: %v", err)
 	}
-	if _, _, err := net.SplitHostPort(o.addr); err != nil {
-		return usageErrorf("--addr %q: want HOST:PORT", o.addr)
+	if err := checkAddr(o.addr); err != nil {
+		return err
+	}
+	tlsConfig, err := loadTLS(o.tlsCert, o.tlsKey)
+	if err != nil {
+		return err
 	}
 	logger := slog.New(slog.NewTextHandler(ios.ErrOut, nil))
 	opts := []server.Option{
@@ -132,14 +137,40 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	defer s.Close()
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return withExit(ExitNetwork, err)
+		return usageErrorf("--addr %s: cannot listen: %v", o.addr, err)
 	}
 	scheme := "http"
 	if o.tlsCert != "" {
 		scheme = "https"
 	}
 	fmt.Fprintf(ios.Out, "serving %s at %s://%s/\n", o.dir, scheme, ln.Addr())
-	return s.Serve(ctx, ln, o.tlsCert, o.tlsKey)
+	return s.Serve(ctx, ln, tlsConfig)
+}
+
+// checkAddr checks the syntax of --addr: HOST:PORT with a port number from
+// 0 to 65535 or a known service name.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErrorf("--addr %q: want HOST:PORT", addr)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return usageErrorf("--addr %q: want a port from 0 to 65535, got %q", addr, port)
+	}
+	return nil
+}
+
+// loadTLS loads and checks the certificate and key before anything is
+// announced: a missing file or a key that does not match is a usage error.
+func loadTLS(certFile, keyFile string) (*tls.Config, error) {
+	if certFile == "" {
+		return nil, nil
+	}
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, usageErrorf("--tls-cert %s, --tls-key %s: %v", certFile, keyFile, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}}, nil
 }
 
 // historyDir is where earlier versions are kept: under --state-dir, which

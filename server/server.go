@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -88,14 +89,15 @@ func (s *Server) HTTPServer() *http.Server {
 const shutdownGrace = 5 * time.Second
 
 // Serve serves on ln until ctx is done, then shuts down cleanly. With a
-// certificate and key it serves HTTPS (HTTP/2 enabled). It returns nil
-// after a shutdown caused by ctx.
-func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile string) error {
+// TLS configuration (its certificates loaded) it serves HTTPS (HTTP/2
+// enabled). It returns nil after a shutdown caused by ctx.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
 	srv := s.HTTPServer()
 	errc := make(chan error, 1)
 	go func() {
-		if certFile != "" || keyFile != "" {
-			errc <- srv.ServeTLS(ln, certFile, keyFile)
+		if tlsConfig != nil {
+			srv.TLSConfig = tlsConfig.Clone()
+			errc <- srv.ServeTLS(ln, "", "")
 		} else {
 			errc <- srv.Serve(ln)
 		}
