@@ -44,6 +44,7 @@ type bodyWriter struct {
 	failed      bool
 	status      int
 
+	preamble  bool           // a multipart body still owes its leading CRLF
 	filtered  bool           // bytes go through filter (no sendfile)
 	hasher    *verify.Hasher // Content-Digest computed while streaming
 	buf       *bytes.Buffer  // multipart body held back for the header
@@ -83,6 +84,7 @@ func (w *bodyWriter) WriteHeader(code int) {
 			// sees a Content-Encoding, and our variants have a length.
 			h.Set("Content-Encoding", w.rep.Encoding)
 		}
+		w.addPreamble(code)
 		if err := w.prepare(code); err != nil {
 			w.fail(err)
 			return
@@ -108,6 +110,26 @@ func (w *bodyWriter) fail(err error) {
 		return // the client is gone
 	}
 	w.s.internalError(w.ResponseWriter, w.r, err)
+}
+
+// multipartPreamble goes before the first boundary of a multipart body.
+// http.ServeContent starts with the boundary itself; RFC 2046 §5.1.1 puts
+// a CRLF before every delimiter, the first one included, nginx sends it,
+// and zsync 0.6.2 loops forever without it.
+const multipartPreamble = "\r\n"
+
+// addPreamble counts the CRLF a multipart body gets before its first
+// boundary in Content-Length; Write and ReadFrom send it first.
+func (w *bodyWriter) addPreamble(code int) {
+	h := w.Header()
+	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
+	if code != http.StatusPartialContent || mt != "multipart/byteranges" {
+		return
+	}
+	if n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64); err == nil {
+		h.Set("Content-Length", strconv.FormatInt(n+int64(len(multipartPreamble)), 10))
+	}
+	w.preamble = true
 }
 
 // span is the part of the representation a 200 or 206 carries.

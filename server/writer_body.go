@@ -17,10 +17,28 @@ func (w *bodyWriter) Write(p []byte) (int, error) {
 	if w.failed {
 		return 0, errAborted
 	}
+	if err := w.sendPreamble(); err != nil {
+		return 0, err
+	}
+	return w.write(p)
+}
+
+func (w *bodyWriter) write(p []byte) (int, error) {
 	if !w.filtered {
 		return w.ResponseWriter.Write(p)
 	}
 	return w.filter(p)
+}
+
+// sendPreamble sends a multipart body's leading CRLF once, through the
+// same stages as the body (it is content: hashed, held, counted).
+func (w *bodyWriter) sendPreamble() error {
+	if !w.preamble {
+		return nil
+	}
+	w.preamble = false
+	_, err := w.write([]byte(multipartPreamble))
+	return err
 }
 
 // ReadFrom keeps net/http's sendfile path when nothing needs to see the
@@ -29,7 +47,13 @@ func (w *bodyWriter) ReadFrom(src io.Reader) (int64, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if !w.filtered && !w.failed {
+	if w.failed {
+		return 0, errAborted
+	}
+	if err := w.sendPreamble(); err != nil {
+		return 0, err
+	}
+	if !w.filtered {
 		if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
 			return rf.ReadFrom(src)
 		}
