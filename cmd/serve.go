@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/server/delta"
@@ -29,6 +30,8 @@ type serveOptions struct {
 	histMax   string
 	tlsCert   string
 	tlsKey    string
+	writeTO   time.Duration
+	maxConns  int
 }
 
 func newServeCmd(ios *IOStreams) *cobra.Command {
@@ -77,6 +80,8 @@ log goes to stderr. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHel
 	f.IntVar(&o.history, "history", delta.DefaultHistory, "earlier versions kept per file for 226 deltas (`N`; 0 turns deltas off)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
+	f.DurationVar(&o.writeTO, "write-timeout", server.DefaultWriteTimeout, "drop a client that takes no response bytes for this `DURATION` (0: never)")
+	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns(), "serve at most `N` connections at once; beyond, the longest-idle keep-alive one is closed (0: no cap)")
 	return c
 }
 
@@ -99,10 +104,15 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	if err != nil {
 		return err
 	}
+	if o.writeTO < 0 || o.maxConns < 0 {
+		return usageErrorf("--write-timeout %v, --max-conns %d: want 0 or more", o.writeTO, o.maxConns)
+	}
 	logger := slog.New(slog.NewTextHandler(ios.ErrOut, nil))
 	opts := []server.Option{
 		server.WithLogger(logger),
 		server.WithMaxUpload(maxUpload),
+		server.WithWriteTimeout(o.writeTO),
+		server.WithMaxConns(o.maxConns),
 	}
 	if o.writable {
 		opts = append(opts, server.WithWritable())

@@ -55,11 +55,17 @@ func TestDigestCacheBound(t *testing.T) {
 // came through ReadFrom (net/http's sendfile path).
 type readerFromRecorder struct {
 	*httptest.ResponseRecorder
-	readFrom int
+	readFrom int // calls with what sendfile takes: a file, or a limited reader of one
 }
 
 func (r *readerFromRecorder) ReadFrom(src io.Reader) (int64, error) {
-	r.readFrom++
+	inner := src
+	if lr, ok := src.(*io.LimitedReader); ok {
+		inner = lr.R
+	}
+	if _, ok := inner.(*os.File); ok {
+		r.readFrom++
+	}
 	return io.Copy(r.ResponseRecorder, src)
 }
 
@@ -88,8 +94,9 @@ func TestSendfilePreserved(t *testing.T) {
 		}
 		rec := &readerFromRecorder{ResponseRecorder: httptest.NewRecorder()}
 		s.Handler().ServeHTTP(rec, req)
-		if rec.readFrom != tc.want {
-			t.Errorf("%s: ReadFrom used %d times, want %d", tc.name, rec.readFrom, tc.want)
+		if (rec.readFrom > 0) != (tc.want > 0) {
+			t.Errorf("%s: ReadFrom of the file used %d times, want %s", tc.name, rec.readFrom,
+				map[bool]string{true: "some", false: "none"}[tc.want > 0])
 		}
 		if rec.Code != http.StatusOK && rec.Code != http.StatusPartialContent {
 			t.Errorf("%s: status %d", tc.name, rec.Code)

@@ -54,7 +54,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs,
 		held: &memBudget{limit: maxHeldMemory}}
-	s.handler = s.accessLog(http.HandlerFunc(s.serveHTTP))
+	s.handler = s.accessLog(s.progress(http.HandlerFunc(s.serveHTTP)))
 	return s, nil
 }
 
@@ -72,11 +72,14 @@ func (s *Server) Logger() *slog.Logger { return s.cfg.logger }
 
 // HTTPServer returns an http.Server for the handler with the limits a
 // public-facing origin wants: 10 s to read request headers, 64 KiB of
-// headers, 2 min idle keep-alive. Bodies have no overall deadline, so large
-// uploads and downloads over slow links are not cut off.
+// headers, 2 min idle keep-alive, and the write timeout (WithWriteTimeout)
+// from the end of the request head to the first response bytes; the
+// handler moves it forward with every write. Bodies have no overall
+// deadline, so large uploads and downloads over slow links are not cut off.
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s.handler,
+		WriteTimeout:      s.cfg.writeTimeout,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
@@ -93,6 +96,10 @@ const shutdownGrace = 5 * time.Second
 // enabled). It returns nil after a shutdown caused by ctx.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
 	srv := s.HTTPServer()
+	if s.cfg.maxConns > 0 {
+		lim := newConnLimiter(ln, s.cfg.maxConns)
+		ln, srv.ConnState = lim, lim.track
+	}
 	errc := make(chan error, 1)
 	go func() {
 		if tlsConfig != nil {
