@@ -54,6 +54,9 @@ func New(dir string, opts ...Option) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs,
 		held: &memBudget{limit: maxHeldMemory}}
+	if n := s.cleanUploads(); n > 0 {
+		cfg.logger.Info("removed temporary files of interrupted uploads", "dir", uploadDir, "files", n)
+	}
 	s.handler = s.accessLog(s.progress(http.HandlerFunc(s.serveHTTP)))
 	return s, nil
 }
