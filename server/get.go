@@ -69,9 +69,9 @@ func (s *Server) selectRep(r *http.Request, name string, f Content, fi fs.FileIn
 	if enc == "" {
 		return id, func() {}, nil
 	}
-	content, size, release, err := s.variants.open(sum[0].Value, enc, io.NewSectionReader(f, 0, id.Size))
-	if errors.Is(err, errChangedDuringBuild) {
-		return id, func() {}, nil // the next request sees the new version
+	content, size, release, err := s.encodedVariant(r, name, id, sum[0].Value, enc, f)
+	if errors.Is(err, errChangedDuringBuild) || errors.Is(err, errNotReady) {
+		return id, func() {}, nil // the next request sees the new version or the variant
 	}
 	if err != nil {
 		return nil, nil, err

@@ -22,6 +22,7 @@ type Server struct {
 	root     *os.Root
 	cache    *digestCache
 	variants *variantStore
+	gate     *encodeGate  // when and how many variants are built
 	held     *memBudget   // multipart bodies held for a header Content-Digest
 	requests atomic.Int64 // GET and HEAD requests seen, for WithChangingETag
 	handler  http.Handler
@@ -53,7 +54,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs,
-		held: &memBudget{limit: maxHeldMemory}}
+		gate: newEncodeGate(), held: &memBudget{limit: maxHeldMemory}}
 	if n := s.cleanUploads(); n > 0 {
 		cfg.logger.Info("removed temporary files of interrupted uploads", "dir", uploadDir, "files", n)
 	}
@@ -67,8 +68,12 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Dir returns the served directory as given to New.
 func (s *Server) Dir() string { return s.dir }
 
-// Close releases the directory handle.
-func (s *Server) Close() error { return s.root.Close() }
+// Close stops the background builds of variants and releases the
+// directory handle.
+func (s *Server) Close() error {
+	s.gate.close()
+	return s.root.Close()
+}
 
 // Logger returns the logger set with WithLogger.
 func (s *Server) Logger() *slog.Logger { return s.cfg.logger }

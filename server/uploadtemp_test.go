@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -43,9 +44,9 @@ func waitTemp(t *testing.T, dir string) {
 	t.Fatal("no temporary upload file appeared")
 }
 
-// stalledPut starts a PUT whose body sends some bytes and then waits for
-// the returned writer to be closed.
-func stalledPut(t *testing.T, url string) (*io.PipeWriter, <-chan *http.Response) {
+// stalledPut starts a PUT whose body sends 64 KiB and then waits for the
+// returned function, which ends it.
+func stalledPut(t *testing.T, url string) (func(), <-chan *http.Response) {
 	pr, pw := io.Pipe()
 	req, err := http.NewRequest("PUT", url, pr)
 	must(t, err)
@@ -60,8 +61,9 @@ func stalledPut(t *testing.T, url string) (*io.PipeWriter, <-chan *http.Response
 		resp.Body.Close()
 		done <- resp
 	}()
-	go pw.Write(bytes.Repeat([]byte("x"), 64<<10))
-	return pw, done
+	wrote := make(chan struct{})
+	go func() { pw.Write(bytes.Repeat([]byte("x"), 64<<10)); close(wrote) }()
+	return sync.OnceFunc(func() { <-wrote; pw.Close() }), done
 }
 
 // TestUploadChild is the server that TestUploadTempAfterKill kills.
@@ -95,8 +97,8 @@ func TestUploadTempAfterKill(t *testing.T) {
 	if !ok {
 		t.Fatalf("child said %q", line)
 	}
-	pw, _ := stalledPut(t, "http://"+addr+"/sub/new.bin")
-	defer pw.Close()
+	finish, _ := stalledPut(t, "http://"+addr+"/sub/new.bin")
+	defer finish()
 	waitTemp(t, dir)
 	must(t, child.Process.Kill())
 	child.Wait()
@@ -118,7 +120,7 @@ func TestUploadTempAfterKill(t *testing.T) {
 func TestUploadTempOfRunningServerKept(t *testing.T) {
 	dir := fixture(t)
 	_, ts := start(t, dir, WithWritable())
-	pw, done := stalledPut(t, ts.URL+"/new.bin")
+	finish, done := stalledPut(t, ts.URL+"/new.bin")
 	waitTemp(t, dir)
 	s2, err := New(dir)
 	must(t, err)
@@ -126,7 +128,7 @@ func TestUploadTempOfRunningServerKept(t *testing.T) {
 	if len(temps(dir)) == 0 {
 		t.Fatal("a starting server removed a running upload's temporary file")
 	}
-	pw.Close()
+	finish()
 	if resp := <-done; resp == nil || resp.StatusCode != http.StatusCreated {
 		t.Fatalf("upload after the second start: %v", resp)
 	}
