@@ -49,6 +49,7 @@ type bodyWriter struct {
 	hasher    *verify.Hasher // Content-Digest computed while streaming
 	buf       *bytes.Buffer  // multipart body held back for the header
 	held      int64          // bytes of buf reserved from s.held
+	hashing   int64          // bytes reserved from s.hashing for hasher
 	cdTrailer bool           // the hasher's Content-Digest is a trailer
 	trailers  map[string]string
 
@@ -171,11 +172,15 @@ func (w *bodyWriter) prepare(code int) error {
 			}
 			h.Set(verify.ContentDigest, w.plan.formatContent(ds))
 		case !sp.multipart && sp.length <= w.s.cfg.headerDigestAt:
-			ds, err := rangeDigests(w.r.Context(), w.rep.Content, sp.start, sp.length, algs)
+			ds, ok, err := w.s.rangeContentDigests(w.r, w.rep, sp.start, sp.length, algs)
 			if err != nil {
 				return err
 			}
-			h.Set(verify.ContentDigest, w.plan.formatContent(ds))
+			if ok {
+				h.Set(verify.ContentDigest, w.plan.formatContent(ds))
+			}
+		case !w.reserveHashing(sp.length):
+			// over the hashing budgets: Content-Digest is omitted
 		default:
 			w.hasher = verify.NewHasher(algs)
 			if sp.multipart && sp.length <= w.s.cfg.headerDigestAt && !trailer && w.s.held.reserve(sp.length) {
@@ -202,6 +207,15 @@ func (w *bodyWriter) prepare(code int) error {
 	w.filtered = w.hasher != nil || w.flipAt >= 0 || w.truncAt >= 0 || f.rate > 0
 	w.start = time.Now()
 	return nil
+}
+
+// reserveHashing reserves n bytes of streamed hashing for the client.
+func (w *bodyWriter) reserveHashing(n int64) bool {
+	if !w.s.hashing.reserve(clientOf(w.r), n) {
+		return false
+	}
+	w.hashing = n
+	return true
 }
 
 // declareTrailers announces the trailer fields and drops Content-Length, so

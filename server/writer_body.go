@@ -177,6 +177,8 @@ func (w *bodyWriter) close() {
 	w.buf = nil
 	w.s.held.release(w.held)
 	w.held = 0
+	w.s.hashing.release(clientOf(w.r), w.hashing)
+	w.hashing = 0
 }
 
 // maxHeldMemory bounds the multipart bodies all requests together hold in
