@@ -107,7 +107,9 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	if o.writeTO < 0 || o.maxConns < 0 {
 		return usageErrorf("--write-timeout %v, --max-conns %d: want 0 or more", o.writeTO, o.maxConns)
 	}
-	logger := slog.New(slog.NewTextHandler(ios.ErrOut, nil))
+	logOut := server.NewLogWriter(ios.ErrOut)
+	defer logOut.Close()
+	logger := slog.New(slog.NewTextHandler(logOut, nil))
 	opts := []server.Option{
 		server.WithLogger(logger),
 		server.WithMaxUpload(maxUpload),

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"os"
 	"path"
 	"strings"
 
@@ -18,19 +19,19 @@ var sha256Alg, _ = verify.Lookup("sha-256")
 
 // serveGet answers GET and HEAD for a file or directory.
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
-	f, fi, err := s.openFile(name)
+	f, fi, release, err := s.openContent(name)
 	if err != nil {
 		s.fileError(w, r, err)
 		return
 	}
-	defer f.Close()
+	defer release()
 	if fi.IsDir() {
 		if !strings.HasSuffix(r.URL.Path, "/") {
 			w.Header().Set("Location", dirLocation(name, r.URL.RawQuery))
 			w.WriteHeader(http.StatusMovedPermanently)
 			return
 		}
-		s.serveDir(w, r, name, f, fi)
+		s.serveDir(w, r, name, f.(*os.File), fi)
 		return
 	}
 	if !fi.Mode().IsRegular() {
@@ -121,7 +122,11 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	}
 	bw := newBodyWriter(w, r, s, rep, plan)
 	defer bw.close()
-	http.ServeContent(bw, r, "", rep.ModTime, rep.Content)
+	var content io.ReadSeeker = rep.Content
+	if f, ok := rep.Content.(*os.File); ok {
+		content = newSizedFile(f, rep.Size)
+	}
+	http.ServeContent(bw, r, "", rep.ModTime, content)
 	bw.finish()
 }
 

@@ -58,7 +58,7 @@ func (s *Server) openFile(name string) (*os.File, fs.FileInfo, error) {
 	if err := s.checkLinks(name); err != nil {
 		return nil, nil, err
 	}
-	f, err := s.root.Open(name)
+	f, err := s.root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -74,28 +74,37 @@ func (s *Server) openFile(name string) (*os.File, fs.FileInfo, error) {
 // target text contains a dotfile segment (".." and "." excepted: os.Root
 // already confines those to the directory).
 func (s *Server) checkLinks(name string) error {
+	_, err := s.linkInfo(name)
+	return err
+}
+
+// linkInfo is checkLinks that also returns the Lstat information of the
+// last component (nil for the directory itself).
+func (s *Server) linkInfo(name string) (fs.FileInfo, error) {
 	if name == "." {
-		return nil
+		return nil, nil
 	}
 	segs := strings.Split(name, "/")
+	var fi fs.FileInfo
 	for i := range segs {
 		p := path.Join(segs[:i+1]...)
-		fi, err := s.root.Lstat(p)
+		var err error
+		fi, err = s.root.Lstat(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			continue
 		}
 		target, err := s.root.Readlink(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, t := range strings.Split(target, "/") {
 			if strings.HasPrefix(t, ".") && t != "." && t != ".." {
-				return errHidden
+				return nil, errHidden
 			}
 		}
 	}
-	return nil
+	return fi, nil
 }

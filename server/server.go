@@ -25,6 +25,7 @@ type Server struct {
 	gate     *encodeGate  // when and how many variants are built
 	hashing  *hashBudget  // bytes of ranges being hashed, per client and overall
 	ranges   *rangeCache  // digests of ranges hashed before
+	small    *smallFiles  // small files' bytes by path and version
 	held     *memBudget   // multipart bodies held for a header Content-Digest
 	requests atomic.Int64 // GET and HEAD requests seen, for WithChangingETag
 	handler  http.Handler
@@ -56,7 +57,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs,
-		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(), held: &memBudget{limit: maxHeldMemory}}
+		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(), small: newSmallFiles(), held: &memBudget{limit: maxHeldMemory}}
 	if n := s.cleanUploads(); n > 0 {
 		cfg.logger.Info("removed temporary files of interrupted uploads", "dir", uploadDir, "files", n)
 	}

@@ -122,9 +122,11 @@ const multipartPreamble = "\r\n"
 // addPreamble counts the CRLF a multipart body gets before its first
 // boundary in Content-Length; Write and ReadFrom send it first.
 func (w *bodyWriter) addPreamble(code int) {
+	if code != http.StatusPartialContent {
+		return
+	}
 	h := w.Header()
-	mt, _, _ := mime.ParseMediaType(h.Get("Content-Type"))
-	if code != http.StatusPartialContent || mt != "multipart/byteranges" {
+	if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); mt != "multipart/byteranges" {
 		return
 	}
 	if n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64); err == nil {

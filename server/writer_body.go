@@ -55,6 +55,9 @@ func (w *bodyWriter) ReadFrom(src io.Reader) (int64, error) {
 	}
 	if !w.filtered {
 		if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+			if n, err, ok := sendFile(w, rf, src); ok {
+				return n, err
+			}
 			return rf.ReadFrom(src)
 		}
 	}
