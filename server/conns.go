@@ -1,31 +1,39 @@
 package server
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // connLimiter caps the connections served at once. A connection accepted
-// while all slots are taken first makes room by closing the connection
-// that has been idle (between requests) longest; when none is idle it
-// waits for a slot, in the kernel's backlog as far as the client sees.
-// Together with the write-progress deadline this bounds the descriptors
-// and memory that clients which never read their responses can hold.
+// while all slots are taken makes room by closing, in this order, the
+// connection idle (between requests) longest, or the one whose current
+// write has been blocked longest, if for at least stallMin; otherwise it
+// waits for a slot. Together with the write-progress deadline this bounds
+// the descriptors and memory that clients which never read their
+// responses can hold, and keeps them from starving new clients.
 type connLimiter struct {
 	net.Listener
 	slots chan struct{}
 	done  chan struct{}
 	once  sync.Once
 
-	mu   sync.Mutex
-	idle map[net.Conn]time.Time // idle since
+	mu    sync.Mutex
+	idle  map[net.Conn]time.Time // idle since
+	conns map[*limitedConn]struct{}
 }
+
+// stallMin is how long a write must have been blocked before the
+// connection may be closed to make room for a new one.
+const stallMin = time.Second
 
 func newConnLimiter(ln net.Listener, n int) *connLimiter {
 	return &connLimiter{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{}),
-		idle: map[net.Conn]time.Time{}}
+		idle: map[net.Conn]time.Time{}, conns: map[*limitedConn]struct{}{}}
 }
 
 // Accept returns the next connection once it has a slot.
@@ -34,18 +42,42 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !l.acquire() {
+		c.Close()
+		return nil, net.ErrClosed
+	}
+	lc := &limitedConn{Conn: c}
+	lc.release = sync.OnceFunc(func() {
+		l.mu.Lock()
+		delete(l.conns, lc)
+		l.mu.Unlock()
+		<-l.slots
+	})
+	l.mu.Lock()
+	l.conns[lc] = struct{}{}
+	l.mu.Unlock()
+	return lc, nil
+}
+
+// acquire takes a slot, making room when it can; false once closed.
+func (l *connLimiter) acquire() bool {
 	select {
 	case l.slots <- struct{}{}:
+		return true
 	default:
-		l.closeOldestIdle()
+	}
+	tick := time.NewTicker(stallMin / 4)
+	defer tick.Stop()
+	for {
+		l.makeRoom()
 		select {
 		case l.slots <- struct{}{}:
+			return true
 		case <-l.done:
-			c.Close()
-			return nil, net.ErrClosed
+			return false
+		case <-tick.C:
 		}
 	}
-	return &limitedConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
 }
 
 // Close stops Accept, also while it waits for a slot.
@@ -65,27 +97,66 @@ func (l *connLimiter) track(c net.Conn, st http.ConnState) {
 	}
 }
 
-// closeOldestIdle closes the connection idle longest, if any.
-func (l *connLimiter) closeOldestIdle() {
+// makeRoom closes the connection idle longest, else the one stalled
+// longest in a write, if any.
+func (l *connLimiter) makeRoom() {
 	l.mu.Lock()
-	var oldest net.Conn
+	var victim net.Conn
 	var since time.Time
 	for c, t := range l.idle {
-		if oldest == nil || t.Before(since) {
-			oldest, since = c, t
+		if victim == nil || t.Before(since) {
+			victim, since = c, t
 		}
 	}
-	delete(l.idle, oldest)
+	if victim != nil {
+		delete(l.idle, victim)
+	} else {
+		var oldest int64
+		for c := range l.conns {
+			if w := c.writeSince.Load(); w != 0 && (oldest == 0 || w < oldest) {
+				victim, oldest = c, w
+			}
+		}
+		if oldest == 0 || time.Since(time.Unix(0, oldest)) < stallMin {
+			victim = nil
+		}
+	}
 	l.mu.Unlock()
-	if oldest != nil {
-		oldest.Close()
+	if victim != nil {
+		victim.Close()
 	}
 }
 
-// limitedConn gives its slot back when closed.
+// limitedConn gives its slot back when closed and notes since when its
+// current write has been blocked. ReadFrom and CloseWrite reach the
+// connection's own, so net/http keeps sendfile and its lingering close.
 type limitedConn struct {
 	net.Conn
-	release func()
+	release    func()
+	writeSince atomic.Int64 // unix nanoseconds; 0: not writing
+}
+
+func (c *limitedConn) Write(p []byte) (int, error) {
+	c.writeSince.Store(time.Now().UnixNano())
+	defer c.writeSince.Store(0)
+	return c.Conn.Write(p)
+}
+
+func (c *limitedConn) ReadFrom(r io.Reader) (int64, error) {
+	c.writeSince.Store(time.Now().UnixNano())
+	defer c.writeSince.Store(0)
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(writerOnly{c.Conn}, r)
+}
+
+// CloseWrite half-closes a TCP connection.
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
 }
 
 func (c *limitedConn) Close() error {
@@ -93,3 +164,5 @@ func (c *limitedConn) Close() error {
 	c.release()
 	return err
 }
+
+var _ io.ReaderFrom = (*limitedConn)(nil) // net/http's sendfile path

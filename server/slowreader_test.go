@@ -134,3 +134,31 @@ func TestMaxConns(t *testing.T) {
 		c.CloseIdleConnections()
 	}
 }
+
+// TestMaxConnsEvictsStalled: when every slot is held by a client that
+// reads nothing (and no write timeout would ever free it), a new client
+// is still served: the connection stalled longest in a write is closed.
+func TestMaxConnsEvictsStalled(t *testing.T) {
+	dir := fixture(t)
+	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 32<<20), 0o644))
+	s, err := New(dir, WithMaxConns(2), WithWriteTimeout(0))
+	must(t, err)
+	base, _ := serveLn(t, s)
+	for range 2 {
+		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+		must(t, err)
+		defer c.Close()
+		c.(*net.TCPConn).SetReadBuffer(4 << 10)
+		fmt.Fprintf(c, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+	}
+	client := &http.Client{Timeout: 60 * time.Second} // a safety net, not a measure
+	resp, err := client.Get(base + "/hello.json")
+	if err != nil {
+		t.Fatalf("a new client behind two stalled ones: %v", err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || string(b) != hello {
+		t.Errorf("got %d %q", resp.StatusCode, b)
+	}
+}
