@@ -23,7 +23,6 @@ type connLimiter struct {
 	once  sync.Once
 
 	mu    sync.Mutex
-	idle  map[net.Conn]time.Time // idle since
 	conns map[*limitedConn]struct{}
 }
 
@@ -33,7 +32,7 @@ const stallMin = time.Second
 
 func newConnLimiter(ln net.Listener, n int) *connLimiter {
 	return &connLimiter{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{}),
-		idle: map[net.Conn]time.Time{}, conns: map[*limitedConn]struct{}{}}
+		conns: map[*limitedConn]struct{}{}}
 }
 
 // Accept returns the next connection once it has a slot.
@@ -86,45 +85,48 @@ func (l *connLimiter) Close() error {
 	return l.Listener.Close()
 }
 
-// track is the http.Server's ConnState hook: it keeps the idle set.
+// track is the http.Server's ConnState hook: it notes since when a
+// connection is idle (TLS connections are found through NetConn).
 func (l *connLimiter) track(c net.Conn, st http.ConnState) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	if nc, ok := c.(interface{ NetConn() net.Conn }); ok {
+		c = nc.NetConn()
+	}
+	lc, ok := c.(*limitedConn)
+	if !ok {
+		return
+	}
 	if st == http.StateIdle {
-		l.idle[c] = time.Now()
+		lc.idleSince.Store(time.Now().UnixNano())
 	} else {
-		delete(l.idle, c)
+		lc.idleSince.Store(0)
 	}
 }
 
 // makeRoom closes the connection idle longest, else the one stalled
-// longest in a write, if any.
+// longest in a write (for at least stallMin), if any.
 func (l *connLimiter) makeRoom() {
 	l.mu.Lock()
-	var victim net.Conn
-	var since time.Time
-	for c, t := range l.idle {
-		if victim == nil || t.Before(since) {
-			victim, since = c, t
-		}
-	}
-	if victim != nil {
-		delete(l.idle, victim)
-	} else {
-		var oldest int64
-		for c := range l.conns {
-			if w := c.writeSince.Load(); w != 0 && (oldest == 0 || w < oldest) {
-				victim, oldest = c, w
-			}
-		}
-		if oldest == 0 || time.Since(time.Unix(0, oldest)) < stallMin {
-			victim = nil
-		}
-	}
+	idle, idleAt := oldest(l.conns, func(c *limitedConn) int64 { return c.idleSince.Load() })
+	stalled, stalledAt := oldest(l.conns, func(c *limitedConn) int64 { return c.writeSince.Load() })
 	l.mu.Unlock()
-	if victim != nil {
-		victim.Close()
+	switch {
+	case idleAt != 0:
+		idle.Close()
+	case stalledAt != 0 && time.Since(time.Unix(0, stalledAt)) >= stallMin:
+		stalled.Close()
 	}
+}
+
+// oldest returns the connection with the smallest non-zero time.
+func oldest(conns map[*limitedConn]struct{}, at func(*limitedConn) int64) (*limitedConn, int64) {
+	var best *limitedConn
+	var bestAt int64
+	for c := range conns {
+		if t := at(c); t != 0 && (bestAt == 0 || t < bestAt) {
+			best, bestAt = c, t
+		}
+	}
+	return best, bestAt
 }
 
 // limitedConn gives its slot back when closed and notes since when its
@@ -134,6 +136,7 @@ type limitedConn struct {
 	net.Conn
 	release    func()
 	writeSince atomic.Int64 // unix nanoseconds; 0: not writing
+	idleSince  atomic.Int64 // unix nanoseconds; 0: not idle
 }
 
 func (c *limitedConn) Write(p []byte) (int, error) {

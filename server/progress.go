@@ -7,8 +7,8 @@ import (
 )
 
 // progressChunk is the most a single write to the connection carries
-// under one deadline: a client that reads progressChunk bytes per write
-// timeout (128 KiB a minute by default) keeps its connection.
+// under one deadline: a client that reads progressChunk bytes per half
+// write timeout (128 KiB in 30 s by default) keeps its connection.
 const progressChunk = 128 << 10
 
 // progress gives every response a write deadline that moves forward with
@@ -22,22 +22,32 @@ func (s *Server) progress(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(&progressWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: d}, r)
+		next.ServeHTTP(&progressWriter{ResponseWriter: w, rc: http.NewResponseController(w), timeout: d,
+			extended: time.Now()}, r)
 	})
 }
 
 // progressWriter extends the connection's write deadline before each
-// write of at most progressChunk bytes.
+// write of at most progressChunk bytes, once half the timeout has passed
+// since it was last set (http.Server sets it when the request was read):
+// every write starts with at least half the timeout ahead of it, and a
+// small response costs no deadline update at all.
 type progressWriter struct {
 	http.ResponseWriter
-	rc      *http.ResponseController
-	timeout time.Duration
+	rc       *http.ResponseController
+	timeout  time.Duration
+	extended time.Time // when the deadline was last set
 }
 
 // extend moves the deadline; writers without one (tests' recorders) are
 // left alone.
 func (w *progressWriter) extend() {
-	w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	now := time.Now()
+	if now.Sub(w.extended) < w.timeout/2 {
+		return
+	}
+	w.extended = now
+	w.rc.SetWriteDeadline(now.Add(w.timeout))
 }
 
 func (w *progressWriter) WriteHeader(code int) {

@@ -49,6 +49,7 @@ type Handler struct {
 
 	mu    sync.Mutex
 	locks map[string]*keyLock // in use only: removed when the last holder unlocks
+	seen  recorded            // versions known to be in the history
 }
 
 // keyLock is a mutex shared by the requests working on one key.
@@ -121,8 +122,12 @@ func (h *Handler) SetMaxTotal(n int64) {
 
 // BeforeReplace keeps the current version of a file a PUT is replacing.
 func (h *Handler) BeforeReplace(cur *server.Representation) {
-	if err := h.record(cur); err != nil {
-		h.log.Warn("delta history", "file", cur.File, "err", err)
+	if !h.seen.has(cur.File, cur.ETag) {
+		if err := h.record(cur); err != nil {
+			h.log.Warn("delta history", "file", cur.File, "err", err)
+		} else {
+			h.seen.set(cur.File, cur.ETag)
+		}
 	}
 }
 
@@ -138,8 +143,12 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	if r.Method != http.MethodGet || cur.Encoding != "" {
 		return false
 	}
-	if err := h.record(cur); err != nil {
-		h.log.Warn("delta history", "file", cur.File, "err", err)
+	if !h.seen.has(cur.File, cur.ETag) {
+		if err := h.record(cur); err != nil {
+			h.log.Warn("delta history", "file", cur.File, "err", err)
+		} else {
+			h.seen.set(cur.File, cur.ETag)
+		}
 	}
 	aim := parseAIM(r.Header.Values("A-IM"))
 	if len(aim) == 0 {

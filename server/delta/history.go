@@ -139,6 +139,7 @@ func (h *Handler) add(cur *server.Representation) (added bool, err error) {
 
 // forget deletes a version's bytes and the deltas made from it.
 func (h *Handler) forget(file, tag string) {
+	h.seen.drop(file)
 	os.Remove(h.blobPath(file, tag))
 	name, _ := tagName(tag)
 	matches, _ := filepath.Glob(filepath.Join(h.dir, "deltas", fileKey(file)+"-"+name+"-*"))
