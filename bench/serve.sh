@@ -99,8 +99,29 @@ for f in 1k.bin 100k.bin big.bin; do
 	curl -fsS -o /dev/null "${hdig_base}$f"
 done
 
-rps() { # URL → requests/s of one wrk run
-	wrk -t2 -c"$CONNS" -d"$DURATION" "$1" | awk '/^Requests\/sec/ { printf "%.0f\n", $2 }'
+# CPU time of the server processes, in clock ticks: a second figure that a
+# busy machine disturbs less than requests/s.
+tick=$(getconf CLK_TCK)
+cputicks() { # PID... → utime+stime
+	local t=0 p
+	for p in "$@"; do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done
+	echo "$t"
+}
+server_pids() { # URL → the PIDs serving it
+	case "$1" in
+	"$hdig_base"*) echo "$hdig_pid" ;;
+	*) pgrep -P "$(cat "$tmp/nginx.pid")" | tr '\n' ' ' ;;
+	esac
+}
+cpu_log="$tmp/cpu.log"
+rps() { # URL → requests/s of one wrk run; logs URL and server CPU µs per request
+	local pids c0 c1 out
+	pids=$(server_pids "$1")
+	c0=$(cputicks $pids)
+	out=$(wrk -t2 -c"$CONNS" -d"$DURATION" "$1")
+	c1=$(cputicks $pids)
+	echo "$out" | awk -v u="$1" -v c=$((c1 - c0)) -v t="$tick" '/requests in/ { printf "%s %.1f\n", u, c / t / $1 * 1e6 }' >>"$cpu_log"
+	echo "$out" | awk '/^Requests\/sec/ { printf "%.0f\n", $2 }'
 }
 mbps() { # URL → MB/s of one curl GET
 	curl -fsS -o /dev/null -w '%{speed_download}\n' "$1" | awk '{ printf "%.1f\n", $1 / 1e6 }'
@@ -120,6 +141,12 @@ compare() { # label unit measure file
 	printf '%-9s nginx:%s %s (median %s)\n' "$label" "$n" "$unit" "$nm"
 	printf '%-9s hdig: %s %s (median %s)\n' "$label" "$h" "$unit" "$hm"
 	printf '%-9s ratio hdig/nginx: %s\n' "$label" "$(ratio "$hm" "$nm")"
+	if [ "$measure" = rps ]; then
+		local nc hc
+		nc=$(awk -v u="${nginx_base}$file" '$1 == u { print $2 }' "$cpu_log" | tr '\n' ' ' | median)
+		hc=$(awk -v u="${hdig_base}$file" '$1 == u { print $2 }' "$cpu_log" | tr '\n' ' ' | median)
+		printf '%-9s server CPU per request: nginx %s µs, hdig %s µs (ratio nginx/hdig %s)\n' "$label" "$nc" "$hc" "$(ratio "$nc" "$hc")"
+	fi
 }
 
 echo "nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'), $RUNS runs each, loopback, $(nproc) cores"
