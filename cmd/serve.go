@@ -55,8 +55,11 @@ or a temporary directory): a GET with A-IM and an If-None-Match naming one
 gets 226 IM Used with a vcdiff, gdiff or diff -e delta (RFC 3229), IM,
 Delta-Base, and Repr-Digest of the current representation.
 
-The first line on stdout is "serving DIR at http://HOST:PORT/"; the access
-log goes to stderr. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHelp,
+The first line on stdout is "serving DIR at http://HOST:PORT/", printed once
+the certificate, key and address have been checked (bad ones exit 2 before
+it); the access log goes to stderr. A client that takes no response bytes for
+--write-timeout is dropped; beyond --max-conns connections the longest-idle
+(or longest-stalled) one is closed. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHelp,
 		Example: `  hdig serve ./public
   hdig serve ./public --addr 127.0.0.1:0 --writable --max-upload 100MiB
   hdig serve ./public --state-dir /var/lib/hdig --history 8`,
