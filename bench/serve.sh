@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# bench/serve.sh: throughput of `hdig serve` against nginx serving the same
-# 256 MiB file to curl over loopback, 3 runs each, once hdig's digests are
-# cached (the first GET of a file computes its sha-256 for ETag and
-# Repr-Digest; later GETs use sendfile like nginx).
+# bench/serve.sh: `hdig serve` against nginx on loopback, side by side:
+#   - small files: wrk -c50 requests/s for a 1 KiB and a 100 KiB file;
+#   - a large file: curl MB/s for a 256 MiB file, once hdig's digests are
+#     cached (the first GET of a file computes its sha-256 for ETag and
+#     Repr-Digest; later GETs use sendfile like nginx).
+# The servers alternate run by run, so that load from elsewhere on the
+# machine hits both alike; the median of the runs is compared. nginx runs
+# without an access log; hdig logs every request (buffered) to a file.
 #
 # Usage: bench/serve.sh            (run from anywhere inside the repository)
 #        HDIG=/path/to/hdig bench/serve.sh   (use a prebuilt binary)
-#        SIZE_MIB=1024 RUNS=5 bench/serve.sh
-# Needs root to install nginx with apt-get when it is missing.
+#        SIZE_MIB=1024 RUNS=5 DURATION=5s CONNS=50 bench/serve.sh
+# Needs root to install nginx-light and wrk with apt-get when missing.
 set -euo pipefail
 
 SIZE_MIB=${SIZE_MIB:-256}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
+DURATION=${DURATION:-4s}
+CONNS=${CONNS:-50}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d)
 chmod 755 "$tmp"
@@ -24,10 +30,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-	echo "installing nginx" >&2
+need=()
+command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
+command -v wrk >/dev/null 2>&1 || need+=(wrk)
+if [ ${#need[@]} -gt 0 ]; then
+	echo "installing ${need[*]}" >&2
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 
@@ -39,16 +48,20 @@ else
 fi
 
 mkdir -p "$tmp/www"
+chmod 755 "$tmp/www"
+head -c 1024 /dev/urandom >"$tmp/www/1k.bin"
+head -c $((100 << 10)) /dev/urandom >"$tmp/www/100k.bin"
 head -c $((SIZE_MIB << 20)) /dev/urandom >"$tmp/www/big.bin"
+chmod a+r "$tmp/www"/*
 
 # nginx: loopback only, sendfile, no access log, everything under $tmp.
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+port=$(/usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat >"$tmp/nginx.conf" <<CONF
 user root;
 worker_processes auto;
 pid $tmp/nginx.pid;
 error_log $tmp/nginx-error.log;
-events { worker_connections 64; }
+events { worker_connections 1024; }
 http {
 	access_log off;
 	sendfile on;
@@ -66,7 +79,7 @@ http {
 }
 CONF
 "$NGINX" -c "$tmp/nginx.conf" -p "$tmp"
-nginx_url="http://127.0.0.1:$port/big.bin"
+nginx_base="http://127.0.0.1:$port/"
 
 "$tmp/hdig" serve "$tmp/www" --addr 127.0.0.1:0 >"$tmp/hdig.out" 2>"$tmp/hdig.err" &
 hdig_pid=$!
@@ -74,30 +87,69 @@ for _ in $(seq 50); do
 	[ -s "$tmp/hdig.out" ] && break
 	sleep 0.1
 done
-hdig_url="$(sed -n '1s/^serving .* at \(http:\/\/[^ ]*\)$/\1/p' "$tmp/hdig.out")big.bin"
+hdig_base="$(sed -n '1s/^serving .* at \(http:\/\/[^ ]*\)$/\1/p' "$tmp/hdig.out")"
 
 # Warm up: page cache for both, digest cache for hdig.
 t0=$(date +%s.%N)
-curl -fsS -o /dev/null "$hdig_url"
+curl -fsS -o /dev/null "${hdig_base}big.bin"
 t1=$(date +%s.%N)
-curl -fsS -o /dev/null "$nginx_url"
-echo "first hdig GET (hashing included): $(echo "$t1 - $t0" | bc) s" >&2
+echo "first hdig GET of big.bin (hashing included): $(echo "$t1 - $t0" | bc) s" >&2
+for f in 1k.bin 100k.bin big.bin; do
+	curl -fsS -o /dev/null "${nginx_base}$f"
+	curl -fsS -o /dev/null "${hdig_base}$f"
+done
 
-speed() { # URL → MB/s of one GET
+# CPU time of the server processes, in clock ticks: a second figure that a
+# busy machine disturbs less than requests/s.
+tick=$(getconf CLK_TCK)
+cputicks() { # PID... → utime+stime
+	local t=0 p
+	for p in "$@"; do t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat"))); done
+	echo "$t"
+}
+server_pids() { # URL → the PIDs serving it
+	case "$1" in
+	"$hdig_base"*) echo "$hdig_pid" ;;
+	*) pgrep -P "$(cat "$tmp/nginx.pid")" | tr '\n' ' ' ;;
+	esac
+}
+cpu_log="$tmp/cpu.log"
+rps() { # URL → requests/s of one wrk run; logs URL and server CPU µs per request
+	local pids c0 c1 out
+	pids=$(server_pids "$1")
+	c0=$(cputicks $pids)
+	out=$(wrk -t2 -c"$CONNS" -d"$DURATION" "$1")
+	c1=$(cputicks $pids)
+	echo "$out" | awk -v u="$1" -v c=$((c1 - c0)) -v t="$tick" '/requests in/ { printf "%s %.1f\n", u, c / t / $1 * 1e6 }' >>"$cpu_log"
+	echo "$out" | awk '/^Requests\/sec/ { printf "%.0f\n", $2 }'
+}
+mbps() { # URL → MB/s of one curl GET
 	curl -fsS -o /dev/null -w '%{speed_download}\n' "$1" | awk '{ printf "%.1f\n", $1 / 1e6 }'
 }
-# Alternate the servers run by run, so that load from elsewhere on the
-# machine hits both alike.
-nginx_runs="" hdig_runs=""
-for _ in $(seq "$RUNS"); do
-	nginx_runs="$nginx_runs $(speed "$nginx_url")"
-	hdig_runs="$hdig_runs $(speed "$hdig_url")"
-done
-mean() { tr ' ' '\n' | awk 'NF { s += $1; n++ } END { printf "%.1f", s / n }'; }
-nginx_mean=$(echo "$nginx_runs" | mean)
-hdig_mean=$(echo "$hdig_runs" | mean)
+median() { tr ' ' '\n' | awk 'NF' | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
-echo "file: ${SIZE_MIB} MiB, $RUNS runs each, curl over loopback"
-echo "nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'):$nginx_runs MB/s (mean $nginx_mean)"
-echo "hdig serve:  $hdig_runs MB/s (mean $hdig_mean)"
-echo "ratio hdig/nginx: $(awk -v a="$hdig_mean" -v b="$nginx_mean" 'BEGIN { printf "%.2f", a / b }')"
+compare() { # label unit measure file
+	local label=$1 unit=$2 measure=$3 file=$4 n="" h=""
+	for _ in $(seq "$RUNS"); do
+		n="$n $($measure "${nginx_base}$file")"
+		h="$h $($measure "${hdig_base}$file")"
+	done
+	local nm hm
+	nm=$(echo "$n" | median)
+	hm=$(echo "$h" | median)
+	printf '%-9s nginx:%s %s (median %s)\n' "$label" "$n" "$unit" "$nm"
+	printf '%-9s hdig: %s %s (median %s)\n' "$label" "$h" "$unit" "$hm"
+	printf '%-9s ratio hdig/nginx: %s\n' "$label" "$(ratio "$hm" "$nm")"
+	if [ "$measure" = rps ]; then
+		local nc hc
+		nc=$(awk -v u="${nginx_base}$file" '$1 == u { print $2 }' "$cpu_log" | tr '\n' ' ' | median)
+		hc=$(awk -v u="${hdig_base}$file" '$1 == u { print $2 }' "$cpu_log" | tr '\n' ' ' | median)
+		printf '%-9s server CPU per request: nginx %s µs, hdig %s µs (ratio nginx/hdig %s)\n' "$label" "$nc" "$hc" "$(ratio "$nc" "$hc")"
+	fi
+}
+
+echo "nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'), $RUNS runs each, loopback, $(nproc) cores"
+compare "1 KiB" "req/s" rps 1k.bin
+compare "100 KiB" "req/s" rps 100k.bin
+compare "${SIZE_MIB} MiB" "MB/s" mbps big.bin

@@ -106,7 +106,7 @@ func (d *demo) startOrigin(ctx context.Context, name string, opts []server.Optio
 	}
 	go func() {
 		defer srv.Close()
-		srv.Serve(ctx, ln, "", "")
+		srv.Serve(ctx, ln, nil)
 	}()
 	return "http://" + ln.Addr().String() + "/", nil
 }

@@ -2,11 +2,13 @@ package cmd
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/server/delta"
@@ -26,6 +28,8 @@ type serveOptions struct {
 	histMax   string
 	tlsCert   string
 	tlsKey    string
+	writeTO   time.Duration
+	maxConns  int
 }
 
 func newServeCmd(ios *IOStreams) *cobra.Command {
@@ -49,8 +53,11 @@ or a temporary directory): a GET with A-IM and an If-None-Match naming one
 gets 226 IM Used with a vcdiff, gdiff or diff -e delta (RFC 3229), IM,
 Delta-Base, and Repr-Digest of the current representation.
 
-The first line on stdout is "serving DIR at http://HOST:PORT/"; the access
-log goes to stderr. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHelp,
+The first line on stdout is "serving DIR at http://HOST:PORT/", printed once
+the certificate, key and address have been checked (bad ones exit 2 before
+it); the access log goes to stderr. A client that takes no response bytes for
+--write-timeout is dropped; beyond --max-conns connections the longest-idle
+(or longest-stalled) one is closed. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHelp,
 		Example: `  hdig serve ./public
   hdig serve ./public --addr 127.0.0.1:0 --writable --max-upload 100MiB
   hdig serve ./public --state-dir /var/lib/hdig --history 8`,
@@ -74,6 +81,8 @@ log goes to stderr. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHel
 	f.IntVar(&o.history, "history", delta.DefaultHistory, "earlier versions kept per file for 226 deltas (`N`; 0 turns deltas off)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
+	f.DurationVar(&o.writeTO, "write-timeout", server.DefaultWriteTimeout, "drop a client that takes no response bytes for this `DURATION` (0: never)")
+	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns(), "serve at most `N` connections at once; beyond, the longest-idle keep-alive one is closed (0: no cap)")
 	return c
 }
 
@@ -89,13 +98,24 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	if err != nil {
 		return usageErrorf("--max-upload: %v", err)
 	}
-	if _, _, err := net.SplitHostPort(o.addr); err != nil {
-		return usageErrorf("--addr %q: want HOST:PORT", o.addr)
+	if err := checkAddr(o.addr); err != nil {
+		return err
 	}
-	logger := slog.New(slog.NewTextHandler(ios.ErrOut, nil))
+	tlsConfig, err := loadTLS(o.tlsCert, o.tlsKey)
+	if err != nil {
+		return err
+	}
+	if o.writeTO < 0 || o.maxConns < 0 {
+		return usageErrorf("--write-timeout %v, --max-conns %d: want 0 or more", o.writeTO, o.maxConns)
+	}
+	logOut := server.NewLogWriter(ios.ErrOut)
+	defer logOut.Close()
+	logger := slog.New(slog.NewTextHandler(logOut, nil))
 	opts := []server.Option{
 		server.WithLogger(logger),
 		server.WithMaxUpload(maxUpload),
+		server.WithWriteTimeout(o.writeTO),
+		server.WithMaxConns(o.maxConns),
 	}
 	if o.writable {
 		opts = append(opts, server.WithWritable())
@@ -133,14 +153,40 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	defer s.Close()
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return withExit(ExitNetwork, err)
+		return usageErrorf("--addr %s: cannot listen: %v", o.addr, err)
 	}
 	scheme := "http"
 	if o.tlsCert != "" {
 		scheme = "https"
 	}
 	fmt.Fprintf(ios.Out, "serving %s at %s://%s/\n", o.dir, scheme, ln.Addr())
-	return s.Serve(ctx, ln, o.tlsCert, o.tlsKey)
+	return s.Serve(ctx, ln, tlsConfig)
+}
+
+// checkAddr checks the syntax of --addr: HOST:PORT with a port number from
+// 0 to 65535 or a known service name.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErrorf("--addr %q: want HOST:PORT", addr)
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return usageErrorf("--addr %q: want a port from 0 to 65535, got %q", addr, port)
+	}
+	return nil
+}
+
+// loadTLS loads and checks the certificate and key before anything is
+// announced: a missing file or a key that does not match is a usage error.
+func loadTLS(certFile, keyFile string) (*tls.Config, error) {
+	if certFile == "" {
+		return nil, nil
+	}
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return nil, usageErrorf("--tls-cert %s, --tls-key %s: %v", certFile, keyFile, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}}, nil
 }
 
 // historyDir is where earlier versions are kept: under --state-dir, which

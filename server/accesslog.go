@@ -2,6 +2,7 @@ package server
 
 import (
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 )
@@ -19,9 +20,10 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 			if st == 0 {
 				st = http.StatusOK
 			}
-			s.cfg.logger.Info("request", "method", r.Method, "path", r.URL.Path, "status", st,
-				"bytes", lw.bytes, "dur", time.Since(start).Round(time.Microsecond),
-				"remote", r.RemoteAddr, "aborted", aborted)
+			s.cfg.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method),
+				slog.String("path", r.URL.Path), slog.Int("status", st), slog.Int64("bytes", lw.bytes),
+				slog.Duration("dur", time.Since(start).Round(time.Microsecond)),
+				slog.String("remote", r.RemoteAddr), slog.Bool("aborted", aborted))
 		}()
 		next.ServeHTTP(lw, r)
 		aborted = false

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"sync"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -59,7 +60,38 @@ func (p *digestPlan) setHeaders(h http.Header) {
 		h.Set(verify.LegacyDigest, verify.FormatLegacyDigest(p.repr))
 		return
 	}
-	h.Set(verify.ReprDigest, verify.FormatDigests(p.repr))
+	h.Set(verify.ReprDigest, formatRepr(p.repr))
+}
+
+// reprFields memoises the Repr-Digest field of single digests: formatting
+// a Structured Field costs more than the rest of a small GET's header.
+var reprFields = struct {
+	sync.Mutex
+	m map[string]string
+}{m: map[string]string{}}
+
+// reprFieldsMax bounds reprFields; it is emptied when full.
+const reprFieldsMax = 4096
+
+func formatRepr(ds []verify.Digest) string {
+	if len(ds) != 1 {
+		return verify.FormatDigests(ds)
+	}
+	key := ds[0].Algorithm + "=" + string(ds[0].Value)
+	reprFields.Lock()
+	v, ok := reprFields.m[key]
+	reprFields.Unlock()
+	if ok {
+		return v
+	}
+	v = verify.FormatDigests(ds)
+	reprFields.Lock()
+	if len(reprFields.m) >= reprFieldsMax {
+		clear(reprFields.m)
+	}
+	reprFields.m[key] = v
+	reprFields.Unlock()
+	return v
 }
 
 // formatContent formats Content-Digest members, corrupted under

@@ -32,11 +32,8 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 	defer f.Close()
 	if fi.IsDir() {
 		if !strings.HasSuffix(r.URL.Path, "/") {
-			target := r.URL.Path + "/"
-			if r.URL.RawQuery != "" {
-				target += "?" + r.URL.RawQuery
-			}
-			http.Redirect(w, r, target, http.StatusMovedPermanently)
+			w.Header().Set("Location", dirLocation(name, r.URL.RawQuery))
+			w.WriteHeader(http.StatusMovedPermanently)
 			return
 		}
 		s.serveDir(w, r, name, f, fi)
@@ -73,9 +70,9 @@ func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileI
 	if enc == "" {
 		return id, func() {}, nil
 	}
-	vr, err := s.variants.open(sum[0].Value, enc, io.NewSectionReader(f, 0, id.Size))
-	if errors.Is(err, errChangedDuringBuild) {
-		return id, func() {}, nil // the next request sees the new version
+	vr, err := s.encodedVariant(r, name, id, sum[0].Value, enc, f)
+	if errors.Is(err, errChangedDuringBuild) || errors.Is(err, errNotReady) {
+		return id, func() {}, nil // the next request sees the new version or the variant
 	}
 	if err != nil {
 		return nil, nil, err
@@ -137,9 +134,13 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	}
 	bw := newBodyWriter(w, r, s, rep, plan)
 	defer bw.close()
+	var content io.ReadSeeker = rep.Content
+	if f, ok := rep.Content.(*os.File); ok {
+		content = newSizedFile(f, rep.Size)
+	}
 	g := s.newGuard(bw, r, rep)
 	defer g.close()
-	http.ServeContent(g, r, "", rep.ModTime, rep.Content)
+	http.ServeContent(g, r, "", rep.ModTime, content)
 	g.finish()
 	bw.finish()
 }

@@ -23,6 +23,8 @@ type config struct {
 	delta          DeltaHandler
 	faults         faults
 	settle         time.Duration // see defaultSettle; tests shorten it
+	writeTimeout   time.Duration
+	maxConns       int
 }
 
 // Defaults.
@@ -39,6 +41,10 @@ const (
 	// whose Content-Digest is sent as a header; above it Content-Digest is
 	// computed while streaming and sent as a trailer (RFC 9530 §6.4).
 	DefaultHeaderDigestLimit = 64 << 20
+	// DefaultWriteTimeout is how long a client may take no response
+	// bytes before it is dropped (--write-timeout), as nginx's
+	// send_timeout.
+	DefaultWriteTimeout = 60 * time.Second
 )
 
 func defaultConfig() config {
@@ -50,6 +56,8 @@ func defaultConfig() config {
 		headerDigestAt: DefaultHeaderDigestLimit,
 		faults:         faults{flipAt: -1, truncateAt: -1},
 		settle:         defaultSettle,
+		writeTimeout:   DefaultWriteTimeout,
+		maxConns:       DefaultMaxConns(),
 	}
 }
 
@@ -145,6 +153,32 @@ func WithDelta(d DeltaHandler) Option {
 			return fmt.Errorf("nil delta handler")
 		}
 		c.delta = d
+		return nil
+	}
+}
+
+// WithWriteTimeout drops a client that accepts no response bytes for d:
+// the connection's write deadline moves forward with every write of at
+// most 128 KiB, so slow but steady readers are not cut off. 0 disables it.
+func WithWriteTimeout(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("write timeout must not be negative, got %v", d)
+		}
+		c.writeTimeout = d
+		return nil
+	}
+}
+
+// WithMaxConns caps the connections Serve serves at once (0: no cap). A
+// new connection beyond the cap closes the longest-idle keep-alive
+// connection, or waits for one to end.
+func WithMaxConns(n int) Option {
+	return func(c *config) error {
+		if n < 0 {
+			return fmt.Errorf("max connections must not be negative, got %d", n)
+		}
+		c.maxConns = n
 		return nil
 	}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"io/fs"
+	"net/url"
 	"os"
 	"path"
 	"strings"
@@ -34,6 +35,22 @@ func fileName(urlPath string) (string, error) {
 	return name, nil
 }
 
+// dirLocation is the Location of the redirect from a directory's path
+// without a trailing slash to the path with one. It is built from the
+// checked name, escaped, so it always starts with a single "/" followed by
+// a non-slash: never "//host" or "/\\host", which browsers read as another
+// host, however many slashes the request path started with.
+func dirLocation(name, rawQuery string) string {
+	loc := "/"
+	if name != "." {
+		loc = (&url.URL{Path: "/" + name + "/"}).EscapedPath()
+	}
+	if rawQuery != "" {
+		loc += "?" + rawQuery
+	}
+	return loc
+}
+
 // openFile opens name inside the root and returns it with its info. The
 // root refuses symlinks that leave the directory; a symlink whose target
 // names a dotfile is refused here.
@@ -41,7 +58,7 @@ func (s *Server) openFile(name string) (*os.File, fs.FileInfo, error) {
 	if err := s.checkLinks(name); err != nil {
 		return nil, nil, err
 	}
-	f, err := s.root.Open(name)
+	f, err := s.root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -57,34 +74,43 @@ func (s *Server) openFile(name string) (*os.File, fs.FileInfo, error) {
 // target text contains a dotfile segment (".." and "." excepted: os.Root
 // already confines those to the directory), or is a state directory.
 func (s *Server) checkLinks(name string) error {
+	_, err := s.linkInfo(name)
+	return err
+}
+
+// linkInfo is checkLinks that also returns the Lstat information of the
+// last component (nil for the directory itself).
+func (s *Server) linkInfo(name string) (fs.FileInfo, error) {
 	if name == "." {
-		return nil
+		return nil, nil
 	}
 	segs := strings.Split(name, "/")
+	var fi fs.FileInfo
 	for i := range segs {
 		p := path.Join(segs[:i+1]...)
-		fi, err := s.root.Lstat(p)
+		var err error
+		fi, err = s.root.Lstat(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if s.isPrivate(fi) {
-			return errHidden
+			return nil, errHidden
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			continue
 		}
 		if dfi, err := s.root.Stat(p); err == nil && s.isPrivate(dfi) {
-			return errHidden
+			return nil, errHidden
 		}
 		target, err := s.root.Readlink(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, t := range strings.Split(target, "/") {
 			if strings.HasPrefix(t, ".") && t != "." && t != ".." {
-				return errHidden
+				return nil, errHidden
 			}
 		}
 	}
-	return nil
+	return fi, nil
 }

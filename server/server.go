@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -23,6 +24,9 @@ type Server struct {
 	root     *os.Root
 	cache    *digestCache
 	variants *variantStore
+	gate     *encodeGate  // when and how many variants are built
+	hashing  *hashBudget  // bytes of ranges being hashed, per client and overall
+	ranges   *rangeCache  // digests of ranges hashed before
 	held     *memBudget   // multipart bodies held for a header Content-Digest
 	requests atomic.Int64 // GET and HEAD requests seen, for WithChangingETag
 	private  []fileid.ID  // state directories, never served (private.go)
@@ -58,8 +62,12 @@ func New(dir string, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs,
+		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(),
 		held: &memBudget{limit: maxHeldMemory}, private: privateIDs(&cfg)}
-	s.handler = s.accessLog(http.HandlerFunc(s.serveHTTP))
+	if n := s.cleanUploads(); n > 0 {
+		cfg.logger.Info("removed temporary files of interrupted uploads", "dir", uploadDir, "files", n)
+	}
+	s.handler = s.accessLog(s.progress(http.HandlerFunc(s.serveHTTP)))
 	return s, nil
 }
 
@@ -69,19 +77,26 @@ func (s *Server) Handler() http.Handler { return s.handler }
 // Dir returns the served directory as given to New.
 func (s *Server) Dir() string { return s.dir }
 
-// Close releases the directory handle.
-func (s *Server) Close() error { return s.root.Close() }
+// Close stops the background builds of variants and releases the
+// directory handle.
+func (s *Server) Close() error {
+	s.gate.close()
+	return s.root.Close()
+}
 
 // Logger returns the logger set with WithLogger.
 func (s *Server) Logger() *slog.Logger { return s.cfg.logger }
 
 // HTTPServer returns an http.Server for the handler with the limits a
 // public-facing origin wants: 10 s to read request headers, 64 KiB of
-// headers, 2 min idle keep-alive. Bodies have no overall deadline, so large
-// uploads and downloads over slow links are not cut off.
+// headers, 2 min idle keep-alive, and the write timeout (WithWriteTimeout)
+// from the end of the request head to the first response bytes; the
+// handler moves it forward with every write. Bodies have no overall
+// deadline, so large uploads and downloads over slow links are not cut off.
 func (s *Server) HTTPServer() *http.Server {
 	return &http.Server{
 		Handler:           s.handler,
+		WriteTimeout:      s.cfg.writeTimeout,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
@@ -94,14 +109,19 @@ func (s *Server) HTTPServer() *http.Server {
 const shutdownGrace = 5 * time.Second
 
 // Serve serves on ln until ctx is done, then shuts down cleanly. With a
-// certificate and key it serves HTTPS (HTTP/2 enabled). It returns nil
-// after a shutdown caused by ctx.
-func (s *Server) Serve(ctx context.Context, ln net.Listener, certFile, keyFile string) error {
+// TLS configuration (its certificates loaded) it serves HTTPS (HTTP/2
+// enabled). It returns nil after a shutdown caused by ctx.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
 	srv := s.HTTPServer()
+	if s.cfg.maxConns > 0 {
+		lim := newConnLimiter(ln, s.cfg.maxConns)
+		ln, srv.ConnState = lim, lim.track
+	}
 	errc := make(chan error, 1)
 	go func() {
-		if certFile != "" || keyFile != "" {
-			errc <- srv.ServeTLS(ln, certFile, keyFile)
+		if tlsConfig != nil {
+			srv.TLSConfig = tlsConfig.Clone()
+			errc <- srv.ServeTLS(ln, "", "")
 		} else {
 			errc <- srv.Serve(ln)
 		}

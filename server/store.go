@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"path"
 
 	"github.com/hdig/hdig/verify"
@@ -22,17 +21,10 @@ type received struct {
 	stored []verify.Digest   // digests of the bytes stored
 }
 
-// store streams the request content into a temporary file next to target,
+// store streams the request content into a temporary file (uploadDir),
 // verifies the request's digests, and renames the file into place.
 func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, created, gz bool) {
-	// The temporary file goes next to the target when its directory
-	// exists, else at the top (created directories wait for verification).
-	dir := path.Dir(target)
-	if fi, err := s.root.Stat(dir); err != nil || !fi.IsDir() {
-		dir = "."
-	}
-	tmp := path.Join(dir, ".hdig-upload-"+randomName())
-	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	tmp, f, err := s.createUploadTemp()
 	if err != nil {
 		s.internalError(w, r, err)
 		return
@@ -101,16 +93,14 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request, f io.Writer, gz
 	wh, sh := verify.NewHasher(wire), verify.NewHasher(stored)
 	defer wh.Close()
 	defer sh.Close()
-	zr, err := gzip.NewReader(io.TeeReader(body, wh))
+	in := &countingReader{r: body}
+	zr, err := gzip.NewReader(io.TeeReader(in, wh))
 	if err != nil {
 		return received{}, gzipError(err)
 	}
-	dec := &io.LimitedReader{R: zr, N: s.cfg.maxUpload + 1}
+	dec := &inflationLimit{r: zr, wire: in, max: s.cfg.maxUpload}
 	if _, err := io.CopyBuffer(io.MultiWriter(f, sh), dec, buf); err != nil {
 		return received{}, gzipError(err)
-	}
-	if dec.N == 0 {
-		return received{}, &http.MaxBytesError{Limit: s.cfg.maxUpload}
 	}
 	// Hash any bytes after the gzip stream too: they are content.
 	if _, err := io.CopyBuffer(io.Discard, io.TeeReader(body, wh), buf); err != nil {

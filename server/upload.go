@@ -18,8 +18,8 @@ import (
 // serveWrite answers PUT (store the content at the target path) and POST
 // to a directory (store it under a new name in that directory).
 //
-// Storage is atomic: the content streams into a temporary dotfile in the
-// target directory while being hashed; only when every supported member of
+// Storage is atomic: the content streams into a locked temporary file in
+// DIR/.hdig-uploads while being hashed; only when every supported member of
 // the request's Content-Digest and Repr-Digest matched is it renamed over
 // the target. On any failure the target is untouched and the temporary
 // file removed. A request with Content-Encoding: gzip is verified over the

@@ -45,10 +45,12 @@ type bodyWriter struct {
 	failed      bool
 	status      int
 
+	preamble  bool           // a multipart body still owes its leading CRLF
 	filtered  bool           // bytes go through filter (no sendfile)
 	hasher    *verify.Hasher // Content-Digest computed while streaming
 	buf       *bytes.Buffer  // multipart body held back for the header
 	held      int64          // bytes of buf reserved from s.held
+	hashing   int64          // bytes reserved from s.hashing for hasher
 	cdTrailer bool           // the hasher's Content-Digest is a trailer
 	trailers  map[string]string
 
@@ -84,6 +86,7 @@ func (w *bodyWriter) WriteHeader(code int) {
 			// sees a Content-Encoding, and our variants have a length.
 			h.Set("Content-Encoding", w.rep.Encoding)
 		}
+		w.addPreamble(code)
 		if err := w.prepare(code); err != nil {
 			w.fail(err)
 			return
@@ -109,6 +112,28 @@ func (w *bodyWriter) fail(err error) {
 		return // the client is gone
 	}
 	w.s.internalError(w.ResponseWriter, w.r, err)
+}
+
+// multipartPreamble goes before the first boundary of a multipart body.
+// http.ServeContent starts with the boundary itself; RFC 2046 §5.1.1 puts
+// a CRLF before every delimiter, the first one included, nginx sends it,
+// and zsync 0.6.2 loops forever without it.
+const multipartPreamble = "\r\n"
+
+// addPreamble counts the CRLF a multipart body gets before its first
+// boundary in Content-Length; Write and ReadFrom send it first.
+func (w *bodyWriter) addPreamble(code int) {
+	if code != http.StatusPartialContent {
+		return
+	}
+	h := w.Header()
+	if mt, _, _ := mime.ParseMediaType(h.Get("Content-Type")); mt != "multipart/byteranges" {
+		return
+	}
+	if n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64); err == nil {
+		h.Set("Content-Length", strconv.FormatInt(n+int64(len(multipartPreamble)), 10))
+	}
+	w.preamble = true
 }
 
 // span is the part of the representation a 200 or 206 carries.
@@ -150,11 +175,15 @@ func (w *bodyWriter) prepare(code int) error {
 			}
 			h.Set(verify.ContentDigest, w.plan.formatContent(ds))
 		case !sp.multipart && sp.length <= w.s.cfg.headerDigestAt:
-			ds, err := rangeDigests(w.r.Context(), w.rep.Content, sp.start, sp.length, algs)
+			ds, ok, err := w.s.rangeContentDigests(w.r, w.rep, sp.start, sp.length, algs)
 			if err != nil {
 				return err
 			}
-			h.Set(verify.ContentDigest, w.plan.formatContent(ds))
+			if ok {
+				h.Set(verify.ContentDigest, w.plan.formatContent(ds))
+			}
+		case !w.reserveHashing(sp.length):
+			// over the hashing budgets: Content-Digest is omitted
 		default:
 			w.hasher = verify.NewHasher(algs)
 			if sp.multipart && sp.length <= w.s.cfg.headerDigestAt && !trailer && w.s.held.reserve(sp.length) {
@@ -181,6 +210,15 @@ func (w *bodyWriter) prepare(code int) error {
 	w.filtered = w.hasher != nil || w.flipAt >= 0 || w.truncAt >= 0 || f.rate > 0
 	w.start = time.Now()
 	return nil
+}
+
+// reserveHashing reserves n bytes of streamed hashing for the client.
+func (w *bodyWriter) reserveHashing(n int64) bool {
+	if !w.s.hashing.reserve(clientOf(w.r), n) {
+		return false
+	}
+	w.hashing = n
+	return true
 }
 
 // declareTrailers announces the trailer fields and drops Content-Length, so

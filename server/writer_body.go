@@ -17,10 +17,28 @@ func (w *bodyWriter) Write(p []byte) (int, error) {
 	if w.failed {
 		return 0, errAborted
 	}
+	if err := w.sendPreamble(); err != nil {
+		return 0, err
+	}
+	return w.write(p)
+}
+
+func (w *bodyWriter) write(p []byte) (int, error) {
 	if !w.filtered {
 		return w.ResponseWriter.Write(p)
 	}
 	return w.filter(p)
+}
+
+// sendPreamble sends a multipart body's leading CRLF once, through the
+// same stages as the body (it is content: hashed, held, counted).
+func (w *bodyWriter) sendPreamble() error {
+	if !w.preamble {
+		return nil
+	}
+	w.preamble = false
+	_, err := w.write([]byte(multipartPreamble))
+	return err
 }
 
 // ReadFrom keeps net/http's sendfile path when nothing needs to see the
@@ -29,8 +47,17 @@ func (w *bodyWriter) ReadFrom(src io.Reader) (int64, error) {
 	if !w.wroteHeader {
 		w.WriteHeader(http.StatusOK)
 	}
-	if !w.filtered && !w.failed {
+	if w.failed {
+		return 0, errAborted
+	}
+	if err := w.sendPreamble(); err != nil {
+		return 0, err
+	}
+	if !w.filtered {
 		if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+			if n, err, ok := sendFile(w, rf, src); ok {
+				return n, err
+			}
 			return rf.ReadFrom(src)
 		}
 	}
@@ -153,6 +180,8 @@ func (w *bodyWriter) close() {
 	w.buf = nil
 	w.s.held.release(w.held)
 	w.held = 0
+	w.s.hashing.release(clientOf(w.r), w.hashing)
+	w.hashing = 0
 }
 
 // maxHeldMemory bounds the multipart bodies all requests together hold in

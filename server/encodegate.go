@@ -1,0 +1,171 @@
+package server
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"runtime"
+	"sync"
+)
+
+// Encoded variants are built under a policy that keeps a burst of
+// requests for large text files from taking the memory and the CPU, and
+// from making clients wait: variants of files up to syncBuildMax are built
+// in the request (milliseconds), a few at a time; larger ones are built in
+// the background, at most largeBuildSlots at once, while the request that
+// found the variant missing, and every request until it is ready, gets
+// identity (always acceptable, RFC 9110 §12.5.3). A variant that was built
+// and then evicted or pruned is built again only when it fits without
+// evicting another, so a working set larger than the budget does not
+// rebuild variants in a loop.
+const syncBuildMax = 1 << 20
+
+// errNotReady: the variant is not built yet; identity is served.
+var errNotReady = errors.New("variant not built yet")
+
+// builtMemory bounds the keys the gate remembers as built.
+const builtMemory = 4096
+
+// encodeGate holds the build slots and what was built.
+type encodeGate struct {
+	small  chan struct{} // synchronous builds of small files
+	large  chan struct{} // background builds
+	bg     sync.WaitGroup
+	ctx    context.Context // cancelled by Close: background builds stop
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	building map[string]bool
+	built    map[string]int64 // variant key → encoded size, once built
+	builds   int              // background builds done (tests count them)
+	running  int              // background builds running
+	peak     int              // most background builds running at once
+}
+
+func newEncodeGate() *encodeGate {
+	procs := runtime.GOMAXPROCS(0)
+	ctx, cancel := context.WithCancel(context.Background())
+	return &encodeGate{small: make(chan struct{}, procs), large: make(chan struct{}, max(1, procs/2)),
+		ctx: ctx, cancel: cancel, building: map[string]bool{}, built: map[string]int64{}}
+}
+
+// close stops the background builds and waits for them.
+func (g *encodeGate) close() {
+	g.cancel()
+	g.bg.Wait()
+}
+
+// refuseReader stands in for the identity bytes when only a variant that
+// is already built may be used: building from it fails with errNotReady.
+type refuseReader struct{}
+
+func (refuseReader) Read([]byte) (int, error) { return 0, errNotReady }
+
+// encodedVariant returns the enc variant of the file name whose identity
+// (id, read through f) has sha-256 sum, or errNotReady.
+func (s *Server) encodedVariant(r *http.Request, name string, id *Representation, sum []byte, enc string, f io.ReaderAt) (*variant, error) {
+	g := s.gate
+	if id.Size <= syncBuildMax {
+		select {
+		case g.small <- struct{}{}:
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		}
+		defer func() { <-g.small }()
+		return s.variants.open(sum, enc, io.NewSectionReader(f, 0, id.Size))
+	}
+	key := hex.EncodeToString(sum) + "." + enc
+	if g.isBuilding(key) {
+		return nil, errNotReady
+	}
+	vr, err := s.variants.open(sum, enc, refuseReader{})
+	if !errors.Is(err, errNotReady) {
+		return vr, err
+	}
+	if g.start(key, s.variants) {
+		g.bg.Add(1)
+		go s.buildVariant(key, name, sum, enc, id.Size)
+	}
+	return nil, errNotReady
+}
+
+func (g *encodeGate) isBuilding(key string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.building[key]
+}
+
+// start takes a background slot for key, unless none is free or the
+// variant was built before and would now evict another to fit.
+func (g *encodeGate) start(key string, vs *variantStore) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.building[key] {
+		return false
+	}
+	if size, ok := g.built[key]; ok && !vs.fitsWithoutEviction(size) {
+		return false
+	}
+	select {
+	case g.large <- struct{}{}:
+	default:
+		return false
+	}
+	g.building[key] = true
+	g.running++
+	g.peak = max(g.peak, g.running)
+	return true
+}
+
+// done records a finished background build and frees its slot.
+func (g *encodeGate) done(key string, size int64) {
+	g.mu.Lock()
+	delete(g.building, key)
+	g.running--
+	g.builds++
+	if size >= 0 {
+		if len(g.built) >= builtMemory {
+			for k := range g.built {
+				delete(g.built, k)
+				break
+			}
+		}
+		g.built[key] = size
+	}
+	g.mu.Unlock()
+	<-g.large
+}
+
+// buildVariant builds a variant in the background from its own handle on
+// the file; the variant store checks the bytes still have sum.
+func (s *Server) buildVariant(key, name string, sum []byte, enc string, size int64) {
+	defer s.gate.bg.Done()
+	built := int64(-1)
+	defer func() { s.gate.done(key, built) }()
+	f, err := s.root.Open(name)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	src := ctxReader{s.gate.ctx, io.NewSectionReader(f, 0, size)}
+	vr, err := s.variants.open(sum, enc, src)
+	if err != nil {
+		s.cfg.logger.Debug("variant not built", "file", name, "encoding", enc, "err", err)
+		return
+	}
+	vr.release()
+	built = vr.size
+}
+
+// fitsWithoutEviction reports whether a variant of size bytes would fit
+// in the store's budget without removing another.
+func (vs *variantStore) fitsWithoutEviction(size int64) bool {
+	vs.mu.Lock()
+	defer vs.mu.Unlock()
+	if vs.dir != "" {
+		return vs.diskUsed+size <= vs.diskBudget
+	}
+	return vs.used+size <= vs.budget
+}
