@@ -2,9 +2,11 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 )
@@ -112,15 +114,41 @@ func TestWithChangingETag(t *testing.T) {
 	wantStatus(t, r, http.StatusOK)
 }
 
+// The rate limit and the first-byte delay are checked by the waits they
+// ask for, counted through the config's sleep, never by the wall clock.
 func TestWithRateLimitAndDelay(t *testing.T) {
-	_, ts := start(t, fixture(t), WithRateLimit(40000), WithFirstByteDelay(100*time.Millisecond))
-	t0 := time.Now()
-	r := raw(t, ts, "GET", "/data.bin", "Range: bytes=0-19999")
-	if d := time.Since(t0); d < 500*time.Millisecond {
-		t.Errorf("20000 bytes at 40000 B/s + 100 ms took %v", d)
+	var mu sync.Mutex
+	var waits []time.Duration
+	count := func(c *config) error {
+		c.sleep = func(_ context.Context, d time.Duration) bool {
+			mu.Lock()
+			defer mu.Unlock()
+			waits = append(waits, d)
+			return true
+		}
+		return nil
 	}
+	_, ts := start(t, fixture(t), WithRateLimit(40000), WithFirstByteDelay(100*time.Millisecond), count)
+	r := raw(t, ts, "GET", "/data.bin", "Range: bytes=0-19999")
 	if !bytes.Equal(r.body, binData[:20000]) {
 		t.Error("body differs")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(waits) == 0 || waits[0] != 100*time.Millisecond {
+		t.Fatalf("waits %v: want the 100 ms first-byte delay first", waits)
+	}
+	// 20000 bytes at 40000 B/s in writes of 2000 (rate/20): the body is
+	// held back before most writes, and never for longer than the whole
+	// body's time at the rate (500 ms).
+	body := waits[1:]
+	if len(body) < 8 {
+		t.Errorf("%d waits for 10 writes at the rate: %v", len(body), body)
+	}
+	for _, d := range body {
+		if d <= 0 || d > 500*time.Millisecond {
+			t.Errorf("wait %v outside (0, 500 ms]: %v", d, body)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,7 +23,8 @@ type config struct {
 	headerDigestAt int64
 	delta          DeltaHandler
 	faults         faults
-	settle         time.Duration // see defaultSettle; tests shorten it
+	settle         time.Duration                             // see defaultSettle; tests shorten it
+	sleep          func(context.Context, time.Duration) bool // the faults' waits; tests count them
 	writeTimeout   time.Duration
 	maxConns       int
 }
@@ -56,6 +58,7 @@ func defaultConfig() config {
 		headerDigestAt: DefaultHeaderDigestLimit,
 		faults:         faults{flipAt: -1, truncateAt: -1},
 		settle:         defaultSettle,
+		sleep:          sleep,
 		writeTimeout:   DefaultWriteTimeout,
 		maxConns:       DefaultMaxConns(),
 	}

@@ -151,7 +151,7 @@ func (s *Server) allowed() string {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if d := s.cfg.faults.firstByteDelay; d > 0 && !sleep(r.Context(), d) {
+	if d := s.cfg.faults.firstByteDelay; d > 0 && !s.cfg.sleep(r.Context(), d) {
 		return
 	}
 	name, err := fileName(r.URL.Path)

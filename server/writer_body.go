@@ -130,7 +130,7 @@ func (w *bodyWriter) throttle() {
 	due := time.Duration(float64(w.sent) / float64(rate) * float64(time.Second))
 	if d := due - time.Since(w.start); d > 0 {
 		http.NewResponseController(w.ResponseWriter).Flush()
-		if !sleep(w.r.Context(), d) {
+		if !w.s.cfg.sleep(w.r.Context(), d) {
 			panic(http.ErrAbortHandler)
 		}
 	}
