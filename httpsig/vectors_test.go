@@ -2,8 +2,8 @@ package httpsig
 
 import (
 	"errors"
-	"time"
 	"testing"
+	"time"
 )
 
 // appendixB are the signed messages of RFC 9421 (Appendix B and the
