@@ -113,6 +113,9 @@ func targetURI(r *http.Request) string {
 	if r.RequestURI != "" && strings.Contains(r.RequestURI, "://") {
 		return r.RequestURI
 	}
+	if strings.HasPrefix(r.RequestURI, "/") {
+		return scheme(r) + "://" + authority(r) + r.RequestURI
+	}
 	t := path(r)
 	if r.URL.RawQuery != "" || r.URL.ForceQuery {
 		t += "?" + r.URL.RawQuery

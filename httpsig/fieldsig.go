@@ -78,6 +78,11 @@ func parseDict(field string, vs []string) (*httpsfv.Dictionary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpsig: %s is not a valid Dictionary: %v", field, err)
 	}
+	if len(vs) > 1 {
+		if err := uniqueLabels(field, vs); err != nil {
+			return nil, err
+		}
+	}
 	if len(d.Names()) > MaxSignatures {
 		return nil, fmt.Errorf("httpsig: %s has %d labels, want at most %d", field, len(d.Names()), MaxSignatures)
 	}
@@ -130,5 +135,24 @@ func setSignature(h http.Header, label string, p Params, sig []byte) error {
 	}
 	h.Set("Signature-Input", si)
 	h.Set("Signature", sv)
+	return nil
+}
+
+// uniqueLabels rejects a label repeated across field lines (§4.1, §4.2),
+// which combining the lines into one Dictionary would hide.
+func uniqueLabels(field string, vs []string) error {
+	seen := map[string]bool{}
+	for _, v := range vs {
+		d, err := httpsfv.UnmarshalDictionary([]string{v})
+		if err != nil {
+			return fmt.Errorf("httpsig: %s is not a valid Dictionary: %v", field, err)
+		}
+		for _, l := range d.Names() {
+			if seen[l] {
+				return fmt.Errorf("httpsig: label %q occurs in more than one %s field", l, field)
+			}
+			seen[l] = true
+		}
+	}
 	return nil
 }

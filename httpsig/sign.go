@@ -24,6 +24,9 @@ func Sign(m Message, label string, p Params, s Signer) ([]byte, error) {
 	if !p.Expires.IsZero() && !p.Created.IsZero() && p.Expires.Before(p.Created) {
 		return nil, fmt.Errorf("httpsig: expires %d is before created %d", p.Expires.Unix(), p.Created.Unix())
 	}
+	if m.Request == nil && m.Response == nil {
+		return nil, fmt.Errorf("httpsig: no message to sign")
+	}
 	p.list = nil
 	base, err := Base(m, p)
 	if err != nil {

@@ -257,3 +257,15 @@ func TestKeyChecks(t *testing.T) {
 		t.Error("signing with a public key accepted")
 	}
 }
+
+// TestLabelRepeatedAcrossLines: a label in two Signature-Input lines is an
+// error, not the last one winning.
+func TestLabelRepeatedAcrossLines(t *testing.T) {
+	h := http.Header{"Signature-Input": {`a=("@method")`, `a=("@path")`}, "Signature": {"a=:AAAA:"}}
+	if _, err := ParseSignatures(h); err == nil || !strings.Contains(err.Error(), "more than one") {
+		t.Fatalf("ParseSignatures = %v, want label in more than one field", err)
+	}
+	if _, err := Verify(Message{}, Policy{}); err == nil {
+		t.Fatal("Verify of no message succeeded")
+	}
+}

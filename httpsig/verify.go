@@ -57,6 +57,9 @@ type Result struct {
 // verifies and meets it. The error wraps ErrNoSignature when none applies,
 // else ErrBadSignature or ErrPolicy with each label's failure.
 func Verify(m Message, pol Policy) (Result, error) {
+	if m.Request == nil && m.Response == nil {
+		return Result{}, fmt.Errorf("httpsig: no message to verify")
+	}
 	sigs, err := ParseSignatures(m.target())
 	if err != nil {
 		return Result{}, err
