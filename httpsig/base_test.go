@@ -1,6 +1,7 @@
 package httpsig
 
 import (
+	"crypto/tls"
 	"net/http"
 	"net/url"
 	"strings"
@@ -202,5 +203,25 @@ func TestTrailerComponent(t *testing.T) {
 	want := "\"@status\": 200\n\"trailer\": Expires\n\"expires\";tr: Wed, 9 Nov 2022 07:28:00 GMT\n\"expires\": never\n"
 	if err != nil || !strings.HasPrefix(string(b), want) {
 		t.Fatalf("Base = %q, %v; want prefix %q", b, err, want)
+	}
+}
+
+// TestTargetURIOnServer: a server's request (origin-form RequestURI, no
+// scheme or host in the URL) gives the URI as sent, with the scheme from
+// TLS and the authority from Host.
+func TestTargetURIOnServer(t *testing.T) {
+	r := &http.Request{Method: "GET", Host: "Example.com:443", RequestURI: "/a%2Fb?x=1&y", Header: http.Header{},
+		URL: &url.URL{Path: "/a/b", RawPath: "/a%2Fb", RawQuery: "x=1&y"}, TLS: &tls.ConnectionState{}}
+	for id, want := range map[string]string{
+		"@target-uri":     "https://example.com/a%2Fb?x=1&y",
+		"@scheme":         "https",
+		"@authority":      "example.com",
+		"@path":           "/a%2Fb",
+		"@request-target": "/a%2Fb?x=1&y",
+	} {
+		got, err := componentLine(t, RequestMessage(r), id)
+		if w := `"` + id + `": ` + want; err != nil || got != w {
+			t.Errorf("%s: got %q, %v; want %q", id, got, err, w)
+		}
 	}
 }
