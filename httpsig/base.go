@@ -1,0 +1,62 @@
+package httpsig
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Base builds the signature base of RFC 9421 §2.5 for the covered
+// components and parameters in p over m.
+func Base(m Message, p Params) ([]byte, error) {
+	if len(p.Components) > MaxComponents {
+		return nil, fmt.Errorf("httpsig: %d covered components, want at most %d", len(p.Components), MaxComponents)
+	}
+	var b strings.Builder
+	seen := make(map[string]bool, len(p.Components))
+	for _, c := range p.Components {
+		if c.Name == "@signature-params" {
+			return nil, fmt.Errorf("httpsig: @signature-params cannot be a covered component")
+		}
+		if seen[c.key()] {
+			return nil, fmt.Errorf("httpsig: component %s is covered twice", c)
+		}
+		seen[c.key()] = true
+		v, err := m.value(c)
+		if err != nil {
+			return nil, err
+		}
+		if strings.ContainsAny(v, "\r\n") {
+			return nil, fmt.Errorf("httpsig: component %s: value contains a newline", c)
+		}
+		b.WriteString(c.String())
+		b.WriteString(": ")
+		b.WriteString(v)
+		b.WriteByte('\n')
+		if b.Len() > MaxBaseLength {
+			return nil, fmt.Errorf("httpsig: signature base over %d bytes", MaxBaseLength)
+		}
+	}
+	b.WriteString(`"@signature-params": `)
+	b.WriteString(p.String())
+	s := b.String()
+	if len(s) > MaxBaseLength {
+		return nil, fmt.Errorf("httpsig: signature base over %d bytes", MaxBaseLength)
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || (s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f {
+			return nil, fmt.Errorf("httpsig: signature base has a non-ASCII or control byte 0x%02x at %d", s[i], i)
+		}
+	}
+	return []byte(s), nil
+}
+
+// value is the canonical value of one covered component.
+func (m Message) value(c Component) (string, error) {
+	if err := c.check(m.isResponse()); err != nil {
+		return "", err
+	}
+	if c.Derived() {
+		return m.derivedValue(c)
+	}
+	return m.fieldValue(c)
+}

@@ -1,0 +1,158 @@
+package httpsig
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/dunglas/httpsfv"
+)
+
+// Signature is one labelled signature found in a message.
+type Signature struct {
+	Label  string
+	Params Params
+	Value  []byte
+}
+
+// ParseSignatures reads the Signature-Input and Signature fields of h:
+// every label must be in both, at most MaxSignatures, each field at most
+// MaxFieldLength bytes. No field at all is (nil, nil).
+func ParseSignatures(h http.Header) ([]Signature, error) {
+	in, hasIn := h["Signature-Input"]
+	sig, hasSig := h["Signature"]
+	if !hasIn && !hasSig {
+		return nil, nil
+	}
+	inputs, err := parseDict("Signature-Input", in)
+	if err != nil {
+		return nil, err
+	}
+	values, err := parseDict("Signature", sig)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range values.Names() {
+		if _, ok := inputs.Get(l); !ok {
+			return nil, fmt.Errorf("httpsig: label %q is in Signature but not in Signature-Input", l)
+		}
+	}
+	var out []Signature
+	for _, l := range inputs.Names() {
+		s, err := signatureOf(l, inputs, values)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// ParseSignatureInput parses one Signature-Input value into its labelled
+// parameters, in order.
+func ParseSignatureInput(v string) ([]string, []Params, error) {
+	d, err := parseDict("Signature-Input", []string{v})
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []Params
+	for _, l := range d.Names() {
+		m, _ := d.Get(l)
+		p, err := paramsFromMember(l, m)
+		if err != nil {
+			return nil, nil, err
+		}
+		out = append(out, p)
+	}
+	return d.Names(), out, nil
+}
+
+func parseDict(field string, vs []string) (*httpsfv.Dictionary, error) {
+	n := 0
+	for _, v := range vs {
+		n += len(v) + 2
+	}
+	if n > MaxFieldLength {
+		return nil, fmt.Errorf("httpsig: %s of %d bytes, want at most %d", field, n, MaxFieldLength)
+	}
+	d, err := httpsfv.UnmarshalDictionary(vs)
+	if err != nil {
+		return nil, fmt.Errorf("httpsig: %s is not a valid Dictionary: %v", field, err)
+	}
+	if len(vs) > 1 {
+		if err := uniqueLabels(field, vs); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.Names()) > MaxSignatures {
+		return nil, fmt.Errorf("httpsig: %s has %d labels, want at most %d", field, len(d.Names()), MaxSignatures)
+	}
+	return d, nil
+}
+
+func signatureOf(label string, inputs, values *httpsfv.Dictionary) (Signature, error) {
+	m, _ := inputs.Get(label)
+	p, err := paramsFromMember(label, m)
+	if err != nil {
+		return Signature{}, err
+	}
+	v, ok := values.Get(label)
+	if !ok {
+		return Signature{}, fmt.Errorf("httpsig: label %q is in Signature-Input but not in Signature", label)
+	}
+	it, ok := v.(httpsfv.Item)
+	b, isBytes := it.Value.([]byte)
+	if !ok || !isBytes {
+		return Signature{}, fmt.Errorf("httpsig: Signature %q is not a Byte Sequence", label)
+	}
+	return Signature{Label: label, Params: p, Value: b}, nil
+}
+
+// setSignature adds label's Signature-Input and Signature members to h,
+// keeping the members already there; a label already present is an error.
+func setSignature(h http.Header, label string, p Params, sig []byte) error {
+	inputs, err := parseDict("Signature-Input", h["Signature-Input"])
+	if err != nil {
+		return err
+	}
+	values, err := parseDict("Signature", h["Signature"])
+	if err != nil {
+		return err
+	}
+	_, a := inputs.Get(label)
+	_, b := values.Get(label)
+	if a || b {
+		return fmt.Errorf("httpsig: label %q is already in the message", label)
+	}
+	inputs.Add(label, p.innerList())
+	values.Add(label, httpsfv.NewItem(sig))
+	si, err := httpsfv.Marshal(inputs)
+	if err != nil {
+		return fmt.Errorf("httpsig: Signature-Input: %v", err)
+	}
+	sv, err := httpsfv.Marshal(values)
+	if err != nil {
+		return fmt.Errorf("httpsig: Signature: %v", err)
+	}
+	h.Set("Signature-Input", si)
+	h.Set("Signature", sv)
+	return nil
+}
+
+// uniqueLabels rejects a label repeated across field lines (§4.1, §4.2),
+// which combining the lines into one Dictionary would hide.
+func uniqueLabels(field string, vs []string) error {
+	seen := map[string]bool{}
+	for _, v := range vs {
+		d, err := httpsfv.UnmarshalDictionary([]string{v})
+		if err != nil {
+			return fmt.Errorf("httpsig: %s is not a valid Dictionary: %v", field, err)
+		}
+		for _, l := range d.Names() {
+			if seen[l] {
+				return fmt.Errorf("httpsig: label %q occurs in more than one %s field", l, field)
+			}
+			seen[l] = true
+		}
+	}
+	return nil
+}

@@ -1,0 +1,94 @@
+package httpsig
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+)
+
+// LoadSigningKey reads a key file: PEM (see ParsePrivateKey), else the
+// whole file is a raw HMAC secret.
+func LoadSigningKey(b []byte) (any, error) {
+	if isPEM(b) {
+		return ParsePrivateKey(b)
+	}
+	return rawSecret(b)
+}
+
+// LoadVerifyingKey reads a key file: PEM (see ParsePublicKey), else the
+// whole file is a raw HMAC secret.
+func LoadVerifyingKey(b []byte) (any, error) {
+	if isPEM(b) {
+		return ParsePublicKey(b)
+	}
+	return rawSecret(b)
+}
+
+func isPEM(b []byte) bool {
+	return bytes.Contains(b, []byte("-----BEGIN "))
+}
+
+func rawSecret(b []byte) ([]byte, error) {
+	if len(b) > maxPEM {
+		return nil, fmt.Errorf("httpsig: secret of %d bytes, want at most %d", len(b), maxPEM)
+	}
+	if len(b) < MinHMACKey {
+		return nil, fmt.Errorf("httpsig: not a PEM key, and %d bytes are too few for an HMAC secret (want at least %d)", len(b), MinHMACKey)
+	}
+	return append([]byte(nil), b...), nil
+}
+
+// GenerateKey makes a new key for alg: ed25519, ECDSA P-256 or P-384, RSA
+// 3072 bits, or a 64-byte HMAC secret.
+func GenerateKey(alg string) (any, error) {
+	switch alg {
+	case Ed25519:
+		_, k, err := ed25519.GenerateKey(rand.Reader)
+		return k, err
+	case ECDSAP256SHA256:
+		return ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	case ECDSAP384SHA384:
+		return ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	case RSAPSSSHA512, RSAV15SHA256:
+		return rsa.GenerateKey(rand.Reader, 3072)
+	case HMACSHA256:
+		k := make([]byte, 64)
+		_, err := rand.Read(k)
+		return k, err
+	}
+	return nil, fmt.Errorf("httpsig: unknown algorithm %q, want one of %s, %s, %s, %s, %s, %s", alg,
+		Ed25519, ECDSAP256SHA256, ECDSAP384SHA384, RSAPSSSHA512, RSAV15SHA256, HMACSHA256)
+}
+
+// MarshalKey encodes a private key as PEM PKCS#8 and its public key as PEM
+// SPKI; an HMAC secret is returned as it is, with no public part.
+func MarshalKey(priv any) (private, public []byte, err error) {
+	if s, ok := priv.([]byte); ok {
+		return append([]byte(nil), s...), nil, nil
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return nil, nil, fmt.Errorf("httpsig: %v", err)
+	}
+	var pub any
+	switch k := priv.(type) {
+	case ed25519.PrivateKey:
+		pub = k.Public()
+	case *ecdsa.PrivateKey:
+		pub = &k.PublicKey
+	case *rsa.PrivateKey:
+		pub = &k.PublicKey
+	}
+	pder, err := x509.MarshalPKIXPublicKey(pub)
+	if err != nil {
+		return nil, nil, fmt.Errorf("httpsig: %v", err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: pder}), nil
+}

@@ -1,0 +1,156 @@
+package httpsig
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Errors Verify wraps, to tell a missing signature from a bad one.
+var (
+	// ErrNoSignature: the message has no signature that the policy
+	// considers (none at all, none with the label or tag asked for).
+	ErrNoSignature = errors.New("no signature")
+	// ErrPolicy: a signature does not meet the policy (coverage, time,
+	// key, algorithm).
+	ErrPolicy = errors.New("signature does not meet the policy")
+)
+
+// Key is a verification key with its identifier. An empty ID matches any
+// keyid (a key known by external means, §3.2 step 5).
+type Key struct {
+	ID string
+	Verifier
+}
+
+// Policy is what a verifier demands of a signature (§3.2.1).
+type Policy struct {
+	Keys  []Key
+	Label string   // only this label, if set
+	Tag   string   // the tag parameter must be this, if set
+	Algs  []string // allowed algorithms; empty: all of this package
+	// Require lists components that must all be covered; each entry may
+	// name alternatives separated by "|", e.g. "repr-digest|content-digest".
+	Require []string
+	// RequireCreated rejects signatures without created.
+	RequireCreated bool
+	// MaxAge rejects a created older than now-MaxAge (0: no limit).
+	MaxAge time.Duration
+	// Skew is the clock skew allowed: created may be up to Skew in the
+	// future, expires up to Skew in the past.
+	Skew time.Duration
+	// Now is the clock (time.Now if nil).
+	Now func() time.Time
+}
+
+// Result describes a signature that verified.
+type Result struct {
+	Label  string
+	KeyID  string
+	Alg    string
+	Params Params
+	Base   []byte
+}
+
+// Verify checks the signatures of m against pol and returns the first that
+// verifies and meets it. The error wraps ErrNoSignature when none applies,
+// else ErrBadSignature or ErrPolicy with each label's failure.
+func Verify(m Message, pol Policy) (Result, error) {
+	if m.Request == nil && m.Response == nil {
+		return Result{}, fmt.Errorf("httpsig: no message to verify")
+	}
+	sigs, err := ParseSignatures(m.target())
+	if err != nil {
+		return Result{}, err
+	}
+	var fails []string
+	var last error
+	considered, lastLabel := 0, ""
+	for _, s := range sigs {
+		if (pol.Label != "" && s.Label != pol.Label) || (pol.Tag != "" && s.Params.Tag != pol.Tag) {
+			continue
+		}
+		considered++
+		r, err := verifyOne(m, s, pol)
+		if err == nil {
+			return r, nil
+		}
+		last, lastLabel = err, s.Label
+		fails = append(fails, fmt.Sprintf("%s: %v", s.Label, err))
+	}
+	if considered == 0 {
+		return Result{}, fmt.Errorf("httpsig: %w%s", ErrNoSignature, wanted(pol, len(sigs)))
+	}
+	if considered == 1 {
+		return Result{}, fmt.Errorf("httpsig: signature %s: %w", lastLabel, last)
+	}
+	return Result{}, fmt.Errorf("httpsig: no signature verified (%s): %w", strings.Join(fails, "; "), last)
+}
+
+func wanted(pol Policy, n int) string {
+	switch {
+	case n == 0:
+		return ""
+	case pol.Label != "" && pol.Tag != "":
+		return fmt.Sprintf(" labelled %q with tag %q among %d", pol.Label, pol.Tag, n)
+	case pol.Label != "":
+		return fmt.Sprintf(" labelled %q among %d", pol.Label, n)
+	}
+	return fmt.Sprintf(" with tag %q among %d", pol.Tag, n)
+}
+
+func verifyOne(m Message, s Signature, pol Policy) (Result, error) {
+	if err := pol.checkParams(s.Params); err != nil {
+		return Result{}, err
+	}
+	keys, err := pol.keysFor(s.Params)
+	if err != nil {
+		return Result{}, err
+	}
+	base, err := Base(m, s.Params)
+	if err != nil {
+		return Result{}, err
+	}
+	var verr error
+	for _, k := range keys {
+		if verr = k.Verify(base, s.Value); verr == nil {
+			return Result{Label: s.Label, KeyID: s.Params.KeyID, Alg: k.Alg(), Params: s.Params, Base: base}, nil
+		}
+	}
+	return Result{}, verr
+}
+
+// keysFor are the keys that may have made a signature with p: matching
+// keyid (or no ID), matching alg, allowed by the policy.
+func (pol Policy) keysFor(p Params) ([]Key, error) {
+	var out []Key
+	for _, k := range pol.Keys {
+		if k.ID != "" && k.ID != p.KeyID {
+			continue
+		}
+		if p.Alg != "" && p.Alg != k.Alg() {
+			continue
+		}
+		if !pol.algAllowed(k.Alg()) {
+			continue
+		}
+		out = append(out, k)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no trusted key for keyid %q alg %q: %w", p.KeyID, p.Alg, ErrPolicy)
+	}
+	return out, nil
+}
+
+func (pol Policy) algAllowed(alg string) bool {
+	if len(pol.Algs) == 0 {
+		return true
+	}
+	for _, a := range pol.Algs {
+		if a == alg {
+			return true
+		}
+	}
+	return false
+}
