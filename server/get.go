@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
 	"strings"
@@ -32,7 +33,9 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 	defer f.Close()
 	if fi.IsDir() {
 		if !strings.HasSuffix(r.URL.Path, "/") {
-			target := r.URL.Path + "/"
+			// From name, not the request's path: "//host" must not
+			// become a Location that leads to another host.
+			target := (&url.URL{Path: "/" + name + "/"}).EscapedPath()
 			if r.URL.RawQuery != "" {
 				target += "?" + r.URL.RawQuery
 			}
