@@ -38,6 +38,16 @@ func runGetZsync(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	if o.Range != "" || o.Continue || o.Head || o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "" {
 		return usageErrorf("--zsync cannot be used with -r, -C, -I or a request body")
 	}
+	// The control file's SHA-1 is all --zsync checks: a check asked for
+	// and not made would be a verdict saying more than the truth.
+	switch {
+	case len(o.Expect.Expect) > 0:
+		return usageErrorf("--zsync cannot be used with --expect: only the control file's SHA-1 is checked")
+	case o.Expect.ChecksumFile != "":
+		return usageErrorf("--zsync cannot be used with --checksum-file: only the control file's SHA-1 is checked")
+	case o.RequireDigest:
+		return usageErrorf("--zsync cannot be used with --require-digest: only the control file's SHA-1 is checked")
+	}
 	if err := o.resolveOutput(); err != nil {
 		return err
 	}

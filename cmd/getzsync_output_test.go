@@ -72,3 +72,36 @@ func TestGetZsyncMaxFilesize(t *testing.T) {
 		t.Error("the part file was left behind")
 	}
 }
+
+// A digest the user asked to be checked is never ignored: --zsync checks
+// only the control file's SHA-1, so --expect, --checksum-file and
+// --require-digest are refused before anything is written, not passed
+// over with exit 0.
+func TestGetZsyncRefusesChecksItCannotMake(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "data.bin"), zsyncData(9, 20_000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := startServe(t, dir)
+	work := t.TempDir()
+	sums := filepath.Join(work, "SHA256SUMS")
+	wrong := strings.Repeat("0", 64)
+	if err := os.WriteFile(sums, []byte(wrong+"  new.bin\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(work, "new.bin")
+	for _, flags := range [][]string{
+		{"--expect", "sha256:" + wrong},
+		{"--checksum-file", sums},
+		{"--require-digest"},
+	} {
+		args := append(append([]string{"get", "--zsync"}, flags...), "-o", out, url+"data.bin.zsync")
+		code, _, errOut := runHdig(t, args...)
+		if code != ExitUsage || !strings.Contains(errOut, flags[0]) {
+			t.Errorf("hdig %v = %d, %q; want 2 naming %s", args, code, errOut, flags[0])
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%v: the output was written", flags)
+		}
+	}
+}
