@@ -38,6 +38,26 @@ func runGetZsync(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	if o.Range != "" || o.Continue || o.Head || o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "" {
 		return usageErrorf("--zsync cannot be used with -r, -C, -I or a request body")
 	}
+	// The control file's SHA-1 is all --zsync checks: a check asked for
+	// and not made would be a verdict saying more than the truth.
+	switch {
+	case len(o.Expect.Expect) > 0:
+		return usageErrorf("--zsync cannot be used with --expect: only the control file's SHA-1 is checked")
+	case o.Expect.ChecksumFile != "":
+		return usageErrorf("--zsync cannot be used with --checksum-file: only the control file's SHA-1 is checked")
+	case o.RequireDigest:
+		return usageErrorf("--zsync cannot be used with --require-digest: only the control file's SHA-1 is checked")
+	}
+	if err := o.resolveOutput(); err != nil {
+		return err
+	}
+	if o.special {
+		return usageErrorf("--zsync writes blocks in place: -o %s is a device or FIFO, want a regular file", o.Output)
+	}
+	lim, err := o.Limits.limits()
+	if err != nil {
+		return err
+	}
 	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
 	if err != nil {
 		return withExit(ExitUsage, err)
@@ -46,6 +66,9 @@ func runGetZsync(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	ctl, target, err := fetchControl(ctx, client, o)
 	if err != nil {
 		return err
+	}
+	if lim.MaxFileSize > 0 && ctl.Length > lim.MaxFileSize {
+		return withExit(ExitNetwork, fmt.Errorf("%s: refused: the control file's target is %d bytes, over --max-filesize %d", o.URL, ctl.Length, lim.MaxFileSize))
 	}
 	part := o.Output + fetch.PartSuffix
 	f, err := os.OpenFile(part, os.O_CREATE|os.O_TRUNC|os.O_RDWR, 0o644)

@@ -34,7 +34,7 @@ const (
 // each complete piece beyond it.
 type sidecar struct {
 	Version    int            `json:"version"`
-	URL        string         `json:"url"`
+	URL        string         `json:"url"` // its password redacted: the file is not secret
 	ETag       string         `json:"etag,omitempty"`
 	Total      int64          `json:"total"` // -1 unknown
 	ReprDigest string         `json:"repr_digest,omitempty"`
@@ -74,7 +74,7 @@ func (d *download) saveSidecar() error {
 	for _, p := range d.pieces {
 		done.add(p.start, p.at())
 	}
-	sc := sidecar{Version: sidecarVersion, URL: d.req.URL, ETag: d.etag, Total: d.total,
+	sc := sidecar{Version: sidecarVersion, URL: redacted(d.req.URL), ETag: d.etag, Total: d.total,
 		ReprDigest: strings.Join(d.header.Values(verify.ReprDigest), ", "),
 		Hashed:     wm, HashState: state}
 	if sc.ReprDigest == "" {
@@ -138,7 +138,7 @@ func (sc *sidecar) check(url string, partSize int64) string {
 	switch {
 	case sc.Version != sidecarVersion:
 		return fmt.Sprintf("version %d, want %d", sc.Version, sidecarVersion)
-	case sc.URL != url:
+	case sc.URL != redacted(url):
 		return fmt.Sprintf("it is for %q", httpfield.Clip(sc.URL))
 	case sc.Total < -1:
 		return fmt.Sprintf("length %d", sc.Total)

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"net/http"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -72,5 +74,23 @@ func TestMethods(t *testing.T) {
 		wantStatus(t, r, http.StatusMethodNotAllowed)
 		wantHeader(t, r, "Allow", "GET, HEAD, OPTIONS")
 		wantHeader(t, r, "Content-Type", "application/problem+json")
+	}
+}
+
+// Issue 10 item 10: a directory reached through a path with several leading
+// slashes is redirected to its one-slash path, never to "//host/", which
+// browsers read as another host.
+func TestDirectoryRedirectStaysOnOrigin(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.MkdirAll(filepath.Join(dir, "evil.example", "a b"), 0o755))
+	_, ts := start(t, dir)
+	for target, want := range map[string]string{
+		"//evil.example":       "/evil.example/",
+		"///evil.example?x=1":  "/evil.example/?x=1",
+		"//evil.example/a%20b": "/evil.example/a%20b/",
+	} {
+		r := raw(t, ts, "GET", target)
+		wantStatus(t, r, http.StatusMovedPermanently)
+		wantHeader(t, r, "Location", want)
 	}
 }
