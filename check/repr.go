@@ -47,6 +47,8 @@ func (a *audit) checkSyntax(id, where string, f verify.DigestField) bool {
 	case f.Ignored != "":
 		a.s.fail(id, fmt.Sprintf("%s on %s is malformed (%s), so recipients must ignore it; want a Dictionary of Byte Sequences such as sha-256=:<base64>:", f.Name, where, f.Ignored))
 		return false
+	case f.Salvaged:
+		a.s.fail(id, fmt.Sprintf("%s on %s is malformed (%s), so recipients must ignore it; want a Dictionary of Byte Sequences such as sha-256=:<base64>:", f.Name, where, strings.Join(f.Skipped, "; ")))
 	case len(f.Skipped) > 0:
 		a.s.fail(id, fmt.Sprintf("%s on %s has members that are not Byte Sequences (%s), which recipients ignore; want a Dictionary of Byte Sequences such as sha-256=:<base64>:", f.Name, where, strings.Join(f.Skipped, "; ")))
 	case len(f.Duplicates) > 0:

@@ -127,7 +127,7 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 	}
 	why := "no digest the policy accepts could be checked"
 	if len(res.Verdict.Checks) == 0 {
-		why = "the origin sent no digest"
+		why = "the origin sent no digest hdig could check"
 	}
 	return p.warn("⚠ unverified") + fmt.Sprintf(": %s (%s)", why, detail)
 }

@@ -29,11 +29,12 @@ const (
 
 // origin serves a fixed response described by the test.
 type origin struct {
-	header  map[string]string
-	trailer map[string]string
-	status  int
-	body    []byte
-	chunked bool
+	header      map[string]string
+	headerLines map[string][]string // fields sent as several lines
+	trailer     map[string]string
+	status      int
+	body        []byte
+	chunked     bool
 }
 
 func (o origin) serve(t *testing.T) *httptest.Server {
@@ -41,6 +42,11 @@ func (o origin) serve(t *testing.T) *httptest.Server {
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for k := range o.trailer {
 			w.Header().Add("Trailer", k)
+		}
+		for k, vs := range o.headerLines {
+			for _, v := range vs {
+				w.Header().Add(k, v)
+			}
 		}
 		for k, v := range o.header {
 			w.Header().Set(k, v)

@@ -42,6 +42,12 @@ func TestGetMismatchNeverHidden(t *testing.T) {
 			wantCode: 1, wantErr: wantMis + " Digest unixsum"},
 		{name: "deprecated md5 match proves nothing", origin: origin{header: map[string]string{"Repr-Digest": md5Hello}},
 			wantCode: 0, wantErr: unverfied + ": no digest the policy accepts could be checked"},
+		{name: "wrong sha-256 in a field with a syntax error", origin: origin{header: map[string]string{"Repr-Digest": shaWrong + ", x=@"}},
+			wantCode: 1, wantErr: wantMis + " Repr-Digest sha-256"},
+		{name: "right sha-256 in a field with a syntax error proves nothing", origin: origin{header: map[string]string{"Repr-Digest": helloSHA256 + ", x=@"}},
+			wantCode: 0, wantErr: unverfied + ": no digest the policy accepts could be checked"},
+		{name: "wrong sha-256 in one of two field lines, the other garbage", origin: origin{headerLines: map[string][]string{"Repr-Digest": {shaWrong, "%%%"}}},
+			wantCode: 1, wantErr: wantMis + " Repr-Digest sha-256"},
 		{name: "header sha-256 and trailer disagree on an unknown algorithm", origin: origin{header: map[string]string{"Repr-Digest": helloSHA256 + ", foo=:AQ==:"}, trailer: map[string]string{"Repr-Digest": "foo=:Ag==:"}},
 			wantCode: 1, wantErr: "Repr-Digest foo differs between header and trailer"},
 	}

@@ -46,6 +46,10 @@ type DigestField struct {
 	// not Byte Sequences (ParseDigestField), members of a legacy Digest
 	// field that cannot be decoded (ParseLegacyDigest). The others count.
 	Skipped []string
+	// Salvaged marks members read one by one from a field that is not a
+	// valid Dictionary (salvage.go): a mismatch fails, a match proves
+	// nothing.
+	Salvaged bool
 	// Trusted marks digests the user supplied (--expect, --checksum-file):
 	// a match counts as proof whatever the algorithm and the policy.
 	Trusted bool
@@ -96,6 +100,13 @@ func ParseDigestField(name string, lines []string) DigestField {
 		return f
 	}
 	d, why := parseDict(lines)
+	if why != "" && fieldLen(lines) <= maxFieldLen { // over the limit, nothing is read
+		if f.Digests = salvage(lines); len(f.Digests) > 0 {
+			f.Salvaged = true
+			f.Skipped = append(f.Skipped, why+"; the members that parse alone are compared, and can only fail")
+			return f
+		}
+	}
 	if why != "" {
 		f.Ignored = why
 		return f
@@ -155,11 +166,7 @@ func FormatDigests(ds []Digest) string {
 
 // parseDict parses a Dictionary field, returning a reason on failure.
 func parseDict(lines []string) (*httpsfv.Dictionary, string) {
-	total := 0
-	for _, l := range lines {
-		total += len(l)
-	}
-	if total > maxFieldLen {
+	if total := fieldLen(lines); total > maxFieldLen {
 		return nil, fmt.Sprintf("field is %d bytes, over the %d-byte limit", total, maxFieldLen)
 	}
 	// Combine the field lines as RFC 9651 §4.2 says, then synthesize the
@@ -173,6 +180,15 @@ func parseDict(lines []string) (*httpsfv.Dictionary, string) {
 		return nil, "empty dictionary"
 	}
 	return d, ""
+}
+
+// fieldLen is the length of a field's lines together.
+func fieldLen(lines []string) int {
+	total := 0
+	for _, l := range lines {
+		total += len(l)
+	}
+	return total
 }
 
 func bareType(v any) string {

@@ -94,6 +94,7 @@ var parseDigestFieldTests = []struct {
 	want       []Digest // nil: ignored
 	ignored    string   // substring of the reason
 	duplicates []string
+	salvaged   bool // not a valid Dictionary: want holds the members read alone
 }{
 	{name: "absent", lines: nil},
 	{name: "empty value", lines: []string{""}, ignored: "empty dictionary"},
@@ -122,12 +123,12 @@ var parseDigestFieldTests = []struct {
 	{name: "over-padded", lines: []string{overPadded}, ignored: "not a valid structured-field dictionary"},
 	{name: "unpaddable length", lines: []string{"sha-256=:AAAAA:"}, ignored: "not a valid structured-field dictionary"},
 	{name: "uppercase key", lines: []string{"SHA-256=:" + sha256Hello + ":"}, ignored: "not a valid structured-field dictionary"},
-	{name: "uppercase in key", lines: []string{"sha-256=:AAAA:, Md5=:AQ==:"}, ignored: "not a valid structured-field dictionary"},
+	{name: "uppercase in key", lines: []string{"sha-256=:AAAA:, Md5=:AQ==:"}, want: []Digest{{"sha-256", []byte{0, 0, 0}}}, salvaged: true},
 	{name: "whitespace around =", lines: []string{"sha-256 = :AAAA:"}, ignored: "not a valid structured-field dictionary"},
-	{name: "trailing comma", lines: []string{"sha-256=:AAAA:,"}, ignored: "not a valid structured-field dictionary"},
+	{name: "trailing comma", lines: []string{"sha-256=:AAAA:,"}, want: []Digest{{"sha-256", []byte{0, 0, 0}}}, salvaged: true},
 	{name: "base64url", lines: []string{"sha-256=:_-Ah:"}, ignored: "not a valid structured-field dictionary"},
 	{name: "unterminated", lines: []string{"sha-256=:AAAA"}, ignored: "not a valid structured-field dictionary"},
-	{name: "unparsable member poisons the field", lines: []string{"sha-256=:" + sha256Hello + ":", "md5=:!!:"}, ignored: "not a valid structured-field dictionary"},
+	{name: "unparsable member: the others are read alone", lines: []string{"sha-256=:" + sha256Hello + ":", "md5=:!!:"}, want: []Digest{{"sha-256", []byte(mustDecode(sha256Hello))}}, salvaged: true},
 	{name: "token value", lines: []string{"sha-256=abc"}, ignored: "is a token, want a byte sequence"},
 	{name: "token with colons", lines: []string{"sha-256=a:b:"}, ignored: "is a token"},
 	{name: "integer value", lines: []string{"md5=1"}, ignored: `member "md5" is an integer`},
@@ -172,6 +173,9 @@ func TestParseDigestField(t *testing.T) {
 			}
 			if !f.Usable() {
 				t.Fatalf("ParseDigestField(%q) ignored: %s", tt.lines, f.Ignored)
+			}
+			if f.Salvaged != tt.salvaged {
+				t.Errorf("Salvaged = %v, want %v", f.Salvaged, tt.salvaged)
 			}
 			if !reflect.DeepEqual(f.Digests, tt.want) {
 				t.Errorf("Digests = %v, want %v", f.Digests, tt.want)
@@ -399,5 +403,19 @@ func TestDigestFieldWarnings(t *testing.T) {
 	}
 	if w := ParseDigestField(ContentDigest, nil).Warnings(); w != nil {
 		t.Errorf("Warnings of an absent field = %q, want none", w)
+	}
+}
+
+// A field that is not a valid Dictionary proves nothing, but a member that
+// parses alone and mismatches is a failure (issue 9: a mismatch is never
+// hidden, whatever else the field holds).
+func TestSalvagedMembersOnlyFail(t *testing.T) {
+	good := ParseDigestField(ReprDigest, []string{"sha-256=:" + sha256Hello + ":, x=@"})
+	if got, checks := outcomeOf(t, good, bodyHello, DefaultPolicy()); got != Unverified || checks[0].Result != Ignored {
+		t.Errorf("matching member of a malformed field: outcome %s, checks %+v; want unverified, ignored", got, checks)
+	}
+	bad := ParseDigestField(ReprDigest, []string{"sha-256=:" + strings.Repeat("A", 43) + "=:, x=@"})
+	if got, checks := outcomeOf(t, bad, bodyHello, DefaultPolicy()); got != Mismatched {
+		t.Errorf("mismatching member of a malformed field: outcome %s, checks %+v; want mismatch", got, checks)
 	}
 }
