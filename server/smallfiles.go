@@ -140,7 +140,7 @@ func (s *Server) smallRep(r *http.Request, name string, lfi fs.FileInfo) (*Repre
 	s.seedSnapshot(sn)
 	rep := &Representation{
 		Path: r.URL.Path, File: name, ContentType: sn.contentType,
-		Size: size, ModTime: lfi.ModTime(), Content: bytes.NewReader(sn.data),
+		Size: size, ModTime: lfi.ModTime(), Content: newMemContent(sn.data),
 		sums: sn.sums, vary: vary, key: fileKey{name: name, id: id},
 		// The bytes are immutable: they stay the version they are.
 		proof: &proof{settled: true, same: func() bool { return true }, streamed: plainGet(r)},
@@ -166,4 +166,23 @@ func (s *Server) seedSnapshot(sn *snapshot) {
 			sn.sums.put(ds, true)
 		}
 	}
+}
+
+// memContent is a snapshot's bytes as Content, for one request.
+type memContent struct {
+	*bytes.Reader
+	data []byte
+}
+
+func newMemContent(data []byte) *memContent {
+	return &memContent{Reader: bytes.NewReader(data), data: data}
+}
+
+// writeTo writes the next n bytes (at most) to w in one Write.
+func (m *memContent) writeTo(w io.Writer, n int64) (int64, error) {
+	off := int64(len(m.data)) - int64(m.Len())
+	n = min(n, int64(m.Len()))
+	k, err := w.Write(m.data[off : off+n])
+	m.Seek(off+int64(k), io.SeekStart)
+	return int64(k), err
 }
