@@ -38,7 +38,8 @@ type snapshot struct {
 	id          fileid.ID
 	data        []byte
 	contentType string
-	sums        *entry // digests of data; always trusted (pf nil)
+	sums        *entry // digests of data; always trusted
+	etag        atomic.Pointer[etagMemo]
 }
 
 // smallFiles is an LRU of snapshots within smallFileMemory bytes.
@@ -142,16 +143,32 @@ func (s *Server) smallRep(r *http.Request, name string, lfi fs.FileInfo) (*Repre
 		Path: r.URL.Path, File: name, ContentType: sn.contentType,
 		Size: size, ModTime: lfi.ModTime(), Content: newMemContent(sn.data),
 		sums: sn.sums, vary: vary, key: fileKey{name: name, id: id},
-		// The bytes are immutable: they stay the version they are.
-		proof: &proof{settled: true, same: func() bool { return true }, streamed: plainGet(r)},
+		// The bytes are immutable: they stay the version they are, and
+		// the snapshot's digests are always trusted.
+		proof: &proof{settled: true, same: func() bool { return true }},
 	}
 	rep.reopen = func() (*os.File, error) { return s.reopenVersion(name, id) }
 	sum, err := rep.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if err != nil {
 		return nil, err
 	}
-	rep.ETag = etagFor(sum[0].Value)
+	rep.ETag = sn.etagOf(sum[0].Value)
 	return rep, nil
+}
+
+// etagOf returns the ETag of the snapshot's sha-256 sum, formatted once.
+func (sn *snapshot) etagOf(sum []byte) string {
+	if e := sn.etag.Load(); e != nil && bytes.Equal(e.sum, sum) {
+		return e.tag
+	}
+	e := &etagMemo{sum: sum, tag: etagFor(sum)}
+	sn.etag.Store(e)
+	return e.tag
+}
+
+type etagMemo struct {
+	sum []byte
+	tag string
 }
 
 // seedSnapshot gives a snapshot without digests the trusted digests of
