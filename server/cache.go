@@ -198,3 +198,34 @@ func (c *digestCache) len() int {
 	defer c.mu.Unlock()
 	return c.lru.Len()
 }
+
+// peek returns the entry for k, or nil; it creates none.
+func (c *digestCache) peek(k fileKey) *entry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.m[k]; ok {
+		return el.Value.(*cacheItem).e
+	}
+	return nil
+}
+
+// empty reports whether the entry holds no digests.
+func (e *entry) empty() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.sums) == 0
+}
+
+// trustedDigests returns the entry's digests when they are trusted.
+func (e *entry) trustedDigests() ([]verify.Digest, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.trusted || len(e.sums) == 0 {
+		return nil, false
+	}
+	ds := make([]verify.Digest, 0, len(e.sums))
+	for k, v := range e.sums {
+		ds = append(ds, verify.Digest{Algorithm: k, Value: v})
+	}
+	return ds, true
+}

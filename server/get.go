@@ -24,11 +24,25 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 	if s.serveZsync(w, r, name) {
 		return
 	}
-	f, fi, err := s.openFile(name)
+	lfi, err := s.linkInfo(name)
 	if err != nil {
 		s.fileError(w, r, err)
 		return
 	}
+	s.zsyncLink(w, name, lfi)
+	if rep, err := s.smallRep(r, name, lfi); err != nil {
+		s.internalError(w, r, err)
+		return
+	} else if rep != nil {
+		s.serveRep(w, r, rep)
+		return
+	}
+	f, fi, err := s.openChecked(name)
+	if err != nil {
+		s.fileError(w, r, err)
+		return
+	}
+	s.small.opens.Add(1)
 	defer f.Close()
 	if fi.IsDir() {
 		if !strings.HasSuffix(r.URL.Path, "/") {
@@ -43,6 +57,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 		s.fileError(w, r, fs.ErrNotExist)
 		return
 	}
+	s.keepSmall(name, f, fi)
 	rep, release, err := s.selectRep(r, name, f, fi)
 	if err != nil {
 		s.internalError(w, r, err)

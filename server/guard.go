@@ -36,7 +36,7 @@ type guard struct {
 }
 
 func (s *Server) newGuard(w http.ResponseWriter, r *http.Request, rep *Representation) *guard {
-	return &guard{w: w, r: r, s: s, rep: rep, active: rep.file != nil && r.Method != http.MethodHead}
+	return &guard{w: w, r: r, s: s, rep: rep, active: rep.proof != nil && r.Method != http.MethodHead}
 }
 
 func (g *guard) Header() http.Header { return g.w.Header() }

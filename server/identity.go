@@ -42,23 +42,27 @@ func (s *Server) fileRep(r *http.Request, name string, f *os.File, fi fs.FileInf
 		},
 	}
 	rep.sums = s.cache.get(rep.key)
-	rep.reopen = func() (*os.File, error) {
-		g, err := s.root.Open(name)
-		if err != nil {
-			return nil, err
-		}
-		if id.Strong() && !sameFile(g, id) {
-			g.Close()
-			return nil, fmt.Errorf("%s changed since it was opened", name)
-		}
-		return g, nil
-	}
+	rep.reopen = func() (*os.File, error) { return s.reopenVersion(name, id) }
 	sum, err := rep.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if err != nil {
 		return nil, err
 	}
 	rep.ETag = etagFor(sum[0].Value)
 	return rep, nil
+}
+
+// reopenVersion opens name again; it fails when the file is no longer
+// version id.
+func (s *Server) reopenVersion(name string, id fileid.ID) (*os.File, error) {
+	g, err := s.root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	if id.Strong() && !sameFile(g, id) {
+		g.Close()
+		return nil, fmt.Errorf("%s changed since it was opened", name)
+	}
+	return g, nil
 }
 
 // sameFile reports whether the open file still has the ID id.

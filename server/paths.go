@@ -58,6 +58,11 @@ func (s *Server) openFile(name string) (*os.File, fs.FileInfo, error) {
 	if err := s.checkLinks(name); err != nil {
 		return nil, nil, err
 	}
+	return s.openChecked(name)
+}
+
+// openChecked is openFile for a name whose links were checked.
+func (s *Server) openChecked(name string) (*os.File, fs.FileInfo, error) {
 	f, err := s.root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		return nil, nil, err

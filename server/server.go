@@ -30,6 +30,7 @@ type Server struct {
 	held     *memBudget   // multipart bodies held for a header Content-Digest
 	requests atomic.Int64 // GET and HEAD requests seen, for WithChangingETag
 	private  []fileid.ID  // state directories, never served (private.go)
+	small    *smallFiles  // small files in memory (smallfiles.go)
 	handler  http.Handler
 }
 
@@ -61,7 +62,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 		root.Close()
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
-	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs,
+	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs, small: newSmallFiles(),
 		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(),
 		held: &memBudget{limit: maxHeldMemory}, private: privateIDs(&cfg)}
 	if n := s.cleanUploads(); n > 0 {

@@ -65,7 +65,8 @@ func (s *sizedFile) Read(p []byte) (int, error) {
 }
 
 // sendFile copies the n bytes of a *io.LimitedReader of a sizedFile (what
-// ServeContent hands to ReadFrom): a small body through w, so it joins
+// ServeContent hands to ReadFrom): bytes in memory in one write, a small
+// body through w, so it joins
 // the headers in the response buffer, a larger one as a LimitedReader of
 // the *os.File, which net/http sends with sendfile. ok is false for any
 // other source.
@@ -73,6 +74,11 @@ func sendFile(w io.Writer, rf io.ReaderFrom, src io.Reader) (n int64, err error,
 	lr, isLimited := src.(*io.LimitedReader)
 	if !isLimited {
 		return 0, nil, false
+	}
+	if m, isMem := lr.R.(*memContent); isMem {
+		n, err = m.writeTo(w, lr.N)
+		lr.N -= n
+		return n, err, true
 	}
 	sf, isSized := lr.R.(*sizedFile)
 	if !isSized {

@@ -76,18 +76,32 @@ func (c *zsyncCache) put(k fileKey, ctl control) {
 
 // serveZsync is serveGet's first step. For FILE.zsync, when no such file
 // exists and FILE is a regular file, it answers with FILE's control file
-// and reports true. For any other regular file it adds the Link header.
+// and reports true.
 func (s *Server) serveZsync(w http.ResponseWriter, r *http.Request, name string) bool {
 	if base, ok := strings.CutSuffix(name, zsyncSuffix); ok && base != "" && !strings.HasSuffix(base, "/") {
 		if _, err := s.root.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 			return s.serveControl(w, r, base)
 		}
-		return false
-	}
-	if fi, err := s.root.Stat(name); err == nil && fi.Mode().IsRegular() && s.checkLinks(name) == nil {
-		w.Header().Add("Link", fmt.Sprintf("<%s>; rel=\"describedby\"; type=%q", relativeURL(path.Base(name)+zsyncSuffix), zsyncType))
 	}
 	return false
+}
+
+// zsyncLink adds the Link to name's zsync control file when name is a
+// regular file; lfi is its Lstat info, its links checked (linkInfo).
+func (s *Server) zsyncLink(w http.ResponseWriter, name string, lfi fs.FileInfo) {
+	if lfi == nil || strings.HasSuffix(name, zsyncSuffix) {
+		return
+	}
+	if lfi.Mode()&fs.ModeSymlink != 0 {
+		fi, err := s.root.Stat(name)
+		if err != nil {
+			return
+		}
+		lfi = fi
+	}
+	if lfi.Mode().IsRegular() {
+		w.Header().Add("Link", fmt.Sprintf("<%s>; rel=\"describedby\"; type=%q", relativeURL(path.Base(name)+zsyncSuffix), zsyncType))
+	}
 }
 
 // serveControl answers with the control file of base, if base is a file.
