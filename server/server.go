@@ -30,6 +30,7 @@ type Server struct {
 	held     *memBudget   // multipart bodies held for a header Content-Digest
 	requests atomic.Int64 // GET and HEAD requests seen, for WithChangingETag
 	private  []fileid.ID  // state directories, never served (private.go)
+	zsync    *zsyncCache  // control files made, and the bound on making them
 	small    *smallFiles  // small files in memory (smallfiles.go)
 	handler  http.Handler
 }
@@ -63,7 +64,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs, small: newSmallFiles(),
-		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(),
+		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(), zsync: newZsyncCache(),
 		held: &memBudget{limit: maxHeldMemory}, private: privateIDs(&cfg)}
 	if n := s.cleanUploads(); n > 0 {
 		cfg.logger.Info("removed temporary files of interrupted uploads", "dir", uploadDir, "files", n)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,8 +10,10 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/zsync"
@@ -26,21 +29,44 @@ const (
 	zsyncType       = "application/x-zsync"
 	zsyncCacheFiles = 64       // control files kept
 	zsyncCacheBytes = 64 << 20 // their total size
+	// zsyncMaxFile bounds the files that get a control file: one is about
+	// 1/200 of its file (20 bytes a 4 KiB block) and is held in memory.
+	zsyncMaxFile = 8 << 30
 )
 
-// zsyncCache holds made control files by file version, oldest out first.
+// errZsyncBusy: every build slot is taken; the client is asked to retry.
+var errZsyncBusy = errors.New("control files are being made for other files; retry")
+
+// zsyncCache holds made control files by file version, oldest out first,
+// and bounds the work of making them: a build hashes its whole file, so
+// builds run in at most max(1, cores/2) slots, a request that finds them
+// all taken is answered 503 rather than queued, and concurrent requests
+// for one version share one build.
 type zsyncCache struct {
-	mu    sync.Mutex
-	files map[fileKey]control
-	order []fileKey
-	bytes int
+	mu      sync.Mutex
+	files   map[fileKey]control
+	order   []fileKey
+	bytes   int
+	flights map[fileKey]*zsyncFlight
+
+	slots   chan struct{}
+	maxFile int64
+	makes   atomic.Int64 // builds run (tests count them)
+	hook    func()       // tests: runs inside a build
+	filled  int          // tests: slots taken by fillSlots
 }
 
-var zsyncCaches sync.Map // *Server -> *zsyncCache, so Server needs no new field
+// zsyncFlight is a build in progress that later requests wait for.
+type zsyncFlight struct {
+	done    chan struct{}
+	ctl     control
+	err     error
+	joiners int
+}
 
-func (s *Server) zsyncCache() *zsyncCache {
-	c, _ := zsyncCaches.LoadOrStore(s, &zsyncCache{files: map[fileKey]control{}})
-	return c.(*zsyncCache)
+func newZsyncCache() *zsyncCache {
+	return &zsyncCache{files: map[fileKey]control{}, flights: map[fileKey]*zsyncFlight{},
+		slots: make(chan struct{}, max(1, runtime.NumCPU()/2)), maxFile: zsyncMaxFile}
 }
 
 // control is a made control file and its ETag.
@@ -49,17 +75,53 @@ type control struct {
 	etag string
 }
 
-func (c *zsyncCache) get(k fileKey) (control, bool) {
+// get returns the control file of key: cached, made by a build already in
+// flight, or made now by build in a free slot (errZsyncBusy when none is).
+func (c *zsyncCache) get(ctx context.Context, k fileKey, build func() (control, error)) (control, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	ctl, ok := c.files[k]
-	return ctl, ok
+	if ctl, ok := c.files[k]; ok {
+		c.mu.Unlock()
+		return ctl, nil
+	}
+	if f := c.flights[k]; f != nil {
+		f.joiners++
+		c.mu.Unlock()
+		select {
+		case <-f.done:
+			return f.ctl, f.err
+		case <-ctx.Done():
+			return control{}, ctx.Err()
+		}
+	}
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		c.mu.Unlock()
+		return control{}, errZsyncBusy
+	}
+	f := &zsyncFlight{done: make(chan struct{})}
+	c.flights[k] = f
+	c.mu.Unlock()
+
+	c.makes.Add(1)
+	if c.hook != nil {
+		c.hook()
+	}
+	f.ctl, f.err = build()
+	<-c.slots
+	c.mu.Lock()
+	delete(c.flights, k)
+	if f.err == nil {
+		c.put(k, f.ctl)
+	}
+	c.mu.Unlock()
+	close(f.done)
+	return f.ctl, f.err
 }
 
+// put keeps ctl, dropping the oldest beyond the bounds; c.mu is held.
 func (c *zsyncCache) put(k fileKey, ctl control) {
 	b := ctl.body
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if _, ok := c.files[k]; ok || len(b) > zsyncCacheBytes {
 		return
 	}
@@ -114,22 +176,27 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	if !fi.Mode().IsRegular() {
 		return false
 	}
-	key := keyOf(base, fi)
-	cf, ok := s.zsyncCache().get(key)
-	if !ok {
+	if fi.Size() > s.zsync.maxFile {
+		return false // serveGet answers 404: no control file for so large a file
+	}
+	cf, err := s.zsync.get(r.Context(), keyOf(base, fi), func() (control, error) {
 		ctl, err := zsync.Make(io.NewSectionReader(f, 0, fi.Size()), fi.Size(), zsync.MakeOptions{
 			Filename: path.Base(base), MTime: fi.ModTime(), URL: relativeURL(path.Base(base))})
-		after, serr := fileid.File(f)
-		if err != nil || serr != nil || after != fileid.Of(fi) {
-			s.cfg.logger.Info("zsync control file not made", "path", r.URL.Path, "err", err)
-			w.Header().Set("Retry-After", "1")
-			s.problem(w, r, problem{Status: http.StatusServiceUnavailable, Detail: "the file changed while its control file was made; retry"})
-			return true
+		if err != nil {
+			return control{}, err
+		}
+		if after, err := fileid.File(f); err != nil || after != fileid.Of(fi) {
+			return control{}, errors.New("the file changed while its control file was made; retry")
 		}
 		var buf bytes.Buffer
 		ctl.WriteTo(&buf)
-		cf = control{body: buf.Bytes(), etag: fmt.Sprintf(`"zsync-%x"`, ctl.SHA1)}
-		s.zsyncCache().put(key, cf)
+		return control{body: buf.Bytes(), etag: fmt.Sprintf(`"zsync-%x"`, ctl.SHA1)}, nil
+	})
+	if err != nil {
+		s.cfg.logger.Info("zsync control file not made", "path", r.URL.Path, "err", err)
+		w.Header().Set("Retry-After", "1")
+		s.problem(w, r, problem{Status: http.StatusServiceUnavailable, Detail: err.Error()})
+		return true
 	}
 	h := w.Header()
 	h.Set("Content-Type", zsyncType)

@@ -59,7 +59,7 @@ func TestServeZsyncControlFile(t *testing.T) {
 	if resp.StatusCode != http.StatusNotModified {
 		t.Errorf("If-None-Match with the control file's ETag = %d, want 304", resp.StatusCode)
 	}
-	if n := len(s.zsyncCache().files); n != 1 {
+	if n := len(s.zsync.files); n != 1 {
 		t.Errorf("control files made for two requests of one version: %d, want 1", n)
 	}
 
@@ -73,7 +73,7 @@ func TestServeZsyncControlFile(t *testing.T) {
 	if err := ctl.Verify(bytes.NewReader(newer)); err != nil {
 		t.Errorf("control file after the file changed: %v", err)
 	}
-	if n := len(s.zsyncCache().files); n != 2 {
+	if n := len(s.zsync.files); n != 2 {
 		t.Errorf("control files made for two versions: %d, want 2", n)
 	}
 }

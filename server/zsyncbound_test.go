@@ -1,0 +1,98 @@
+package server
+
+import (
+	"net/http"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// Making a control file hashes the whole file: concurrent requests for one
+// version share one build, and when every build slot is taken a request
+// for another version is told to retry (503) instead of queueing.
+func TestZsyncBuildsBounded(t *testing.T) {
+	s, ts := start(t, fixture(t))
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	s.zsync.hook = func() {
+		entered <- struct{}{}
+		<-release
+	}
+	var wg sync.WaitGroup
+	codes := make([]int, 3)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, _ := getZsync(t, ts.URL+"/data.bin.zsync")
+			codes[i] = resp.StatusCode
+		}()
+	}
+	<-entered
+	s.zsync.waitJoiners(2) // the other two joined the build in flight
+	// Every slot busy: another file's control file is not queued.
+	s.zsync.fillSlots()
+	resp, _ := getZsync(t, ts.URL+"/hello.json.zsync")
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("control file with every build slot busy = %d (Retry-After %q), want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	s.zsync.drainSlots()
+	close(release)
+	wg.Wait()
+	for i, c := range codes {
+		if c != http.StatusOK {
+			t.Errorf("request %d = %d, want 200", i, c)
+		}
+	}
+	if n := s.zsync.makes.Load(); n != 1 {
+		t.Errorf("control file made %d times for 3 concurrent requests of one version, want 1", n)
+	}
+}
+
+// A file whose control file would pass the memory bound gets none (404).
+func TestZsyncTooLargeFile(t *testing.T) {
+	s, ts := start(t, fixture(t))
+	s.zsync.maxFile = 100 // bytes: data.bin is larger
+	resp, _ := getZsync(t, ts.URL+"/data.bin.zsync")
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("control file of a file over the bound = %d, want 404", resp.StatusCode)
+	}
+	if n := s.zsync.makes.Load(); n != 0 {
+		t.Errorf("%d control files made, want none", n)
+	}
+}
+
+// waitJoiners waits (by counting, polling the build's state) until n
+// requests have joined the build in flight.
+func (c *zsyncCache) waitJoiners(n int) {
+	for {
+		c.mu.Lock()
+		joined := 0
+		for _, f := range c.flights {
+			joined += f.joiners
+		}
+		c.mu.Unlock()
+		if joined >= n {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// fillSlots takes every free build slot; drainSlots gives them back.
+func (c *zsyncCache) fillSlots() {
+	for {
+		select {
+		case c.slots <- struct{}{}:
+			c.filled++
+		default:
+			return
+		}
+	}
+}
+
+func (c *zsyncCache) drainSlots() {
+	for ; c.filled > 0; c.filled-- {
+		<-c.slots
+	}
+}
