@@ -55,6 +55,7 @@ type getOptions struct {
 	NoCache       bool
 	Zsync         bool
 	Seeds         []string
+	ZsyncURL      string
 
 	Req   requestFlags  // -A, -u, -e, -b, -c, -G, --data-urlencode, -F (getrequest.go)
 	Conn  transferFlags // -x, --resolve, -4/-6, -m, --max-redirs, … (gettransfer.go)
@@ -158,8 +159,9 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.StringVar(&o.CacheDir, "cache-dir", "", "base-version cache `DIR` (default $HDIG_CACHE_DIR, else the user cache dir + /hdig)")
 	f.StringVar(&o.CacheMax, "cache-max", "1GiB", "size cap of the base-version cache (`SIZE`); least recently used versions go first")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
-	f.BoolVar(&o.Zsync, "zsync", false, "URL is a zsync control file (.zsync): rebuild its target into -o FILE from --seed files and ranges")
-	f.StringArrayVar(&o.Seeds, "seed", nil, "with --zsync, a local `FILE` holding blocks of the target, e.g. its old version (repeatable)")
+	f.BoolVar(&o.Zsync, "zsync", false, "rebuild into -o FILE from seeds and ranges with a zsync control file: URL itself (.zsync), --zsync-url, or the one the file's Link names")
+	f.StringArrayVar(&o.Seeds, "seed", nil, "with --zsync, a local `FILE` holding blocks of the target, e.g. its old version (repeatable; -o FILE and cached versions are seeds too)")
+	f.StringVar(&o.ZsyncURL, "zsync-url", "", "with --zsync, the control file's `URL` (relative to URL, e.g. file.iso.zsync) when the origin advertises none")
 	o.Limits.add(f)
 	o.Req.add(f)
 	o.Conn.add(f)

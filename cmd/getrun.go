@@ -15,7 +15,7 @@ import (
 // runGet fetches o.URL and reports it: the verdict, then what curl's
 // output flags ask for (-D, -w), in that order.
 func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
-	if o.Zsync || len(o.Seeds) > 0 {
+	if o.Zsync || len(o.Seeds) > 0 || o.ZsyncURL != "" {
 		return runGetZsync(c, ios, o)
 	}
 	start := time.Now()
