@@ -56,6 +56,7 @@ type getOptions struct {
 	Zsync         bool
 	Seeds         []string
 	ZsyncURL      string
+	Strategy      string
 
 	Req   requestFlags  // -A, -u, -e, -b, -c, -G, --data-urlencode, -F (getrequest.go)
 	Conn  transferFlags // -x, --resolve, -4/-6, -m, --max-redirs, … (gettransfer.go)
@@ -67,6 +68,10 @@ type getOptions struct {
 	Limits  limitFlags
 	Expect  expectFlags
 	special bool // -o names a character device or FIFO
+	// zsyncHead is the file's HEAD the strategy chooser sent.
+	zsyncHead *fetch.Result
+	// offersDelta: a cached base exists, so the plain GET offers A-IM.
+	offersDelta bool
 }
 
 // Defaults of the contract.
@@ -161,6 +166,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
 	f.BoolVar(&o.Zsync, "zsync", false, "rebuild into -o FILE from seeds and ranges with a zsync control file: URL itself (.zsync), --zsync-url, or the one the file's Link names")
 	f.StringArrayVar(&o.Seeds, "seed", nil, "with --zsync, a local `FILE` holding blocks of the target, e.g. its old version (repeatable; -o FILE and cached versions are seeds too)")
+	f.StringVar(&o.Strategy, "strategy", "auto", "the way to a new version: `auto` (a 226 from an origin known to send them, else zsync when the file advertises a control file and a cached base exists, else a plain GET), delta, zsync or full")
 	f.StringVar(&o.ZsyncURL, "zsync-url", "", "with --zsync, the control file's `URL` (relative to URL, e.g. file.iso.zsync) when the origin advertises none")
 	o.Limits.add(f)
 	o.Req.add(f)

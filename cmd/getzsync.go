@@ -53,9 +53,13 @@ func runGetZsync(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		return withExit(ExitUsage, err)
 	}
 	z := &zsyncRun{o: o, ios: ios, client: client, base: req}
+	z.head = o.zsyncHead
 	res, err := z.run(c.Context())
 	if res == nil {
 		return err
+	}
+	if err == nil {
+		o.remember(res)
 	}
 	return reportGet(ios, o, res, err)
 }

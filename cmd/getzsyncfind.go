@@ -30,8 +30,10 @@ func (z *zsyncRun) discover(ctx context.Context) error {
 		z.ctlURL = o.URL
 	default:
 		z.fileURL = o.URL
-		if err := z.headFile(ctx); err != nil {
-			return err
+		if z.head == nil {
+			if err := z.headFile(ctx); err != nil {
+				return err
+			}
 		}
 		link := zsync.ControlLink(z.head.Header.Values("Link"))
 		if link == "" {

@@ -60,7 +60,6 @@ func (l *requestLog) count(kind string) int {
 	return n
 }
 
-
 // zsyncServe serves dir with the reference origin, logging requests; wrap,
 // if set, goes around the origin's handler.
 func zsyncServe(t *testing.T, dir string, wrap func(http.Handler) http.Handler, opts ...server.Option) (string, *requestLog) {
