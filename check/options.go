@@ -69,6 +69,8 @@ type Options struct {
 	// Timeout bounds connecting, waiting for a response and stalls while
 	// reading (default DefaultTimeout).
 	Timeout time.Duration
+	// Zsync checks URL.zsync when the origin advertises no control file.
+	Zsync bool
 	// Parallel bounds how many URLs are audited at once (default
 	// DefaultParallel).
 	Parallel int

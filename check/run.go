@@ -60,6 +60,7 @@ func (a *audit) run(ctx context.Context) bool {
 	enc := a.checkEncoding(ctx)
 	probe := a.checkWant(ctx)
 	a.checkDelta(ctx)
+	a.checkZsync(ctx)
 	a.checkETags(checked{r: a.full}, checked{r: head, own: true}, checked{r: part, own: true}, checked{r: enc}, checked{r: probe})
 	return false
 }

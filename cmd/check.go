@@ -32,6 +32,7 @@ type auditOptions struct {
 	MaxBody  string
 	Timeout  time.Duration
 	Parallel int
+	Zsync    bool
 	Location bool
 	Insecure bool
 	CACert   string
@@ -50,7 +51,9 @@ message saying what was expected and what came back, and the RFC section
 it rests on. URLs are checked concurrently (--parallel); the requests of
 one URL are sent one after the other: GET, HEAD, a Range GET, a GET
 asking for a content coding, a GET with another Want-Repr-Digest, and,
-with --base-etag, a delta request (A-IM, If-None-Match).
+with --base-etag, a delta request (A-IM, If-None-Match), and, when the
+origin advertises a zsync control file (or with --zsync), a GET of it and
+of the file again.
 
 Checks:
 ` + auditCheckList() + `
@@ -94,6 +97,7 @@ otherwise, 4 when an origin could not be reached at all (this wins over
 	f.StringVar(&o.IM, "im", audit.DefaultIM, "A-IM `LIST` of the delta request")
 	f.StringVar(&o.MaxBody, "max-body", "256MiB", "read at most `SIZE` of each body; larger bodies skip the body checks")
 	f.DurationVar(&o.Timeout, "timeout", audit.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION`")
+	f.BoolVar(&o.Zsync, "zsync", false, "check the control file URL.zsync when the origin advertises none (zsync.control)")
 	f.IntVar(&o.Parallel, "parallel", audit.DefaultParallel, "check `N` URLs at a time")
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
 	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify TLS certificates")
@@ -178,7 +182,7 @@ func runAudit(c *cobra.Command, ios *IOStreams, o *auditOptions) error {
 // releases the base-version cache.
 func (o *auditOptions) engineOptions() (opts audit.Options, done func(), err error) {
 	done = func() {}
-	opts = audit.Options{BaseETag: o.BaseETag, IM: o.IM, Timeout: o.Timeout, Parallel: o.Parallel, Header: http.Header{}}
+	opts = audit.Options{BaseETag: o.BaseETag, IM: o.IM, Timeout: o.Timeout, Parallel: o.Parallel, Zsync: o.Zsync, Header: http.Header{}}
 	if opts.MaxBody, err = parseSize(o.MaxBody); err != nil {
 		return opts, done, usageErrorf("--max-body: %v", err)
 	}

@@ -55,6 +55,8 @@ type getOptions struct {
 	NoCache       bool
 	Zsync         bool
 	Seeds         []string
+	ZsyncURL      string
+	Strategy      string
 
 	Req   requestFlags  // -A, -u, -e, -b, -c, -G, --data-urlencode, -F (getrequest.go)
 	Conn  transferFlags // -x, --resolve, -4/-6, -m, --max-redirs, … (gettransfer.go)
@@ -66,6 +68,10 @@ type getOptions struct {
 	Limits  limitFlags
 	Expect  expectFlags
 	special bool // -o names a character device or FIFO
+	// zsyncHead is the file's HEAD the strategy chooser sent.
+	zsyncHead *fetch.Result
+	// offersDelta: a cached base exists, so the plain GET offers A-IM.
+	offersDelta bool
 }
 
 // Defaults of the contract.
@@ -158,8 +164,10 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.StringVar(&o.CacheDir, "cache-dir", "", "base-version cache `DIR` (default $HDIG_CACHE_DIR, else the user cache dir + /hdig)")
 	f.StringVar(&o.CacheMax, "cache-max", "1GiB", "size cap of the base-version cache (`SIZE`); least recently used versions go first")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
-	f.BoolVar(&o.Zsync, "zsync", false, "URL is a zsync control file (.zsync): rebuild its target into -o FILE from --seed files and ranges")
-	f.StringArrayVar(&o.Seeds, "seed", nil, "with --zsync, a local `FILE` holding blocks of the target, e.g. its old version (repeatable)")
+	f.BoolVar(&o.Zsync, "zsync", false, "rebuild into -o FILE from seeds and ranges with a zsync control file: URL itself (.zsync), --zsync-url, or the one the file's Link names")
+	f.StringArrayVar(&o.Seeds, "seed", nil, "with --zsync, a local `FILE` holding blocks of the target, e.g. its old version (repeatable; -o FILE and cached versions are seeds too)")
+	f.StringVar(&o.Strategy, "strategy", "auto", "the way to a new version: `auto` (a 226 from an origin known to send them, else zsync when the file advertises a control file and a cached base exists, else a plain GET), delta, zsync or full")
+	f.StringVar(&o.ZsyncURL, "zsync-url", "", "with --zsync, the control file's `URL` (relative to URL, e.g. file.iso.zsync) when the origin advertises none")
 	o.Limits.add(f)
 	o.Req.add(f)
 	o.Conn.add(f)

@@ -44,6 +44,7 @@ type jsonTransfer struct {
 	DeltaBase string   `json:"delta_base"`
 	Pieces    int      `json:"pieces"`
 	Retries   int      `json:"retries,omitempty"`
+	Reused    int64    `json:"reused,omitempty"`
 	Sent      int64    `json:"sent,omitempty"`
 }
 
@@ -178,6 +179,8 @@ func transferNote(res *fetch.Result) string {
 			return "; already complete, nothing fetched"
 		}
 		return "; 304 not modified, cached copy"
+	case fetch.StrategyZsync:
+		return fmt.Sprintf("; zsync: %s received in %d range requests, %s reused from seeds", humanBytes(res.Received), res.Pieces, humanBytes(res.Reused))
 	case fetch.StrategyRanges:
 		note := fmt.Sprintf("; %d pieces", res.Pieces)
 		if res.Pieces == 1 {
@@ -205,7 +208,7 @@ func writeJSONVerdict(w io.Writer, o *getOptions, res *fetch.Result, err error) 
 		}
 		j.Warnings = append(j.Warnings, res.Verdict.Warnings...)
 		j.Transfer = jsonTransfer{Strategy: res.Strategy, Received: res.Received, IM: res.IM,
-			DeltaBase: res.DeltaBase, Pieces: res.Pieces, Retries: res.Retries, Sent: res.Sent}
+			DeltaBase: res.DeltaBase, Pieces: res.Pieces, Retries: res.Retries, Sent: res.Sent, Reused: res.Reused}
 		if o.Head {
 			j.Headers = res.Header
 		}

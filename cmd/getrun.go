@@ -15,11 +15,17 @@ import (
 // runGet fetches o.URL and reports it: the verdict, then what curl's
 // output flags ask for (-D, -w), in that order.
 func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
-	if o.Zsync || len(o.Seeds) > 0 {
+	o.URL = schemeless(o.URL)
+	if o.Zsync || len(o.Seeds) > 0 || o.ZsyncURL != "" {
+		return runGetZsync(c, ios, o)
+	}
+	if zs, err := o.applyStrategy(c.Context()); err != nil || zs {
+		if err != nil {
+			return err
+		}
 		return runGetZsync(c, ios, o)
 	}
 	start := time.Now()
-	o.URL = schemeless(o.URL)
 	format, err := o.checkOutputFlags()
 	if err != nil {
 		return err
@@ -36,6 +42,9 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	}
 	ctx = fetch.WithRedirectHook(ctx, dump.redirected)
 	res, err := o.transfer(ctx, ios, dump)
+	if err == nil {
+		o.remember(res)
+	}
 	if err != nil && ctx.Err() == context.DeadlineExceeded && c.Context().Err() == nil && !quietError(err) {
 		err = withExit(ExitNetwork, fmt.Errorf("-m %v: operation timed out: %w", o.Conn.MaxTime, err))
 	}

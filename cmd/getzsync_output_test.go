@@ -54,7 +54,7 @@ func TestGetZsyncOutputLinkAndFIFO(t *testing.T) {
 
 // --max-filesize bounds --zsync's output as it bounds every other: the
 // control file's Length is refused before a block is written.
-func TestGetZsyncMaxFilesize(t *testing.T) {
+func TestGetZsyncMaxFilesizeBeforeRanges(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "data.bin"), zsyncData(8, 50_000), 0o644); err != nil {
 		t.Fatal(err)

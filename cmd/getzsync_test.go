@@ -9,8 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -50,7 +48,7 @@ func TestGetZsyncFromServe(t *testing.T) {
 	must(os.WriteFile(seed, old, 0o644))
 	url := startServe(t, dir)
 	out := filepath.Join(work, "new.bin")
-	code, _, errOut := runHdig(t, "get", "--zsync", "--seed", seed, "-o", out, url+"data.bin.zsync")
+	code, stdout, errOut := runHdig(t, "get", "--json", "--zsync", "--no-cache", "--seed", seed, "-o", out, url+"data.bin.zsync")
 	if code != ExitOK {
 		t.Fatalf("hdig get --zsync = %d: %s", code, errOut)
 	}
@@ -59,11 +57,11 @@ func TestGetZsyncFromServe(t *testing.T) {
 	if !bytes.Equal(got, cur) {
 		t.Fatal("rebuilt file differs from the served one")
 	}
-	m := regexp.MustCompile(`(\d+) bytes from seeds, (\d+) fetched in (\d+) requests; SHA-1 verified`).FindStringSubmatch(errOut)
-	if m == nil {
-		t.Fatalf("no summary line in %q", errOut)
+	v := zsyncVerdict(t, stdout)
+	fetched := v.Transfer.Received
+	if v.Verdict != "verified" || v.Transfer.Strategy != "zsync" || v.Transfer.Reused+fetched < int64(len(cur)) {
+		t.Errorf("verdict %s, strategy %s, reused %d + received %d; want verified, zsync, at least %d", v.Verdict, v.Transfer.Strategy, v.Transfer.Reused, fetched, len(cur))
 	}
-	fetched, _ := strconv.Atoi(m[2])
 	// 11 changed blocks (10 edits, the insertion), each at most 2 blocks
 	// with its neighbours joined across the 4096-byte coalescing gap.
 	if fetched == 0 || fetched > 11*3*2048 {
@@ -169,13 +167,14 @@ func TestGetZsyncIfRange(t *testing.T) {
 	seed := filepath.Join(work, "old")
 	os.WriteFile(seed, old, 0o644)
 	out := filepath.Join(work, "new")
-	code, _, errOut := runHdig(t, "get", "--zsync", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
-	if code != ExitOK || !strings.Contains(errOut, "81920 fetched in 3 requests") {
-		t.Fatalf("hdig get --zsync = %d, %q; want 0 and 40 blocks in 3 requests", code, errOut)
+	code, stdout, errOut := runHdig(t, "get", "--json", "--no-cache", "--zsync", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
+	if v := zsyncVerdict(t, stdout); code != ExitOK || v.Transfer.Received != 81920 || v.Transfer.Pieces != 3 {
+		t.Fatalf("hdig get --zsync = %d, %+v, %q; want 0 and 40 blocks in 3 requests", code, v.Transfer, errOut)
 	}
+	// The HEAD's ETag goes with every range request.
 	etag := fmt.Sprintf(`"%x"`, sha256.Sum256(cur))
-	if len(z.ifRange) != 3 || z.ifRange[0] != "" || z.ifRange[1] != etag || z.ifRange[2] != etag {
-		t.Errorf("If-Range of the range requests = %q, want none then %s twice", z.ifRange, etag)
+	if len(z.ifRange) != 3 || z.ifRange[0] != etag || z.ifRange[1] != etag || z.ifRange[2] != etag {
+		t.Errorf("If-Range of the range requests = %q, want %s three times", z.ifRange, etag)
 	}
 	got, _ := os.ReadFile(out)
 	if !bytes.Equal(got, cur) {

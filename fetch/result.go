@@ -13,6 +13,7 @@ const (
 	StrategyDelta       = "delta"
 	StrategyNotModified = "not-modified"
 	StrategyHead        = "head"
+	StrategyZsync       = "zsync"
 )
 
 // Result describes a finished fetch.
@@ -39,6 +40,9 @@ type Result struct {
 	IM        []string
 	DeltaBase string
 	Pieces    int
+	// Reused is the bytes taken from local copies instead of the network
+	// (zsync seeds).
+	Reused int64
 	// Retries counts attempts made after the first.
 	Retries int
 

@@ -1,0 +1,108 @@
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/hdig/hdig/zsync"
+)
+
+// checkZsync decides zsync.control: the control file the origin advertises
+// (Link rel=describedby type=application/x-zsync), or URL.zsync with
+// Options.Zsync, must be there, parse, and describe the file's bytes: its
+// Length, every block's checksums (recomputed) and its SHA-1.
+func (a *audit) checkZsync(ctx context.Context) {
+	id := "zsync.control"
+	ref := zsync.ControlLink(a.full.header.Values("Link"))
+	how := "advertised by Link"
+	if ref == "" {
+		if !a.opts.Zsync {
+			a.s.skip(id, `no Link rel="describedby" type="application/x-zsync" (--zsync checks URL.zsync)`)
+			return
+		}
+		ref, how = a.url+".zsync", "asked for with --zsync"
+	}
+	if a.full.capped {
+		a.s.skip(id, "the file is larger than --max-body: its bytes cannot be compared with a control file")
+		return
+	}
+	ctlURL, err := resolve(a.url, ref)
+	if err != nil {
+		a.s.fail(id, fmt.Sprintf("control file link <%s>: %v; want an http(s) URI reference", ref, err))
+		return
+	}
+	ctl, msg := a.fetchControl(ctx, ctlURL, how)
+	if ctl == nil {
+		a.s.fail(id, msg)
+		return
+	}
+	if ctl.Length != a.full.size {
+		a.s.fail(id, fmt.Sprintf("%s says Length %d, the file has %d bytes; want a control file made from this version", ctlURL, ctl.Length, a.full.size))
+		return
+	}
+	r, err := a.do(ctx, request{label: "GET", method: http.MethodGet, header: http.Header{"Accept-Encoding": {"identity"}}, keepAll: true})
+	defer r.close()
+	switch {
+	case err != nil:
+		a.s.fail(id, fmt.Sprintf("GET of the file again failed: %v", err))
+	case r.status != http.StatusOK || r.err != nil || r.capped:
+		a.s.fail(id, fmt.Sprintf("GET of the file again returned %d with %s; want 200 and the whole file", r.status, bytesOf(r.size)))
+	default:
+		if err := ctl.Check(r.body()); err != nil {
+			a.s.fail(id, fmt.Sprintf("%s does not describe the file: %v", ctlURL, trimZsync(err)))
+			return
+		}
+		a.s.pass(id, fmt.Sprintf("%s (%s) matches the file: Length %d, %d blocks of %d bytes, SHA-1 %x", ctlURL, how, ctl.Length, ctl.Blocks(), ctl.Blocksize, ctl.SHA1))
+	}
+}
+
+// fetchControl gets and parses the control file; on failure it returns nil
+// and the message of the check.
+func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (*zsync.Control, string) {
+	sub := *a
+	sub.url = ctlURL
+	r, err := sub.do(ctx, request{label: "GET", method: http.MethodGet, header: http.Header{"Accept-Encoding": {"identity"}}, keepAll: true})
+	defer r.close()
+	switch {
+	case err != nil:
+		return nil, fmt.Sprintf("GET %s (%s) failed: %v", ctlURL, how, err)
+	case r.status != http.StatusOK:
+		return nil, fmt.Sprintf("GET %s (%s) returned %d %s, want 200 with the control file", ctlURL, how, r.status, http.StatusText(r.status))
+	case r.err != nil || r.capped:
+		return nil, fmt.Sprintf("GET %s: want the whole control file within --max-body, got %s", ctlURL, bytesOf(r.size))
+	}
+	ctl, err := zsync.Read(r.body())
+	if err != nil {
+		return nil, fmt.Sprintf("%s does not parse: %v", ctlURL, trimZsync(err))
+	}
+	return ctl, ""
+}
+
+// resolve resolves a reference against the URL of the file.
+func resolve(base, ref string) (string, error) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return "", err
+	}
+	u := b.ResolveReference(r)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", errors.New("not http or https")
+	}
+	return u.String(), nil
+}
+
+// trimZsync drops the package prefix from a zsync error.
+func trimZsync(err error) string {
+	s := err.Error()
+	if len(s) > 7 && s[:7] == "zsync: " {
+		return s[7:]
+	}
+	return s
+}

@@ -1,0 +1,95 @@
+package check
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hdig/hdig/zsync"
+)
+
+// result returns the result of check id in r.
+func result(r Report, id string) Result {
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	return Result{}
+}
+
+// controlOf makes a control file for body.
+func controlOf(t *testing.T, body string) []byte {
+	t.Helper()
+	c, err := zsync.Make(strings.NewReader(body), int64(len(body)), zsync.MakeOptions{Blocksize: 1024, URL: "doc.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	c.WriteTo(&b)
+	return b.Bytes()
+}
+
+func TestZsyncControl(t *testing.T) {
+	noLink := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		h.Del("Link")
+		return body
+	}
+	own := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if strings.HasSuffix(r.URL.Path, ".zsync") {
+			return controlOf(t, lines(200, 1))
+		}
+		return body
+	}
+	stale := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if strings.HasSuffix(r.URL.Path, ".zsync") {
+			b := []byte(lines(200, 1))
+			b[5000] ^= 1
+			return controlOf(t, string(b))
+		}
+		return body
+	}
+	garbled := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if strings.HasSuffix(r.URL.Path, ".zsync") {
+			b := controlOf(t, lines(200, 1))
+			return b[:len(b)-3]
+		}
+		return body
+	}
+	gone := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		h.Del("Link")
+		if strings.HasSuffix(r.URL.Path, ".zsync") {
+			*status = http.StatusNotFound
+			return []byte("no")
+		}
+		return body
+	}
+	for _, c := range []struct {
+		name  string
+		wrap  func(*http.Request, *int, http.Header, []byte) []byte
+		zsync bool
+		want  Status
+		msg   string
+	}{
+		{"served", nil, false, Pass, "(advertised by Link) matches the file: Length 7780, 4 blocks of 2048 bytes"},
+		{"advertised", own, false, Pass, "(advertised by Link) matches the file: Length 7780, 8 blocks of 1024 bytes"},
+		{"no link", noLink, false, Skip, `no Link rel="describedby"`},
+		{"no link, --zsync", noLink, true, Pass, "(asked for with --zsync) matches the file"},
+		{"stale", stale, false, Fail, "does not describe the file: 1 of 8 blocks differ from the file, the first block 4 (bytes 4096-5119)"},
+		{"truncated", garbled, false, Fail, "does not parse: control file block table: want 8 blocks"},
+		{"missing, --zsync", gone, true, Fail, "returned 404 Not Found, want 200 with the control file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var wrap func(http.Handler) http.Handler
+			if c.wrap != nil {
+				wrap = rewrite(c.wrap)
+			}
+			r := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{Zsync: c.zsync})
+			got := result(r, "zsync.control")
+			if got.Status != c.want || !strings.Contains(got.Message, c.msg) {
+				t.Errorf("zsync.control = %s %q, want %s and %q", got.Status, got.Message, c.want, c.msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,157 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+
+	"github.com/hdig/hdig/cache"
+	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/zsync"
+)
+
+// The strategy chooser (--strategy auto), with a cached base version of
+// the URL: the GET offering a 226 delta (A-IM) unless the origin answered
+// such a GET with a 200 before and never with a 226 (remembered per origin
+// in the cache directory); from such an origin, the zsync control file its
+// HEAD advertises; else a plain GET. Without a cached base: a plain GET.
+
+// originsFile, in the cache directory, remembers what each origin did.
+const originsFile = "origins.json"
+
+// originFacts is what hdig remembers of one origin.
+type originFacts struct {
+	Delta   bool `json:"rfc3229,omitempty"`    // it answered a 226
+	NoDelta bool `json:"no_rfc3229,omitempty"` // it answered A-IM with a 200, never with a 226
+	Zsync   bool `json:"zsync,omitempty"`      // a zsync rebuild from it verified
+}
+
+// applyStrategy turns --strategy into the flags it implies; zsync says the
+// zsync client is to run.
+func (o *getOptions) applyStrategy(ctx context.Context) (zsyncRun bool, err error) {
+	switch o.Strategy {
+	case "zsync":
+		o.Zsync = true
+		return true, nil
+	case "full":
+		o.NoDelta = true
+		return false, nil
+	case "delta":
+		return false, nil
+	case "auto", "":
+		return o.preferZsync(ctx), nil
+	}
+	return false, usageErrorf("--strategy %q: want auto, delta, zsync or full", o.Strategy)
+}
+
+// preferZsync decides auto: zsync when a cached base exists, the origin
+// has shown it does not send 226, and the file's HEAD names a control file.
+// It notes whether the plain GET will offer a delta (o.offersDelta).
+func (o *getOptions) preferZsync(ctx context.Context) bool {
+	if o.NoCache || o.Head || o.Output == "" || o.special || o.Range != "" || o.Continue || o.Method != "" ||
+		o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "" || o.RemoteName {
+		return false
+	}
+	dir := o.cacheDir()
+	if dir == "" {
+		return false
+	}
+	store, err := cache.Open(dir)
+	if err != nil {
+		return false
+	}
+	versions, _ := store.Versions(o.URL)
+	store.Close()
+	if len(versions) == 0 {
+		return false
+	}
+	o.offersDelta = !o.NoDelta && o.Delta
+	if f := o.origin(dir); f.Delta || !f.NoDelta {
+		return false
+	}
+	req, err := o.request()
+	if err != nil {
+		return false // the plain path reports it
+	}
+	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
+	if err != nil {
+		return false
+	}
+	head, err := client.Do(ctx, &fetch.Request{URL: o.URL, Method: http.MethodHead, Header: req.Header, Policy: req.Policy}, fetch.DiscardSink{})
+	if err != nil || zsync.ControlLink(head.Header.Values("Link")) == "" {
+		return false
+	}
+	o.Zsync, o.zsyncHead = true, head
+	return true
+}
+
+func (o *getOptions) cacheDir() string {
+	if o.CacheDir != "" {
+		return o.CacheDir
+	}
+	d, _ := cache.DefaultDir()
+	return d
+}
+
+// originKey is the scheme and host of a URL.
+func originKey(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+func readOrigins(dir string) map[string]originFacts {
+	m := map[string]originFacts{}
+	b, err := os.ReadFile(filepath.Join(dir, originsFile))
+	if err == nil && len(b) <= 1<<20 {
+		json.Unmarshal(b, &m) // a damaged file is forgotten, not fatal
+	}
+	return m
+}
+
+func (o *getOptions) origin(dir string) originFacts { return readOrigins(dir)[originKey(o.URL)] }
+
+// remember records what worked with the URL's origin (best effort: the
+// file is rewritten whole, last writer wins).
+func (o *getOptions) remember(res *fetch.Result) {
+	refused := o.offersDelta && res != nil && res.Status == http.StatusOK && res.Strategy == fetch.StrategyFull
+	if o.NoCache || res == nil || (res.Strategy != fetch.StrategyDelta && res.Strategy != fetch.StrategyZsync && !refused) {
+		return
+	}
+	dir := o.cacheDir()
+	if dir == "" {
+		return
+	}
+	m := readOrigins(dir)
+	k := originKey(res.RequestURL)
+	f := m[k]
+	switch {
+	case res.Strategy == fetch.StrategyDelta:
+		f.Delta, f.NoDelta = true, false
+	case res.Strategy == fetch.StrategyZsync:
+		f.Zsync = true
+	case !f.Delta:
+		f.NoDelta = true
+	}
+	if m[k] == f {
+		return
+	}
+	m[k] = f
+	b, _ := json.Marshal(m)
+	tmp, err := os.CreateTemp(dir, originsFile+".*")
+	if err != nil {
+		return
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil && cerr == nil {
+		err = os.Rename(tmp.Name(), filepath.Join(dir, originsFile))
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+}

@@ -1,0 +1,113 @@
+package cmd
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/zsync"
+)
+
+// discover finds the control file and the file: URL is the control file
+// when it ends in .zsync; else URL is the file and the control file is
+// --zsync-url, or the one its HEAD's Link names.
+func (z *zsyncRun) discover(ctx context.Context) error {
+	o := z.o
+	u, _ := url.Parse(o.URL)
+	switch {
+	case o.ZsyncURL != "":
+		z.fileURL = o.URL
+		ref, err := resolveRef(o.URL, o.ZsyncURL)
+		if err != nil {
+			return usageErrorf("--zsync-url %q: %v", o.ZsyncURL, err)
+		}
+		z.ctlURL = ref
+	case strings.HasSuffix(u.Path, ".zsync"):
+		z.ctlURL = o.URL
+	default:
+		z.fileURL = o.URL
+		if z.head == nil {
+			if err := z.headFile(ctx); err != nil {
+				return err
+			}
+		}
+		link := zsync.ControlLink(z.head.Header.Values("Link"))
+		if link == "" {
+			return fmt.Errorf("%w: %s: %v; name one with --zsync-url URL.zsync", fetch.ErrProtocol, o.URL, errNoControl)
+		}
+		ref, err := resolveRef(o.URL, link)
+		if err != nil {
+			return fmt.Errorf("%w: %s: Link <%s>: %v", fetch.ErrProtocol, o.URL, link, err)
+		}
+		z.ctlURL = ref
+	}
+	if err := z.fetchControl(ctx); err != nil {
+		return err
+	}
+	if z.head == nil {
+		// The HEAD brings the ETag for If-Range and the Repr-Digest; an
+		// origin that refuses HEAD still gets its ranges asked for.
+		if err := z.headFile(ctx); err != nil && !o.Silent {
+			fmt.Fprintf(z.ios.ErrOut, "warning: HEAD %s: %v (no If-Range, no Repr-Digest)\n", z.fileURL, err)
+		}
+	}
+	return nil
+}
+
+// headFile sends HEAD for the file.
+func (z *zsyncRun) headFile(ctx context.Context) error {
+	req := &fetch.Request{URL: z.fileURL, Method: http.MethodHead, Header: z.base.Header.Clone(), Retry: z.base.Retry,
+		WantRepr: z.base.WantRepr, Policy: z.base.Policy}
+	res, err := z.client.Do(ctx, req, fetch.DiscardSink{})
+	if err != nil {
+		return err
+	}
+	z.head = res
+	return nil
+}
+
+// fetchControl gets and parses the control file; without a file URL yet,
+// the target is the control file's URL header, resolved against it.
+func (z *zsyncRun) fetchControl(ctx context.Context) error {
+	req := &fetch.Request{URL: z.ctlURL, Header: z.base.Header.Clone(), Retry: z.base.Retry, Policy: z.base.Policy}
+	sink := &memSink{max: maxControlFile}
+	if _, err := z.client.Do(ctx, req, sink); err != nil {
+		return err
+	}
+	ctl, err := zsync.Read(bytes.NewReader(sink.buf.Bytes()))
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", fetch.ErrProtocol, z.ctlURL, err)
+	}
+	z.ctl = ctl
+	if z.fileURL != "" {
+		return nil
+	}
+	if len(ctl.URLs) == 0 {
+		return fmt.Errorf("%w: %s: the control file names no URL for the target", fetch.ErrProtocol, z.ctlURL)
+	}
+	if z.fileURL, err = resolveRef(z.ctlURL, ctl.URLs[0]); err != nil {
+		return fmt.Errorf("%w: %s: URL %q: %v", fetch.ErrProtocol, z.ctlURL, ctl.URLs[0], err)
+	}
+	return nil
+}
+
+// resolveRef resolves a URI reference against base; http(s) only.
+func resolveRef(base, ref string) (string, error) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return "", err
+	}
+	u := b.ResolveReference(r)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("target URL %q: want http or https", u)
+	}
+	return u.String(), nil
+}

@@ -1,0 +1,137 @@
+package cmd
+
+import (
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hdig/hdig/cache"
+	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/verify"
+	"github.com/hdig/hdig/zsync"
+)
+
+// seed looks for the target's blocks in --seed files, in the existing -o
+// file (read before the new version replaces it) and in the cached
+// versions of the file's URL, until every block is found.
+func (z *zsyncRun) seed(m *zsync.Matcher) error {
+	for _, s := range z.o.Seeds {
+		if err := seedFrom(m, s); err != nil {
+			return usageErrorf("--seed %v", err)
+		}
+	}
+	if fi, err := os.Stat(z.o.Output); err == nil && fi.Mode().IsRegular() && !m.Complete() {
+		if err := seedFrom(m, z.o.Output); err != nil {
+			return err
+		}
+	}
+	store := z.cache()
+	if store == nil {
+		return nil
+	}
+	defer store.Close()
+	versions, _ := store.Versions(z.fileURL)
+	for _, e := range versions {
+		if m.Complete() {
+			break
+		}
+		b, err := store.Open(e)
+		if err != nil {
+			continue // corrupt versions are dropped by Open, with a warning
+		}
+		err = m.Seed(io.NewSectionReader(b, 0, b.Size()))
+		b.Close()
+		if err != nil {
+			return fmt.Errorf("cached version %s of %s: %w", e.ETag, z.fileURL, err)
+		}
+	}
+	return nil
+}
+
+// cache opens the base-version cache, or returns nil (--no-cache, none).
+func (z *zsyncRun) cache() *cache.Cache {
+	if z.o.NoCache {
+		return nil
+	}
+	dir := z.o.CacheDir
+	if dir == "" {
+		d, err := cache.DefaultDir()
+		if err != nil {
+			return nil
+		}
+		dir = d
+	}
+	store, err := cache.Open(dir)
+	if err != nil {
+		fmt.Fprintf(z.ios.ErrOut, "warning: no base-version cache: %v\n", err)
+		return nil
+	}
+	store.Warnf = func(f string, a ...any) { fmt.Fprintf(z.ios.ErrOut, "warning: cache: "+f+"\n", a...) }
+	return store
+}
+
+func seedFrom(m *zsync.Matcher, name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := m.Seed(f); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// verify records the control file's SHA-1 (checked by Finish) and checks
+// the rebuilt file against the Repr-Digest of the file's HEAD; it returns
+// the file's sha-256 for the cache.
+func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
+	field := verify.DigestField{Name: verify.ReprDigest}
+	if z.head != nil {
+		field = verify.ParseDigestField(verify.ReprDigest, z.head.Header.Values(verify.ReprDigest))
+	}
+	algs := []verify.Algorithm{}
+	for _, a := range verify.All {
+		_, named := field.Get(a.Key)
+		if a.Key == "sha-256" || field.Usable() && named {
+			algs = append(algs, a)
+		}
+	}
+	h := verify.NewHasher(algs)
+	defer h.Close()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, z.ctl.Length)); err != nil {
+		return nil, err
+	}
+	sums := h.Sums()
+	res.Verdict.Add(verify.Compare(field, sums, z.base.Policy)...)
+	res.Verdict.Add(verify.Check{Field: "zsync", Algorithm: "sha-1", Expected: z.ctl.SHA1[:], Actual: z.ctl.SHA1[:],
+		Result: verify.Match, Reason: "the control file's SHA-1 of the whole file"})
+	if bad := res.Verdict.Mismatches(); len(bad) > 0 {
+		return nil, fmt.Errorf("%w: %s %s of the rebuilt file", fetch.ErrMismatch, bad[0].Field, bad[0].Algorithm)
+	}
+	for _, d := range sums {
+		if d.Algorithm == "sha-256" {
+			return d.Value, nil
+		}
+	}
+	return nil, errors.New("developer error: no sha-256 computed")
+}
+
+// store links the new version into the cache as a base for the next
+// update, when the origin named it with a strong ETag.
+func (z *zsyncRun) store(res *fetch.Result, sha []byte) {
+	if res.ETag == "" {
+		return
+	}
+	c := z.cache()
+	if c == nil {
+		return
+	}
+	defer c.Close()
+	e := cache.Entry{URL: z.fileURL, ETag: res.ETag, ReprDigest: res.Header.Get(verify.ReprDigest), ContentType: res.Header.Get("Content-Type")}
+	if _, err := c.PutFile(e, z.o.Output, hex.EncodeToString(sha)); err != nil {
+		res.Verdict.Warn(fmt.Sprintf("not cached: %v", err))
+	}
+}
