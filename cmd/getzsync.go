@@ -90,6 +90,7 @@ type zsyncRun struct {
 	ctlURL, fileURL string
 	head            *fetch.Result // HEAD of the file; nil when it failed
 	ctl             *zsync.Control
+	bound           *seedBound // what seeds may write (getzsyncbound.go)
 }
 
 func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
@@ -111,10 +112,12 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 			os.Remove(part)
 		}
 	}()
-	m := zsync.NewMatcher(z.ctl, f)
+	z.bound = &seedBound{out: f, lim: z.base.Limits}
+	m := zsync.NewMatcher(z.ctl, z.bound)
 	if err := z.seed(m); err != nil {
 		return nil, err
 	}
+	z.bound.fetched = true
 	res := z.result()
 	res.Reused = m.FromSeed
 	if res.Pieces, res.Received, err = fetchMissing(ctx, z.client, z.base, m, z.fileURL, res.ETag); err != nil {

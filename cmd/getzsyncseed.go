@@ -18,12 +18,14 @@ import (
 // versions of the file's URL, until every block is found.
 func (z *zsyncRun) seed(m *zsync.Matcher) error {
 	for _, s := range z.o.Seeds {
-		if err := seedFrom(m, s); err != nil {
+		if err := z.seedFrom(m, s); errors.Is(err, fetch.ErrTooLarge) {
+			return fmt.Errorf("--seed %w", err)
+		} else if err != nil {
 			return usageErrorf("--seed %v", err)
 		}
 	}
 	if fi, err := os.Stat(z.o.Output); err == nil && fi.Mode().IsRegular() && !m.Complete() {
-		if err := seedFrom(m, z.o.Output); err != nil {
+		if err := z.seedFrom(m, z.o.Output); err != nil {
 			return err
 		}
 	}
@@ -41,7 +43,7 @@ func (z *zsyncRun) seed(m *zsync.Matcher) error {
 		if err != nil {
 			continue // corrupt versions are dropped by Open, with a warning
 		}
-		err = m.Seed(io.NewSectionReader(b, 0, b.Size()))
+		err = m.Seed(z.bound.reader(io.NewSectionReader(b, 0, b.Size())))
 		b.Close()
 		if err != nil {
 			return fmt.Errorf("cached version %s of %s: %w", e.ETag, z.fileURL, err)
@@ -72,13 +74,13 @@ func (z *zsyncRun) cache() *cache.Cache {
 	return store
 }
 
-func seedFrom(m *zsync.Matcher, name string) error {
+func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if err := m.Seed(f); err != nil {
+	if err := m.Seed(z.bound.reader(f)); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil

@@ -54,6 +54,11 @@ func (l Limits) checkLength(n int64) error {
 	return nil
 }
 
+// CheckRebuilt applies the bound on rebuilt output to out bytes written
+// from in bytes read (a zsync rebuild from seeds): ErrTooLarge past it,
+// naming --max-filesize or --max-ratio.
+func (l Limits) CheckRebuilt(out, in int64) error { return l.checkOutput(out, in, true) }
+
 // checkOutput fails once out bytes written would exceed MaxFileSize or,
 // when the output is decoded or rebuilt, the ratio bound for in bytes in.
 func (l Limits) checkOutput(out, in int64, expands bool) error {
