@@ -85,7 +85,7 @@ func TestGetWriteOut(t *testing.T) {
 	if stdout != want {
 		t.Errorf("-w:\n got %q\nwant %q", stdout, want)
 	}
-	code, stdout, _ = runHdig(t, "get", "-o", os.DevNull, "-w", "%{http_code}:%{exitcode}:%{verdict}", srv.URL+"/old")
+	code, stdout, _ = runHdig(t, "get", "-o", filepath.Join(dir, "redirect.out"), "-w", "%{http_code}:%{exitcode}:%{verdict}", srv.URL+"/old")
 	if code != ExitOK || stdout != "301:0:unverified" {
 		t.Errorf("-w without -L: exit %d, %q", code, stdout)
 	}
