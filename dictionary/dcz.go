@@ -1,0 +1,83 @@
+package dictionary
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+const (
+	dczMinWindow = 8 << 20   // RFC 9842 §5: at least 8 MB ...
+	dczMaxWindow = 128 << 20 // ... or 1.25 x the dictionary, up to 128 MB
+)
+
+// DCZWindowLimit is the window RFC 9842 §5 requires a client to accept
+// for a dictionary of dictLen bytes: max(8 MiB, 1.25 x dictLen), at most
+// 128 MiB.
+func DCZWindowLimit(dictLen int) int64 {
+	w := int64(dictLen) + int64(dictLen)/4
+	if w < dczMinWindow {
+		w = dczMinWindow
+	}
+	if w > dczMaxWindow {
+		w = dczMaxWindow
+	}
+	return w
+}
+
+// dczEncoderWindow is the largest power of two within the client limit:
+// zstd frame headers express windows as powers of two (plus eighths, which
+// the encoder does not use).
+func dczEncoderWindow(dictLen int) int {
+	limit := DCZWindowLimit(dictLen)
+	w := int64(dczMinWindow)
+	for w*2 <= limit {
+		w *= 2
+	}
+	return int(w)
+}
+
+// EncodeDCZ returns data as a dcz body: the 40-byte header naming dict's
+// SHA-256, then one zstd frame compressed with dict as raw content.
+func EncodeDCZ(data, dict []byte) ([]byte, error) {
+	if len(dict) == 0 {
+		return nil, errors.New("dcz: want a dictionary, got 0 bytes")
+	}
+	enc, err := zstd.NewWriter(nil,
+		zstd.WithEncoderDictRaw(0, dict),
+		zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+		zstd.WithWindowSize(dczEncoderWindow(len(dict))),
+		zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("dcz: %v", err)
+	}
+	defer enc.Close()
+	out, _ := AppendHeader(make([]byte, 0, HeaderLen(CodingDCZ)+len(data)/2+64), CodingDCZ, HashOf(dict))
+	return enc.EncodeAll(data, out), nil
+}
+
+// DecodeDCZ checks body's header names dict and decodes the zstd frame
+// after it, refusing windows beyond the RFC 9842 limit and output beyond lim.
+func DecodeDCZ(body, dict []byte, lim Limits) ([]byte, error) {
+	h, stream, err := SplitHeader(CodingDCZ, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkHash(CodingDCZ, h, dict); err != nil {
+		return nil, err
+	}
+	max := lim.cap(len(body), len(dict))
+	window := uint64(DCZWindowLimit(len(dict)))
+	dec, err := zstd.NewReader(bytes.NewReader(stream),
+		zstd.WithDecoderDictRaw(0, dict),
+		zstd.WithDecoderMaxWindow(window),
+		zstd.WithDecoderMaxMemory(uint64(max)+1),
+		zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		return nil, fmt.Errorf("dcz: %v", err)
+	}
+	defer dec.Close()
+	return readBounded(CodingDCZ, dec, max)
+}
