@@ -27,13 +27,19 @@ func DCZWindowLimit(dictLen int) int64 {
 	return w
 }
 
-// dczEncoderWindow is the largest power of two within the client limit:
-// zstd frame headers express windows as powers of two (plus eighths, which
-// the encoder does not use).
-func dczEncoderWindow(dictLen int) int {
+// dczEncoderWindow is the window for encoding dataLen bytes against a
+// dictionary of dictLen: the smallest power of two holding both (so every
+// byte of the dictionary stays reachable, and small bodies need little
+// memory), but never beyond the largest power of two within the client
+// limit (zstd frame headers express windows as powers of two).
+func dczEncoderWindow(dictLen, dataLen int) int {
 	limit := DCZWindowLimit(dictLen)
-	w := int64(dczMinWindow)
-	for w*2 <= limit {
+	top := int64(dczMinWindow)
+	for top*2 <= limit {
+		top *= 2
+	}
+	w := int64(zstd.MinWindowSize)
+	for w < top && w < int64(dictLen)+int64(dataLen) {
 		w *= 2
 	}
 	return int(w)
@@ -48,7 +54,7 @@ func EncodeDCZ(data, dict []byte) ([]byte, error) {
 	enc, err := zstd.NewWriter(nil,
 		zstd.WithEncoderDictRaw(0, dict),
 		zstd.WithEncoderLevel(zstd.SpeedBestCompression),
-		zstd.WithWindowSize(dczEncoderWindow(len(dict))),
+		zstd.WithWindowSize(dczEncoderWindow(len(dict), len(data))),
 		zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, fmt.Errorf("dcz: %v", err)
@@ -79,5 +85,9 @@ func DecodeDCZ(body, dict []byte, lim Limits) ([]byte, error) {
 		return nil, fmt.Errorf("dcz: %v", err)
 	}
 	defer dec.Close()
-	return readBounded(CodingDCZ, dec, max)
+	out, err := readBounded(CodingDCZ, dec, max)
+	if errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		return nil, fmt.Errorf("%s: %w: want at most %d bytes, got more", CodingDCZ, ErrTooLarge, max)
+	}
+	return out, err
 }

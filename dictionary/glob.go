@@ -52,12 +52,16 @@ func writeLiteral(b *strings.Builder, c byte, enc func(byte) bool) {
 
 // pathEncode is the WHATWG URL path percent-encode set.
 func pathEncode(c byte) bool {
-	return queryEncode(c) || c == '?' || c == '`' || c == '{' || c == '}'
+	return baseEncode(c) || c == '?' || c == '`' || c == '{' || c == '}'
 }
 
 // queryEncode is the WHATWG URL special-query percent-encode set.
-func queryEncode(c byte) bool {
-	return c <= 0x20 || c >= 0x7F || c == '"' || c == '#' || c == '<' || c == '>' || c == '\''
+func queryEncode(c byte) bool { return baseEncode(c) || c == '\'' }
+
+// baseEncode is the WHATWG query percent-encode set: C0 controls, space,
+// non-ASCII and the characters that end or delimit a URL.
+func baseEncode(c byte) bool {
+	return c <= 0x20 || c >= 0x7F || c == '"' || c == '#' || c == '<' || c == '>'
 }
 
 // escapeLiteral escapes pattern syntax in s so compileGlob reads it as

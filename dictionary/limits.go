@@ -38,7 +38,7 @@ func (l Limits) cap(body, dict int) int64 {
 func readBounded(coding string, r io.Reader, max int64) ([]byte, error) {
 	out, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", coding, err)
+		return nil, fmt.Errorf("%s: %w", coding, err)
 	}
 	if int64(len(out)) > max {
 		return nil, fmt.Errorf("%s: %w: want at most %d bytes, got more", coding, ErrTooLarge, max)
