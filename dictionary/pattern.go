@@ -18,7 +18,8 @@ var ErrUnsupported = errors.New("URL pattern syntax not supported")
 // Pattern is a compiled "match" value: an origin and glob patterns for the
 // path and, when the pattern names one, the query.
 type Pattern struct {
-	origin string   // scheme://host[:port] the pattern applies to
+	base   string   // origin of the URL the dictionary came from
+	origin string   // scheme://host[:port] the pattern names
 	path   []string // literal pieces; a "*" wildcard lies between each two
 	query  []string // nil: any query (the pattern named none)
 }
@@ -29,7 +30,8 @@ type Pattern struct {
 //
 //   - the pattern is a path ("/app/*/main.js"), a path relative to the base
 //     URL's directory ("*.js"), a query alone ("?v=*", path = the base's), or
-//     an absolute URL with a literal scheme, host and port;
+//     an absolute URL with a literal scheme, host and port (which match
+//     nothing unless they are the base URL's origin);
 //   - in the path and the query, "*" matches any run of characters
 //     (including "/"), "\" makes the next character literal, and every other
 //     character is literal, percent-encoded as the URL parser would;
@@ -50,7 +52,8 @@ func CompilePattern(match string, base *url.URL) (*Pattern, error) {
 	if base == nil || base.Scheme == "" || base.Host == "" {
 		return nil, errors.New("match: want an absolute base URL, got none")
 	}
-	p := &Pattern{origin: originOf(base)}
+	p := &Pattern{base: originOf(base)}
+	p.origin = p.base
 	rest := match
 	if scheme, after, ok := splitScheme(match); ok {
 		host, tail := cutAny(after, "/?")
@@ -93,12 +96,12 @@ func CompilePattern(match string, base *url.URL) (*Pattern, error) {
 	return p, nil
 }
 
-// Match reports whether the request URL u matches: same origin as the
-// pattern, path and (when the pattern names one) query matching the globs.
-// The caller checks that the dictionary came from u's origin (RFC 9842
-// §2.2.2); a pattern compiled against that dictionary's URL does so too.
+// Match reports whether the request URL u matches (RFC 9842 §2.2.2): u has
+// the origin of the URL the dictionary came from and the origin the pattern
+// names (an absolute pattern naming another origin matches nothing), and its
+// path and (when the pattern names one) query match the globs.
 func (p *Pattern) Match(u *url.URL) bool {
-	if u == nil || originOf(u) != p.origin {
+	if u == nil || originOf(u) != p.base || p.origin != p.base {
 		return false
 	}
 	path := u.EscapedPath()

@@ -47,7 +47,8 @@ func TestPatternMatch(t *testing.T) {
 		{"?x=*", "https://example.org/app/v2/main.js?x=2", false},
 		{"https://example.org/s/*", "https://example.org/s/t", true},
 		{"https://EXAMPLE.org:443/s/*", "https://example.org/s/t", true},
-		{"https://cdn.example.org/s/*", "https://cdn.example.org/s/t", true}, // pattern's own origin
+		{"https://cdn.example.org/s/*", "https://cdn.example.org/s/t", false}, // RFC 9842 §2.2.2: the dictionary's origin only
+		{"https://cdn.example.org/s/*", "https://example.org/s/t", false},
 		{`/a\*b`, "https://example.org/a*b", true},
 		{`/a\*b`, "https://example.org/axb", false},
 		{"/*.js*", "https://example.org/x.js", true},
