@@ -175,3 +175,41 @@ func TestDCZFrameWindow(t *testing.T) {
 		t.Errorf("window %d exceeds the limit %d", h.WindowSize, DCZWindowLimit(len(v1)))
 	}
 }
+
+// One Encoder serves many bodies, from several goroutines, and each
+// decodes back.
+func TestEncoderReuse(t *testing.T) {
+	v1, v2 := versions()
+	for _, coding := range []string{CodingDCB, CodingDCZ} {
+		e, err := NewEncoder(coding, v1, len(v2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Coding() != coding || e.Hash() != HashOf(v1) {
+			t.Fatalf("%s: encoder says %s, %x", coding, e.Coding(), e.Hash())
+		}
+		errs := make(chan error, 4)
+		for i := 0; i < 4; i++ {
+			go func(i int) {
+				data := v2[:len(v2)-i*1000]
+				enc, err := e.Encode(data)
+				if err == nil {
+					var dec []byte
+					if dec, err = Decode(coding, enc, v1, Limits{}); err == nil && !bytes.Equal(dec, data) {
+						err = fmt.Errorf("body %d differs after the round trip", i)
+					}
+				}
+				errs <- err
+			}(i)
+		}
+		for i := 0; i < 4; i++ {
+			if err := <-errs; err != nil {
+				t.Errorf("%s: %v", coding, err)
+			}
+		}
+		e.Close()
+	}
+	if _, err := NewEncoder("gzip", v1, 0); err == nil {
+		t.Error("made an encoder for gzip")
+	}
+}

@@ -2,7 +2,6 @@ package dictionary
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 
 	brrr "github.com/molecule-man/go-brrr"
@@ -20,31 +19,30 @@ const dcbLevel = brrr.BestCompression
 // SHA-256, then a Brotli stream with dict attached as a prefix (compound)
 // dictionary.
 func EncodeDCB(data, dict []byte) ([]byte, error) {
-	if len(dict) == 0 {
-		return nil, errors.New("dcb: want a dictionary, got 0 bytes")
-	}
-	pd, err := brrr.PrepareDictionary(dict)
+	e, err := NewEncoder(CodingDCB, dict, len(data))
 	if err != nil {
-		return nil, fmt.Errorf("dcb: %v", err)
+		return nil, err
 	}
-	var buf bytes.Buffer
-	hdr, _ := AppendHeader(nil, CodingDCB, HashOf(dict))
-	buf.Write(hdr)
-	w, err := brrr.NewWriterOptions(&buf, dcbLevel, brrr.WriterOptions{
+	defer e.Close()
+	return e.Encode(data)
+}
+
+func encodeBrotli(dst *bytes.Buffer, data []byte, pd *brrr.PreparedDictionary) error {
+	w, err := brrr.NewWriterOptions(dst, dcbLevel, brrr.WriterOptions{
 		Dictionaries: []*brrr.PreparedDictionary{pd},
 		LGWin:        dcbLGWin,
 		SizeHint:     uint(len(data)),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("dcb: %v", err)
+		return fmt.Errorf("dcb: %v", err)
 	}
 	if _, err := w.Write(data); err != nil {
-		return nil, fmt.Errorf("dcb: %v", err)
+		return fmt.Errorf("dcb: %v", err)
 	}
 	if err := w.Close(); err != nil {
-		return nil, fmt.Errorf("dcb: %v", err)
+		return fmt.Errorf("dcb: %v", err)
 	}
-	return buf.Bytes(), nil
+	return nil
 }
 
 // DecodeDCB checks body's header names dict and decodes the Brotli stream
@@ -65,18 +63,6 @@ func DecodeDCB(body, dict []byte, lim Limits) ([]byte, error) {
 	}
 	defer r.Close()
 	return readBounded(CodingDCB, r, lim.cap(len(body), len(dict)))
-}
-
-// Encode encodes data with dict in coding (dcb or dcz).
-func Encode(coding string, data, dict []byte) ([]byte, error) {
-	switch coding {
-	case CodingDCB:
-		return EncodeDCB(data, dict)
-	case CodingDCZ:
-		return EncodeDCZ(data, dict)
-	}
-	_, err := magicOf(coding)
-	return nil, err
 }
 
 // Decode decodes body, encoded in coding (dcb or dcz) with dict.

@@ -48,20 +48,24 @@ func dczEncoderWindow(dictLen, dataLen int) int {
 // EncodeDCZ returns data as a dcz body: the 40-byte header naming dict's
 // SHA-256, then one zstd frame compressed with dict as raw content.
 func EncodeDCZ(data, dict []byte) ([]byte, error) {
-	if len(dict) == 0 {
-		return nil, errors.New("dcz: want a dictionary, got 0 bytes")
+	e, err := NewEncoder(CodingDCZ, dict, len(data))
+	if err != nil {
+		return nil, err
 	}
+	defer e.Close()
+	return e.Encode(data)
+}
+
+func newZstdEncoder(dict []byte, sizeHint int) (*zstd.Encoder, error) {
 	enc, err := zstd.NewWriter(nil,
 		zstd.WithEncoderDictRaw(0, dict),
 		zstd.WithEncoderLevel(zstd.SpeedBestCompression),
-		zstd.WithWindowSize(dczEncoderWindow(len(dict), len(data))),
+		zstd.WithWindowSize(dczEncoderWindow(len(dict), sizeHint)),
 		zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, fmt.Errorf("dcz: %v", err)
 	}
-	defer enc.Close()
-	out, _ := AppendHeader(make([]byte, 0, HeaderLen(CodingDCZ)+len(data)/2+64), CodingDCZ, HashOf(dict))
-	return enc.EncodeAll(data, out), nil
+	return enc, nil
 }
 
 // DecodeDCZ checks body's header names dict and decodes the zstd frame
