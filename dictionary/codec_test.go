@@ -146,12 +146,17 @@ func TestDCZWindowLimit(t *testing.T) {
 			t.Errorf("dictionary %d: got %d, want %d", dict, got, want)
 		}
 	}
-	for _, c := range []struct{ dict, data, want int }{
-		{0, 0, 1 << 10}, {100, 900, 1 << 10}, {1000, 100, 2 << 10}, {3 << 20, 1 << 20, 4 << 20},
-		{8 << 20, 100 << 20, 8 << 20}, {13 << 20, 1 << 20, 16 << 20}, {200 << 20, 1, 128 << 20},
+	for _, c := range []struct {
+		dict, data, want int
+		single           bool
+	}{
+		{0, 0, 1 << 10, true}, {100, 900, 1 << 10, true}, {1000, 100, 2 << 10, true}, {3 << 20, 1 << 20, 4 << 20, true},
+		{8 << 20, 100 << 20, 8 << 20, false}, {9 << 20, 9 << 20, 32 << 20, true}, {13 << 20, 17 << 20, 16 << 20, false},
+		{100 << 20, 100 << 20, 128 << 20, true}, {200 << 20, 1, 128 << 20, true}, {200 << 20, 129 << 20, 128 << 20, false},
 	} {
-		if got := dczEncoderWindow(c.dict, c.data); got != c.want {
-			t.Errorf("encoder window for %d + %d: got %d, want %d", c.dict, c.data, got, c.want)
+		w, single := dczFrame(c.dict, c.data)
+		if w != c.want || single != c.single {
+			t.Errorf("frame for %d + %d: got window %d, single %v; want %d, %v", c.dict, c.data, w, single, c.want, c.single)
 		}
 	}
 }
@@ -211,5 +216,68 @@ func TestEncoderReuse(t *testing.T) {
 	}
 	if _, err := NewEncoder("gzip", v1, 0); err == nil {
 		t.Error("made an encoder for gzip")
+	}
+}
+
+// A dictionary larger than the largest power-of-two window within the RFC
+// 9842 limit (9 MiB: limit 11.25 MiB, so 8 MiB) must still be reachable from
+// the first byte: a body equal to it but for a few bytes is a tiny dcz, and
+// the frame declares a window within the limit.
+func TestDCZDictionaryBeyondPowerOfTwoWindow(t *testing.T) {
+	dict := make([]byte, 9<<20)
+	x := uint64(88172645463325252)
+	for i := range dict {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		dict[i] = byte(x)
+	}
+	data := bytes.Clone(dict)
+	for i := 0; i < len(data); i += 1 << 20 {
+		data[i] ^= 0xFF
+	}
+	enc, err := EncodeDCZ(data, dict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(enc) > 64<<10 {
+		t.Errorf("dcz of a body that differs from its 9 MiB dictionary in 9 bytes: %d bytes, want under 64 KiB", len(enc))
+	}
+	var h zstd.Header
+	if err := h.Decode(enc[HeaderLen(CodingDCZ):]); err != nil {
+		t.Fatal(err)
+	}
+	if h.WindowSize > uint64(DCZWindowLimit(len(dict))) {
+		t.Errorf("window %d exceeds the limit %d", h.WindowSize, DCZWindowLimit(len(dict)))
+	}
+	dec, err := DecodeDCZ(enc, dict, Limits{})
+	if err != nil || !bytes.Equal(dec, data) {
+		t.Fatalf("round trip: %d bytes, %v", len(dec), err)
+	}
+}
+
+// An Encoder prepared for small bodies still keeps a body beyond the RFC
+// 9842 limit within it: its frame is not single-segment.
+func TestEncoderBodyBeyondLimit(t *testing.T) {
+	dict := []byte("dictionary")
+	e, err := NewEncoder(CodingDCZ, dict, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	data := bytes.Repeat([]byte("0123456789abcdef"), (9<<20)/16)
+	enc, err := e.Encode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h zstd.Header
+	if err := h.Decode(enc[HeaderLen(CodingDCZ):]); err != nil {
+		t.Fatal(err)
+	}
+	if h.SingleSegment || h.WindowSize > uint64(DCZWindowLimit(len(dict))) {
+		t.Errorf("single segment %v, window %d; want a window within %d", h.SingleSegment, h.WindowSize, DCZWindowLimit(len(dict)))
+	}
+	if dec, err := DecodeDCZ(enc, dict, Limits{}); err != nil || !bytes.Equal(dec, data) {
+		t.Fatalf("round trip: %d bytes, %v", len(dec), err)
 	}
 }

@@ -27,22 +27,28 @@ func DCZWindowLimit(dictLen int) int64 {
 	return w
 }
 
-// dczEncoderWindow is the window for encoding dataLen bytes against a
-// dictionary of dictLen: the smallest power of two holding both (so every
-// byte of the dictionary stays reachable, and small bodies need little
-// memory), but never beyond the largest power of two within the client
-// limit (zstd frame headers express windows as powers of two).
-func dczEncoderWindow(dictLen, dataLen int) int {
+// dczFrame says how to encode dataLen bytes against a dictionary of
+// dictLen. zstd frame headers state a power-of-two window (the encoder
+// writes no eighths), or, in a single-segment frame, the content size. So
+// when the body fits the RFC 9842 limit the frame is single-segment: it
+// declares a window of dataLen and the encoder may look back over the whole
+// dictionary (the search window is the smallest power of two holding both,
+// up to 128 MiB). Otherwise the window is the largest power of two within
+// the limit.
+func dczFrame(dictLen, dataLen int) (window int, single bool) {
 	limit := DCZWindowLimit(dictLen)
-	top := int64(dczMinWindow)
-	for top*2 <= limit {
-		top *= 2
+	if int64(dataLen) <= limit {
+		w := int64(zstd.MinWindowSize)
+		for w < dczMaxWindow && w < int64(dictLen)+int64(dataLen) {
+			w *= 2
+		}
+		return int(w), true
 	}
-	w := int64(zstd.MinWindowSize)
-	for w < top && w < int64(dictLen)+int64(dataLen) {
+	w := int64(dczMinWindow)
+	for w*2 <= limit {
 		w *= 2
 	}
-	return int(w)
+	return int(w), false
 }
 
 // EncodeDCZ returns data as a dcz body: the 40-byte header naming dict's
@@ -57,10 +63,12 @@ func EncodeDCZ(data, dict []byte) ([]byte, error) {
 }
 
 func newZstdEncoder(dict []byte, sizeHint int) (*zstd.Encoder, error) {
+	window, single := dczFrame(len(dict), sizeHint)
 	enc, err := zstd.NewWriter(nil,
 		zstd.WithEncoderDictRaw(0, dict),
 		zstd.WithEncoderLevel(zstd.SpeedBestCompression),
-		zstd.WithWindowSize(dczEncoderWindow(len(dict), sizeHint)),
+		zstd.WithWindowSize(window),
+		zstd.WithSingleSegment(single),
 		zstd.WithEncoderConcurrency(1))
 	if err != nil {
 		return nil, fmt.Errorf("dcz: %v", err)

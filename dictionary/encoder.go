@@ -15,6 +15,8 @@ import (
 type Encoder struct {
 	coding string
 	hash   Hash
+	dict   []byte
+	single bool // the zstd encoder writes single-segment frames
 	zstd   *zstd.Encoder
 	brotli *brrr.PreparedDictionary
 }
@@ -29,10 +31,11 @@ func NewEncoder(coding string, dict []byte, sizeHint int) (*Encoder, error) {
 	if len(dict) == 0 {
 		return nil, fmt.Errorf("%s: want a dictionary, got 0 bytes", coding)
 	}
-	e := &Encoder{coding: coding, hash: HashOf(dict)}
+	e := &Encoder{coding: coding, hash: HashOf(dict), dict: dict}
 	var err error
 	if coding == CodingDCZ {
 		e.zstd, err = newZstdEncoder(dict, sizeHint)
+		_, e.single = dczFrame(len(dict), sizeHint)
 	} else if e.brotli, err = brrr.PrepareDictionary(dict); err != nil {
 		err = fmt.Errorf("dcb: %v", err)
 	}
@@ -52,13 +55,28 @@ func (e *Encoder) Hash() Hash { return e.hash }
 func (e *Encoder) Encode(data []byte) ([]byte, error) {
 	hdr, _ := AppendHeader(make([]byte, 0, HeaderLen(e.coding)+len(data)/2+64), e.coding, e.hash)
 	if e.zstd != nil {
-		return e.zstd.EncodeAll(data, hdr), nil
+		return e.encodeZstd(data, hdr)
 	}
 	buf := bytes.NewBuffer(hdr)
 	if err := encodeBrotli(buf, data, e.brotli); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// encodeZstd appends data's zstd frame to hdr. A single-segment frame
+// declares a window of len(data): a body beyond the RFC 9842 limit gets a
+// one-off encoder with a window within it.
+func (e *Encoder) encodeZstd(data, hdr []byte) ([]byte, error) {
+	if !e.single || int64(len(data)) <= DCZWindowLimit(len(e.dict)) {
+		return e.zstd.EncodeAll(data, hdr), nil
+	}
+	z, err := newZstdEncoder(e.dict, len(data))
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	return z.EncodeAll(data, hdr), nil
 }
 
 // Close releases the encoder's resources.
