@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/klauspost/compress/zstd"
@@ -176,8 +177,8 @@ func TestDCZFrameWindow(t *testing.T) {
 	if h.DictionaryID != 0 {
 		t.Errorf("frame names dictionary ID %d; a raw dictionary has none", h.DictionaryID)
 	}
-	if h.WindowSize > uint64(DCZWindowLimit(len(v1))) {
-		t.Errorf("window %d exceeds the limit %d", h.WindowSize, DCZWindowLimit(len(v1)))
+	if w, err := FrameWindow(enc[HeaderLen(CodingDCZ):]); err != nil || w == 0 || w > uint64(DCZWindowLimit(len(v1))) {
+		t.Errorf("window %d, %v; want within the limit %d", w, err, DCZWindowLimit(len(v1)))
 	}
 }
 
@@ -243,12 +244,8 @@ func TestDCZDictionaryBeyondPowerOfTwoWindow(t *testing.T) {
 	if len(enc) > 64<<10 {
 		t.Errorf("dcz of a body that differs from its 9 MiB dictionary in 9 bytes: %d bytes, want under 64 KiB", len(enc))
 	}
-	var h zstd.Header
-	if err := h.Decode(enc[HeaderLen(CodingDCZ):]); err != nil {
-		t.Fatal(err)
-	}
-	if h.WindowSize > uint64(DCZWindowLimit(len(dict))) {
-		t.Errorf("window %d exceeds the limit %d", h.WindowSize, DCZWindowLimit(len(dict)))
+	if w, err := FrameWindow(enc[HeaderLen(CodingDCZ):]); err != nil || w == 0 || w > uint64(DCZWindowLimit(len(dict))) {
+		t.Errorf("window %d, %v; want within the limit %d", w, err, DCZWindowLimit(len(dict)))
 	}
 	dec, err := DecodeDCZ(enc, dict, Limits{})
 	if err != nil || !bytes.Equal(dec, data) {
@@ -279,5 +276,25 @@ func TestEncoderBodyBeyondLimit(t *testing.T) {
 	}
 	if dec, err := DecodeDCZ(enc, dict, Limits{}); err != nil || !bytes.Equal(dec, data) {
 		t.Fatalf("round trip: %d bytes, %v", len(dec), err)
+	}
+}
+
+// A frame declaring a window beyond the limit is refused, whether in its
+// window descriptor or, single-segment, as its content size.
+func TestDecodeDCZRefusesLargeWindow(t *testing.T) {
+	dict := []byte("dict")
+	data := bytes.Repeat([]byte("z"), 9<<20) // over the 8 MiB limit for a tiny dictionary
+	for _, single := range []bool{true, false} {
+		z, err := zstd.NewWriter(nil, zstd.WithEncoderDictRaw(0, dict), zstd.WithWindowSize(16<<20), zstd.WithSingleSegment(single))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := AppendHeader(nil, CodingDCZ, HashOf(dict))
+		body = z.EncodeAll(data, body)
+		z.Close()
+		_, err = DecodeDCZ(body, dict, Limits{})
+		if err == nil || !strings.Contains(err.Error(), "window") {
+			t.Errorf("single segment %v: got %v, want a window error", single, err)
+		}
 	}
 }

@@ -88,6 +88,9 @@ func DecodeDCZ(body, dict []byte, lim Limits) ([]byte, error) {
 	}
 	max := lim.cap(len(body), len(dict))
 	window := uint64(DCZWindowLimit(len(dict)))
+	if err := checkFrameWindow(stream, window); err != nil {
+		return nil, err
+	}
 	dec, err := zstd.NewReader(bytes.NewReader(stream),
 		zstd.WithDecoderDictRaw(0, dict),
 		zstd.WithDecoderMaxWindow(window),
@@ -102,4 +105,32 @@ func DecodeDCZ(body, dict []byte, lim Limits) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w: want at most %d bytes, got more", CodingDCZ, ErrTooLarge, max)
 	}
 	return out, err
+}
+
+// FrameWindow is the window a zstd frame header declares: its window
+// descriptor, or, in a single-segment frame, its content size.
+func FrameWindow(frame []byte) (uint64, error) {
+	var h zstd.Header
+	if err := h.Decode(frame); err != nil {
+		return 0, fmt.Errorf("dcz: zstd frame header: %v", err)
+	}
+	if h.SingleSegment {
+		return h.FrameContentSize, nil
+	}
+	return h.WindowSize, nil
+}
+
+// checkFrameWindow refuses a first frame whose window exceeds limit (RFC
+// 9842 §5 lets a client treat it as an error). The zstd decoder checks the
+// window descriptor of every frame itself, but not a single-segment frame's
+// content size.
+func checkFrameWindow(stream []byte, limit uint64) error {
+	w, err := FrameWindow(stream)
+	if err != nil {
+		return err
+	}
+	if w > limit {
+		return fmt.Errorf("dcz: frame window %d bytes exceeds the RFC 9842 limit of %d for this dictionary", w, limit)
+	}
+	return nil
 }
