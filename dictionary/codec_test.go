@@ -298,3 +298,13 @@ func TestDecodeDCZRefusesLargeWindow(t *testing.T) {
 		}
 	}
 }
+
+// Large-window Brotli (window bits beyond 24) is not RFC 7932 Brotli and
+// exceeds RFC 9842's 16 MB: it is refused.
+func TestDecodeDCBRefusesLargeWindow(t *testing.T) {
+	dict := []byte("dict")
+	body, _ := AppendHeader(nil, CodingDCB, HashOf(dict))
+	if _, err := DecodeDCB(append(body, 0x11, 0x3e, 0x00, 0x03), dict, Limits{}); err == nil || !strings.Contains(err.Error(), "window") {
+		t.Fatalf("got %v, want a window error", err)
+	}
+}
