@@ -8,6 +8,7 @@ require (
 	github.com/fatih/color v1.19.0
 	github.com/klauspost/compress v1.20.3
 	github.com/mattn/go-isatty v0.0.24
+	github.com/molecule-man/go-brrr v1.3.0
 	github.com/spf13/cobra v1.10.2
 	github.com/vbauerster/mpb/v8 v8.9.3
 	golang.org/x/sys v0.42.0
