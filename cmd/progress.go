@@ -50,24 +50,33 @@ func newBars(w io.Writer) *bars {
 }
 
 // Start adds the total bar, or resets it for a restart.
+//
+// No mpb method is called with b.mu held: mpb's render goroutine calls
+// the decorators (rate, eta), which take b.mu, while a Bar method waits
+// for that goroutine.
 func (b *bars) Start(total, done int64) {
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	b.hidden = b.total == nil && total >= 0 && total-done < tinyBody
 	if b.hidden {
+		b.mu.Unlock()
 		return
 	}
-	if b.total == nil {
-		b.total = b.p.AddBar(max(total, 0),
+	b.size, b.base, b.since = total, done, time.Now()
+	t := b.total
+	b.mu.Unlock()
+	if t == nil {
+		t = b.p.AddBar(max(total, 0),
 			mpb.PrependDecorators(decor.Name("total ", decor.WCSyncSpaceR), decor.CountersKibiByte("% .1f / % .1f")),
 			mpb.AppendDecorators(decor.Any(b.rate), decor.OnComplete(decor.Any(b.eta), "")))
-		b.open[b.total] = true
+		b.mu.Lock()
+		b.total = t
+		b.open[t] = true
+		b.mu.Unlock()
 	}
-	b.size, b.base, b.since = total, done, time.Now()
 	if total >= 0 {
-		b.total.SetTotal(total, false)
+		t.SetTotal(total, false)
 	}
-	b.total.SetCurrent(done)
+	t.SetCurrent(done)
 }
 
 // rate is the speed of the bytes received now (a resumed part's bytes on
@@ -109,13 +118,14 @@ func speedAndETA(got int64, elapsed time.Duration, remaining int64) (float64, ti
 // stream) has none: the total is its bar.
 func (b *bars) Piece(id int, size, done int64) fetch.PieceProgress {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.hidden {
+	hidden, whole, t := b.hidden, size == b.size, b.total
+	b.mu.Unlock()
+	if hidden {
 		return &pieceBar{b: b}
 	}
-	if size == b.size {
-		if b.total != nil {
-			b.total.SetCurrent(done) // a piece fetched again starts over
+	if whole {
+		if t != nil {
+			t.SetCurrent(done) // a piece fetched again starts over
 		}
 		return &pieceBar{b: b}
 	}
@@ -123,16 +133,19 @@ func (b *bars) Piece(id int, size, done int64) fetch.PieceProgress {
 		mpb.PrependDecorators(decor.Name(fmt.Sprintf("piece %d ", id), decor.WCSyncSpaceR), decor.CountersKibiByte("% .1f / % .1f")),
 		mpb.AppendDecorators(decor.Percentage()))
 	bar.SetCurrent(done)
+	b.mu.Lock()
 	b.open[bar] = true
+	b.mu.Unlock()
 	return &pieceBar{b: b, bar: bar}
 }
 
 // Restart empties the total bar.
 func (b *bars) Restart() {
 	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.total != nil {
-		b.total.SetCurrent(0)
+	t := b.total
+	b.mu.Unlock()
+	if t != nil {
+		t.SetCurrent(0)
 	}
 }
 
@@ -140,18 +153,19 @@ func (b *bars) Restart() {
 // for the last render, so the verdict line comes after the bars.
 func (b *bars) Finish() {
 	b.mu.Lock()
-	for bar := range b.open {
+	open, total, size := b.open, b.total, b.size
+	b.open = map[*mpb.Bar]bool{}
+	b.mu.Unlock()
+	for bar := range open {
 		switch {
-		case bar != b.total:
+		case bar != total:
 			bar.Abort(true)
-		case b.size >= 0 && bar.Current() >= b.size:
+		case size >= 0 && bar.Current() >= size:
 			bar.SetTotal(-1, true)
 		default:
 			bar.Abort(false)
 		}
 	}
-	b.open = map[*mpb.Bar]bool{}
-	b.mu.Unlock()
 	b.p.Wait()
 }
 
