@@ -2,10 +2,8 @@ package check
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/hdig/hdig/zsync"
 )
@@ -29,7 +27,7 @@ func (a *audit) checkZsync(ctx context.Context) {
 		a.s.skip(id, "the file is larger than --max-body: its bytes cannot be compared with a control file")
 		return
 	}
-	ctlURL, err := resolve(a.url, ref)
+	ctlURL, err := zsync.Resolve(a.url, ref)
 	if err != nil {
 		a.s.fail(id, fmt.Sprintf("control file link <%s>: %v; want an http(s) URI reference", ref, err))
 		return
@@ -79,23 +77,6 @@ func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (*zsync.Co
 		return nil, fmt.Sprintf("%s does not parse: %v", ctlURL, trimZsync(err))
 	}
 	return ctl, ""
-}
-
-// resolve resolves a reference against the URL of the file.
-func resolve(base, ref string) (string, error) {
-	b, err := url.Parse(base)
-	if err != nil {
-		return "", err
-	}
-	r, err := url.Parse(ref)
-	if err != nil {
-		return "", err
-	}
-	u := b.ResolveReference(r)
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", errors.New("not http or https")
-	}
-	return u.String(), nil
 }
 
 // trimZsync drops the package prefix from a zsync error.

@@ -21,7 +21,7 @@ func (z *zsyncRun) discover(ctx context.Context) error {
 	switch {
 	case o.ZsyncURL != "":
 		z.fileURL = o.URL
-		ref, err := resolveRef(o.URL, o.ZsyncURL)
+		ref, err := zsync.Resolve(o.URL, o.ZsyncURL)
 		if err != nil {
 			return usageErrorf("--zsync-url %q: %v", o.ZsyncURL, err)
 		}
@@ -39,7 +39,7 @@ func (z *zsyncRun) discover(ctx context.Context) error {
 		if link == "" {
 			return fmt.Errorf("%w: %s: %v; name one with --zsync-url URL.zsync", fetch.ErrProtocol, o.URL, errNoControl)
 		}
-		ref, err := resolveRef(o.URL, link)
+		ref, err := zsync.Resolve(o.URL, link)
 		if err != nil {
 			return fmt.Errorf("%w: %s: Link <%s>: %v", fetch.ErrProtocol, o.URL, link, err)
 		}
@@ -89,25 +89,8 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 	if len(ctl.URLs) == 0 {
 		return fmt.Errorf("%w: %s: the control file names no URL for the target", fetch.ErrProtocol, z.ctlURL)
 	}
-	if z.fileURL, err = resolveRef(z.ctlURL, ctl.URLs[0]); err != nil {
+	if z.fileURL, err = zsync.Resolve(z.ctlURL, ctl.URLs[0]); err != nil {
 		return fmt.Errorf("%w: %s: URL %q: %v", fetch.ErrProtocol, z.ctlURL, ctl.URLs[0], err)
 	}
 	return nil
-}
-
-// resolveRef resolves a URI reference against base; http(s) only.
-func resolveRef(base, ref string) (string, error) {
-	b, err := url.Parse(base)
-	if err != nil {
-		return "", err
-	}
-	r, err := url.Parse(ref)
-	if err != nil {
-		return "", err
-	}
-	u := b.ResolveReference(r)
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("target URL %q: want http or https", u)
-	}
-	return u.String(), nil
 }

@@ -237,36 +237,11 @@ func parseSumLine(line string) (name, value string, err error) {
 		return "", "", errors.New("empty file name")
 	}
 	if escaped {
-		if name, err = unescapeName(name); err != nil {
+		if name, err = verify.UnescapeSumName(name); err != nil {
 			return "", "", err
 		}
 	}
 	return name, value, nil
-}
-
-func unescapeName(s string) (string, error) {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			b.WriteByte(s[i])
-			continue
-		}
-		i++
-		if i == len(s) {
-			return "", errors.New(`file name ends with a lone "\"`)
-		}
-		switch s[i] {
-		case '\\':
-			b.WriteByte('\\')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		default:
-			return "", fmt.Errorf(`bad escape "\%c" in file name`, s[i])
-		}
-	}
-	return b.String(), nil
 }
 
 // checkStats counts the outcomes of a --check run.

@@ -173,7 +173,7 @@ func bsdLine(tag, rest string, escaped bool) (SumEntry, bool, error) {
 func entry(name, key string, b []byte, escaped bool) (SumEntry, bool, error) {
 	if escaped {
 		var err error
-		if name, err = unescapeSumName(name); err != nil {
+		if name, err = UnescapeSumName(name); err != nil {
 			return SumEntry{}, false, err
 		}
 	}
@@ -190,8 +190,9 @@ func hexValue(s string) ([]byte, error) {
 	return decodeHex(s)
 }
 
-// unescapeSumName undoes coreutils' escaping of `\\`, `\n` and `\r`.
-func unescapeSumName(s string) (string, error) {
+// UnescapeSumName undoes coreutils' escaping of `\\`, `\n` and `\r` in a
+// file name of a sha256sum-style line (used by hdig sum -c too).
+func UnescapeSumName(s string) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] != '\\' {

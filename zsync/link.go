@@ -1,6 +1,10 @@
 package zsync
 
-import "strings"
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
 
 // MediaType is the media type of a control file in a Link header.
 const MediaType = "application/x-zsync"
@@ -74,4 +78,22 @@ func controlRef(link string) (string, bool) {
 		}
 	}
 	return ref, rel && typ && ref != ""
+}
+
+// Resolve resolves ref (a control file's Link target, its URL: line, or a
+// --zsync-url) against base; the result must be http or https.
+func Resolve(base, ref string) (string, error) {
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", err
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return "", err
+	}
+	u := b.ResolveReference(r)
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "", fmt.Errorf("target URL %q: want http or https", u.Redacted())
+	}
+	return u.String(), nil
 }
