@@ -40,6 +40,10 @@ var mismatchFaults = []fault{
 		wrap: setRepr(func(s []verify.Digest) string { return only(emptySums(), "sha-256") + ", foo=?1" }),
 		fail: []string{"repr-digest.match", "repr-digest.syntax", "head.repr-digest", "range.repr-digest"}, warn: []string{"want-repr-digest.honoured"},
 		hint: "does not match the 7780 bytes of the representation"},
+	{name: "wrong sha-256 in a field with a syntax error",
+		wrap: setRepr(func(s []verify.Digest) string { return only(emptySums(), "sha-256") + ", x=@" }),
+		fail: []string{"repr-digest.match", "repr-digest.syntax", "head.repr-digest", "range.repr-digest"}, warn: []string{"want-repr-digest.honoured"},
+		hint: "does not match the 7780 bytes of the representation"},
 }
 
 func TestMismatchNeverHidden(t *testing.T) {
