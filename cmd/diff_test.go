@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/hdig/hdig/internal/peertest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,10 +47,7 @@ func TestDiffPatchRoundTrip(t *testing.T) {
 }
 
 func TestDiffXdelta3Decodes(t *testing.T) {
-	xd, err := exec.LookPath("xdelta3")
-	if err != nil {
-		t.Skip("xdelta3 not installed")
-	}
+	xd := peertest.Need(t, "xdelta3")
 	dir, old, nw := diffFiles(t)
 	delta := filepath.Join(dir, "delta")
 	if code, _, stderr := runHdig(t, "diff", "--checksum", old, nw, "-o", delta); code != ExitOK {

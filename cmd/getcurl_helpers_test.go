@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"github.com/hdig/hdig/internal/peertest"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -70,10 +71,7 @@ func seeingOrigin(t *testing.T, handle http.HandlerFunc) (*httptest.Server, *see
 // runCurl runs curl with args (skipping the test when curl is missing).
 func runCurl(t *testing.T, args ...string) {
 	t.Helper()
-	bin, err := exec.LookPath("curl")
-	if err != nil {
-		t.Skip("curl is not installed")
-	}
+	bin := peertest.Need(t, "curl")
 	out, err := exec.Command(bin, append([]string{"-s", "-o", "/dev/null"}, args...)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("curl %v: %v\n%s", args, err, out)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
+	"github.com/hdig/hdig/internal/peertest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,15 +21,7 @@ import (
 // tool returns the path of a peer tool; without it the test is skipped,
 // except under CI, where it fails (as the xdelta3 interop tests do).
 func tool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return p
+	return peertest.Need(t, name)
 }
 
 // run runs a command in dir and returns its stdout.

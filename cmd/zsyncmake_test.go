@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"github.com/hdig/hdig/internal/peertest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,13 +48,7 @@ func TestZsyncmakeWritesControlFile(t *testing.T) {
 // TestZsyncmakeSameAsDebian: without -o, the control file lands in
 // the working directory as FILE.zsync, byte for byte what zsyncmake writes.
 func TestZsyncmakeSameAsDebian(t *testing.T) {
-	zm, err := exec.LookPath("zsyncmake")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("zsyncmake is required in CI: %v", err)
-		}
-		t.Skip("zsyncmake not installed")
-	}
+	zm := peertest.Need(t, "zsyncmake")
 	dir, path := zsyncmakeFile(t)
 	t.Chdir(dir)
 	if code, _, stderr := runHdig(t, "zsyncmake", path); code != ExitOK || !strings.Contains(stderr, "relative URL data.bin") {

@@ -2,6 +2,7 @@ package dictionary
 
 import (
 	"bytes"
+	"github.com/hdig/hdig/internal/peertest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,15 +12,7 @@ import (
 // zstdCLI returns the path of the C zstd tool; without it the test is
 // skipped, except in CI (CI set), where it fails.
 func zstdCLI(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("zstd")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("zstd is required in CI: %v", err)
-		}
-		t.Skip("zstd not installed")
-	}
-	return p
+	return peertest.Need(t, "zstd")
 }
 
 func writeFile(t *testing.T, dir, name string, b []byte) string {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
+	"github.com/hdig/hdig/internal/peertest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,15 +14,7 @@ import (
 // opensslPath returns the openssl binary. Without it the test is skipped,
 // except in CI (CI set), where it fails.
 func opensslPath(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("openssl")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("openssl is required in CI: %v", err)
-		}
-		t.Skip("openssl not installed")
-	}
-	return p
+	return peertest.Need(t, "openssl")
 }
 
 func openssl(t *testing.T, args ...string) {

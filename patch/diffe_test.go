@@ -3,6 +3,7 @@ package patch
 import (
 	"bytes"
 	"errors"
+	"github.com/hdig/hdig/internal/peertest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -58,11 +59,7 @@ func TestDiffERoundTrip(t *testing.T) {
 
 // TestDiffEGNU applies GNU diff -e's scripts, and checks ed applies ours.
 func TestDiffEGNU(t *testing.T) {
-	diff, err := exec.LookPath("diff")
-	if err != nil {
-		t.Skip("diff not installed")
-	}
-	ed, _ := exec.LookPath("ed")
+	diff, ed := peertest.Need(t, "diff"), peertest.Need(t, "ed")
 	for _, tt := range diffeTexts {
 		if strings.HasSuffix(tt.name, "newline") {
 			continue // GNU diff -e prints a warning instead
@@ -83,7 +80,7 @@ func TestDiffEGNU(t *testing.T) {
 			if !bytes.Equal(ours, script) {
 				t.Logf("script differs from GNU's (both valid):\nours:\n%s\nGNU:\n%s", ours, script)
 			}
-			if ed == "" || tt.target == "" {
+			if tt.target == "" {
 				return
 			}
 			cmd := exec.Command(ed, "-s", old)

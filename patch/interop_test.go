@@ -2,6 +2,7 @@ package patch
 
 import (
 	"bytes"
+	"github.com/hdig/hdig/internal/peertest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,15 +12,7 @@ import (
 // xdelta3 returns the path of the xdelta3 binary. Without it the test is
 // skipped, except in CI (CI set), where it fails.
 func xdelta3(t *testing.T) string {
-	t.Helper()
-	p, err := exec.LookPath("xdelta3")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("xdelta3 is required in CI: %v", err)
-		}
-		t.Skip("xdelta3 not installed")
-	}
-	return p
+	return peertest.Need(t, "xdelta3")
 }
 
 func writeFile(t *testing.T, dir, name string, b []byte) string {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"github.com/hdig/hdig/internal/peertest"
 	"io"
 	"net/http"
 	"os"
@@ -101,13 +102,7 @@ func TestServeZsyncOnlyForFiles(t *testing.T) {
 // edited copy using the control file hdig serve makes. One edit keeps it
 // to one range per request.
 func TestServeZsyncClient(t *testing.T) {
-	zs, err := exec.LookPath("zsync")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("zsync is required in CI: %v", err)
-		}
-		t.Skip("zsync not installed")
-	}
+	zs := peertest.Need(t, "zsync")
 	dir := fixture(t)
 	_, ts := start(t, dir)
 	work := t.TempDir()

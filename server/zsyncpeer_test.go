@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"github.com/hdig/hdig/internal/peertest"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,15 +17,7 @@ import (
 // peer returns the path of a Debian peer binary. Without it the test is
 // skipped, except in CI (CI set), where it fails.
 func peer(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is required in CI: %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return p
+	return peertest.Need(t, name)
 }
 
 // zsyncRequestLimit bounds the requests zsync may make: a 1 MiB file with

@@ -2,6 +2,7 @@ package zsync
 
 import (
 	"bytes"
+	"github.com/hdig/hdig/internal/peertest"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -12,15 +13,7 @@ import (
 // tool returns the path of a zsync 0.6.2 binary. Without it the test is
 // skipped, except in CI (CI set), where it fails.
 func tool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is required in CI (apt-get install zsync): %v", name, err)
-		}
-		t.Skipf("%s not installed", name)
-	}
-	return p
+	return peertest.Need(t, name)
 }
 
 func writeFile(t *testing.T, dir, name string, b []byte) string {
