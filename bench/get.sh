@@ -19,35 +19,12 @@ set -euo pipefail
 
 SIZE_MIB=${SIZE_MIB:-256}
 RUNS=${RUNS:-3}
-repo=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d)
-server_pid=""
-cleanup() {
-	if [ -n "$server_pid" ]; then
-		kill "$server_pid" 2>/dev/null || true
-		wait "$server_pid" 2>/dev/null || true
-	fi
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-need() { # need COMMAND PACKAGE
-	if ! command -v "$1" >/dev/null 2>&1 && [ ! -x "/usr/bin/$1" ]; then
-		echo "installing $2" >&2
-		apt-get update -qq
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
-	fi
-}
+. "$(dirname "$0")/lib.sh"
 need aria2c aria2
 need curl curl
 [ -x /usr/bin/time ] || need time time
 
-if [ -n "${HDIG:-}" ]; then
-	cp "$HDIG" "$tmp/hdig"
-else
-	echo "building hdig" >&2
-	(cd "$repo" && go build -o "$tmp/hdig" .)
-fi
+build_hdig
 export HDIG_CACHE_DIR="$tmp/cache"
 
 mkdir -p "$tmp/www" "$tmp/out"

@@ -1,0 +1,32 @@
+# bench/lib.sh: what the side-by-side benchmarks share; sourced, not run.
+# Sets repo and tmp (removed on exit, with the server of server_pid),
+# and provides need and build_hdig.
+
+repo=$(cd "$(dirname "${BASH_SOURCE[1]}")/.." && pwd)
+tmp=$(mktemp -d)
+server_pid=""
+cleanup() {
+	if [ -n "$server_pid" ]; then
+		kill "$server_pid" 2>/dev/null || true
+		wait "$server_pid" 2>/dev/null || true
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+need() { # need COMMAND PACKAGE: install PACKAGE with apt-get when COMMAND is missing
+	if ! command -v "$1" >/dev/null 2>&1 && [ ! -x "/usr/bin/$1" ]; then
+		echo "installing $2" >&2
+		apt-get update -qq
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
+	fi
+}
+
+build_hdig() { # $tmp/hdig: a copy of $HDIG, else built from the repository
+	if [ -n "${HDIG:-}" ]; then
+		cp "$HDIG" "$tmp/hdig"
+	else
+		echo "building hdig" >&2
+		(cd "$repo" && go build -o "$tmp/hdig" .)
+	fi
+}
