@@ -177,6 +177,27 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	return c
 }
 
+// client is the one fetch.Client of a get: TLS, redirects, timeouts and the
+// transfer flags (proxy, --resolve, -4/-6, …), with the cookie jar of -b
+// and -c; req's headers get -A, -e, -u and the command-line cookies. Every
+// request of the get (the transfer, a strategy's HEAD, zsync's ranges)
+// goes through it.
+func (o *getOptions) client(req *fetch.Request) (*fetch.Client, error) {
+	copts := fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout}
+	if err := o.Conn.options(&copts); err != nil {
+		return nil, err
+	}
+	var err error
+	if copts.Jar, err = o.Req.apply(req.Header); err != nil {
+		return nil, err
+	}
+	client, err := fetch.NewClient(copts)
+	if err != nil {
+		return nil, withExit(ExitUsage, err)
+	}
+	return client, nil
+}
+
 // transfer makes one fetch of o.URL; runGet (getrun.go) does the rest.
 func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerDump) (*fetch.Result, error) {
 	req, err := o.request()
@@ -187,16 +208,9 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 	if err := o.resolveOutput(); err != nil {
 		return nil, err
 	}
-	copts := fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout}
-	if err := o.Conn.options(&copts); err != nil {
-		return nil, err
-	}
-	if copts.Jar, err = o.Req.apply(req.Header); err != nil {
-		return nil, err
-	}
-	client, err := fetch.NewClient(copts)
+	client, err := o.client(req)
 	if err != nil {
-		return nil, withExit(ExitUsage, err)
+		return nil, err
 	}
 	req.RetryDelay, req.KeepErrorBody = o.Conn.RetryDelay, o.Out.FailWithBody
 	if err := o.Expect.resolve(ctx, ios, o, client, req); err != nil {

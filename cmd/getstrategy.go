@@ -76,7 +76,7 @@ func (o *getOptions) preferZsync(ctx context.Context) bool {
 	if err != nil {
 		return false // the plain path reports it
 	}
-	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
+	client, err := o.client(req)
 	if err != nil {
 		return false
 	}

@@ -64,9 +64,9 @@ func runGetZsync(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	if err != nil {
 		return err
 	}
-	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
+	client, err := o.client(req)
 	if err != nil {
-		return withExit(ExitUsage, err)
+		return err
 	}
 	z := &zsyncRun{o: o, ios: ios, client: client, base: req}
 	z.head = o.zsyncHead
