@@ -48,6 +48,10 @@ func TestGetMismatchNeverHidden(t *testing.T) {
 			wantCode: 0, wantErr: unverfied + ": no digest the policy accepts could be checked"},
 		{name: "wrong sha-256 in one of two field lines, the other garbage", origin: origin{headerLines: map[string][]string{"Repr-Digest": {shaWrong, "%%%"}}},
 			wantCode: 1, wantErr: wantMis + " Repr-Digest sha-256"},
+		{name: "deprecated md5 mismatch about the stored resource after a PUT", origin: origin{status: 204, header: map[string]string{"Repr-Digest": md5Wrong}},
+			args: []string{"-X", "PUT", "--data-binary", "hello"}, wantCode: 1, wantErr: wantMis + " Repr-Digest md5"},
+		{name: "sha-384 mismatch in a trailer", origin: origin{trailer: map[string]string{"Repr-Digest": "sha-384=:" + strings.Repeat("A", 64) + ":"}},
+			wantCode: 1, wantErr: wantMis + " Repr-Digest sha-384"},
 		{name: "header sha-256 and trailer disagree on an unknown algorithm", origin: origin{header: map[string]string{"Repr-Digest": helloSHA256 + ", foo=:AQ==:"}, trailer: map[string]string{"Repr-Digest": "foo=:Ag==:"}},
 			wantCode: 1, wantErr: "Repr-Digest foo differs between header and trailer"},
 	}

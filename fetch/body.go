@@ -100,13 +100,15 @@ func (b *Body) Close() error {
 
 // digestBody computes the digests of the request body once: sha-256 is
 // sent as Content-Digest and Repr-Digest (unless the caller set them),
-// and every algorithm a response may be checked with is kept in req.sent
-// for the Repr-Digest of a response about the stored resource.
+// and the digests of every algorithm hdig computes (verify.All) are kept in
+// req.sent for the Repr-Digest of a response about the stored resource,
+// whichever algorithm it names: the body is read once, so this costs CPU,
+// not a second read.
 func (req *Request) digestBody() error {
 	if req.Body == nil || req.sent != nil {
 		return nil
 	}
-	sums, err := req.Body.digests(req.algorithms())
+	sums, err := req.Body.digests(verify.All)
 	if err != nil {
 		return fmt.Errorf("read request body: %w", err)
 	}

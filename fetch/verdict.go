@@ -113,14 +113,15 @@ func bodyAlgorithms(req *Request, resp *http.Response, hdr fields) []verify.Algo
 	return withTrailer(resp, req.algorithms(hdr.all()...))
 }
 
-// withTrailer is every registered algorithm when the response announces an
-// Integrity field as a trailer, else algs: a trailer's digest, deprecated
-// or not, is never left unchecked for want of its hash.
+// withTrailer is every algorithm hdig computes (verify.All) when the
+// response announces an Integrity field as a trailer, else algs: a
+// trailer's digest, deprecated or not, is never left unchecked for want of
+// its hash.
 func withTrailer(resp *http.Response, algs []verify.Algorithm) []verify.Algorithm {
 	if !digestTrailer(resp) {
 		return algs
 	}
-	out := append([]verify.Algorithm{}, verify.Algorithms...)
+	out := append([]verify.Algorithm{}, verify.All...)
 	for _, a := range algs {
 		if !hasAlg(out, a.Key) {
 			out = append(out, a)
