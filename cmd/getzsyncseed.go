@@ -108,8 +108,11 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	}
 	sums := h.Sums()
 	res.Verdict.Add(verify.Compare(field, sums, z.base.Policy)...)
-	res.Verdict.Add(verify.Check{Field: "zsync", Algorithm: "sha-1", Expected: z.ctl.SHA1[:], Actual: z.ctl.SHA1[:],
-		Result: verify.Match, Reason: "the control file's SHA-1 of the whole file"})
+	// The control file's SHA-1 (checked by Finish) goes through the one
+	// comparison: sha-1 is deprecated, so it proves the file only when
+	// --accept names sha; otherwise it is reported and Repr-Digest decides.
+	ctlSum := verify.DigestField{Name: "zsync", Present: true, Digests: []verify.Digest{{Algorithm: "sha", Value: z.ctl.SHA1[:]}}}
+	res.Verdict.Add(verify.Compare(ctlSum, []verify.Digest{{Algorithm: "sha", Value: z.ctl.SHA1[:]}}, z.base.Policy)...)
 	if bad := res.Verdict.Mismatches(); len(bad) > 0 {
 		return nil, fmt.Errorf("%w: %s %s of the rebuilt file", fetch.ErrMismatch, bad[0].Field, bad[0].Algorithm)
 	}
