@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hdig/hdig/fetch"
 	"io"
 	"net/http"
 	"net/url"
@@ -84,8 +85,11 @@ func (a *audit) do(ctx context.Context, q request) (*response, error) {
 	if err != nil {
 		return nil, err
 	}
+	own := a.home == "" || fetch.SameOrigin(a.url, a.home)
 	for k, vs := range a.opts.Header {
-		req.Header[k] = append([]string(nil), vs...)
+		if own || !fetch.IsCredential(k) { // credentials stay with the audited URL's origin
+			req.Header[k] = append([]string(nil), vs...)
+		}
 	}
 	for k, vs := range q.header {
 		req.Header[k] = vs

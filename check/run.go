@@ -32,7 +32,7 @@ func Run(ctx context.Context, urls []string, o Options) []Report {
 // URL audits one URL. Its requests are sent one after the other, so the
 // load on the origin stays small and the report is deterministic.
 func URL(ctx context.Context, url string, o Options) Report {
-	a := &audit{url: url, opts: o.withDefaults(), s: sheet{}}
+	a := &audit{url: url, home: url, opts: o.withDefaults(), s: sheet{}}
 	unreachable := a.run(ctx)
 	return Report{URL: url, Checks: a.s.ordered(), Unreachable: unreachable}
 }
@@ -40,6 +40,7 @@ func URL(ctx context.Context, url string, o Options) Report {
 // audit is the state of the audit of one URL.
 type audit struct {
 	url  string
+	home string // the URL audited: -H credentials go to its origin only
 	opts Options
 	s    sheet
 

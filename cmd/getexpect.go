@@ -160,25 +160,20 @@ func (e *expectFlags) readChecksumFile(ctx context.Context, client *fetch.Client
 		}
 		return data, nil
 	}
+	// Who the user is goes along (not the request's conditions or ranges);
+	// the client's credential rule keeps Authorization and Cookie from any
+	// origin but req.URL's (fetch.CredentialsFor).
 	creq := &fetch.Request{URL: src, Header: http.Header{}, Policy: req.Policy, Retry: req.Retry,
 		Limits: fetch.Limits{MaxFileSize: verify.MaxChecksumFile, MaxRatio: -1}}
-	if sameOrigin(src, req.URL) {
-		for _, k := range []string{"Authorization", "Cookie", "User-Agent"} {
-			if v := req.Header.Values(k); len(v) > 0 {
-				creq.Header[k] = v
-			}
+	for _, k := range []string{"Authorization", "Cookie", "User-Agent"} {
+		if v := req.Header.Values(k); len(v) > 0 {
+			creq.Header[k] = v
 		}
 	}
+	ctx = fetch.CredentialsFor(ctx, req.URL)
 	var buf bytes.Buffer
 	if _, err := client.Do(ctx, creq, &fetch.HeldSink{Out: &buf}); err != nil {
 		return nil, fmt.Errorf("--checksum-file %s: %w", src, err)
 	}
 	return buf.Bytes(), nil
-}
-
-// sameOrigin compares scheme, host and port of two URLs.
-func sameOrigin(a, b string) bool {
-	ua, err1 := url.Parse(a)
-	ub, err2 := url.Parse(b)
-	return err1 == nil && err2 == nil && ua.Scheme == ub.Scheme && strings.EqualFold(ua.Host, ub.Host)
 }

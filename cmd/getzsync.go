@@ -94,6 +94,9 @@ type zsyncRun struct {
 }
 
 func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
+	// The control file, the HEAD and the ranges may be on other origins
+	// (a Link, the control file's URL: line): credentials stay with o.URL's.
+	ctx = fetch.CredentialsFor(ctx, z.o.URL)
 	if err := z.discover(ctx); err != nil {
 		return nil, err
 	}

@@ -107,6 +107,16 @@ var credentialFields = []string{"Authorization", "Cookie", "Proxy-Authorization"
 // it belong to this origin.
 type credentialsKey struct{}
 
+// CredentialsFor returns ctx recording that the user's credentials (-H
+// Authorization and Cookie, URL userinfo) were given for rawURL's origin:
+// every request made with it, to whatever URL (a control file's, a
+// checksum file's, a Link target), carries them only to that origin. A
+// caller that makes several Client calls for one user request sets it
+// once, with the URL the user gave.
+func CredentialsFor(ctx context.Context, rawURL string) context.Context {
+	return withCredentialsFor(ctx, rawURL)
+}
+
 // withCredentialsFor records, unless ctx already names one, that the
 // credentials of the requests made with ctx were given for rawURL's origin.
 // Every Client entry point calls it with the URL the user gave, so that
@@ -198,6 +208,25 @@ func ownOrigin(req *http.Request) bool {
 func hasCredentials(h http.Header) bool {
 	for _, f := range credentialFields {
 		if _, ok := h[f]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// SameOrigin reports whether two URLs have the same origin (scheme, host,
+// port; default ports spelled out), the unit user credentials belong to.
+func SameOrigin(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	return err1 == nil && err2 == nil && originOf(ua) == originOf(ub)
+}
+
+// IsCredential reports whether a request field carries the user's
+// credentials (Authorization, Cookie, Proxy-Authorization).
+func IsCredential(field string) bool {
+	for _, f := range credentialFields {
+		if http.CanonicalHeaderKey(field) == f {
 			return true
 		}
 	}
