@@ -157,7 +157,9 @@ func (s *Server) rangeContentDigests(r *http.Request, rep *Representation, off, 
 		return nil, false, err
 	}
 	s.hashing.hashed.Add(n)
-	if rep.ETag != "" {
+	if rep.ETag != "" && rep.Trusted() {
+		// Kept only for trusted digests: an untrusted ETag may not name
+		// the bytes just hashed (the guard checks this response alone).
 		s.ranges.put(key, ds)
 	}
 	return ds, true, nil

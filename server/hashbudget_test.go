@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func sfSHA512(b []byte) string {
@@ -31,7 +32,7 @@ func bigFile(t *testing.T, opts ...Option) (*Server, *httptest.Server, []byte) {
 // TestRangeDigestReused: repeated requests for the same range with
 // Want-Content-Digest hash it once.
 func TestRangeDigestReused(t *testing.T) {
-	s, ts, b := bigFile(t)
+	s, ts, b := bigFile(t, withSettle(0)) // settled: its digests are trusted
 	for range 5 {
 		r := raw(t, ts, "GET", "/big.bin", "Range: bytes=1000-2098151", "Want-Content-Digest: sha-512=9")
 		wantStatus(t, r, http.StatusPartialContent)
@@ -39,6 +40,27 @@ func TestRangeDigestReused(t *testing.T) {
 	}
 	if got := s.hashing.hashed.Load(); got != 2<<20 {
 		t.Errorf("hashed %d bytes for 5 requests of one 2 MiB range, want %d", got, 2<<20)
+	}
+}
+
+// withSettle sets the window after a change within which a file's digests
+// are not trusted (identity.go).
+func withSettle(d time.Duration) Option {
+	return func(c *config) error { c.settle = d; return nil }
+}
+
+// A range digest hashed while the file's digests are untrusted (changed
+// within the settle window) may describe other bytes than the ETag names:
+// it is not kept for later requests.
+func TestUnsettledRangeDigestNotReused(t *testing.T) {
+	s, ts, b := bigFile(t, withSettle(time.Hour))
+	for range 2 {
+		r := raw(t, ts, "GET", "/big.bin", "Range: bytes=1000-2098151", "Want-Content-Digest: sha-512=9")
+		wantStatus(t, r, http.StatusPartialContent)
+		wantHeader(t, r, "Content-Digest", sfSHA512(b[1000:2098152]))
+	}
+	if got := s.hashing.hashed.Load(); got != 2*(2<<20) {
+		t.Errorf("hashed %d bytes for 2 requests of one 2 MiB range of an unsettled file, want %d (no reuse)", got, 2*(2<<20))
 	}
 }
 
