@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/zsync"
@@ -73,6 +74,7 @@ func newZsyncCache() *zsyncCache {
 type control struct {
 	body []byte
 	etag string
+	keep bool // may be cached (made from a settled file with a strong ID)
 }
 
 // get returns the control file of key: cached, made by a build already in
@@ -111,7 +113,7 @@ func (c *zsyncCache) get(ctx context.Context, k fileKey, build func() (control, 
 	<-c.slots
 	c.mu.Lock()
 	delete(c.flights, k)
-	if f.err == nil {
+	if f.err == nil && f.ctl.keep {
 		c.put(k, f.ctl)
 	}
 	c.mu.Unlock()
@@ -179,18 +181,25 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	if fi.Size() > s.zsync.maxFile {
 		return false // serveGet answers 404: no control file for so large a file
 	}
+	id := fileid.Of(fi)
+	settledBefore := settled(id, time.Now(), s.cfg.settle)
 	cf, err := s.zsync.get(r.Context(), keyOf(base, fi), func() (control, error) {
-		ctl, err := zsync.Make(io.NewSectionReader(f, 0, fi.Size()), fi.Size(), zsync.MakeOptions{
+		ctl, err := zsync.Make(ctxReader{r.Context(), io.NewSectionReader(f, 0, fi.Size())}, fi.Size(), zsync.MakeOptions{
 			Filename: path.Base(base), MTime: fi.ModTime(), URL: relativeURL(path.Base(base))})
 		if err != nil {
 			return control{}, err
 		}
-		if after, err := fileid.File(f); err != nil || after != fileid.Of(fi) {
+		after, err := fileid.File(f)
+		if err != nil || after != id {
 			return control{}, errors.New("the file changed while its control file was made; retry")
 		}
 		var buf bytes.Buffer
 		ctl.WriteTo(&buf)
-		return control{body: buf.Bytes(), etag: fmt.Sprintf(`"zsync-%x"`, ctl.SHA1)}, nil
+		// Kept for later requests only when the file had settled and its
+		// ID is strong: as for digests (identity.go), a recent change may
+		// have landed within one ctime tick of the read.
+		keep := settledBefore && fileid.Same(id, after)
+		return control{body: buf.Bytes(), etag: fmt.Sprintf(`"zsync-%x"`, ctl.SHA1), keep: keep}, nil
 	})
 	if err != nil {
 		s.cfg.logger.Info("zsync control file not made", "path", r.URL.Path, "err", err)

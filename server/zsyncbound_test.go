@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Making a control file hashes the whole file: concurrent requests for one
@@ -94,5 +95,19 @@ func (c *zsyncCache) fillSlots() {
 func (c *zsyncCache) drainSlots() {
 	for ; c.filled > 0; c.filled-- {
 		<-c.slots
+	}
+}
+
+// A control file made from a file changed within the settle window may
+// describe bytes the file no longer has: it is served but not kept.
+func TestZsyncUnsettledNotKept(t *testing.T) {
+	s, ts := start(t, fixture(t), withSettle(time.Hour))
+	for range 2 {
+		if resp, _ := getZsync(t, ts.URL+"/data.bin.zsync"); resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET data.bin.zsync = %d", resp.StatusCode)
+		}
+	}
+	if n := s.zsync.makes.Load(); n != 2 {
+		t.Errorf("control file of an unsettled file made %d times for 2 requests, want 2 (not kept)", n)
 	}
 }
