@@ -47,12 +47,24 @@ func (o *getOptions) applyStrategy(ctx context.Context) (zsyncRun bool, err erro
 	return false, usageErrorf("--strategy %q: want auto, delta, zsync or full", o.Strategy)
 }
 
+// zsyncKeepsFlags reports whether the zsync path does all the flags ask:
+// it does not check --expect or --checksum-file, and writes no -w, -D, -i,
+// -R or -J output, nor into --output-dir, nor bounds the run by -m. auto
+// chooses it only then, so a flag never stops working, nor the exit status
+// changes, with what the cache holds or the origin advertises.
+func (o *getOptions) zsyncKeepsFlags() bool {
+	x := o.Out
+	return len(o.Expect.Expect) == 0 && o.Expect.ChecksumFile == "" && !o.RequireDigest &&
+		x.WriteOut == "" && !x.Include && x.DumpHeader == "" && x.OutputDir == "" && !x.RemoteTime &&
+		!x.RemoteHeaderName && !x.FailWithBody && o.Conn.MaxTime == 0
+}
+
 // preferZsync decides auto: zsync when a cached base exists, the origin
 // has shown it does not send 226, and the file's HEAD names a control file.
 // It notes whether the plain GET will offer a delta (o.offersDelta).
 func (o *getOptions) preferZsync(ctx context.Context) bool {
 	if o.NoCache || o.Head || o.Output == "" || o.special || o.Range != "" || o.Continue || o.Method != "" ||
-		o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "" || o.RemoteName {
+		o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "" || o.RemoteName || !o.zsyncKeepsFlags() {
 		return false
 	}
 	dir := o.cacheDir()

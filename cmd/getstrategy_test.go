@@ -107,6 +107,9 @@ func TestGetStrategyZsyncOrigin(t *testing.T) {
 	}
 	r.get("v4", 4, "full", "--strategy", "delta")
 	r.counts("--strategy delta", map[string]int{"DELTA": 1, "HEAD": 0})
+	// A flag the zsync path would not honour keeps auto on the plain GET.
+	r.get("v5", 5, "full", "-R")
+	r.counts("auto with -R", map[string]int{"HEAD": 0, "RANGE": 0})
 
 	if code, _, errOut := runHdig(t, "get", "--strategy", "fast", "-o", filepath.Join(r.work, "x"), r.url); code != ExitUsage || !strings.Contains(errOut, "want auto, delta, zsync or full") {
 		t.Errorf("--strategy fast = %d, %q; want 2", code, errOut)
