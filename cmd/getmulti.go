@@ -64,6 +64,21 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 	case o.UploadFile == "-" || o.DataBinary == "@-" || strings.Contains(strings.Join(o.Data, "\n"), "@-"):
 		return usageErrorf("stdin can be read for one URL only")
 	}
+	if o.Multi.Parallel && !o.Out.RemoteHeaderName {
+		// Two transfers into one FILE.hdig-part at once could rename one's
+		// bytes onto FILE as the other's verified result.
+		seen := map[string]string{}
+		for _, u := range urls {
+			name, err := remoteName(schemeless(u))
+			if err != nil {
+				continue // runGet reports it
+			}
+			if prev, ok := seen[name]; ok {
+				return usageErrorf("-Z: %s and %s both write %s; fetch them one at a time or name them apart", redactURL(prev), redactURL(u), name)
+			}
+			seen[name] = u
+		}
+	}
 	width := 1
 	if o.Multi.Parallel {
 		width = o.Multi.ParallelMax
@@ -88,12 +103,7 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 		}()
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if code := ExitCode(err); code != ExitOK {
-			return exitSilently(code)
-		}
-	}
-	return nil
+	return exitSilently(multiExit(errs))
 }
 
 // lockedWriter lets concurrent transfers share a stream, one write at a
@@ -113,4 +123,20 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 func quietError(err error) bool {
 	var se *silentError
 	return errors.As(err, &se)
+}
+
+// multiExit is the exit status of several transfers: an integrity failure
+// (1) of any of them first, so that a network error of one URL never hides
+// a mismatch of another; else the first other failure in command-line order.
+func multiExit(errs []error) int {
+	first := ExitOK
+	for _, err := range errs {
+		switch code := ExitCode(err); {
+		case code == ExitIntegrity:
+			return code
+		case code != ExitOK && first == ExitOK:
+			first = code
+		}
+	}
+	return first
 }
