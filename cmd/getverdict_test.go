@@ -52,6 +52,8 @@ func TestGetMismatchNeverHidden(t *testing.T) {
 			args: []string{"-X", "PUT", "--data-binary", "hello"}, wantCode: 1, wantErr: wantMis + " Repr-Digest md5"},
 		{name: "sha-384 mismatch in a trailer", origin: origin{trailer: map[string]string{"Repr-Digest": "sha-384=:" + strings.Repeat("A", 64) + ":"}},
 			wantCode: 1, wantErr: wantMis + " Repr-Digest sha-384"},
+		{name: "wrong md5 in a trailing x-goog-hash", origin: origin{trailer: map[string]string{"X-Goog-Hash": "md5=AAAAAAAAAAAAAAAAAAAAAA=="}},
+			wantCode: 1, wantErr: wantMis},
 		{name: "header sha-256 and trailer disagree on an unknown algorithm", origin: origin{header: map[string]string{"Repr-Digest": helloSHA256 + ", foo=:AQ==:"}, trailer: map[string]string{"Repr-Digest": "foo=:Ag==:"}},
 			wantCode: 1, wantErr: "Repr-Digest foo differs between header and trailer"},
 	}

@@ -250,7 +250,8 @@ func (d *download) hashAlgorithms(resp *http.Response, fs ...verify.DigestField)
 	return algs
 }
 
-// digestTrailer says whether a response announces an Integrity field in
+// digestTrailer says whether a response announces a digest field (RFC 9530,
+// RFC 3230, Content-MD5, Unencoded-Digest, x-goog-hash, x-amz-checksum-*) in
 // the trailer. Go's client moves the Trailer header field into the keys of
 // resp.Trailer; both are looked at.
 func digestTrailer(resp *http.Response) bool {
@@ -260,8 +261,9 @@ func digestTrailer(resp *http.Response) bool {
 	}
 	for _, t := range names {
 		for _, f := range strings.Split(t, ",") {
-			switch http.CanonicalHeaderKey(strings.TrimSpace(f)) {
-			case verify.ReprDigest, verify.ContentDigest, verify.LegacyDigest:
+			switch k := http.CanonicalHeaderKey(strings.TrimSpace(f)); {
+			case k == verify.ReprDigest, k == verify.ContentDigest, k == verify.LegacyDigest,
+				k == "Content-Md5", k == "Unencoded-Digest", k == "X-Goog-Hash", strings.HasPrefix(k, "X-Amz-Checksum-"):
 				return true
 			}
 		}

@@ -60,9 +60,11 @@ func bodyVerdict(hdr, tr fields, content []verify.Digest, basis reprBasis, req *
 	if basis.warning != "" && (hdr.repr.Usable() || tr.repr.Usable()) {
 		v.Warn(basis.warning)
 	}
-	v.Warn(hdr.md5.Warnings()...)
-	v.Add(verify.Compare(hdr.md5, content, p)...)
-	outsideChecks(&v, hdr, basis, req)
+	for _, sec := range []fields{hdr, tr} { // a trailer's are checked as a header's
+		v.Warn(sec.md5.Warnings()...)
+		v.Add(verify.Compare(sec.md5, content, p)...)
+		outsideChecks(&v, sec, basis, req)
+	}
 	agree(&v, hdr.repr, tr.repr)
 	agree(&v, hdr.content, tr.content)
 	if !hdr.sent() && !tr.sent() {
