@@ -351,7 +351,7 @@ func reprVerdict(h, t http.Header, sums []verify.Digest, req *Request) verify.Ve
 		v.Warn(hdr.legacy.Warnings()...)
 		v.Add(verify.Compare(hdr.legacy, sums, p)...)
 	}
-	outsideChecks(&v, hdr, reprBasis{sums: sums, content: true, coding: codingOf(h)}, req)
+	outsideChecks(&v, hdr, fields{}, reprBasis{sums: sums, content: true, coding: codingOf(h)}, req)
 	agree(&v, hdr.repr, tr.repr)
 	if !hdr.repr.Present && !tr.repr.Present && !hdr.legacy.Present {
 		v.Warn("the origin sent no Repr-Digest: nothing proves the rebuilt bytes")

@@ -25,7 +25,18 @@ func outsideReprFields(h http.Header) []verify.DigestField {
 // outsideChecks compares the origin's foreign fields and Unencoded-Digest
 // of hdr with the basis, and the user's expected digests with the bytes
 // written.
-func outsideChecks(v *verify.Verdict, hdr fields, basis reprBasis, req *Request) {
+func outsideChecks(v *verify.Verdict, hdr, tr fields, basis reprBasis, req *Request) {
+	for _, sec := range []fields{hdr, tr} { // a trailer's are checked as a header's
+		sectionChecks(v, sec, basis, req)
+	}
+	for _, f := range req.Expected {
+		v.Add(expectedChecks(f, basis, req)...)
+	}
+}
+
+// sectionChecks checks the fields outside RFC 9530 of one section (header
+// or trailer) of a response.
+func sectionChecks(v *verify.Verdict, hdr fields, basis reprBasis, req *Request) {
 	for _, f := range hdr.foreign {
 		if f.Ignored != "" && len(f.Digests) > 0 {
 			v.Add(ignoredAll(f, f.Ignored)...) // an S3 composite: said once, in its check
@@ -35,9 +46,6 @@ func outsideChecks(v *verify.Verdict, hdr fields, basis reprBasis, req *Request)
 		v.Add(basis.compare(f, req.Policy, "")...)
 	}
 	unencodedChecks(v, hdr.unencoded, basis, req)
-	for _, f := range req.Expected {
-		v.Add(expectedChecks(f, basis, req)...)
-	}
 }
 
 // unencodedChecks compares Unencoded-Digest (the representation with no

@@ -63,8 +63,8 @@ func bodyVerdict(hdr, tr fields, content []verify.Digest, basis reprBasis, req *
 	for _, sec := range []fields{hdr, tr} { // a trailer's are checked as a header's
 		v.Warn(sec.md5.Warnings()...)
 		v.Add(verify.Compare(sec.md5, content, p)...)
-		outsideChecks(&v, sec, basis, req)
 	}
+	outsideChecks(&v, hdr, tr, basis, req)
 	agree(&v, hdr.repr, tr.repr)
 	agree(&v, hdr.content, tr.content)
 	if !hdr.sent() && !tr.sent() {
