@@ -57,12 +57,6 @@ func (g *encodeGate) close() {
 	g.bg.Wait()
 }
 
-// refuseReader stands in for the identity bytes when only a variant that
-// is already built may be used: building from it fails with errNotReady.
-type refuseReader struct{}
-
-func (refuseReader) Read([]byte) (int, error) { return 0, errNotReady }
-
 // encodedVariant returns the enc variant of the file name whose identity
 // (id, read through f) has sha-256 sum, or errNotReady.
 func (s *Server) encodedVariant(r *http.Request, name string, id *Representation, sum []byte, enc string, f io.ReaderAt) (*variant, error) {
@@ -80,9 +74,8 @@ func (s *Server) encodedVariant(r *http.Request, name string, id *Representation
 	if g.isBuilding(key) {
 		return nil, errNotReady
 	}
-	vr, err := s.variants.open(sum, enc, refuseReader{})
-	if !errors.Is(err, errNotReady) {
-		return vr, err
+	if vr, ok := s.variants.lookup(sum, enc); ok {
+		return vr, nil
 	}
 	if g.start(key, s.variants) {
 		g.bg.Add(1)

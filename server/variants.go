@@ -110,6 +110,33 @@ func (vs *variantStore) open(sum []byte, enc string, src io.Reader) (*variant, e
 	return &variant{key: key, content: bytes.NewReader(mv.data), size: int64(len(mv.data)), sum: mv.sum, release: func() {}}, nil
 }
 
+// lookup returns the enc variant of the content whose sha-256 is sum when
+// it is built already: no build, no temporary file.
+func (vs *variantStore) lookup(sum []byte, enc string) (*variant, bool) {
+	key := hex.EncodeToString(sum) + "." + enc
+	vs.mu.Lock()
+	name, onDisk := vs.names[key]
+	el, inMemory := vs.mem[key]
+	if inMemory {
+		vs.lru.MoveToFront(el)
+	}
+	vs.mu.Unlock()
+	switch {
+	case vs.dir != "" && onDisk:
+		p := filepath.Join(vs.dir, name)
+		f, size, err := openSized(p)
+		if err != nil {
+			return nil, false
+		}
+		vs.touch(f, p)
+		return diskVariant(key, name, f, size), true
+	case vs.dir == "" && inMemory:
+		mv := el.Value.(*memVariant)
+		return &variant{key: key, content: bytes.NewReader(mv.data), size: int64(len(mv.data)), sum: mv.sum, release: func() {}}, true
+	}
+	return nil, false
+}
+
 // discard forgets a variant whose bytes are not the ones its name says.
 func (vs *variantStore) discard(v *variant) {
 	vs.mu.Lock()
