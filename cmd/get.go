@@ -12,7 +12,6 @@ import (
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
-	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/verify"
 	"github.com/spf13/cobra"
@@ -306,77 +305,6 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	return req, nil
 }
 
-func parseAccept(s string) (verify.Policy, error) {
-	algs, err := verify.ParseList(s)
-	if err != nil {
-		return verify.Policy{}, usageErrorf("--accept: %v", err)
-	}
-	p := verify.Policy{}
-	for _, a := range algs {
-		p.Accept = append(p.Accept, a.Key)
-	}
-	return p, nil
-}
-
-// body sets the request body from -d, --data-binary or -T.
-func (o *getOptions) body(req *fetch.Request) error {
-	n := 0
-	for _, set := range []bool{len(o.Data)+len(o.Req.DataURLEncode) > 0, o.DataBinary != "", o.UploadFile != "", len(o.Req.Form) > 0} {
-		if set {
-			n++
-		}
-	}
-	if n > 1 {
-		return usageErrorf("use only one of -d (and --data-urlencode), --data-binary, -T and -F")
-	}
-	if len(o.Req.DataURLEncode) > 0 || o.Req.Get {
-		return o.formData(req)
-	}
-	var err error
-	switch {
-	case len(o.Req.Form) > 0:
-		var ctype string
-		req.Body, ctype, err = formBody(o.Req.Form, o.stdin)
-		if err == nil && req.Header.Get("Content-Type") == "" {
-			req.Header.Set("Content-Type", ctype)
-		}
-	case o.UploadFile != "" && o.UploadFile != "-":
-		req.Body, err = fetch.FileBody(o.UploadFile)
-		if req.Method == "" {
-			req.Method = http.MethodPut
-		}
-	case o.UploadFile == "-":
-		req.Body, err = fetch.ReaderBody(o.stdin, "")
-		if req.Method == "" {
-			req.Method = http.MethodPut
-		}
-	case o.DataBinary != "":
-		req.Body, err = o.dataBody(o.DataBinary)
-	case len(o.Data) == 1:
-		req.Body, err = o.dataBody(o.Data[0])
-	case len(o.Data) > 1:
-		req.Body = fetch.BytesBody([]byte(strings.Join(o.Data, "&")))
-	}
-	if err != nil {
-		return withExit(ExitUsage, fmt.Errorf("request body: %w", err))
-	}
-	if len(o.Data) > 0 && req.Header.Get("Content-Type") == "" {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	return nil
-}
-
-// dataBody is -d or --data-binary's body: DATA, @FILE, or @- for stdin.
-func (o *getOptions) dataBody(s string) (*fetch.Body, error) {
-	if s == "@-" {
-		return fetch.ReaderBody(o.stdin, "")
-	}
-	if name, ok := strings.CutPrefix(s, "@"); ok {
-		return fetch.FileBody(name)
-	}
-	return fetch.BytesBody([]byte(s)), nil
-}
-
 // sink chooses where the body goes.
 func (o *getOptions) sink(ios *IOStreams) (fetch.Sink, error) {
 	switch {
@@ -459,45 +387,6 @@ func chain(a, b func(*http.Response)) func(*http.Response) {
 	return func(r *http.Response) { a(r); b(r) }
 }
 
-// continueArgs drops the "-" of curl's `-C -` (resume at the part's end,
-// the only offset hdig supports) from the arguments.
-func continueArgs(o *getOptions, args []string) []string {
-	if !o.Continue || len(args) < 2 {
-		return args
-	}
-	for i, a := range args {
-		if a == "-" {
-			return append(append([]string{}, args[:i]...), args[i+1:]...)
-		}
-	}
-	return args
-}
-
-// rangeFlags checks -r, --parallel and -C and parses -r.
-func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
-	switch {
-	case o.Parallel < 0 || o.Parallel > fetch.MaxParallel:
-		return nil, usageErrorf("--parallel %d: want 1 to %d (0: chosen from the size)", o.Parallel, fetch.MaxParallel)
-	case o.Parallel > 1 && o.Output == "":
-		return nil, usageErrorf("--parallel needs -o FILE: output to stdout stays one stream")
-	case o.Continue && o.Output == "":
-		return nil, usageErrorf("-C resumes FILE.hdig-part, so it needs -o FILE")
-	case o.Continue && (o.Range != "" || o.Compressed || o.Head || o.Method != "" || len(o.Data) > 0 || o.DataBinary != "" || o.UploadFile != ""):
-		return nil, usageErrorf("-C resumes a plain GET; it cannot be combined with -r, --compressed, -I, -X or a request body")
-	case o.Range == "":
-		return nil, nil
-	case o.Compressed:
-		return nil, usageErrorf("-r cannot be combined with --compressed: a range of an encoded body does not decode")
-	case o.Parallel > 1:
-		return nil, usageErrorf("-r and --parallel cannot be combined")
-	}
-	ranges, err := httpfield.ParseRanges(o.Range)
-	if err != nil {
-		return nil, usageErrorf("-r: %v", err)
-	}
-	return ranges, nil
-}
-
 // downloads says whether the fetch goes through fetch.Client.Download
 // (pieces, resume, progress): a plain GET to -o FILE. Anything else (a
 // method, a body, -r or a Range header, a condition, --compressed) is one
@@ -506,17 +395,4 @@ func (o *getOptions) downloads(req *fetch.Request) bool {
 	plain := req.Method == "" || strings.EqualFold(req.Method, http.MethodGet)
 	return o.Output != "" && !o.special && !o.Head && plain && req.Body == nil && len(req.Ranges) == 0 &&
 		!req.Compressed && req.Header.Get("Range") == "" && req.Header.Get("If-Range") == "" && !req.Conditional()
-}
-
-// numbers checks --retry and --timeout: --timeout bounds connecting and
-// each stall, so 0 (curl's "no limit" for --max-time) is refused rather
-// than guessed at.
-func (o *getOptions) numbers() error {
-	if o.Retry < 0 {
-		return usageErrorf("--retry %d: want 0 or more", o.Retry)
-	}
-	if o.Timeout <= 0 {
-		return usageErrorf("--timeout %v: want a positive duration, e.g. 30s", o.Timeout)
-	}
-	return nil
 }

@@ -1,0 +1,70 @@
+package cmd
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/hdig/hdig/fetch"
+)
+
+// The request body of hdig get: -d, --data-binary, -T (stdin too).
+
+// body sets the request body from -d, --data-binary or -T.
+func (o *getOptions) body(req *fetch.Request) error {
+	n := 0
+	for _, set := range []bool{len(o.Data)+len(o.Req.DataURLEncode) > 0, o.DataBinary != "", o.UploadFile != "", len(o.Req.Form) > 0} {
+		if set {
+			n++
+		}
+	}
+	if n > 1 {
+		return usageErrorf("use only one of -d (and --data-urlencode), --data-binary, -T and -F")
+	}
+	if len(o.Req.DataURLEncode) > 0 || o.Req.Get {
+		return o.formData(req)
+	}
+	var err error
+	switch {
+	case len(o.Req.Form) > 0:
+		var ctype string
+		req.Body, ctype, err = formBody(o.Req.Form, o.stdin)
+		if err == nil && req.Header.Get("Content-Type") == "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+	case o.UploadFile != "" && o.UploadFile != "-":
+		req.Body, err = fetch.FileBody(o.UploadFile)
+		if req.Method == "" {
+			req.Method = http.MethodPut
+		}
+	case o.UploadFile == "-":
+		req.Body, err = fetch.ReaderBody(o.stdin, "")
+		if req.Method == "" {
+			req.Method = http.MethodPut
+		}
+	case o.DataBinary != "":
+		req.Body, err = o.dataBody(o.DataBinary)
+	case len(o.Data) == 1:
+		req.Body, err = o.dataBody(o.Data[0])
+	case len(o.Data) > 1:
+		req.Body = fetch.BytesBody([]byte(strings.Join(o.Data, "&")))
+	}
+	if err != nil {
+		return withExit(ExitUsage, fmt.Errorf("request body: %w", err))
+	}
+	if len(o.Data) > 0 && req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	return nil
+}
+
+// dataBody is -d or --data-binary's body: DATA, @FILE, or @- for stdin.
+func (o *getOptions) dataBody(s string) (*fetch.Body, error) {
+	if s == "@-" {
+		return fetch.ReaderBody(o.stdin, "")
+	}
+	if name, ok := strings.CutPrefix(s, "@"); ok {
+		return fetch.FileBody(name)
+	}
+	return fetch.BytesBody([]byte(s)), nil
+}

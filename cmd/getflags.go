@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/verify"
+)
+
+// Parsing of hdig get's flag values: --accept, -r, -C's argument, --retry and --timeout.
+
+func parseAccept(s string) (verify.Policy, error) {
+	algs, err := verify.ParseList(s)
+	if err != nil {
+		return verify.Policy{}, usageErrorf("--accept: %v", err)
+	}
+	p := verify.Policy{}
+	for _, a := range algs {
+		p.Accept = append(p.Accept, a.Key)
+	}
+	return p, nil
+}
+
+// rangeFlags checks -r, --parallel and -C and parses -r.
+func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
+	switch {
+	case o.Parallel < 0 || o.Parallel > fetch.MaxParallel:
+		return nil, usageErrorf("--parallel %d: want 1 to %d (0: chosen from the size)", o.Parallel, fetch.MaxParallel)
+	case o.Parallel > 1 && o.Output == "":
+		return nil, usageErrorf("--parallel needs -o FILE: output to stdout stays one stream")
+	case o.Continue && o.Output == "":
+		return nil, usageErrorf("-C resumes FILE.hdig-part, so it needs -o FILE")
+	case o.Continue && (o.Range != "" || o.Compressed || o.Head || o.Method != "" || len(o.Data) > 0 || o.DataBinary != "" || o.UploadFile != ""):
+		return nil, usageErrorf("-C resumes a plain GET; it cannot be combined with -r, --compressed, -I, -X or a request body")
+	case o.Range == "":
+		return nil, nil
+	case o.Compressed:
+		return nil, usageErrorf("-r cannot be combined with --compressed: a range of an encoded body does not decode")
+	case o.Parallel > 1:
+		return nil, usageErrorf("-r and --parallel cannot be combined")
+	}
+	ranges, err := httpfield.ParseRanges(o.Range)
+	if err != nil {
+		return nil, usageErrorf("-r: %v", err)
+	}
+	return ranges, nil
+}
+
+// numbers checks --retry and --timeout: --timeout bounds connecting and
+// each stall, so 0 (curl's "no limit" for --max-time) is refused rather
+// than guessed at.
+func (o *getOptions) numbers() error {
+	if o.Retry < 0 {
+		return usageErrorf("--retry %d: want 0 or more", o.Retry)
+	}
+	if o.Timeout <= 0 {
+		return usageErrorf("--timeout %v: want a positive duration, e.g. 30s", o.Timeout)
+	}
+	return nil
+}
+
+// continueArgs drops the "-" of curl's `-C -` (resume at the part's end,
+// the only offset hdig supports) from the arguments.
+func continueArgs(o *getOptions, args []string) []string {
+	if !o.Continue || len(args) < 2 {
+		return args
+	}
+	for i, a := range args {
+		if a == "-" {
+			return append(append([]string{}, args[:i]...), args[i+1:]...)
+		}
+	}
+	return args
+}
