@@ -37,6 +37,16 @@ func TestGetFail(t *testing.T) {
 	assertFile(t, fresh, "no such thing\n")
 	runHdig(t, "get", "--fail-with-body", "-o", kept, srv.URL+"/x")
 	assertFile(t, kept, "old")
+	// With -O -J the error body lands under -O's name, not under the
+	// hidden name -J downloads to.
+	jdir := t.TempDir()
+	if code, _, _ := runHdig(t, "get", "--fail-with-body", "-O", "-J", "--output-dir", jdir, srv.URL+"/x"); code != ExitNetwork {
+		t.Errorf("-O -J --fail-with-body: exit %d, want 4", code)
+	}
+	assertFile(t, filepath.Join(jdir, "x"), "no such thing\n")
+	if names, _ := filepath.Glob(filepath.Join(jdir, ".hdig-J.*")); len(names) != 0 {
+		t.Errorf("-J left %v", names)
+	}
 	if code, _, _ := runHdig(t, "get", "-f", "--fail-with-body", srv.URL); code != ExitUsage {
 		t.Errorf("-f with --fail-with-body: exit %d, want 2", code)
 	}

@@ -146,6 +146,9 @@ func (x *outputFlags) errorBody(ios *IOStreams, output string, err error) {
 		ios.Out.Write(se.Body)
 		return
 	}
+	if x.RemoteHeaderName && x.remoteName != "" {
+		output = x.remoteName // not -J's hidden name: no response named a file
+	}
 	f, ferr := os.OpenFile(output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if ferr != nil {
 		fmt.Fprintf(ios.ErrOut, "warning: --fail-with-body: %s not written: %v\n", output, ferr)
