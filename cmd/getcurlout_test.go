@@ -240,3 +240,32 @@ func urlQuery(s string) string {
 	r := strings.NewReplacer("%", "%25", " ", "%20", "\"", "%22", ";", "%3B", "=", "%3D", "'", "%27", "*", "%2A", "\\", "%5C", "/", "%2F", "&", "%26")
 	return r.Replace(s)
 }
+
+// TestGetVerboseShowsWhatIsSent: -v shows each request as it goes out,
+// with the cookie jar's cookies, and with -L each redirect hop's response
+// and the request that follows it, as curl -v does.
+func TestGetVerboseShowsWhatIsSent(t *testing.T) {
+	srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/go" {
+			http.Redirect(w, r, "/hello", http.StatusFound)
+			return
+		}
+		helloHandler(w, r)
+	})
+	jar := filepath.Join(t.TempDir(), "jar")
+	host := strings.TrimPrefix(srv.URL, "http://")
+	host = host[:strings.LastIndex(host, ":")]
+	os.WriteFile(jar, []byte(host+"\tFALSE\t/\tFALSE\t0\tsid\tabc\n"), 0o644)
+	code, _, stderr := runHdig(t, "get", "-v", "-L", "-b", jar, srv.URL+"/go")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"> GET /go HTTP/1.1", "< HTTP/1.1 302 Found", "> GET /hello HTTP/1.1", "> Cookie: sid=abc"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("-v output lacks %q:\n%s", want, stderr)
+		}
+	}
+	if n := strings.Count(stderr, "> Cookie: sid=abc"); n != 2 {
+		t.Errorf("-v showed the cookie %d times, want 2 (one per request):\n%s", n, stderr)
+	}
+}

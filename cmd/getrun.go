@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -40,7 +41,12 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	if (o.Out.Include && !o.Head) || o.Out.DumpHeader == "-" {
 		dump.out = ios.Out
 	}
-	ctx = fetch.WithRedirectHook(ctx, dump.redirected)
+	ctx = fetch.WithRedirectHook(ctx, func(resp *http.Response, hops int) {
+		if o.Verbose {
+			dumpResponse(ios.ErrOut, resp, "< ")
+		}
+		dump.redirected(resp, hops)
+	})
 	res, err := o.transfer(ctx, ios, dump)
 	if err == nil {
 		o.remember(res)

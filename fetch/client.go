@@ -164,6 +164,9 @@ func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 	}
+	if f := sentHook(req.Context()); f != nil {
+		f(r)
+	}
 	resp, err := g.rt.RoundTrip(r)
 	if err != nil {
 		return resp, err
@@ -177,9 +180,26 @@ func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
+// sentHookKey marks a context with Request.OnRequest: credentialGuard
+// calls it with each request as it goes out (credentials removed, jar
+// cookies added, redirect hops included), so that -v shows what is sent.
+type sentHookKey struct{}
+
+// withSentHook returns ctx carrying f; a nil f leaves ctx as it is.
+func withSentHook(ctx context.Context, f func(*http.Request)) context.Context {
+	if f == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, sentHookKey{}, f)
+}
+
+func sentHook(ctx context.Context) func(*http.Request) {
+	f, _ := ctx.Value(sentHookKey{}).(func(*http.Request))
+	return f
+}
+
 // asSent is req as credentialGuard lets it go: without the credentials
-// when it is for another origin than theirs. (-v shows requests through
-// it, so that it shows what is sent.)
+// when it is for another origin than theirs.
 func asSent(req *http.Request) *http.Request {
 	if ownOrigin(req) || (!hasCredentials(req.Header) && req.URL.User == nil) {
 		return req

@@ -77,10 +77,7 @@ func (d *download) send(ctx context.Context, method string, from, end int64, ifR
 		}
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
-	hreq = hreq.WithContext(rctx)
-	if r.OnRequest != nil {
-		r.OnRequest(asSent(hreq))
-	}
+	hreq = hreq.WithContext(withSentHook(rctx, r.OnRequest))
 	resp, err := d.c.http.Do(hreq)
 	if err != nil {
 		err = d.c.transportError(rctx, err)

@@ -76,8 +76,10 @@ func TestCookieJarOrigins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var shown []string // what -v shows: the requests as sent, jar cookies and redirect hops included
 	for _, p := range []string{"/", "/admin/x", "/go"} {
 		req := &Request{URL: first.URL + p, Header: http.Header{}, Policy: verify.DefaultPolicy()}
+		req.OnRequest = func(r *http.Request) { shown = append(shown, r.URL.Path+" "+r.Header.Get("Cookie")) }
 		if _, err := c.Get(context.Background(), req, DiscardSink{}); err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +88,9 @@ func TestCookieJarOrigins(t *testing.T) {
 	want := []string{"/ sid=abc; sec=s", "/admin/x set=by-origin; adm=1; sid=abc; sec=s", "/go set=by-origin; sid=abc; sec=s"}
 	if strings.Join(saw, "|") != strings.Join(want, "|") {
 		t.Errorf("origin saw %q, want %q", saw, want)
+	}
+	if got, want := strings.Join(shown, "|"), strings.Join(append(want, "/ set=by-origin"), "|"); got != want {
+		t.Errorf("-v showed %q, want %q", got, want)
 	}
 	// The origin's own cookie goes on as RFC 6265 says (ports do not
 	// separate cookies); none of the user's does.

@@ -62,10 +62,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	hreq = hreq.WithContext(ctx)
-	if req.OnRequest != nil {
-		req.OnRequest(asSent(hreq))
-	}
+	hreq = hreq.WithContext(withSentHook(ctx, req.OnRequest))
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		return nil, c.transportError(ctx, err)

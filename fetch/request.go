@@ -64,8 +64,9 @@ type Request struct {
 	// instead); the caller calls Finish.
 	Progress Progress
 
-	// OnRequest and OnResponse see each request sent and response
-	// received (for -v).
+	// OnRequest sees each request as it goes out (redirect hops and
+	// cookies included, credentials removed where they are not sent);
+	// OnResponse each final response received (for -v).
 	OnRequest  func(*http.Request)
 	OnResponse func(*http.Response)
 
