@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hdig/hdig/server"
@@ -30,6 +31,7 @@ type serveOptions struct {
 	tlsKey    string
 	writeTO   time.Duration
 	maxConns  int
+	cors      string
 }
 
 func newServeCmd(ios *IOStreams) *cobra.Command {
@@ -83,6 +85,7 @@ it); the access log goes to stderr. A client that takes no response bytes for
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
 	f.DurationVar(&o.writeTO, "write-timeout", server.DefaultWriteTimeout, "drop a client that takes no response bytes for this `DURATION` (0: never)")
 	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns(), "serve at most `N` connections at once; beyond, the longest-idle keep-alive one is closed (0: no cap)")
+	f.StringVar(&o.cors, "cors", "", "let scripts on these `ORIGINS` (comma-separated, e.g. http://localhost:8000, or *) read the digest fields and upload with digests")
 	return c
 }
 
@@ -119,6 +122,9 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	}
 	if o.writable {
 		opts = append(opts, server.WithWritable())
+	}
+	if o.cors != "" {
+		opts = append(opts, server.WithCORS(strings.Split(o.cors, ",")))
 	}
 	if o.stateDir != "" {
 		if err := server.CheckStateDir(o.dir, o.stateDir); err != nil {
