@@ -91,32 +91,10 @@ func jsVersions() (v1, v2 []byte) {
 // hdig serve --dictionary '/assets/app.*.js' over a directory holding
 // both files.
 func proveDictionary(t *testing.T, origin http.Handler, v1, v2 []byte, coding string) {
-	b := browsertest.Shared(t)
 	ctx := browsertest.Context(t)
-	rec := &recorder{next: origin}
-	mux := http.NewServeMux()
-	mux.Handle("/", rec)
-	mux.Handle("GET /{$}", blankPage)
-	mux.Handle("GET "+assetProbe, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec.mu.Lock()
-		rec.seen = append(rec.seen, exchange{Method: r.Method, Path: r.URL.Path, Request: r.Header.Clone(), Status: 200})
-		rec.mu.Unlock()
-		w.Header().Set("Cache-Control", "no-store")
-		w.Write([]byte("// probe\n"))
-	}))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	base := localhostURL(srv)
-	p := browsertest.NewPage(t, ctx, b)
-	must(t, p.Navigate(ctx, base+"/"))
-
-	first, err := pageFetch(ctx, p, assetV1, "")
-	must(t, err)
-	if first.Status != 200 || first.Digest != sfSHA256(v1) {
-		t.Fatalf("GET %s: status %d, page's sha-256 %s; want 200 and %s", assetV1, first.Status, first.Digest, sfSHA256(v1))
-	}
+	p, rec := dictionaryPage(t, ctx, origin)
+	tries := loadDictionary(t, ctx, p, rec, v1)
 	want := dictionary.FormatAvailableDictionary(dictionary.HashOf(v1))
-	tries := waitForDictionary(t, ctx, p, rec, want)
 	second, err := pageFetch(ctx, p, assetV2, "")
 	must(t, err)
 	ex, _ := rec.last(assetV2)
@@ -133,6 +111,40 @@ func proveDictionary(t *testing.T, origin http.Handler, v1, v2 []byte, coding st
 	}
 	t.Logf("%s: v2 %d bytes, %d on the wire (%s; %.1f%%), dictionary offered after %d probes",
 		enc, len(v2), ex.Bytes, second.Encoding, 100*float64(ex.Bytes)/float64(len(v2)), tries)
+}
+
+// dictionaryPage opens a page on http://localhost:PORT/ whose origin
+// serves origin, recorded, and the probe.
+func dictionaryPage(t *testing.T, ctx context.Context, origin http.Handler) (*browsertest.Page, *recorder) {
+	b := browsertest.Shared(t)
+	rec := &recorder{next: origin}
+	mux := http.NewServeMux()
+	mux.Handle("/", rec)
+	mux.Handle("GET /{$}", blankPage)
+	mux.Handle("GET "+assetProbe, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec.mu.Lock()
+		rec.seen = append(rec.seen, exchange{Method: r.Method, Path: r.URL.Path, Request: r.Header.Clone(), Status: 200})
+		rec.mu.Unlock()
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write([]byte("// probe\n"))
+	}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	p := browsertest.NewPage(t, ctx, b)
+	must(t, p.Navigate(ctx, localhostURL(srv)+"/"))
+	return p, rec
+}
+
+// loadDictionary fetches v1 (assetV1) and waits until Chromium offers it
+// as a dictionary; it returns the number of probes.
+func loadDictionary(t *testing.T, ctx context.Context, p *browsertest.Page, rec *recorder, v1 []byte) int {
+	t.Helper()
+	first, err := pageFetch(ctx, p, assetV1, "")
+	must(t, err)
+	if first.Status != 200 || first.Digest != sfSHA256(v1) {
+		t.Fatalf("GET %s: status %d, page's sha-256 %s; want 200 and %s", assetV1, first.Status, first.Digest, sfSHA256(v1))
+	}
+	return waitForDictionary(t, ctx, p, rec, dictionary.FormatAvailableDictionary(dictionary.HashOf(v1)))
 }
 
 func orDictCodings(c string) string {
@@ -171,6 +183,27 @@ func waitForDictionary(t *testing.T, ctx context.Context, p *browsertest.Page, r
 func TestDictionaryDCBInBrowser(t *testing.T) {
 	v1, v2 := jsVersions()
 	proveDictionary(t, newDictOrigin(map[string][]byte{assetV1: v1, assetV2: v2}, assetMatch, dictionary.CodingDCB), v1, v2, "dcb")
+}
+
+// Chromium checks Unencoded-Digest over the decoded bytes of a response,
+// dcb included: a wrong one fails the fetch, so the proofs above also show
+// that the origin's Unencoded-Digest was right.
+func TestDictionaryWrongUnencodedDigestInBrowser(t *testing.T) {
+	ctx := browsertest.Context(t)
+	v1, v2 := jsVersions()
+	o := newDictOrigin(map[string][]byte{assetV1: v1, assetV2: v2}, assetMatch, dictionary.CodingDCB)
+	p, rec := dictionaryPage(t, ctx, o)
+	loadDictionary(t, ctx, p, rec, v1)
+	o.lie.Store(true)
+	if f, err := pageFetch(ctx, p, assetV2, ""); err == nil || !strings.Contains(err.Error(), "Failed to fetch") {
+		t.Errorf("GET %s (dcb) with a wrong Unencoded-Digest: want fetch to fail, got %+v, %v", assetV2, f, err)
+	}
+	if ex, _ := rec.last(assetV2); ex.Response.Get("Content-Encoding") != "dcb" {
+		t.Errorf("GET %s: Content-Encoding %q, want dcb", assetV2, ex.Response.Get("Content-Encoding"))
+	}
+	if !strings.Contains(p.Log(), "unencoded-digest") {
+		t.Errorf("page log: want Chromium's unencoded-digest message, got:\n%s", p.Log())
+	}
 }
 
 func TestDictionaryDCZInBrowser(t *testing.T) {

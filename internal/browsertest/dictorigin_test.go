@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hdig/hdig/dictionary"
 )
@@ -12,11 +13,15 @@ import (
 // standing in for hdig serve --dictionary: every file it serves offers
 // itself as a dictionary for the paths match names, and a request whose
 // Available-Dictionary names one of its files and whose Accept-Encoding
-// lists coding gets the file encoded against that dictionary.
+// lists coding gets the file encoded against that dictionary. Every
+// response carries Unencoded-Digest over the decoded bytes.
 type dictOrigin struct {
 	files  map[string][]byte // path → bytes
 	match  string            // Use-As-Dictionary match
 	coding string            // dcb or dcz
+	// lie sends an Unencoded-Digest that is not that of the decoded
+	// bytes (Chromium checks it on every response).
+	lie atomic.Bool
 
 	mu     sync.Mutex
 	hashes map[dictionary.Hash][]byte
@@ -47,6 +52,11 @@ func (o *dictOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "max-age=3600")
 	h.Set("Use-As-Dictionary", use)
 	h.Set("Vary", "Accept-Encoding, Available-Dictionary")
+	unencoded := body
+	if o.lie.Load() {
+		unencoded = []byte("other bytes")
+	}
+	h.Set("Unencoded-Digest", sfSHA256(unencoded))
 	if dict := o.dictionaryFor(r); dict != nil {
 		enc, err := dictionary.Encode(o.coding, body, dict)
 		if err != nil {
