@@ -70,7 +70,7 @@ func (c *conn) read(r io.Reader) {
 	var err error
 	for {
 		var b []byte
-		if b, err = readMessage(br); err != nil {
+		if b, err = readMessage(br, maxMessage); err != nil {
 			break
 		}
 		var m message
@@ -90,13 +90,13 @@ func (c *conn) read(r io.Reader) {
 	close(c.done)
 }
 
-// readMessage reads up to the next NUL, at most maxMessage bytes.
-func readMessage(br *bufio.Reader) ([]byte, error) {
+// readMessage reads up to the next NUL, at most limit bytes.
+func readMessage(br *bufio.Reader, limit int) ([]byte, error) {
 	var buf bytes.Buffer
 	for {
 		chunk, err := br.ReadSlice(0)
-		if buf.Len()+len(chunk) > maxMessage {
-			return nil, fmt.Errorf("devtools message over %d bytes", maxMessage)
+		if buf.Len()+len(chunk) > limit {
+			return nil, fmt.Errorf("devtools message over %d bytes", limit)
 		}
 		buf.Write(chunk)
 		if err == nil {
