@@ -21,7 +21,7 @@ type Page struct {
 
 	mu    sync.Mutex
 	log   []string
-	loads chan struct{} // a token per Page.loadEventFired
+	loads chan string // the loader id of each document's load event
 }
 
 // NewPage opens about:blank in a new browser context.
@@ -32,7 +32,7 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 	if err := b.conn.call(ctx, "", "Target.createBrowserContext", map[string]any{"disposeOnDetach": true}, &bc); err != nil {
 		return nil, err
 	}
-	p := &Page{b: b, context: bc.ID, loads: make(chan struct{}, 16)}
+	p := &Page{b: b, context: bc.ID, loads: make(chan string, 64)}
 	var tg struct {
 		ID string `json:"targetId"`
 	}
@@ -51,8 +51,12 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 	}
 	p.session = at.ID
 	b.conn.handle(p.session, p.event)
-	for _, domain := range []string{"Page.enable", "Runtime.enable", "Log.enable"} {
-		if err := b.conn.call(ctx, p.session, domain, nil, nil); err != nil {
+	for _, m := range []string{"Page.enable", "Page.setLifecycleEventsEnabled", "Runtime.enable", "Log.enable"} {
+		var params any
+		if m == "Page.setLifecycleEventsEnabled" {
+			params = map[string]any{"enabled": true}
+		}
+		if err := b.conn.call(ctx, p.session, m, params, nil); err != nil {
 			p.Close()
 			return nil, err
 		}
@@ -64,10 +68,16 @@ func (b *Browser) NewPage(ctx context.Context) (*Page, error) {
 // Chromium explains a blocked subresource) and signals loads.
 func (p *Page) event(method string, params json.RawMessage) {
 	switch method {
-	case "Page.loadEventFired":
-		select {
-		case p.loads <- struct{}{}:
-		default:
+	case "Page.lifecycleEvent":
+		var e struct {
+			LoaderID string `json:"loaderId"`
+			Name     string `json:"name"`
+		}
+		if json.Unmarshal(params, &e) == nil && e.Name == "load" {
+			select {
+			case p.loads <- e.LoaderID:
+			default: // nobody waits for this many loads
+			}
 		}
 	case "Runtime.consoleAPICalled":
 		var e struct {
@@ -126,16 +136,12 @@ func (p *Page) Log() string {
 	return strings.Join(p.log, "\n")
 }
 
-// Navigate loads url and waits for its load event.
+// Navigate loads url and waits for the load event of the document it
+// created (by its loader id: a late event of the previous document does
+// not count).
 func (p *Page) Navigate(ctx context.Context, url string) error {
-	for drained := false; !drained; {
-		select {
-		case <-p.loads:
-		default:
-			drained = true
-		}
-	}
 	var nav struct {
+		LoaderID  string `json:"loaderId"`
 		ErrorText string `json:"errorText"`
 	}
 	if err := p.b.conn.call(ctx, p.session, "Page.navigate", map[string]any{"url": url}, &nav); err != nil {
@@ -144,13 +150,17 @@ func (p *Page) Navigate(ctx context.Context, url string) error {
 	if nav.ErrorText != "" {
 		return fmt.Errorf("navigate to %s: %s", url, nav.ErrorText)
 	}
-	select {
-	case <-p.loads:
-		return nil
-	case <-p.b.conn.done:
-		return p.b.conn.err
-	case <-ctx.Done():
-		return fmt.Errorf("navigate to %s: no load event: %w", url, ctx.Err())
+	for {
+		select {
+		case id := <-p.loads:
+			if id == nav.LoaderID {
+				return nil
+			}
+		case <-p.b.conn.done:
+			return p.b.conn.err
+		case <-ctx.Done():
+			return fmt.Errorf("navigate to %s: no load event: %w", url, ctx.Err())
+		}
 	}
 }
 
