@@ -55,6 +55,10 @@ or a temporary directory): a GET with A-IM and an If-None-Match naming one
 gets 226 IM Used with a vcdiff, gdiff or diff -e delta (RFC 3229), IM,
 Delta-Base, and Repr-Digest of the current representation.
 
+With --cors, scripts on the listed origins (or any, with *) may read the
+digest fields (Access-Control-Expose-Headers) and upload with digests
+(preflights allow Content-Digest, Repr-Digest and Want-*-Digest).
+
 The first line on stdout is "serving DIR at http://HOST:PORT/", printed once
 the certificate, key and address have been checked (bad ones exit 2 before
 it); the access log goes to stderr. A client that takes no response bytes for
@@ -62,7 +66,8 @@ it); the access log goes to stderr. A client that takes no response bytes for
 (or longest-stalled) one is closed. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHelp,
 		Example: `  hdig serve ./public
   hdig serve ./public --addr 127.0.0.1:0 --writable --max-upload 100MiB
-  hdig serve ./public --state-dir /var/lib/hdig --history 8`,
+  hdig serve ./public --state-dir /var/lib/hdig --history 8
+  hdig serve ./public --cors http://localhost:8000 --writable`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("serve takes exactly one DIR, got %d arguments\nRun '%s --help' for usage.", len(args), c.CommandPath())
