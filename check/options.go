@@ -74,6 +74,9 @@ type Options struct {
 	// Parallel bounds how many URLs are audited at once (default
 	// DefaultParallel).
 	Parallel int
+	// Origin is the Origin of the cors.expose request (default
+	// DefaultOrigin).
+	Origin string
 }
 
 // withDefaults returns a copy of o with every zero field set.
@@ -103,6 +106,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
+	}
+	if o.Origin == "" {
+		o.Origin = DefaultOrigin
 	}
 	if o.Parallel <= 0 {
 		o.Parallel = DefaultParallel

@@ -62,6 +62,7 @@ func (a *audit) run(ctx context.Context) bool {
 	probe := a.checkWant(ctx)
 	a.checkDelta(ctx)
 	a.checkZsync(ctx)
+	a.checkCORS(ctx)
 	a.checkETags(checked{r: a.full}, checked{r: head, own: true}, checked{r: part, own: true}, checked{r: enc}, checked{r: probe})
 	return false
 }

@@ -33,6 +33,7 @@ type auditOptions struct {
 	Timeout  time.Duration
 	Parallel int
 	Zsync    bool
+	Origin   string
 	Location bool
 	Insecure bool
 	CACert   string
@@ -98,6 +99,7 @@ otherwise, 4 when an origin could not be reached at all (this wins over
 	f.StringVar(&o.MaxBody, "max-body", "256MiB", "read at most `SIZE` of each body; larger bodies skip the body checks")
 	f.DurationVar(&o.Timeout, "timeout", audit.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION`")
 	f.BoolVar(&o.Zsync, "zsync", false, "check the control file URL.zsync when the origin advertises none (zsync.control)")
+	f.StringVar(&o.Origin, "origin", audit.DefaultOrigin, "the Origin sent by cors.expose: a page's `ORIGIN` that should read the digest fields")
 	f.IntVar(&o.Parallel, "parallel", audit.DefaultParallel, "check `N` URLs at a time")
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
 	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify TLS certificates")
@@ -182,7 +184,10 @@ func runAudit(c *cobra.Command, ios *IOStreams, o *auditOptions) error {
 // releases the base-version cache.
 func (o *auditOptions) engineOptions() (opts audit.Options, done func(), err error) {
 	done = func() {}
-	opts = audit.Options{BaseETag: o.BaseETag, IM: o.IM, Timeout: o.Timeout, Parallel: o.Parallel, Zsync: o.Zsync, Header: http.Header{}}
+	opts = audit.Options{BaseETag: o.BaseETag, IM: o.IM, Timeout: o.Timeout, Parallel: o.Parallel, Zsync: o.Zsync, Origin: o.Origin, Header: http.Header{}}
+	if u, perr := url.Parse(o.Origin); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" {
+		return opts, done, usageErrorf("--origin %q: want an origin such as https://example.org", o.Origin)
+	}
 	if opts.MaxBody, err = parseSize(o.MaxBody); err != nil {
 		return opts, done, usageErrorf("--max-body: %v", err)
 	}

@@ -218,6 +218,8 @@ func TestCheckUsage(t *testing.T) {
 		{"check", "--base", "f", "http://127.0.0.1/"},
 		{"check", "--max-body", "lots", "http://127.0.0.1/"},
 		{"check", "--want", "sha-3=10", "http://127.0.0.1/"},
+		{"check", "--origin", "example.org", "http://127.0.0.1/"},
+		{"check", "--origin", "https://example.org/app", "http://127.0.0.1/"},
 		{"check", "--accept", "crc64", "http://127.0.0.1/"},
 		{"check", "-H", "novalue", "http://127.0.0.1/"},
 		{"check", "--parallel", "0", "http://127.0.0.1/"},

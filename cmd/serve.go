@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hdig/hdig/server"
@@ -30,6 +31,7 @@ type serveOptions struct {
 	tlsKey    string
 	writeTO   time.Duration
 	maxConns  int
+	cors      string
 }
 
 func newServeCmd(ios *IOStreams) *cobra.Command {
@@ -53,6 +55,10 @@ or a temporary directory): a GET with A-IM and an If-None-Match naming one
 gets 226 IM Used with a vcdiff, gdiff or diff -e delta (RFC 3229), IM,
 Delta-Base, and Repr-Digest of the current representation.
 
+With --cors, scripts on the listed origins (or any, with *) may read the
+digest fields (Access-Control-Expose-Headers) and upload with digests
+(preflights allow Content-Digest, Repr-Digest and Want-*-Digest).
+
 The first line on stdout is "serving DIR at http://HOST:PORT/", printed once
 the certificate, key and address have been checked (bad ones exit 2 before
 it); the access log goes to stderr. A client that takes no response bytes for
@@ -60,7 +66,8 @@ it); the access log goes to stderr. A client that takes no response bytes for
 (or longest-stalled) one is closed. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHelp,
 		Example: `  hdig serve ./public
   hdig serve ./public --addr 127.0.0.1:0 --writable --max-upload 100MiB
-  hdig serve ./public --state-dir /var/lib/hdig --history 8`,
+  hdig serve ./public --state-dir /var/lib/hdig --history 8
+  hdig serve ./public --cors http://localhost:8000 --writable`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("serve takes exactly one DIR, got %d arguments\nRun '%s --help' for usage.", len(args), c.CommandPath())
@@ -83,6 +90,7 @@ it); the access log goes to stderr. A client that takes no response bytes for
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
 	f.DurationVar(&o.writeTO, "write-timeout", server.DefaultWriteTimeout, "drop a client that takes no response bytes for this `DURATION` (0: never)")
 	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns(), "serve at most `N` connections at once; beyond, the longest-idle keep-alive one is closed (0: no cap)")
+	f.StringVar(&o.cors, "cors", "", "let scripts on these `ORIGINS` (comma-separated, e.g. http://localhost:8000, or *) read the digest fields and upload with digests")
 	return c
 }
 
@@ -119,6 +127,9 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	}
 	if o.writable {
 		opts = append(opts, server.WithWritable())
+	}
+	if o.cors != "" {
+		opts = append(opts, server.WithCORS(strings.Split(o.cors, ",")))
 	}
 	if o.stateDir != "" {
 		if err := server.CheckStateDir(o.dir, o.stateDir); err != nil {

@@ -27,7 +27,7 @@ func TestServeCmd(t *testing.T) {
 	defer cancel()
 	done := make(chan int, 1)
 	go func() {
-		done <- Run(ctx, ios, []string{"serve", dir, "--addr", "127.0.0.1:0"})
+		done <- Run(ctx, ios, []string{"serve", dir, "--addr", "127.0.0.1:0", "--cors", "http://localhost:8000"})
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -40,6 +40,7 @@ func TestServeCmd(t *testing.T) {
 	}
 	req, _ := http.NewRequest("GET", m[2]+"hello.json", nil)
 	req.Header.Set("Accept-Encoding", "identity") // the identity representation's digest
+	req.Header.Set("Origin", "http://localhost:8000")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -47,6 +48,9 @@ func TestServeCmd(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || resp.Header.Get("Repr-Digest") != "sha-256=:RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=:" {
 		t.Errorf("GET: %d, Repr-Digest %q", resp.StatusCode, resp.Header.Get("Repr-Digest"))
+	}
+	if got := resp.Header.Get("Access-Control-Allow-Origin"); got != "http://localhost:8000" {
+		t.Errorf("--cors http://localhost:8000: Access-Control-Allow-Origin %q, want the origin", got)
 	}
 	cancel()
 	// A serve that does not stop is reported by go test's -timeout.
@@ -68,6 +72,8 @@ func TestServeUsage(t *testing.T) {
 		{"serve", t.TempDir(), "--addr", "nonsense"},
 		{"serve", t.TempDir(), "--max-upload", "lots"},
 		{"serve", t.TempDir(), "--tls-cert", "c.pem"},
+		{"serve", t.TempDir(), "--cors", "example.org"},
+		{"serve", t.TempDir(), "--cors", "*,https://example.org"},
 	} {
 		code, out, _ := runHdig(t, args...)
 		if code != ExitUsage || out != "" {

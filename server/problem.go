@@ -60,6 +60,7 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, p problem) {
 		verify.ReprDigest, verify.ContentDigest, verify.LegacyDigest} {
 		h.Del(k)
 	}
+	s.corsVary(h)
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("X-Content-Type-Options", "nosniff")
 	if ds, _, err := verify.Sum(bytes.NewReader(body), chooseAlgs(r.Header, verify.WantReprDigest)); err == nil && len(ds) > 0 {

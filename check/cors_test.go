@@ -1,0 +1,64 @@
+package check
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hdig/hdig/server"
+)
+
+func corsResult(r Report) Result {
+	for _, c := range r.Checks {
+		if c.ID == "cors.expose" {
+			return c
+		}
+	}
+	return Result{}
+}
+
+func TestCORSExpose(t *testing.T) {
+	const page = "http://localhost:8000"
+	hideDigests := rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if h.Get("Access-Control-Expose-Headers") != "" {
+			h.Set("Access-Control-Expose-Headers", "ETag, Content-Range")
+		}
+		return body
+	})
+	wrongOrigin := rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if h.Get("Access-Control-Allow-Origin") != "" {
+			h.Set("Access-Control-Allow-Origin", "https://other.example")
+		}
+		return body
+	})
+	starExpose := rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", "*")
+		return body
+	})
+	for _, tt := range []struct {
+		name   string
+		wrap   func(http.Handler) http.Handler
+		opts   []server.Option
+		origin string
+		status Status
+		msg    string
+	}{
+		{"no cors", nil, nil, "", Skip, "no Access-Control-Allow-Origin for Origin: " + DefaultOrigin},
+		{"star", nil, []server.Option{server.WithCORS([]string{"*"})}, "", Pass, "Repr-Digest, Content-Digest exposed to scripts on " + DefaultOrigin},
+		{"listed origin", nil, []server.Option{server.WithCORS([]string{page})}, page, Pass, "Repr-Digest, Content-Digest exposed"},
+		{"origin not listed", nil, []server.Option{server.WithCORS([]string{page})}, "", Skip, "no Access-Control-Allow-Origin"},
+		{"digests hidden", hideDigests, []server.Option{server.WithCORS([]string{"*"})}, "", Warn, "Access-Control-Expose-Headers lacks Repr-Digest, Content-Digest"},
+		{"another origin allowed", wrongOrigin, []server.Option{server.WithCORS([]string{page})}, page, Warn, `Access-Control-Allow-Origin is "https://other.example"`},
+		{"expose star", starExpose, nil, "", Pass, "exposed"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			url := newOrigin(t, tt.wrap, tt.opts...)
+			r := auditURL(t, url+"/hello.json", Options{Origin: tt.origin})
+			got := corsResult(r)
+			if got.Status != tt.status || !strings.Contains(got.Message, tt.msg) {
+				t.Errorf("cors.expose = %s %q, want %s containing %q", got.Status, got.Message, tt.status, tt.msg)
+			}
+		})
+	}
+}
