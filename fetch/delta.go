@@ -217,8 +217,8 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 // It reports false, leaving the copy to the caller, when the 304 has no
 // sha-256 Repr-Digest or it does not match.
 func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink, res *Result) bool {
-	if !e.Linked() || len(d.req.Expected) > 0 {
-		return false // the user's digests are computed over the copy
+	if !e.Linked() || len(d.req.Expected) > 0 || d.req.Trust != nil {
+		return false // the user's digests are computed over the copy, signatures checked with it
 	}
 	out, err := filepath.Abs(fs.Path)
 	if err != nil || out != e.Path {
