@@ -67,7 +67,7 @@ type getOptions struct {
 	Limits  limitFlags
 	Expect  expectFlags
 	Sign    getSignOptions // --trust-key, --signature-skew (getsignflags.go)
-	special bool // -o names a character device or FIFO
+	special bool           // -o names a character device or FIFO
 	// zsyncHead is the file's HEAD the strategy chooser sent.
 	zsyncHead *fetch.Result
 	// offersDelta: a cached base exists, so the plain GET offers A-IM.
