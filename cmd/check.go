@@ -36,6 +36,7 @@ type auditOptions struct {
 	Location bool
 	Insecure bool
 	CACert   string
+	Sign     getSignOptions // --trust-key: signature.* (getsignflags.go)
 }
 
 func init() { register(newCheckCmd) }
@@ -99,6 +100,7 @@ otherwise, 4 when an origin could not be reached at all (this wins over
 	f.DurationVar(&o.Timeout, "timeout", audit.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION`")
 	f.BoolVar(&o.Zsync, "zsync", false, "check the control file URL.zsync when the origin advertises none (zsync.control)")
 	f.IntVar(&o.Parallel, "parallel", audit.DefaultParallel, "check `N` URLs at a time")
+	addGetSignFlags(f, &o.Sign)
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
 	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify TLS certificates")
 	f.StringVar(&o.CACert, "cacert", "", "trust the CA certificates in PEM `FILE`")
@@ -185,6 +187,9 @@ func (o *auditOptions) engineOptions() (opts audit.Options, done func(), err err
 	opts = audit.Options{BaseETag: o.BaseETag, IM: o.IM, Timeout: o.Timeout, Parallel: o.Parallel, Zsync: o.Zsync, Header: http.Header{}}
 	if opts.MaxBody, err = parseSize(o.MaxBody); err != nil {
 		return opts, done, usageErrorf("--max-body: %v", err)
+	}
+	if opts.Trust, err = o.Sign.trust(); err != nil {
+		return opts, done, err
 	}
 	if opts.Want, err = verify.ParseWant(o.Want); err != nil {
 		return opts, done, usageErrorf("--want: %v", err)
