@@ -138,7 +138,7 @@ func (s *Server) setUnencoded(w http.ResponseWriter, r *http.Request, rep *Repre
 	if err != nil {
 		return err
 	}
-	sw.Header().Set(verify.UnencodedDigest, verify.FormatDigests(ds))
+	sw.Header().Set(verify.UnencodedDigest, formatRepr(ds))
 	sw.unencoded = true
 	return nil
 }
