@@ -66,10 +66,21 @@ func TestGetTrustKeyRoundTrip(t *testing.T) {
 	}
 	assertFile(t, out, string(versionText(1)))
 
-	// 226: the cache holds version 1; the delta's result is authentic.
+	// 304 for the cached copy -o names: authentic, checked in place; with
+	// a key that did not sign, exit 1 and the cached copy is kept.
 	if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, "-o", out, signed+"app.js"); code != 0 {
 		t.Fatalf("fill the cache: exit %d: %s", code, errOut)
 	}
+	for _, c := range []struct {
+		key, verdict string
+		exit         int
+	}{{pub, "authentic", 0}, {otherPub, "mismatch", 1}, {pub, "authentic", 0}} {
+		code, v, errOut := getJSON(t, "--cache-dir", cacheDir, "--trust-key", c.key, "-o", out, signed+"app.js")
+		if code != c.exit || v.Verdict != c.verdict || (c.exit == 0 && v.Transfer.Strategy != "not-modified") {
+			t.Errorf("304 with %s: exit %d, %+v: %s", filepath.Base(c.key), code, v, errOut)
+		}
+	}
+	// 226: the cache holds version 1; the delta's result is authentic.
 	os.WriteFile(file, versionText(2), 0o644)
 	code, v, errOut := getJSON(t, "--cache-dir", cacheDir, "--trust-key", pub, "-o", out, signed+"app.js")
 	if code != 0 || v.Status != 226 || v.Verdict != "authentic" {

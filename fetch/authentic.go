@@ -149,7 +149,7 @@ func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed 
 		}
 		r, err := httpsig.Verify(m, pol)
 		if err != nil {
-			c.Result, c.Reason = SignatureInvalid, strings.TrimPrefix(err.Error(), "httpsig: ")
+			c.Result, c.Reason = SignatureInvalid, reasonOf(err, s.Label)
 			out.Checks = append(out.Checks, c)
 			continue
 		}
@@ -158,6 +158,13 @@ func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed 
 		out.cover(r.Params, s.Label)
 	}
 	return out
+}
+
+// reasonOf is Verify's error without the prefixes the check repeats.
+func reasonOf(err error, label string) string {
+	r := strings.TrimPrefix(err.Error(), "httpsig: ")
+	r = strings.TrimPrefix(r, "signature "+label+": ")
+	return strings.TrimPrefix(r, "httpsig: ")
 }
 
 func (t *Trust) policy(label string) httpsig.Policy {

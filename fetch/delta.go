@@ -217,8 +217,8 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 // It reports false, leaving the copy to the caller, when the 304 has no
 // sha-256 Repr-Digest or it does not match.
 func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink, res *Result) bool {
-	if !e.Linked() || len(d.req.Expected) > 0 || d.req.Trust != nil {
-		return false // the user's digests are computed over the copy, signatures checked with it
+	if !e.Linked() || len(d.req.Expected) > 0 {
+		return false // the user's digests are computed over the copy
 	}
 	out, err := filepath.Abs(fs.Path)
 	if err != nil || out != e.Path {
@@ -235,6 +235,14 @@ func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink
 	v := reprVerdict(resp.Header, nil, []verify.Digest{{Algorithm: "sha-256", Value: sum}}, d.req)
 	if v.Outcome() != verify.Verified {
 		return false
+	}
+	if d.req.Trust != nil {
+		// The copy path checks the signatures again and reports the failure.
+		probe := &Result{Status: res.Status, Header: res.Header, RequestURL: res.RequestURL, Verdict: v}
+		if d.req.Trust.authenticate(probe, true) != nil {
+			return false
+		}
+		res.Signatures, res.Authentic, res.SignedBy = probe.Signatures, probe.Authentic, probe.SignedBy
 	}
 	fs.Unchanged()
 	res.Strategy, res.ETag, res.Bytes, res.Received = StrategyNotModified, e.ETag, e.Size, 0
