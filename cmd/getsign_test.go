@@ -65,6 +65,18 @@ func TestGetTrustKeyRoundTrip(t *testing.T) {
 		}
 	}
 	assertFile(t, out, string(versionText(1)))
+	// -C on a complete file: its HEAD's signature proves it, or the file
+	// is fetched again and the bad signature fails; FILE is kept.
+	for _, c := range []struct {
+		key, verdict string
+		exit         int
+	}{{pub, "authentic", 0}, {otherPub, "mismatch", 1}} {
+		code, v, errOut := getJSON(t, "--no-cache", "-C", "--trust-key", c.key, "-o", out, signed+"app.js")
+		if code != c.exit || v.Verdict != c.verdict || (c.exit == 0 && v.Transfer.Strategy != "not-modified") {
+			t.Errorf("-C with %s: exit %d, %+v: %s", filepath.Base(c.key), code, v, errOut)
+		}
+		assertFile(t, out, string(versionText(1)))
+	}
 
 	// 304 for the cached copy -o names: authentic, checked in place; with
 	// a key that did not sign, exit 1 and the cached copy is kept.
