@@ -24,7 +24,7 @@ type getSignOptions struct {
 }
 
 func addGetSignFlags(f *pflag.FlagSet, o *getSignOptions) {
-	f.StringArrayVar(&o.TrustKeys, "trust-key", nil, "require an RFC 9421 signature by this key over the digest that verified the bytes: `KEY` or ID=KEY, KEY a PEM public key file or a base64 Ed25519 public key (repeatable)")
+	f.StringArrayVar(&o.TrustKeys, "trust-key", nil, "trust RFC 9421 signatures by this key and require one over the digest that verified the bytes: `KEY` or ID=KEY, KEY a PEM public key file or a base64 Ed25519 public key (repeatable)")
 	f.DurationVar(&o.Skew, "signature-skew", fetch.DefaultSignatureSkew, "clock skew allowed for a signature's created and expires (`DURATION`)")
 	f.DurationVar(&o.MaxAge, "signature-max-age", 0, "refuse signatures created longer ago than this `DURATION` (0: no limit)")
 }
