@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -71,6 +72,9 @@ type Options struct {
 	Timeout time.Duration
 	// Zsync checks URL.zsync when the origin advertises no control file.
 	Zsync bool
+	// Trust, when set, verifies the full GET's signatures (signature.*;
+	// signature.go) with these keys; nil decides signature.present only.
+	Trust *fetch.Trust
 	// Parallel bounds how many URLs are audited at once (default
 	// DefaultParallel).
 	Parallel int

@@ -64,6 +64,11 @@ var Checks = []Spec{
 	{"delta.226", "RFC 3229 §10.4.1, §10.5; RFC 9530 §2, §3"},
 	{"zsync.control", "zsync 0.6.2 control file; RFC 8288 §3"},
 	{"cors.expose", "Fetch Standard §3.2.3 (CORS protocol)"},
+	{"signature.present", "RFC 9421 §4.1, §4.2"},
+	{"signature.valid", "RFC 9421 §3.2"},
+	{"signature.key-trusted", "RFC 9421 §3.2, §3.2.1"},
+	{"signature.repr-digest", "RFC 9421 §2.1, §3.2.1; RFC 9530 §6.3"},
+	{"signature.created", "RFC 9421 §2.3, §3.2.1"},
 }
 
 // rfcOf returns the section a check rests on.

@@ -56,6 +56,7 @@ func (a *audit) run(ctx context.Context) bool {
 	a.checkRepr()
 	a.checkContent()
 	a.checkForeign()
+	a.checkSignatures()
 	head := a.checkHead(ctx)
 	part := a.checkRange(ctx)
 	enc := a.checkEncoding(ctx)

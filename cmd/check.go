@@ -37,6 +37,7 @@ type auditOptions struct {
 	Location bool
 	Insecure bool
 	CACert   string
+	Sign     getSignOptions // --trust-key: signature.* (getsignflags.go)
 }
 
 func init() { register(newCheckCmd) }
@@ -101,6 +102,7 @@ otherwise, 4 when an origin could not be reached at all (this wins over
 	f.BoolVar(&o.Zsync, "zsync", false, "check the control file URL.zsync when the origin advertises none (zsync.control)")
 	f.StringVar(&o.Origin, "origin", audit.DefaultOrigin, "the Origin sent by cors.expose: a page's `ORIGIN` that should read the digest fields")
 	f.IntVar(&o.Parallel, "parallel", audit.DefaultParallel, "check `N` URLs at a time")
+	addGetSignFlags(f, &o.Sign)
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
 	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify TLS certificates")
 	f.StringVar(&o.CACert, "cacert", "", "trust the CA certificates in PEM `FILE`")
@@ -190,6 +192,9 @@ func (o *auditOptions) engineOptions() (opts audit.Options, done func(), err err
 	}
 	if opts.MaxBody, err = parseSize(o.MaxBody); err != nil {
 		return opts, done, usageErrorf("--max-body: %v", err)
+	}
+	if opts.Trust, err = o.Sign.trust(); err != nil {
+		return opts, done, err
 	}
 	if opts.Want, err = verify.ParseWant(o.Want); err != nil {
 		return opts, done, usageErrorf("--want: %v", err)

@@ -66,7 +66,8 @@ type getOptions struct {
 	label   string    // with several URLs, "URL: " before the verdict line
 	Limits  limitFlags
 	Expect  expectFlags
-	special bool // -o names a character device or FIFO
+	Sign    getSignOptions // --trust-key, --signature-skew (getsignflags.go)
+	special bool           // -o names a character device or FIFO
 	// zsyncHead is the file's HEAD the strategy chooser sent.
 	zsyncHead *fetch.Result
 	// offersDelta: a cached base exists, so the plain GET offers A-IM.
@@ -173,6 +174,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	o.Out.add(f)
 	o.Multi.add(f)
 	o.Expect.add(f)
+	addGetSignFlags(f, &o.Sign)
 	return c
 }
 
@@ -276,6 +278,9 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	req := &fetch.Request{URL: o.URL, Header: http.Header{}, Compressed: o.Compressed, Policy: policy,
 		RequireDigest: o.RequireDigest, Retry: o.Retry, Method: o.Method, Ranges: ranges}
 	if req.Limits, err = o.Limits.limits(); err != nil {
+		return nil, err
+	}
+	if req.Trust, err = o.Sign.trust(); err != nil {
 		return nil, err
 	}
 	if !o.NoWant {

@@ -24,6 +24,8 @@ type jsonVerdict struct {
 	Transfer jsonTransfer `json:"transfer"`
 	Warnings []string     `json:"warnings"`
 	Error    string       `json:"error,omitempty"`
+	// Signatures are the checks of --trust-key (get_report_sign.go).
+	Signatures []jsonSignature `json:"signatures,omitempty"`
 	// Headers are the response headers of -I (stdout carries only JSON).
 	Headers http.Header `json:"headers,omitempty"`
 }
@@ -57,6 +59,8 @@ func verdictName(res *fetch.Result, err error) string {
 		return "unverified"
 	case err != nil || res == nil:
 		return "error"
+	case len(res.Authentic) > 0 && res.Outcome() == verify.Verified:
+		return "authentic"
 	}
 	return string(res.Outcome())
 }
@@ -119,6 +123,9 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 			kept = o.Output + " left as it was"
 		}
 		return p.ok("✔ not modified") + fmt.Sprintf(": %d %s, the copy the conditions name is current (%s)", res.Status, http.StatusText(res.Status), kept)
+	}
+	if line, ok := signatureLine(p, res, err, detail); ok {
+		return line
 	}
 	if errors.Is(err, fetch.ErrUnverified) {
 		return p.bad("✖ unverified") + fmt.Sprintf(": no accepted digest verified (%s; accepted: %s)", detail, o.Accept)
@@ -212,6 +219,7 @@ func writeJSONVerdict(w io.Writer, o *getOptions, res *fetch.Result, err error) 
 		if o.Head {
 			j.Headers = res.Header
 		}
+		j.Signatures = jsonSignatures(res)
 		if j.Transfer.IM == nil {
 			j.Transfer.IM = []string{}
 		}

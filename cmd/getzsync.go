@@ -46,6 +46,8 @@ func (o *getOptions) checkZsyncFlags() error {
 		return usageErrorf("--zsync cannot be used with --checksum-file: the zsync path checks only the control file's SHA-1 and the origin's Repr-Digest")
 	case o.RequireDigest:
 		return usageErrorf("--zsync cannot be used with --require-digest: the zsync path checks only the control file's SHA-1 and the origin's Repr-Digest")
+	case len(o.Sign.TrustKeys) > 0:
+		return usageErrorf("--zsync cannot be used with --trust-key: the zsync path checks no signature")
 	}
 	if err := o.resolveOutput(); err != nil {
 		return err

@@ -32,6 +32,7 @@ type serveOptions struct {
 	writeTO   time.Duration
 	maxConns  int
 	cors      string
+	sign      serveSignOptions
 }
 
 func newServeCmd(ios *IOStreams) *cobra.Command {
@@ -63,11 +64,19 @@ The first line on stdout is "serving DIR at http://HOST:PORT/", printed once
 the certificate, key and address have been checked (bad ones exit 2 before
 it); the access log goes to stderr. A client that takes no response bytes for
 --write-timeout is dropped; beyond --max-conns connections the longest-idle
-(or longest-stalled) one is closed. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHelp,
+(or longest-stalled) one is closed. SIGINT or SIGTERM stops the server cleanly.
+
+With --sign-key, each response with a digest field in its header is signed
+(RFC 9421, label sig1) over "@status", content-type and the digest fields
+sent in the header, with created, expires and keyid; with an Ed25519 key
+it also carries Unencoded-Digest and the signature-based SRI profile
+(label sri, tag "ed25519-integrity", keyid the base64 public key) that
+Chromium checks for <script integrity="ed25519-KEY">.` + exitStatusHelp,
 		Example: `  hdig serve ./public
   hdig serve ./public --addr 127.0.0.1:0 --writable --max-upload 100MiB
   hdig serve ./public --state-dir /var/lib/hdig --history 8
-  hdig serve ./public --cors http://localhost:8000 --writable`,
+  hdig serve ./public --cors http://localhost:8000 --writable
+  hdig serve ./public --sign-key origin.pem`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("serve takes exactly one DIR, got %d arguments\nRun '%s --help' for usage.", len(args), c.CommandPath())
@@ -91,6 +100,7 @@ it); the access log goes to stderr. A client that takes no response bytes for
 	f.DurationVar(&o.writeTO, "write-timeout", server.DefaultWriteTimeout, "drop a client that takes no response bytes for this `DURATION` (0: never)")
 	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns(), "serve at most `N` connections at once; beyond, the longest-idle keep-alive one is closed (0: no cap)")
 	f.StringVar(&o.cors, "cors", "", "let scripts on these `ORIGINS` (comma-separated, e.g. http://localhost:8000, or *) read the digest fields and upload with digests")
+	addServeSignFlags(f, &o.sign)
 	return c
 }
 
@@ -130,6 +140,11 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	}
 	if o.cors != "" {
 		opts = append(opts, server.WithCORS(strings.Split(o.cors, ",")))
+	}
+	if sign, err := o.sign.signOption(); err != nil {
+		return err
+	} else if sign != nil {
+		opts = append(opts, sign)
 	}
 	if o.stateDir != "" {
 		if err := server.CheckStateDir(o.dir, o.stateDir); err != nil {

@@ -236,6 +236,14 @@ func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink
 	if v.Outcome() != verify.Verified {
 		return false
 	}
+	if d.req.Trust != nil {
+		// The copy path checks the signatures again and reports the failure.
+		probe := &Result{Status: res.Status, Header: res.Header, RequestURL: res.RequestURL, Verdict: v}
+		if d.req.Trust.authenticate(probe, true) != nil {
+			return false
+		}
+		res.Signatures, res.Authentic, res.SignedBy = probe.Signatures, probe.Authentic, probe.SignedBy
+	}
 	fs.Unchanged()
 	res.Strategy, res.ETag, res.Bytes, res.Received = StrategyNotModified, e.ETag, e.Size, 0
 	res.Verdict, res.SHA256 = v, sum

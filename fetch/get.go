@@ -257,6 +257,11 @@ func verdictError(res *Result, req *Request, full bool) error {
 	if bad := v.Mismatches(); len(bad) > 0 {
 		return fmt.Errorf("%w: %s", ErrMismatch, bad[0])
 	}
+	if req.Trust != nil {
+		if err := req.Trust.authenticate(res, full); err != nil {
+			return err
+		}
+	}
 	if req.RequireDigest {
 		if !provesWhole(v, full) {
 			return fmt.Errorf("%w (--require-digest; accepted: %s)", ErrUnverified, strings.Join(req.Policy.Accept, ", "))

@@ -29,6 +29,10 @@ type Request struct {
 	// RequireDigest fails with ErrUnverified unless an accepted digest
 	// verified the whole representation.
 	RequireDigest bool
+	// Trust, when set, demands a valid signature by a trusted key over a
+	// digest that verified the bytes (authentic.go): ErrSignature when one
+	// is invalid, ErrUnsigned when none proves them.
+	Trust *Trust
 	// Retry is how many times a failed attempt is retried.
 	Retry int
 	// RetryDelay, when positive, is the wait before each retry instead of

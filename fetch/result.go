@@ -53,6 +53,14 @@ type Result struct {
 	SHA256 []byte
 	// Decoded says the body was written decoded (--compressed).
 	Decoded bool
+	// Signatures are the checks of the response's signatures (--trust-key).
+	Signatures []SignatureCheck
+	// Authentic lists the digests that verified the bytes and are covered
+	// by a valid signature of a trusted key, e.g. `Repr-Digest sha-256 by
+	// "origin"`; SignedBy is the first one's keyid. Empty when not
+	// authentic or not asked (Request.Trust).
+	Authentic []string
+	SignedBy  string
 	// Part is the part file a failed or interrupted Client.Download left
 	// for -C to resume ("" when none was kept).
 	Part string

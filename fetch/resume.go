@@ -250,9 +250,16 @@ func (d *download) alreadyComplete(ctx context.Context) (*Result, bool) {
 	if err != nil || n != st.Size() || v.Outcome() != verify.Verified {
 		return nil, false
 	}
+	// --trust-key: the HEAD's signature must prove the file; if it does
+	// not, the download starts afresh and reports why.
+	probe := &Result{Status: resp.StatusCode, Header: resp.Header, RequestURL: d.req.URL, Verdict: v}
+	if d.req.Trust != nil && d.req.Trust.authenticate(probe, true) != nil {
+		return nil, false
+	}
 	d.adopt(resp)
 	res := d.result()
 	res.Strategy, res.Pieces, res.Bytes, res.Verdict = StrategyNotModified, 0, n, v
+	res.Signatures, res.Authentic, res.SignedBy = probe.Signatures, probe.Authentic, probe.SignedBy
 	return res, true
 }
 

@@ -108,7 +108,7 @@ func TestVerifyFailures(t *testing.T) {
 			m.Response.Header.Set("Signature-Input", strings.Replace(m.Response.Header.Get("Signature-Input"), "1700000000", "1699999999", 1))
 		}, want: ErrBadSignature},
 		{name: "wrong key", pol: func(p Policy) Policy { p.Keys = []Key{{ID: "k", Verifier: otherV}}; return p }, want: ErrBadSignature},
-		{name: "unknown keyid", pol: func(p Policy) Policy { p.Keys[0].ID = "other"; return p }, want: ErrPolicy, msg: "no trusted key"},
+		{name: "unknown keyid", pol: func(p Policy) Policy { p.Keys[0].ID = "other"; return p }, want: ErrNoKey, msg: "no trusted key"},
 		{name: "expired", p: Params{Expires: t0.Add(-time.Minute)}, want: ErrPolicy, msg: "expired"},
 		{name: "expired within skew", p: Params{Expires: t0.Add(-time.Minute)}, pol: func(p Policy) Policy { p.Skew = 2 * time.Minute; return p }},
 		{name: "created in the future", p: Params{Created: t0.Add(time.Hour)}, want: ErrPolicy, msg: "future"},
@@ -267,5 +267,32 @@ func TestLabelRepeatedAcrossLines(t *testing.T) {
 	}
 	if _, err := Verify(Message{}, Policy{}); err == nil {
 		t.Fatal("Verify of no message succeeded")
+	}
+}
+
+// TestPolicyApplies: whether a policy has a key for a signature's keyid
+// and alg, before any verification.
+func TestPolicyApplies(t *testing.T) {
+	_, priv, _ := ed25519.GenerateKey(nil)
+	v, err := NewVerifier("", priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		key  Key
+		p    Params
+		algs []string
+		want bool
+	}{
+		{Key{ID: "k", Verifier: v}, Params{KeyID: "k"}, nil, true},
+		{Key{Verifier: v}, Params{KeyID: "anyone"}, nil, true},
+		{Key{ID: "k", Verifier: v}, Params{KeyID: "j"}, nil, false},
+		{Key{ID: "k", Verifier: v}, Params{KeyID: "k", Alg: ECDSAP256SHA256}, nil, false},
+		{Key{ID: "k", Verifier: v}, Params{KeyID: "k"}, []string{HMACSHA256}, false},
+	} {
+		pol := Policy{Keys: []Key{c.key}, Algs: c.algs}
+		if got := pol.Applies(c.p); got != c.want {
+			t.Errorf("key %q, params %+v, algs %v: Applies = %v, want %v", c.key.ID, c.p, c.algs, got, c.want)
+		}
 	}
 }

@@ -15,6 +15,9 @@ var (
 	// ErrPolicy: a signature does not meet the policy (coverage, time,
 	// key, algorithm).
 	ErrPolicy = errors.New("signature does not meet the policy")
+	// ErrNoKey: no key of the policy may have made the signature (keyid
+	// or alg). errors.Is(err, ErrPolicy) holds too.
+	ErrNoKey = fmt.Errorf("no trusted key: %w", ErrPolicy)
 )
 
 // Key is a verification key with its identifier. An empty ID matches any
@@ -121,6 +124,14 @@ func verifyOne(m Message, s Signature, pol Policy) (Result, error) {
 	return Result{}, verr
 }
 
+// Applies reports whether a key of the policy may have made a signature
+// with p: matching keyid (or a key without ID), alg and the allowed
+// algorithms.
+func (pol Policy) Applies(p Params) bool {
+	_, err := pol.keysFor(p)
+	return err == nil
+}
+
 // keysFor are the keys that may have made a signature with p: matching
 // keyid (or no ID), matching alg, allowed by the policy.
 func (pol Policy) keysFor(p Params) ([]Key, error) {
@@ -138,7 +149,7 @@ func (pol Policy) keysFor(p Params) ([]Key, error) {
 		out = append(out, k)
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no trusted key for keyid %q alg %q: %w", p.KeyID, p.Alg, ErrPolicy)
+		return nil, fmt.Errorf("keyid %q alg %q: %w", p.KeyID, p.Alg, ErrNoKey)
 	}
 	return out, nil
 }

@@ -144,6 +144,10 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 		return
 	}
 	plan.setHeaders(h)
+	if err := s.setUnencoded(w, r, rep, plan); err != nil {
+		s.internalError(w, r, err)
+		return
+	}
 	if s.cfg.delta != nil && s.cfg.delta.ServeDelta(w, r, rep) {
 		return
 	}

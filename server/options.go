@@ -28,6 +28,7 @@ type config struct {
 	writeTimeout   time.Duration
 	maxConns       int
 	cors           *corsPolicy // WithCORS; nil: no CORS fields
+	signer         *signer     // WithSigningKey (sign.go)
 }
 
 // Defaults.

@@ -69,7 +69,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 	if n := s.cleanUploads(); n > 0 {
 		cfg.logger.Info("removed temporary files of interrupted uploads", "dir", uploadDir, "files", n)
 	}
-	s.handler = s.accessLog(s.progress(s.cors(http.HandlerFunc(s.serveHTTP))))
+	s.handler = s.accessLog(s.progress(s.cors(s.signing(http.HandlerFunc(s.serveHTTP)))))
 	return s, nil
 }
 

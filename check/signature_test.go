@@ -1,0 +1,61 @@
+package check
+
+import (
+	"crypto/ed25519"
+	"testing"
+	"time"
+
+	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/server"
+)
+
+func statusOf(r Report, id string) Result {
+	for _, c := range r.Checks {
+		if c.ID == id {
+			return c
+		}
+	}
+	return Result{}
+}
+
+func trustFor(t *testing.T, id string, pub ed25519.PublicKey, now time.Time) *fetch.Trust {
+	t.Helper()
+	keys, err := fetch.TrustedKeys(id, pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fetch.Trust{Keys: keys, Skew: time.Minute, Now: func() time.Time { return now }}
+}
+
+// TestSignatureChecks: signature.* against a signing origin, with the
+// right key, a wrong one, an untrusted keyid, a clock past expires, and
+// against an origin that does not sign.
+func TestSignatureChecks(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	other, _, _ := ed25519.GenerateKey(nil)
+	signed := newOrigin(t, nil, server.WithSigningKey(priv, "", "origin", time.Hour))
+	unsigned := newOrigin(t, nil)
+	now := time.Now()
+	all := []string{"signature.present", "signature.valid", "signature.key-trusted", "signature.repr-digest", "signature.created"}
+	for _, c := range []struct {
+		name  string
+		url   string
+		trust *fetch.Trust
+		want  map[string]Status
+	}{
+		{"trusted", signed, trustFor(t, "origin", pub, now), map[string]Status{all[0]: Pass, all[1]: Pass, all[2]: Pass, all[3]: Pass, all[4]: Pass}},
+		{"wrong key", signed, trustFor(t, "", other, now), map[string]Status{all[0]: Pass, all[1]: Fail, all[2]: Pass, all[3]: Skip}},
+		{"keyid not trusted", signed, trustFor(t, "someone", other, now), map[string]Status{all[1]: Skip, all[2]: Fail, all[4]: Skip}},
+		{"expired", signed, trustFor(t, "origin", pub, now.Add(2*time.Hour)), map[string]Status{all[1]: Fail, all[4]: Fail}},
+		{"no --trust-key", signed, nil, map[string]Status{all[0]: Pass, all[1]: Skip, all[4]: Skip}},
+		{"unsigned", unsigned, trustFor(t, "", pub, now), map[string]Status{all[0]: Fail, all[1]: Skip, all[3]: Skip}},
+		{"unsigned, no --trust-key", unsigned, nil, map[string]Status{all[0]: Skip}},
+	} {
+		r := auditURL(t, c.url+"/hello.json", Options{Trust: c.trust})
+		for id, st := range c.want {
+			if got := statusOf(r, id); got.Status != st {
+				t.Errorf("%s: %s = %s (%s), want %s", c.name, id, got.Status, got.Message, st)
+			}
+		}
+	}
+}

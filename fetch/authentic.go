@@ -1,0 +1,306 @@
+package fetch
+
+import (
+	"crypto/ed25519"
+	"crypto/rsa"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hdig/hdig/httpsig"
+	"github.com/hdig/hdig/verify"
+)
+
+// DefaultSignatureSkew is the clock skew allowed for created and expires.
+const DefaultSignatureSkew = 5 * time.Minute
+
+// Errors of authentication (--trust-key). A bad signature counts as a
+// mismatch (exit 1), a missing one as unverified (exit 3).
+var (
+	// ErrSignature: a signature a trusted key applies to does not verify,
+	// has expired or is not yet valid. errors.Is(err, ErrMismatch) holds.
+	ErrSignature = errors.New("signature by a trusted key is not valid")
+	// ErrUnsigned: no valid signature by a trusted key covers a digest
+	// that verified the bytes. errors.Is(err, ErrUnverified) holds.
+	ErrUnsigned = errors.New("not signed by a trusted key")
+)
+
+type sigError struct {
+	kind, base error
+	msg        string
+}
+
+func (e *sigError) Error() string   { return e.kind.Error() + ": " + e.msg }
+func (e *sigError) Unwrap() []error { return []error{e.kind, e.base} }
+
+// Trust is what --trust-key demands: a valid RFC 9421 signature by one of
+// Keys over the digest field that verified the bytes.
+type Trust struct {
+	Keys []httpsig.Key
+	// Skew is the clock skew allowed: created up to Skew in the future,
+	// expires up to Skew in the past.
+	Skew time.Duration
+	// MaxAge refuses signatures created longer ago (0: no limit).
+	MaxAge time.Duration
+	Now    func() time.Time // time.Now if nil
+}
+
+// TrustedKeys are the verification keys of one public key: under id (""
+// matches any keyid). An RSA key gives one per RSA algorithm; an Ed25519
+// key with an id is also known by its base64 form, the keyid of the
+// signature-based SRI profile.
+func TrustedKeys(id string, pub any) ([]httpsig.Key, error) {
+	algs := []string{""}
+	if _, ok := pub.(*rsa.PublicKey); ok {
+		algs = []string{httpsig.RSAPSSSHA512, httpsig.RSAV15SHA256}
+	}
+	var out []httpsig.Key
+	for _, a := range algs {
+		v, err := httpsig.NewVerifier(a, pub)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, httpsig.Key{ID: id, Verifier: v})
+		if k, ok := pub.(ed25519.PublicKey); ok && id != "" {
+			out = append(out, httpsig.Key{ID: base64.StdEncoding.EncodeToString(k), Verifier: v})
+		}
+	}
+	return out, nil
+}
+
+// Signature results.
+const (
+	SignatureValid     = "valid"
+	SignatureInvalid   = "invalid"
+	SignatureUntrusted = "untrusted" // no trusted key applies: not checked
+)
+
+// SignatureCheck is the outcome for one signature of a response.
+type SignatureCheck struct {
+	Label  string
+	KeyID  string
+	Alg    string
+	Tag    string
+	Covers []string // the covered components, as in Signature-Input
+	Result string
+	Reason string // why it is invalid or untrusted
+}
+
+// Signed is what the signatures of one response prove.
+type Signed struct {
+	Checks []SignatureCheck
+	// covered maps a digest field ("repr-digest"), or one member of it
+	// ("repr-digest/sha-256", the key parameter), to the keyid (else the
+	// label) of a valid signature by a trusted key that covers it in the
+	// header.
+	covered  map[string]string
+	Warnings []string
+}
+
+// Covers returns the keyid of a valid trusted signature that covers the
+// header field (e.g. "Repr-Digest") or its member alg.
+func (s Signed) Covers(field, alg string) (string, bool) {
+	f := strings.ToLower(field)
+	if id, ok := s.covered[f]; ok {
+		return id, true
+	}
+	id, ok := s.covered[f+"/"+alg]
+	return id, ok
+}
+
+// Invalid returns the checks of signatures a trusted key applies to that
+// did not verify.
+func (s Signed) Invalid() []SignatureCheck {
+	var out []SignatureCheck
+	for _, c := range s.Checks {
+		if c.Result == SignatureInvalid {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Signatures verifies every signature of a response with the given status
+// and header (req, if not nil, is the request for `req` components) and
+// says which digest fields valid signatures by trusted keys cover. A
+// malformed Signature-Input or Signature is ignored with a warning.
+func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed {
+	out := Signed{covered: map[string]string{}}
+	sigs, err := httpsig.ParseSignatures(h)
+	if err != nil {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("signature fields ignored: %v", err))
+		return out
+	}
+	m := httpsig.ResponseMessage(&http.Response{StatusCode: status, Header: h}, req)
+	for _, s := range sigs {
+		pol := t.policy(s.Label)
+		c := SignatureCheck{Label: s.Label, KeyID: s.Params.KeyID, Alg: s.Params.Alg, Tag: s.Params.Tag}
+		for _, comp := range s.Params.Components {
+			c.Covers = append(c.Covers, comp.String())
+		}
+		if !pol.Applies(s.Params) {
+			c.Result, c.Reason = SignatureUntrusted, "no trusted key for this keyid and alg"
+			out.Checks = append(out.Checks, c)
+			continue
+		}
+		r, err := httpsig.Verify(m, pol)
+		if err != nil {
+			c.Result, c.Reason = SignatureInvalid, reasonOf(err, s.Label)
+			out.Checks = append(out.Checks, c)
+			continue
+		}
+		c.Result, c.Alg = SignatureValid, r.Alg
+		out.Checks = append(out.Checks, c)
+		out.cover(r.Params, s.Label)
+	}
+	return out
+}
+
+// reasonOf is Verify's error without the prefixes the check repeats.
+func reasonOf(err error, label string) string {
+	r := strings.TrimPrefix(err.Error(), "httpsig: ")
+	r = strings.TrimPrefix(r, "signature "+label+": ")
+	return strings.TrimPrefix(r, "httpsig: ")
+}
+
+func (t *Trust) policy(label string) httpsig.Policy {
+	return httpsig.Policy{Keys: t.Keys, Label: label, Skew: t.Skew, MaxAge: t.MaxAge, Now: t.Now}
+}
+
+// cover records the digest fields p covers in the header of the response.
+func (s *Signed) cover(p httpsig.Params, label string) {
+	id := p.KeyID
+	if id == "" {
+		id = label
+	}
+	for _, c := range p.Components {
+		if c.Derived() || hasParam(c, "req") || hasParam(c, "tr") {
+			continue
+		}
+		switch c.Name {
+		case "repr-digest", "content-digest", "unencoded-digest":
+		default:
+			continue
+		}
+		if k, ok := paramOf(c, "key"); ok {
+			if alg, ok := k.(string); ok {
+				s.covered[c.Name+"/"+alg] = id
+			}
+			continue
+		}
+		s.covered[c.Name] = id
+	}
+}
+
+// authenticate applies --trust-key to a verified result: some digest that
+// matched (Repr-Digest or Unencoded-Digest; Content-Digest when the content
+// is the whole representation, full) must be covered in the header by a
+// valid signature of a trusted key, and no signature a trusted key applies
+// to may be invalid.
+func (t *Trust) authenticate(res *Result, full bool) error {
+	s := t.Signatures(res.Status, res.Header, requestOf(res))
+	res.Signatures = s.Checks
+	res.Verdict.Warn(s.Warnings...)
+	if bad := s.Invalid(); len(bad) > 0 {
+		return &sigError{kind: ErrSignature, base: ErrMismatch, msg: describeSig(bad[0])}
+	}
+	var proved []string
+	for _, c := range res.Verdict.Checks {
+		if c.Result != verify.Match || strings.HasPrefix(c.Reason, "in trailer") || !signable(c.Field, full) {
+			continue
+		}
+		if id, ok := s.Covers(c.Field, c.Algorithm); ok {
+			proved = appendUnique(proved, fmt.Sprintf("%s %s by %q", c.Field, c.Algorithm, id))
+			if res.SignedBy == "" {
+				res.SignedBy = id
+			}
+		}
+	}
+	if len(proved) > 0 {
+		res.Authentic = proved
+		return nil
+	}
+	return &sigError{kind: ErrUnsigned, base: ErrUnverified, msg: unsignedWhy(res, s)}
+}
+
+// signable: the fields whose match, signed, proves the bytes.
+func signable(field string, full bool) bool {
+	switch field {
+	case verify.ReprDigest, verify.UnencodedDigest:
+		return true
+	case verify.ContentDigest:
+		return full
+	}
+	return false
+}
+
+func unsignedWhy(res *Result, s Signed) string {
+	valid := 0
+	for _, c := range s.Checks {
+		if c.Result == SignatureValid {
+			valid++
+		}
+	}
+	switch {
+	case !res.Verdict.Verified(""):
+		return "no digest verified the bytes, so no signature can prove them"
+	case len(s.Checks) == 0:
+		return "the response carries no signature (Signature-Input, Signature)"
+	case valid == 0:
+		return fmt.Sprintf("none of its %d signatures is by a trusted key", len(s.Checks))
+	}
+	return "no valid signature by a trusted key covers, in the header, a digest that verified the bytes"
+}
+
+func describeSig(c SignatureCheck) string {
+	return fmt.Sprintf("%s (keyid %q): %s", c.Label, c.KeyID, c.Reason)
+}
+
+// requestOf is the request a result answers, for components with `req`:
+// its URL and method only.
+func requestOf(res *Result) *http.Request {
+	u, err := url.Parse(res.RequestURL)
+	if err != nil || res.RequestURL == "" {
+		return nil
+	}
+	return &http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: http.Header{}}
+}
+
+func appendUnique(s []string, v string) []string {
+	for _, x := range s {
+		if x == v {
+			return s
+		}
+	}
+	return append(s, v)
+}
+
+// SignedFields reports which digest fields of a response header valid
+// signatures by trusted keys cover ("repr-digest", or "repr-digest/sha-256"
+// for one member), with the keyid of each: for mirrors, to take the
+// origin's signed Repr-Digest as proof. Signed.Invalid lists the
+// signatures a trusted key applies to that failed.
+func (t *Trust) SignedFields(status int, h http.Header) (map[string]string, Signed) {
+	s := t.Signatures(status, h, nil)
+	out := make(map[string]string, len(s.covered))
+	for k, v := range s.covered {
+		out[k] = v
+	}
+	return out, s
+}
+
+func paramOf(c httpsig.Component, name string) (any, bool) {
+	if c.Params == nil {
+		return nil, false
+	}
+	return c.Params.Get(name)
+}
+
+func hasParam(c httpsig.Component, name string) bool {
+	_, ok := paramOf(c, name)
+	return ok
+}

@@ -1,0 +1,114 @@
+package fetch
+
+import (
+	"crypto/ed25519"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hdig/hdig/httpsig"
+	"github.com/hdig/hdig/verify"
+)
+
+var sigT0 = time.Unix(1_800_000_000, 0)
+
+// signedHeader is a 200's header with Repr-Digest and Content-Digest,
+// signed by k under keyid over ids.
+func signedHeader(t *testing.T, k ed25519.PrivateKey, keyid string, ids ...string) http.Header {
+	t.Helper()
+	h := http.Header{"Repr-Digest": {"sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"},
+		"Content-Digest": {"sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"}}
+	s, err := httpsig.NewSigner("", k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := httpsig.ParseComponents(ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := httpsig.Params{Components: cs, Created: sigT0, Expires: sigT0.Add(time.Hour), KeyID: keyid}
+	if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h}, nil), "s", p, s); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func trustOf(t *testing.T, id string, k ed25519.PrivateKey, now time.Time) *Trust {
+	t.Helper()
+	keys, err := TrustedKeys(id, k.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Trust{Keys: keys, Skew: time.Minute, Now: func() time.Time { return now }}
+}
+
+func TestSignedFields(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	_, other, _ := ed25519.GenerateKey(nil)
+	for _, c := range []struct {
+		name   string
+		h      http.Header
+		trust  *Trust
+		result string
+		covers map[string]string
+	}{
+		{"valid", signedHeader(t, k, "o", "@status", "repr-digest"), trustOf(t, "o", k, sigT0), SignatureValid, map[string]string{"repr-digest": "o"}},
+		{"one member", signedHeader(t, k, "o", `"repr-digest";key="sha-256"`), trustOf(t, "", k, sigT0), SignatureValid, map[string]string{"repr-digest/sha-256": "o"}},
+		{"other keyid", signedHeader(t, k, "x", "repr-digest"), trustOf(t, "o", k, sigT0), SignatureUntrusted, map[string]string{}},
+		{"wrong key", signedHeader(t, other, "o", "repr-digest"), trustOf(t, "o", k, sigT0), SignatureInvalid, map[string]string{}},
+		{"expired", signedHeader(t, k, "o", "repr-digest"), trustOf(t, "o", k, sigT0.Add(2*time.Hour)), SignatureInvalid, map[string]string{}},
+	} {
+		got, s := c.trust.SignedFields(200, c.h)
+		if len(s.Checks) != 1 || s.Checks[0].Result != c.result {
+			t.Errorf("%s: checks %+v, want one %s", c.name, s.Checks, c.result)
+		}
+		if len(got) != len(c.covers) {
+			t.Errorf("%s: covers %v, want %v", c.name, got, c.covers)
+		}
+		for f, id := range c.covers {
+			if got[f] != id {
+				t.Errorf("%s: covers %v, want %v", c.name, got, c.covers)
+			}
+		}
+	}
+}
+
+// TestAuthenticate: the matched digest must be covered; Content-Digest
+// counts only for the whole content; a trailer's match does not count.
+func TestAuthenticate(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	tr := trustOf(t, "", k, sigT0)
+	match := func(field, reason string) verify.Check {
+		return verify.Check{Field: field, Algorithm: "sha-256", Result: verify.Match, Reason: reason}
+	}
+	for _, c := range []struct {
+		name  string
+		ids   []string
+		check verify.Check
+		full  bool
+		want  error
+	}{
+		{"repr-digest", []string{"repr-digest"}, match(verify.ReprDigest, ""), false, nil},
+		{"content-digest of the whole", []string{"content-digest"}, match(verify.ContentDigest, ""), true, nil},
+		{"content-digest of a part", []string{"content-digest"}, match(verify.ContentDigest, ""), false, ErrUnsigned},
+		{"repr-digest in the trailer", []string{"repr-digest"}, match(verify.ReprDigest, "in trailer"), false, ErrUnsigned},
+		{"not covered", []string{"@status"}, match(verify.ReprDigest, ""), false, ErrUnsigned},
+	} {
+		res := &Result{Status: 200, Header: signedHeader(t, k, "o", c.ids...)}
+		res.Verdict.Add(c.check)
+		err := tr.authenticate(res, c.full)
+		if !errors.Is(err, c.want) || (err == nil) != (len(res.Authentic) > 0) {
+			t.Errorf("%s: %v, authentic %v; want %v", c.name, err, res.Authentic, c.want)
+		}
+		if c.want == ErrUnsigned && !errors.Is(err, ErrUnverified) {
+			t.Errorf("%s: %v is not ErrUnverified (exit 3)", c.name, err)
+		}
+	}
+	_, other, _ := ed25519.GenerateKey(nil)
+	res := &Result{Status: 200, Header: signedHeader(t, other, "o", "repr-digest")}
+	res.Verdict.Add(match(verify.ReprDigest, ""))
+	if err := tr.authenticate(res, true); !errors.Is(err, ErrSignature) || !errors.Is(err, ErrMismatch) {
+		t.Errorf("wrong key: %v, want ErrSignature and ErrMismatch (exit 1)", err)
+	}
+}

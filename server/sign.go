@@ -1,0 +1,299 @@
+package server
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hdig/hdig/httpsig"
+	"github.com/hdig/hdig/verify"
+)
+
+// Signature labels: the RFC 9421 signature over the status, type and
+// digest fields, and the signature-based SRI profile Chromium verifies
+// (https://wicg.github.io/signature-based-sri/#profile).
+const (
+	SignatureLabel = "sig1"
+	IntegrityLabel = "sri"
+	// IntegrityTag is the tag parameter of the SRI profile.
+	IntegrityTag = "ed25519-integrity"
+)
+
+// DefaultSignatureValidity is how long after created a signature expires.
+const DefaultSignatureValidity = time.Hour
+
+// signedFields are the response fields a signature covers, in this order,
+// when the header carries them. Fields sent as trailers are not covered:
+// they are not in the header when it is signed, and a signature over a
+// trailer (the tr parameter) would itself have to follow the body.
+var signedFields = []string{"content-type", "repr-digest", "content-digest", "unencoded-digest"}
+
+// signer signs responses (WithSigningKey) and keeps the signature fields
+// per covered values, so that a file's responses reuse one signature until
+// it is refresh old.
+type signer struct {
+	s         httpsig.Signer
+	keyID     string
+	integrity string        // keyid of the SRI profile (base64 Ed25519 public key); "" for other keys
+	validity  time.Duration // expires = created + validity; 0: no expires
+	refresh   time.Duration // a cached signature older than this is made anew
+	now       func() time.Time
+
+	mu    sync.Mutex
+	cache map[string]signature
+	signs atomic.Int64 // signatures made, for tests and the bench
+}
+
+// signature is the Signature-Input and Signature values of one response.
+type signature struct {
+	input, value string
+	created      time.Time
+}
+
+// maxSignatures bounds the cache; it is emptied when full.
+const maxSignatures = 4096
+
+// WithSigningKey signs every response whose header carries a digest field
+// (RFC 9421): label sig1 covers "@status", content-type and the digest
+// fields sent in the header, with created, expires (validity after it; 0:
+// none) and keyid. With an Ed25519 key, responses carry Unencoded-Digest
+// and a second signature, label sri, in the signature-based SRI profile:
+// ("unencoded-digest";sf) with keyid the base64 public key and tag
+// "ed25519-integrity". alg is needed for RSA keys only.
+func WithSigningKey(priv any, alg, keyID string, validity time.Duration) Option {
+	return func(c *config) error {
+		s, err := httpsig.NewSigner(alg, priv)
+		if err != nil {
+			return err
+		}
+		if keyID == "" {
+			return fmt.Errorf("signing key: empty key id")
+		}
+		if validity < 0 {
+			return fmt.Errorf("signature validity %s: want a positive duration or 0", validity)
+		}
+		sg := &signer{s: s, keyID: keyID, validity: validity, now: time.Now, cache: map[string]signature{}}
+		sg.refresh = 5 * time.Minute
+		if validity > 0 {
+			sg.refresh = min(sg.refresh, validity/4)
+		}
+		if k, ok := priv.(ed25519.PrivateKey); ok {
+			sg.integrity = base64.StdEncoding.EncodeToString(k.Public().(ed25519.PublicKey))
+		}
+		c.signer = sg
+		return nil
+	}
+}
+
+// Signatures returns how many signatures the server has made (cache misses
+// count, reuses do not).
+func (s *Server) Signatures() int64 {
+	if s.cfg.signer == nil {
+		return 0
+	}
+	return s.cfg.signer.signs.Load()
+}
+
+// signing wraps h so that each response is signed when its header is final.
+func (s *Server) signing(h http.Handler) http.Handler {
+	sg := s.cfg.signer
+	if sg == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sw := &signWriter{ResponseWriter: w, sg: sg, log: s}
+		h.ServeHTTP(sw, r)
+	})
+}
+
+// setUnencoded adds Unencoded-Digest (the digest of the representation
+// without content coding) to a signed response, with the algorithms of its
+// Repr-Digest that SRI knows (sha-256 when none), unless already set.
+func (s *Server) setUnencoded(w http.ResponseWriter, r *http.Request, rep *Representation, plan *digestPlan) error {
+	sw, ok := w.(*signWriter)
+	if !ok || len(plan.repr) == 0 || sw.Header().Get(verify.UnencodedDigest) != "" {
+		return nil
+	}
+	var algs []verify.Algorithm
+	for _, d := range plan.repr {
+		if a, ok := verify.Lookup(d.Algorithm); ok && (a.Key == "sha-256" || a.Key == "sha-512") {
+			algs = append(algs, a)
+		}
+	}
+	if len(algs) == 0 {
+		algs = []verify.Algorithm{sha256Alg}
+	}
+	id := rep
+	if rep.identity != nil {
+		id = rep.identity
+	}
+	ds, err := id.Digests(r.Context(), algs)
+	if err != nil {
+		return err
+	}
+	sw.Header().Set(verify.UnencodedDigest, formatRepr(ds))
+	sw.unencoded = true
+	return nil
+}
+
+// signWriter signs the response when its header is written.
+type signWriter struct {
+	http.ResponseWriter
+	sg        *signer
+	log       *Server
+	wrote     bool
+	unencoded bool // setUnencoded added Unencoded-Digest
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *signWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *signWriter) WriteHeader(code int) {
+	if !w.wrote && code >= 200 {
+		w.wrote = true
+		w.sign(code)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *signWriter) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// ReadFrom keeps the connection's sendfile path.
+func (w *signWriter) ReadFrom(src io.Reader) (int64, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	if rf, ok := w.ResponseWriter.(io.ReaderFrom); ok {
+		return rf.ReadFrom(src)
+	}
+	return io.Copy(writerOnly{w.ResponseWriter}, src)
+}
+
+// sign adds the signature fields for a response with status code.
+func (w *signWriter) sign(code int) {
+	h := w.Header()
+	if w.unencoded && !representationStatus(code) {
+		h.Del(verify.UnencodedDigest) // as Repr-Digest: not about this content
+	}
+	sig, ok, err := w.sg.signatureFor(code, h)
+	if err != nil {
+		w.log.cfg.logger.Error("signing the response failed", "status", code, "err", err)
+		return
+	}
+	if ok {
+		h["Signature-Input"] = append(h["Signature-Input"], sig.input)
+		h["Signature"] = append(h["Signature"], sig.value)
+	}
+}
+
+// representationStatus: the statuses whose digest fields describe the
+// selected representation.
+func representationStatus(code int) bool {
+	switch code {
+	case http.StatusOK, http.StatusPartialContent, http.StatusIMUsed, http.StatusNotModified:
+		return true
+	}
+	return false
+}
+
+// signatureFor returns the signature fields for a response, from the cache
+// while fresh; ok is false when the header carries no digest field.
+func (sg *signer) signatureFor(code int, h http.Header) (signature, bool, error) {
+	key, ok := coveredKey(code, h)
+	if !ok {
+		return signature{}, false, nil
+	}
+	now := sg.now()
+	sg.mu.Lock()
+	sig, hit := sg.cache[key]
+	sg.mu.Unlock()
+	if hit && now.Sub(sig.created) < sg.refresh && !now.Before(sig.created) {
+		return sig, true, nil
+	}
+	sig, err := sg.make(code, h, now.Truncate(time.Second))
+	if err != nil {
+		return signature{}, false, err
+	}
+	sg.mu.Lock()
+	if len(sg.cache) >= maxSignatures {
+		clear(sg.cache)
+	}
+	sg.cache[key] = sig
+	sg.mu.Unlock()
+	return sig, true, nil
+}
+
+// coveredKey is the status and the values of the fields a signature would
+// cover: equal keys give equal signature bases (but for created). ok is
+// false when no digest field is in the header.
+func coveredKey(code int, h http.Header) (string, bool) {
+	var b strings.Builder
+	b.WriteString(strconv.Itoa(code))
+	digest := false
+	for i, name := range signedFields {
+		vs := h.Values(name)
+		if i > 0 && len(vs) > 0 {
+			digest = true
+		}
+		b.WriteByte(0)
+		b.WriteString(strings.Join(vs, "\x01"))
+	}
+	return b.String(), digest
+}
+
+// make signs the covered fields of h anew.
+func (sg *signer) make(code int, h http.Header, created time.Time) (signature, error) {
+	ids := []string{"@status"}
+	fields := http.Header{}
+	for _, name := range signedFields {
+		if vs := h.Values(name); len(vs) > 0 {
+			ids = append(ids, name)
+			fields[http.CanonicalHeaderKey(name)] = vs
+		}
+	}
+	p, err := sg.params(ids, sg.keyID, "", created)
+	if err != nil {
+		return signature{}, err
+	}
+	m := httpsig.ResponseMessage(&http.Response{StatusCode: code, Header: fields}, nil)
+	if _, err := httpsig.Sign(m, SignatureLabel, p, sg.s); err != nil {
+		return signature{}, err
+	}
+	sg.signs.Add(1)
+	if sg.integrity != "" && len(fields.Values(verify.UnencodedDigest)) > 0 {
+		p, err := sg.params([]string{`"unencoded-digest";sf`}, sg.integrity, IntegrityTag, created)
+		if err != nil {
+			return signature{}, err
+		}
+		if _, err := httpsig.Sign(m, IntegrityLabel, p, sg.s); err != nil {
+			return signature{}, err
+		}
+		sg.signs.Add(1)
+	}
+	return signature{input: strings.Join(fields.Values("Signature-Input"), ", "),
+		value: strings.Join(fields.Values("Signature"), ", "), created: created}, nil
+}
+
+func (sg *signer) params(ids []string, keyID, tag string, created time.Time) (httpsig.Params, error) {
+	cs, err := httpsig.ParseComponents(ids)
+	if err != nil {
+		return httpsig.Params{}, err
+	}
+	p := httpsig.Params{Components: cs, Created: created, KeyID: keyID, Tag: tag}
+	if sg.validity > 0 {
+		p.Expires = created.Add(sg.validity)
+	}
+	return p, nil
+}
