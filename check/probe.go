@@ -32,6 +32,7 @@ type request struct {
 type response struct {
 	label   string
 	status  int
+	request *http.Request // the request answered (after redirects), for "@path";req and the like
 	header  http.Header
 	trailer http.Header
 	size    int64           // body bytes read
@@ -101,7 +102,7 @@ func (a *audit) do(ctx context.Context, q request) (*response, error) {
 		return nil, exchangeError(ctx, err)
 	}
 	defer resp.Body.Close()
-	r := &response{label: q.label, status: resp.StatusCode, header: resp.Header}
+	r := &response{label: q.label, status: resp.StatusCode, request: resp.Request, header: resp.Header}
 	if !q.headersOnly {
 		body := &stallReader{r: resp.Body, timer: timer, timeout: a.opts.Timeout}
 		if err := a.readBody(r, body, q, resp); err != nil {

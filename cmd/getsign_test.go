@@ -235,3 +235,29 @@ func TestTrustKeyFlag(t *testing.T) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestGetTrustKeySubstitution: a proxy answers /old.js with the origin's
+// signed response for /app.js (same key, digests that match its own
+// body): the signature covers the request's path, so it fails (exit 1).
+func TestGetTrustKeySubstitution(t *testing.T) {
+	keys, site := signKeys(t), t.TempDir()
+	os.WriteFile(filepath.Join(site, "app.js"), versionText(1), 0o644)
+	os.WriteFile(filepath.Join(site, "old.js"), versionText(2), 0o644)
+	origin, err := url.Parse(startServe(t, site, "--sign-key", filepath.Join(keys, "origin.pem")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(origin)
+	direct := proxy.Director
+	proxy.Director = func(r *http.Request) { direct(r); r.URL.Path = "/app.js" }
+	proxy.Transport = &http.Transport{DisableCompression: true} // no gzip asked for and undone on the way
+	srv := httptest.NewServer(proxy)
+	defer srv.Close()
+	pub := filepath.Join(keys, "origin.pem.pub")
+	o := filepath.Join(t.TempDir(), "old.js")
+	code, v, errOut := getJSON(t, "--no-cache", "--no-delta", "--trust-key", pub, "-o", o, srv.URL+"/old.js")
+	if code != 1 || v.Verdict != "mismatch" || !strings.Contains(errOut, "bad signature: sig1") {
+		t.Errorf("substituted response: exit %d, verdict %s: %s", code, v.Verdict, errOut)
+	}
+	assertNoFile(t, o)
+}

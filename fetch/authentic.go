@@ -282,10 +282,12 @@ func appendUnique(s []string, v string) []string {
 // SignedFields reports which digest fields of a response header valid
 // signatures by trusted keys cover ("repr-digest", or "repr-digest/sha-256"
 // for one member), with the keyid of each: for mirrors, to take the
-// origin's signed Repr-Digest as proof. Signed.Invalid lists the
+// origin's signed Repr-Digest as proof. req is the request h answers
+// (components with `req`, such as hdig serve's "@path";req, need it).
+// Signed.Invalid lists the
 // signatures a trusted key applies to that failed.
-func (t *Trust) SignedFields(status int, h http.Header) (map[string]string, Signed) {
-	s := t.Signatures(status, h, nil)
+func (t *Trust) SignedFields(status int, h http.Header, req *http.Request) (map[string]string, Signed) {
+	s := t.Signatures(status, h, req)
 	out := make(map[string]string, len(s.covered))
 	for k, v := range s.covered {
 		out[k] = v

@@ -59,7 +59,7 @@ func TestSignedFields(t *testing.T) {
 		{"wrong key", signedHeader(t, other, "o", "repr-digest"), trustOf(t, "o", k, sigT0), SignatureInvalid, map[string]string{}},
 		{"expired", signedHeader(t, k, "o", "repr-digest"), trustOf(t, "o", k, sigT0.Add(2*time.Hour)), SignatureInvalid, map[string]string{}},
 	} {
-		got, s := c.trust.SignedFields(200, c.h)
+		got, s := c.trust.SignedFields(200, c.h, nil)
 		if len(s.Checks) != 1 || s.Checks[0].Result != c.result {
 			t.Errorf("%s: checks %+v, want one %s", c.name, s.Checks, c.result)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,7 +109,7 @@ func (s *Server) signing(h http.Handler) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		sw := &signWriter{ResponseWriter: w, sg: sg, log: s}
+		sw := &signWriter{ResponseWriter: w, sg: sg, log: s, path: r.URL}
 		h.ServeHTTP(sw, r)
 	})
 }
@@ -148,6 +149,7 @@ type signWriter struct {
 	http.ResponseWriter
 	sg        *signer
 	log       *Server
+	path      *url.URL // the request's URL, whose path sig1 covers ("@path";req)
 	wrote     bool
 	unencoded bool // setUnencoded added Unencoded-Digest
 }
@@ -187,7 +189,7 @@ func (w *signWriter) sign(code int) {
 	if w.unencoded && !representationStatus(code) {
 		h.Del(verify.UnencodedDigest) // as Repr-Digest: not about this content
 	}
-	sig, ok, err := w.sg.signatureFor(code, h)
+	sig, ok, err := w.sg.signatureFor(code, h, w.path)
 	if err != nil {
 		w.log.cfg.logger.Error("signing the response failed", "status", code, "err", err)
 		return
@@ -210,8 +212,8 @@ func representationStatus(code int) bool {
 
 // signatureFor returns the signature fields for a response, from the cache
 // while fresh; ok is false when the header carries no digest field.
-func (sg *signer) signatureFor(code int, h http.Header) (signature, bool, error) {
-	key, ok := coveredKey(code, h)
+func (sg *signer) signatureFor(code int, h http.Header, u *url.URL) (signature, bool, error) {
+	key, ok := coveredKey(code, h, u.EscapedPath())
 	if !ok {
 		return signature{}, false, nil
 	}
@@ -222,7 +224,7 @@ func (sg *signer) signatureFor(code int, h http.Header) (signature, bool, error)
 	if hit && now.Sub(sig.created) < sg.refresh && !now.Before(sig.created) {
 		return sig, true, nil
 	}
-	sig, err := sg.make(code, h, now.Truncate(time.Second))
+	sig, err := sg.make(code, h, u, now.Truncate(time.Second))
 	if err != nil {
 		return signature{}, false, err
 	}
@@ -235,12 +237,14 @@ func (sg *signer) signatureFor(code int, h http.Header) (signature, bool, error)
 	return sig, true, nil
 }
 
-// coveredKey is the status and the values of the fields a signature would
-// cover: equal keys give equal signature bases (but for created). ok is
-// false when no digest field is in the header.
-func coveredKey(code int, h http.Header) (string, bool) {
+// coveredKey is the status, the request's path and the values of the
+// fields a signature would cover: equal keys give equal signature bases
+// (but for created). ok is false when no digest field is in the header.
+func coveredKey(code int, h http.Header, path string) (string, bool) {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(code))
+	b.WriteByte(0)
+	b.WriteString(path)
 	digest := false
 	for i, name := range signedFields {
 		vs := h.Values(name)
@@ -253,9 +257,11 @@ func coveredKey(code int, h http.Header) (string, bool) {
 	return b.String(), digest
 }
 
-// make signs the covered fields of h anew.
-func (sg *signer) make(code int, h http.Header, created time.Time) (signature, error) {
-	ids := []string{"@status"}
+// make signs the covered fields of h anew. sig1 also covers the request's
+// path, so that a signed response of one file cannot be passed off as
+// another file of the same origin.
+func (sg *signer) make(code int, h http.Header, u *url.URL, created time.Time) (signature, error) {
+	ids := []string{"@status", `"@path";req`}
 	fields := http.Header{}
 	for _, name := range signedFields {
 		if vs := h.Values(name); len(vs) > 0 {
@@ -267,7 +273,8 @@ func (sg *signer) make(code int, h http.Header, created time.Time) (signature, e
 	if err != nil {
 		return signature{}, err
 	}
-	m := httpsig.ResponseMessage(&http.Response{StatusCode: code, Header: fields}, nil)
+	req := &http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}}
+	m := httpsig.ResponseMessage(&http.Response{StatusCode: code, Header: fields}, req)
 	if _, err := httpsig.Sign(m, SignatureLabel, p, sg.s); err != nil {
 		return signature{}, err
 	}

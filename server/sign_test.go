@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -67,10 +68,10 @@ func TestSignResponses(t *testing.T) {
 		covers  string
 		body    string
 	}{
-		{"/hello.json", nil, 200, `("@status" "content-type" "repr-digest" "unencoded-digest")`, hello},
-		{"/hello.json", []string{"Want-Content-Digest: sha-256"}, 200, `("@status" "content-type" "repr-digest" "content-digest" "unencoded-digest")`, hello},
-		{"/text.txt", []string{"Accept-Encoding: gzip"}, 200, `("@status" "content-type" "repr-digest" "unencoded-digest")`, text},
-		{"/hello.json", []string{"Range: bytes=0-3"}, 206, `("@status" "content-type" "repr-digest" "unencoded-digest")`, hello},
+		{"/hello.json", nil, 200, `("@status" "@path";req "content-type" "repr-digest" "unencoded-digest")`, hello},
+		{"/hello.json", []string{"Want-Content-Digest: sha-256"}, 200, `("@status" "@path";req "content-type" "repr-digest" "content-digest" "unencoded-digest")`, hello},
+		{"/text.txt", []string{"Accept-Encoding: gzip"}, 200, `("@status" "@path";req "content-type" "repr-digest" "unencoded-digest")`, text},
+		{"/hello.json", []string{"Range: bytes=0-3"}, 206, `("@status" "@path";req "content-type" "repr-digest" "unencoded-digest")`, hello},
 	} {
 		r := raw(t, ts, "GET", c.target, c.headers...)
 		wantStatus(t, r, c.status)
@@ -78,7 +79,7 @@ func TestSignResponses(t *testing.T) {
 		if in := r.Header.Get("Signature-Input"); !strings.HasPrefix(in, "sig1="+c.covers+";created=") || strings.Contains(in, "alg=") {
 			t.Errorf("%s %v: Signature-Input %q, want sig1=%s…, no alg", c.target, c.headers, in, c.covers)
 		}
-		m := httpsig.ResponseMessage(r.Response, nil)
+		m := httpsig.ResponseMessage(r.Response, getOf(c.target))
 		if _, err := httpsig.Verify(m, verifyPolicy(t, k)); err != nil {
 			t.Errorf("%s %v: %v", c.target, c.headers, err)
 		}
@@ -87,8 +88,13 @@ func TestSignResponses(t *testing.T) {
 	// The signature covers what was sent: a changed Repr-Digest fails.
 	r := raw(t, ts, "GET", "/hello.json")
 	r.Header.Set("Repr-Digest", emptySHA)
-	if _, err := httpsig.Verify(httpsig.ResponseMessage(r.Response, nil), verifyPolicy(t, k)); err == nil {
+	if _, err := httpsig.Verify(httpsig.ResponseMessage(r.Response, getOf("/hello.json")), verifyPolicy(t, k)); err == nil {
 		t.Error("verified with another Repr-Digest")
+	}
+	// It covers the path: one file's signed response is not another's.
+	r = raw(t, ts, "GET", "/hello.json")
+	if _, err := httpsig.Verify(httpsig.ResponseMessage(r.Response, getOf("/text.txt")), verifyPolicy(t, k)); err == nil {
+		t.Error("/hello.json's signed response verified as the answer to /text.txt")
 	}
 }
 
@@ -109,7 +115,7 @@ func TestSignOnlyDigestResponses(t *testing.T) {
 	_, tr := start(t, fixture(t), WithSigningKey(k, "", "origin", time.Hour), WithTrailerDigests())
 	r = raw(t, tr, "GET", "/hello.json")
 	wantStatus(t, r, 200)
-	if in := r.Header.Get("Signature-Input"); !strings.HasPrefix(in, `sig1=("@status" "content-type" "unencoded-digest");`) {
+	if in := r.Header.Get("Signature-Input"); !strings.HasPrefix(in, `sig1=("@status" "@path";req "content-type" "unencoded-digest");`) {
 		t.Errorf("with trailers: Signature-Input %q, want no repr-digest", in)
 	}
 	if r.Trailer.Get("Repr-Digest") != helloRepr {
@@ -155,14 +161,14 @@ func TestSignOtherKeys(t *testing.T) {
 	_, ts := start(t, fixture(t), WithSigningKey(k, "", "p256", 0))
 	r := raw(t, ts, "GET", "/hello.json")
 	in := r.Header.Get("Signature-Input")
-	if !strings.HasPrefix(in, `sig1=("@status" "content-type" "repr-digest" "unencoded-digest");created=`) ||
+	if !strings.HasPrefix(in, `sig1=("@status" "@path";req "content-type" "repr-digest" "unencoded-digest");created=`) ||
 		strings.Contains(in, "sri=") || strings.Contains(in, "expires=") {
 		t.Errorf("Signature-Input %q, want sig1 only, without expires", in)
 	}
 	v, err := httpsig.NewVerifier("", k)
 	must(t, err)
 	pol := httpsig.Policy{Keys: []httpsig.Key{{ID: "p256", Verifier: v}}, Require: []string{"repr-digest"}}
-	if _, err := httpsig.Verify(httpsig.ResponseMessage(r.Response, nil), pol); err != nil {
+	if _, err := httpsig.Verify(httpsig.ResponseMessage(r.Response, getOf("/hello.json")), pol); err != nil {
 		t.Error(err)
 	}
 	if _, err := New(fixture(t), WithSigningKey(signingKey(t), "", "", time.Hour)); err == nil {
@@ -185,10 +191,15 @@ func BenchmarkSignatureFor(b *testing.B) {
 				c.signer.refresh = 0
 			}
 			for b.Loop() {
-				if _, ok, err := c.signer.signatureFor(200, h); !ok || err != nil {
+				if _, ok, err := c.signer.signatureFor(200, h, &url.URL{Path: "/hello.json"}); !ok || err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// getOf is a GET of target, the request a response's "@path";req refers to.
+func getOf(target string) *http.Request {
+	return &http.Request{Method: http.MethodGet, URL: &url.URL{Path: target}, Header: http.Header{}}
 }
