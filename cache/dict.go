@@ -165,6 +165,9 @@ func (c *Cache) dropDict(d Dict, why string) {
 // how many entries and files it removed.
 func (c *Cache) GCDicts() (int, error) {
 	var n int
+	if _, err := c.root.Stat(dictDir); errors.Is(err, fs.ErrNotExist) {
+		return 0, nil // no dictionary was ever stored
+	}
 	err := c.locked(func() error {
 		idx := c.readDictIndex()
 		before := len(idx.Dicts)

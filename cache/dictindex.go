@@ -92,6 +92,9 @@ func usableDict(d Dict) bool {
 // holds the lock.
 func (c *Cache) writeDictIndex(idx *dictIndex) error {
 	idx.V = dictIndexVersion
+	if err := c.root.MkdirAll(dictDir, 0o700); err != nil {
+		return fmt.Errorf("write dictionary index: %w", err)
+	}
 	data, err := json.Marshal(idx)
 	if err != nil {
 		return fmt.Errorf("write dictionary index: %w", err)
