@@ -176,11 +176,15 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		res.Received = counted.n
 		sums := hasher.Sums()
 		res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, reprBasisFor(req, resp, counted.n, sums).coded(res.Encoding, decoded, nil), req)
-		if verr := verdictError(res, req, true); errors.Is(verr, ErrMismatch) && dict == nil {
-			return res, verr
-		}
+		verr := verdictError(res, req, true)
 		if dict != nil {
+			if errors.Is(verr, ErrMismatch) {
+				err = verr // the bytes came damaged: that is why they did not decode
+			}
 			return c.dictFallback(ctx, req, sink, res, dictFailed(res.Encoding, err))
+		}
+		if errors.Is(verr, ErrMismatch) {
+			return res, verr
 		}
 		return res, err
 	}
