@@ -114,6 +114,12 @@ func matchingDicts(store *cache.Cache, rawURL string, now time.Time) []cache.Dic
 	return out
 }
 
+// HasDictionary says a GET of rawURL would offer a dictionary from store
+// at now (the strategy chooser asks).
+func HasDictionary(store *cache.Cache, rawURL string, now time.Time) bool {
+	return len(matchingDicts(store, rawURL, now)) > 0
+}
+
 // bestDict reads the best matching dictionary for rawURL, checked
 // against its sha-256; a damaged one is dropped by the store and the next
 // best tried. nil: none to offer.

@@ -64,7 +64,9 @@ func (e *dictEnv) last() http.Header {
 	return rs[len(rs)-1]
 }
 
-func availableOf(data []byte) string { return dictionary.FormatAvailableDictionary(dictionary.HashOf(data)) }
+func availableOf(data []byte) string {
+	return dictionary.FormatAvailableDictionary(dictionary.HashOf(data))
+}
 
 func warnings(res *Result) string {
 	if res == nil {

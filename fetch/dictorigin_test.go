@@ -26,8 +26,8 @@ type dictOrigin struct {
 	useAs    map[string]string // path -> Use-As-Dictionary ("-": none)
 	cc       string            // Cache-Control of every response
 	coding   string            // dcb or dcz; "" ignores dictionaries
-	fault    string // "header": the header names another hash; "corrupt": a byte flipped after the digests
-	badUnenc bool // send a wrong Unencoded-Digest
+	fault    string            // "header": the header names another hash; "corrupt": a byte flipped after the digests
+	badUnenc bool              // send a wrong Unencoded-Digest
 	reqs     []http.Header
 	served   map[dictionary.Hash][]byte
 }
