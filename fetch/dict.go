@@ -192,11 +192,12 @@ func (o *dictOffer) use(coding string) *DictionaryUse {
 		SHA256: hex.EncodeToString(o.hash[:]), ID: o.entry.ID, Size: int64(len(o.bytes))}
 }
 
-// dictLimits bounds the decoder's output: --max-filesize, else no more
-// than the boundedWriter after it allows (it applies --max-ratio).
+// dictLimits bounds the decoder's output one byte past --max-filesize, so
+// that the boundedWriter after it, which applies --max-filesize and
+// --max-ratio, is the one to stop it (exit 4, not a decoding error).
 func dictLimits(l Limits) dictionary.Limits {
 	if l.MaxFileSize > 0 {
-		return dictionary.Limits{MaxOutput: l.MaxFileSize}
+		return dictionary.Limits{MaxOutput: l.MaxFileSize + 1}
 	}
 	return dictionary.Limits{MaxOutput: 1 << 62}
 }

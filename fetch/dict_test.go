@@ -93,7 +93,7 @@ func TestDictionaryRoundTrip(t *testing.T) {
 			}
 			ds := e.store.Dicts()
 			if len(ds) != 1 || ds[0].Match != "/app/*" || ds[0].ID != "/app/v1.js" || ds[0].Origin != e.o.srv.URL ||
-				ds[0].Expires.Sub(time.Now()) > time.Hour || ds[0].Expires.Sub(time.Now()) < 50*time.Minute {
+				time.Until(ds[0].Expires) > time.Hour || time.Until(ds[0].Expires) < 50*time.Minute {
 				t.Fatalf("stored %+v; want one, /app/*, id /app/v1.js, origin %s, fresh for an hour", ds, e.o.srv.URL)
 			}
 			res, out, err = e.get(t, "/app/v2.js", nil)
@@ -266,5 +266,35 @@ func TestDictionaryOptOut(t *testing.T) {
 		if err != nil || res.Strategy != StrategyFull || e.last().Get("Available-Dictionary") != "" {
 			t.Errorf("%s: %v, strategy %s, Available-Dictionary %q", name, err, res.Strategy, e.last().Get("Available-Dictionary"))
 		}
+	}
+}
+
+// --expect covers the decoded bytes of a dcb/dcz body: the right digest
+// verifies with strategy dictionary; a wrong one is a mismatch after the
+// plain GET too (exit 1, nothing out).
+func TestDictionaryExpect(t *testing.T) {
+	e := newDictEnv(t, "dcz")
+	if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+		t.Fatal(err)
+	}
+	res, out, err := e.get(t, "/app/v2.js", func(r *Request) { r.Expected = []verify.DigestField{expectField(dictV2, false)} })
+	if err != nil || !bytes.Equal(out, dictV2) || res.Strategy != StrategyDictionary || expectedCheck(t, res.Verdict).Result != verify.Match {
+		t.Fatalf("right --expect: %v, strategy %s, checks %v", err, res.Strategy, res.Verdict.Checks)
+	}
+	res, out, err = e.get(t, "/app/v2.js", func(r *Request) { r.Expected = []verify.DigestField{expectField(dictV2, true)} })
+	if !errors.Is(err, ErrMismatch) || len(out) != 0 || !strings.Contains(warnings(res), "fetched in full instead") {
+		t.Errorf("wrong --expect: %v, %d bytes out, warnings %q; want a mismatch after the plain GET", err, len(out), warnings(res))
+	}
+}
+
+// A dcz body over --max-filesize is refused (exit 4), not decoded on.
+func TestDictionaryMaxFileSize(t *testing.T) {
+	e := newDictEnv(t, "dcz")
+	if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+		t.Fatal(err)
+	}
+	_, out, err := e.get(t, "/app/v2.js", func(r *Request) { r.Limits.MaxFileSize = int64(len(dictV2) - 1) })
+	if !errors.Is(err, ErrTooLarge) || len(out) != 0 {
+		t.Errorf("over --max-filesize: %v, %d bytes out; want ErrTooLarge, nothing", err, len(out))
 	}
 }
