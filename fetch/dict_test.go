@@ -298,3 +298,29 @@ func TestDictionaryMaxFileSize(t *testing.T) {
 		t.Errorf("over --max-filesize: %v, %d bytes out; want ErrTooLarge, nothing", err, len(out))
 	}
 }
+
+// A redirect to another origin carries neither Available-Dictionary nor
+// Dictionary-ID: RFC 9842 §10 has dictionaries treated as cookies are.
+func TestDictionaryNotAcrossRedirect(t *testing.T) {
+	e := newDictEnv(t, "dcb")
+	other := newDictOrigin(t, "dcb")
+	other.set("/app/v2.js", dictV2)
+	if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+		t.Fatal(err)
+	}
+	e.o.useAs["/app/moved.js"] = "-"
+	e.o.set("/app/moved.js", nil)
+	mux := http.NewServeMux()
+	mux.Handle("/app/moved.js", http.RedirectHandler(other.srv.URL+"/app/v2.js", http.StatusFound))
+	mux.Handle("/", http.HandlerFunc(e.o.serve))
+	e.o.srv.Config.Handler = mux
+	e.c, _ = NewClient(Options{Timeout: testStall, FollowRedirects: true})
+	res, out, err := e.get(t, "/app/moved.js", nil)
+	rs := other.requests()
+	if err != nil || !bytes.Equal(out, dictV2) || len(rs) != 1 {
+		t.Fatalf("%v, %d bytes, %d requests at the other origin", err, len(out), len(rs))
+	}
+	if h := rs[0]; h.Get("Available-Dictionary") != "" || h.Get("Dictionary-ID") != "" {
+		t.Errorf("the other origin got Available-Dictionary %q, Dictionary-ID %q; want neither (strategy %s)", h.Get("Available-Dictionary"), h.Get("Dictionary-ID"), res.Strategy)
+	}
+}
