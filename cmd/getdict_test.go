@@ -94,7 +94,9 @@ func TestGetDictionary(t *testing.T) {
 		v.Transfer.Received*4 > v.Bytes || v.Verdict != "verified" {
 		t.Fatalf("v2: verdict %s, transfer %+v (dictionary %+v), %d bytes", v.Verdict, v.Transfer, d, v.Bytes)
 	}
-	if _, stderr := get("v2-text", url+"/app/v2.js"); !strings.Contains(stderr, "dcz with dictionary "+url+"/app/v2.js") || !strings.Contains(stderr, "saved") {
+	_, stderr := get("v2-text", url+"/app/v2.js")
+	t.Log(stderr)
+	if !strings.Contains(stderr, "dcz with dictionary "+url+"/app/v2.js") || !strings.Contains(stderr, "saved") {
 		t.Errorf("verdict line %q; want the dcz, the dictionary (now v2 itself) and the saving", stderr)
 	}
 	for _, flag := range []string{"--strategy=full", "--no-dictionary", "--strategy=delta"} {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -322,5 +323,28 @@ func TestDictionaryNotAcrossRedirect(t *testing.T) {
 	}
 	if h := rs[0]; h.Get("Available-Dictionary") != "" || h.Get("Dictionary-ID") != "" {
 		t.Errorf("the other origin got Available-Dictionary %q, Dictionary-ID %q; want neither (strategy %s)", h.Get("Available-Dictionary"), h.Get("Dictionary-ID"), res.Strategy)
+	}
+}
+
+// RFC 9842 §8: secure contexts only; loopback hosts count, as in browsers.
+func TestDictionarySecureContext(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"https://example.org/a": true, "http://example.org/a": false, "http://127.0.0.1:8080/a": true,
+		"http://127.9.9.9/a": true, "http://[::1]:80/a": true, "http://localhost/a": true, "http://app.localhost./a": true,
+		"http://10.0.0.1/a": false, "ftp://localhost/a": false, "http://localhost.example.org/a": false,
+	} {
+		u, _ := url.Parse(raw)
+		if got := secureContext(u); got != want {
+			t.Errorf("%s: secure %v, want %v", raw, got, want)
+		}
+	}
+	res := &Result{URL: "http://example.org/app/v1.js", Status: http.StatusOK, SHA256: make([]byte, 32),
+		Header: http.Header{"Use-As-Dictionary": {`match="/app/*"`}, "Cache-Control": {"max-age=60"}}}
+	if _, _, note, ok := dictEntry(res, time.Now()); ok || !strings.Contains(note, "secure context") {
+		t.Errorf("http://example.org: stored %v, note %q; want refused as not a secure context", ok, note)
+	}
+	res.URL = "https://example.org/app/v1.js"
+	if d, _, note, ok := dictEntry(res, time.Now()); !ok || d.Origin != "https://example.org" || note != "" {
+		t.Errorf("https://example.org: stored %v (%+v), note %q", ok, d, note)
 	}
 }
