@@ -107,4 +107,9 @@ func TestGetDictionary(t *testing.T) {
 	if v, _ := get("v2-dict", "--json", "--strategy=dictionary", url+"/app/v2.js"); v.Transfer.Strategy != "dictionary" {
 		t.Errorf("--strategy=dictionary: strategy %s", v.Transfer.Strategy)
 	}
+	code, stdout, stderr := runHdig(t, "cache", "ls", "--dictionaries", "--cache-dir", cacheDir)
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != ExitOK || len(lines) != 2 || !strings.HasPrefix(lines[0], url+"/app/v2.js\t/app/*\t/app/v2.js\t") || !strings.Contains(stderr, "2 dictionaries") {
+		t.Errorf("cache ls --dictionaries = %d, %q, %q; want v2 then v1", code, stdout, stderr)
+	}
 }
