@@ -31,7 +31,7 @@ func NewReader(coding string, r io.Reader, dict []byte, lim Limits) (io.ReadClos
 	}
 	hdr := make([]byte, n)
 	if got, err := io.ReadFull(r, hdr); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		if err == io.EOF || err == io.ErrUnexpectedEOF { // the body ended; any other error is the reader's, kept
 			return nil, fmt.Errorf("%s: want a %d-byte header, got %d bytes", coding, n, got)
 		}
 		return nil, fmt.Errorf("%s: reading the header: %w", coding, err)

@@ -348,3 +348,18 @@ func TestDictionarySecureContext(t *testing.T) {
 		t.Errorf("https://example.org: stored %v (%+v), note %q", ok, d, note)
 	}
 }
+
+// A connection that ends inside the dcb header is a network failure
+// (exit 4, retried with --retry), not a dictionary that did not work.
+func TestDictionaryTruncatedHeader(t *testing.T) {
+	e := newDictEnv(t, "dcb")
+	if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+		t.Fatal(err)
+	}
+	e.o.fault = "truncate"
+	before := len(e.o.requests())
+	_, out, err := e.get(t, "/app/v2.js", nil)
+	if !errors.Is(err, ErrNetwork) || len(out) != 0 || len(e.o.requests())-before != 1 {
+		t.Errorf("%v, %d bytes out, %d requests; want a network error, nothing out, no plain GET", err, len(out), len(e.o.requests())-before)
+	}
+}

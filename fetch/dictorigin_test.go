@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -98,6 +99,10 @@ func (o *dictOrigin) serve(w http.ResponseWriter, r *http.Request) {
 		case "header": // digests consistent with the body: only the hash is wrong
 			enc[dictionary.HeaderLen(o.coding)-1] ^= 1
 			h.Set("Repr-Digest", reprOf(enc))
+		case "truncate": // the connection ends inside the header
+			h.Set("Repr-Digest", reprOf(enc))
+			h.Set("Content-Length", fmt.Sprint(len(enc)))
+			enc = enc[:10]
 		case "corrupt":
 			h.Set("Repr-Digest", reprOf(enc))
 			enc = bytes.Clone(enc)

@@ -135,7 +135,10 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	var plain *verify.Hasher // the decoded bytes, for --expect and Unencoded-Digest
 	if decoded {
 		dec, done, err := dictDecoder(body, res.Encoding, dict.bytesOrNil(), dictLimits(req.Limits))
-		if err != nil && dict != nil {
+		var re *readError
+		if dict != nil && errors.As(err, &re) {
+			return res, c.bodyError(ctx, err, counted.n, resp.ContentLength) // the connection failed, not the coding
+		} else if err != nil && dict != nil {
 			return c.dictFallback(ctx, req, sink, res, dictFailed(res.Encoding, err))
 		} else if err != nil {
 			return res, protocolErrorf("%v", err)
