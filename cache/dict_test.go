@@ -146,16 +146,15 @@ func FuzzDictIndex(f *testing.F) {
 	}
 	f.Add([]byte(`{"v":2}`))
 	f.Add([]byte(`not json`))
-	dir := f.TempDir()
+	c, err := Open(filepath.Join(f.TempDir(), "cache")) // one cache: each input only rewrites the index
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer c.Close()
+	os.MkdirAll(filepath.Join(c.Dir, dictDir), 0o700)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Open(filepath.Join(dir, "cache"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
 		var warned []string
 		c.Warnf = func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }
-		os.MkdirAll(filepath.Join(c.Dir, dictDir), 0o700)
 		if err := os.WriteFile(filepath.Join(c.Dir, dictIndexName), data, 0o600); err != nil {
 			t.Fatal(err)
 		}
