@@ -58,6 +58,11 @@ type Cache struct {
 	// Warnf, if set, receives notes about damage that was repaired, such as
 	// an unreadable index file treated as empty.
 	Warnf func(format string, a ...any)
+	// DictMaxBytes, DictMaxSize, DictMaxCount and DictPerOrigin bound the
+	// compression dictionaries (dict.go): all bytes, one dictionary's
+	// bytes, entries, entries per origin. 0 or less: the Default.
+	DictMaxBytes, DictMaxSize   int64
+	DictMaxCount, DictPerOrigin int
 
 	root *os.Root
 	now  func() time.Time

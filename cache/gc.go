@@ -72,6 +72,11 @@ func (c *Cache) GC() (removed int, freed int64, err error) {
 		freed += f
 		return err
 	})
+	if err == nil {
+		var n int
+		n, err = c.GCDicts()
+		removed += n
+	}
 	if err != nil {
 		return removed, freed, fmt.Errorf("cache gc: %w", err)
 	}
@@ -122,6 +127,9 @@ func (c *Cache) sweep(live map[string]bool) (int, int64, error) {
 
 // Clear deletes every version and blob. Linked files are left alone.
 func (c *Cache) Clear() error {
+	if err := c.ClearDicts(); err != nil {
+		return err
+	}
 	return c.locked(func() error {
 		for _, dir := range []string{indexDir, blobDir} {
 			if err := c.root.RemoveAll(dir); err != nil {

@@ -34,6 +34,18 @@ func Storable(h http.Header) bool {
 // Commas inside quoted arguments do not split directives.
 func directives(line string) iter.Seq[string] {
 	return func(yield func(string) bool) {
+		for name := range directiveArgs(line) {
+			if !yield(name) {
+				return
+			}
+		}
+	}
+}
+
+// directiveArgs yields each directive's lowercased name and its argument
+// (after "=", surrounding whitespace and quotes removed; "" without one).
+func directiveArgs(line string) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
 		var quoted, escaped bool
 		start := 0
 		for i := 0; i <= len(line); i++ {
@@ -53,11 +65,11 @@ func directives(line string) iter.Seq[string] {
 					continue
 				}
 			}
-			d := line[start:i]
+			d, arg := line[start:i], ""
 			if eq := strings.IndexByte(d, '='); eq >= 0 {
-				d = d[:eq]
+				d, arg = d[:eq], strings.Trim(strings.TrimSpace(d[eq+1:]), `"`)
 			}
-			if d = strings.ToLower(strings.TrimSpace(d)); d != "" && !yield(d) {
+			if d = strings.ToLower(strings.TrimSpace(d)); d != "" && !yield(d, arg) {
 				return
 			}
 			start = i + 1

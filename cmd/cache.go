@@ -12,9 +12,10 @@ import (
 
 // cacheOptions are the flags of hdig cache and its subcommands.
 type cacheOptions struct {
-	Dir  string
-	JSON bool
-	URL  string
+	Dir   string
+	JSON  bool
+	URL   string
+	Dicts bool // ls --dictionaries (cachedict.go)
 }
 
 func init() { register(newCacheCmd) }
@@ -48,6 +49,7 @@ cache directory + /hdig.` + exitStatusHelp,
 		},
 	}
 	ls.Flags().BoolVar(&o.JSON, "json", false, `print {"dir":…,"entries":[…]} on stdout`)
+	ls.Flags().BoolVar(&o.Dicts, "dictionaries", false, `list the RFC 9842 compression dictionaries instead (--json: {"dir":…,"dictionaries":[…]})`)
 	rm := &cobra.Command{
 		Use:   "rm URL",
 		Short: "Remove every cached version of URL",
@@ -122,6 +124,9 @@ func runCacheLs(ios *IOStreams, o *cacheOptions) error {
 		return err
 	}
 	defer c.Close()
+	if o.Dicts {
+		return listDicts(ios, o, c)
+	}
 	all, err := c.Entries()
 	if err != nil {
 		return err

@@ -48,6 +48,7 @@ type getOptions struct {
 	Continue      bool
 	Delta         bool
 	NoDelta       bool
+	NoDictionary  bool
 	IM            string
 	CacheDir      string
 	CacheMax      string
@@ -160,13 +161,14 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.BoolVarP(&o.Continue, "continue", "C", false, "resume FILE.hdig-part (needs -o; curl's \"-C -\" is accepted too)")
 	f.BoolVar(&o.Delta, "delta", true, "ask for a 226 delta against a cached base version (on when the cache holds one)")
 	f.BoolVar(&o.NoDelta, "no-delta", false, "do not ask for a delta (versions are still cached)")
+	f.BoolVar(&o.NoDictionary, "no-dictionary", false, "do not offer a stored compression dictionary (RFC 9842; responses are still stored as dictionaries)")
 	f.StringVar(&o.IM, "im", fetch.DefaultIM, "the A-IM `LIST` sent with a delta request")
 	f.StringVar(&o.CacheDir, "cache-dir", "", "base-version cache `DIR` (default $HDIG_CACHE_DIR, else the user cache dir + /hdig)")
 	f.StringVar(&o.CacheMax, "cache-max", "1GiB", "size cap of the base-version cache (`SIZE`); least recently used versions go first")
 	f.BoolVar(&o.NoCache, "no-cache", false, "neither use nor fill the base-version cache")
 	f.BoolVar(&o.Zsync, "zsync", false, "rebuild into -o FILE from seeds and ranges with a zsync control file: URL itself (.zsync), --zsync-url, or the one the file's Link names")
 	f.StringArrayVar(&o.Seeds, "seed", nil, "with --zsync, a local `FILE` holding blocks of the target, e.g. its old version (repeatable; -o FILE and cached versions are seeds too)")
-	f.StringVar(&o.Strategy, "strategy", "auto", "the way to a new version: `auto` (a 226 from an origin known to send them, else zsync when the file advertises a control file and a cached base exists, else a plain GET), delta, zsync or full")
+	f.StringVar(&o.Strategy, "strategy", "auto", "the way to a new version: `auto` (a 226 from an origin known to send them, a dcb/dcz body when a stored dictionary matches, else zsync when the file advertises a control file and a cached base exists, else a plain GET), delta, dictionary, zsync or full")
 	f.StringVar(&o.ZsyncURL, "zsync-url", "", "with --zsync, the control file's `URL` (relative to URL, e.g. file.iso.zsync) when the origin advertises none")
 	o.Limits.add(f)
 	o.Req.add(f)
@@ -360,7 +362,7 @@ func (o *getOptions) delta(ios *IOStreams) (*fetch.Delta, error) {
 	if o.special {
 		linked = "" // nothing to link: a device's bytes are gone once written
 	}
-	return &fetch.Delta{Cache: store, IM: o.IM, Off: o.NoDelta || !o.Delta, Output: linked}, nil
+	return &fetch.Delta{Cache: store, IM: o.IM, Off: o.NoDelta || !o.Delta, Output: linked, NoDictionary: o.NoDictionary}, nil
 }
 
 // classifyFetch maps the client engine's errors to exit statuses.

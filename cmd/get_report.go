@@ -48,6 +48,17 @@ type jsonTransfer struct {
 	Retries   int      `json:"retries,omitempty"`
 	Reused    int64    `json:"reused,omitempty"`
 	Sent      int64    `json:"sent,omitempty"`
+	// Dictionary: the RFC 9842 dictionary a dcb or dcz body was decoded
+	// with (strategy dictionary).
+	Dictionary *jsonDictionary `json:"dictionary,omitempty"`
+}
+
+type jsonDictionary struct {
+	Coding string `json:"coding"`
+	URL    string `json:"url"`
+	SHA256 string `json:"sha256"`
+	ID     string `json:"id,omitempty"`
+	Size   int64  `json:"size"`
 }
 
 // verdictName is the contract's verdict word for a result and error.
@@ -186,6 +197,13 @@ func transferNote(res *fetch.Result) string {
 			return "; already complete, nothing fetched"
 		}
 		return "; 304 not modified, cached copy"
+	case fetch.StrategyDictionary:
+		saved := 0.0
+		if res.Bytes > 0 {
+			saved = 100 * (1 - float64(res.Received)/float64(res.Bytes))
+		}
+		d := res.Dictionary
+		return fmt.Sprintf("; %s with dictionary %s (sha-256 %s…): %s received, %.1f%% saved", d.Coding, d.URL, d.SHA256[:12], humanBytes(res.Received), saved)
 	case fetch.StrategyZsync:
 		return fmt.Sprintf("; zsync: %s received in %d range requests, %s reused from seeds", humanBytes(res.Received), res.Pieces, humanBytes(res.Reused))
 	case fetch.StrategyRanges:
@@ -216,6 +234,9 @@ func writeJSONVerdict(w io.Writer, o *getOptions, res *fetch.Result, err error) 
 		j.Warnings = append(j.Warnings, res.Verdict.Warnings...)
 		j.Transfer = jsonTransfer{Strategy: res.Strategy, Received: res.Received, IM: res.IM,
 			DeltaBase: res.DeltaBase, Pieces: res.Pieces, Retries: res.Retries, Sent: res.Sent, Reused: res.Reused}
+		if d := res.Dictionary; d != nil {
+			j.Transfer.Dictionary = &jsonDictionary{Coding: d.Coding, URL: d.URL, SHA256: d.SHA256, ID: d.ID, Size: d.Size}
+		}
 		if o.Head {
 			j.Headers = res.Header
 		}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
@@ -37,14 +38,18 @@ func (o *getOptions) applyStrategy(ctx context.Context) (zsyncRun bool, err erro
 		o.Zsync = true
 		return true, nil
 	case "full":
-		o.NoDelta = true
+		o.NoDelta, o.NoDictionary = true, true
 		return false, nil
 	case "delta":
+		o.NoDictionary = true
+		return false, nil
+	case "dictionary":
+		o.NoDelta = true
 		return false, nil
 	case "auto", "":
 		return o.preferZsync(ctx), nil
 	}
-	return false, usageErrorf("--strategy %q: want auto, delta, zsync or full", o.Strategy)
+	return false, usageErrorf("--strategy %q: want auto, delta, dictionary, zsync or full", o.Strategy)
 }
 
 // zsyncKeepsFlags reports whether the zsync path does all the flags ask:
@@ -76,9 +81,10 @@ func (o *getOptions) preferZsync(ctx context.Context) bool {
 		return false
 	}
 	versions, _ := store.Versions(o.URL)
+	dict := !o.NoDictionary && fetch.HasDictionary(store, o.URL, time.Now())
 	store.Close()
-	if len(versions) == 0 {
-		return false
+	if len(versions) == 0 || dict {
+		return false // nothing to rebuild from; or a dcb/dcz body beats ranges
 	}
 	o.offersDelta = !o.NoDelta && o.Delta
 	if f := o.origin(dir); f.Delta || !f.NoDelta {

@@ -111,7 +111,7 @@ func TestGetStrategyZsyncOrigin(t *testing.T) {
 	r.get("v5", 5, "full", "-R")
 	r.counts("auto with -R", map[string]int{"HEAD": 0, "RANGE": 0})
 
-	if code, _, errOut := runHdig(t, "get", "--strategy", "fast", "-o", filepath.Join(r.work, "x"), r.url); code != ExitUsage || !strings.Contains(errOut, "want auto, delta, zsync or full") {
+	if code, _, errOut := runHdig(t, "get", "--strategy", "fast", "-o", filepath.Join(r.work, "x"), r.url); code != ExitUsage || !strings.Contains(errOut, "want auto, delta, dictionary, zsync or full") {
 		t.Errorf("--strategy fast = %d, %q; want 2", code, errOut)
 	}
 }

@@ -111,3 +111,21 @@ func TestPatternDotsInsideSegments(t *testing.T) {
 		}
 	}
 }
+
+// TestSameOrigin: an absolute pattern naming another origin (scheme, host
+// or port) is not same-origin; a path, or the base's own origin, is.
+func TestSameOrigin(t *testing.T) {
+	base, _ := url.Parse("https://example.org/app/v1.js")
+	for match, want := range map[string]bool{
+		"/app/*": true, "*.js": true, "https://example.org/app/*": true, "https://example.org:443/*": true,
+		"https://other.example/app/*": false, "http://example.org/app/*": false, "https://example.org:8443/*": false,
+	} {
+		p, err := CompilePattern(match, base)
+		if err != nil {
+			t.Fatalf("%s: %v", match, err)
+		}
+		if p.SameOrigin() != want || p.Origin() != "https://example.org" {
+			t.Errorf("%s: SameOrigin %v, Origin %s; want %v, https://example.org", match, p.SameOrigin(), p.Origin(), want)
+		}
+	}
+}

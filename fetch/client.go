@@ -100,8 +100,11 @@ func NewClient(o Options) (*Client, error) {
 func (c *Client) HTTP() *http.Client { return c.http }
 
 // credentialFields are the request fields that carry the user's
-// credentials. They go only to the origin they were given for.
-var credentialFields = []string{"Authorization", "Cookie", "Proxy-Authorization"}
+// credentials. They go only to the origin they were given for. RFC 9842's
+// Available-Dictionary and Dictionary-ID are among them: "clients MUST
+// treat dictionaries in the same way that they treat cookies" (§10), and a
+// dictionary is offered only to its own origin.
+var credentialFields = []string{"Authorization", "Cookie", "Proxy-Authorization", fieldAvailableDictionary, fieldDictionaryID}
 
 // credentialsKey marks a context: the credentials of the requests made with
 // it belong to this origin.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/andybalholm/brotli"
+	"github.com/hdig/hdig/dictionary"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -23,6 +24,12 @@ const maxCodings = 5
 // decoder returns a reader that undoes the Content-Encoding list in reverse
 // order (RFC 9110 §8.4). Unknown codings are an error naming them.
 func decoder(r io.Reader, contentEncoding string) (io.Reader, func(), error) {
+	return dictDecoder(r, contentEncoding, nil, dictionary.Limits{})
+}
+
+// dictDecoder is decoder, with dict (when not nil) for dcb and dcz (RFC
+// 9842): their header must name it; lim bounds their output.
+func dictDecoder(r io.Reader, contentEncoding string, dict []byte, lim dictionary.Limits) (io.Reader, func(), error) {
 	var closers []func()
 	done := func() {
 		for _, c := range closers {
@@ -57,6 +64,18 @@ func decoder(r io.Reader, contentEncoding string) (io.Reader, func(), error) {
 			}
 			closers = append(closers, zr.Close)
 			r = zr
+		case dictionary.CodingDCB, dictionary.CodingDCZ:
+			if dict == nil {
+				done()
+				return nil, nil, fmt.Errorf("Content-Encoding %q, and no dictionary was offered", c)
+			}
+			dr, err := dictionary.NewReader(c, r, dict, lim)
+			if err != nil {
+				done()
+				return nil, nil, err
+			}
+			closers = append(closers, func() { dr.Close() })
+			r = dr
 		default:
 			done()
 			return nil, nil, fmt.Errorf("unsupported Content-Encoding %q", c)

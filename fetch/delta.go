@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/patch"
@@ -36,6 +37,11 @@ type Delta struct {
 	// Output is the -o path: verified versions are linked to it instead
 	// of copied into the cache.
 	Output string
+	// NoDictionary offers no compression dictionary (RFC 9842); responses
+	// offering themselves as one are still stored (dict.go).
+	NoDictionary bool
+	// Now, if set, is the clock dictionaries' freshness is judged by.
+	Now func() time.Time
 }
 
 // Get fetches like Do, using and feeding the base-version cache when
@@ -58,6 +64,11 @@ func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, err
 	if !d.Off && !req.Conditional() {
 		offered = c.bases(d.Cache, req.URL)
 	}
+	if !d.NoDictionary && !req.Conditional() {
+		if o := bestDict(d.Cache, req.URL, d.now()); o != nil && offerDict(r.Header, o, req.Compressed) {
+			r.dict, r.plain = o, req
+		}
+	}
 	if len(offered) > 0 {
 		im := d.IM
 		if im == "" {
@@ -76,14 +87,33 @@ func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, err
 	if held != nil && d.Output == "" {
 		r.BeforeCommit = func(res *Result) error {
 			c.storeHeld(d.Cache, res, held)
+			storeDictHeld(d.Cache, res, held)
 			return nil
 		}
 	}
 	res, err := c.Do(ctx, &r, sink)
 	if err == nil && d.Output != "" {
 		storeLinked(d.Cache, res, d.Output)
+		storeDictFile(d.Cache, res, d.Output)
 	}
 	return res, err
+}
+
+// offers says a GET of url would offer a cached base (A-IM) or a
+// dictionary (Available-Dictionary).
+func (c *Client) offers(d *Delta, url string) bool {
+	if !d.Off && len(c.bases(d.Cache, url)) > 0 {
+		return true
+	}
+	return !d.NoDictionary && len(matchingDicts(d.Cache, url, d.now())) > 0
+}
+
+// now is the clock of the dictionaries' freshness.
+func (d *Delta) now() time.Time {
+	if d.Now != nil {
+		return d.Now()
+	}
+	return time.Now()
 }
 
 // bases lists the cached identity versions of url to offer, newest first.

@@ -81,6 +81,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		Pieces:   1,
 
 		RequestURL: req.URL,
+		at:         time.Now(),
 	}
 	if method == http.MethodHead {
 		res.Strategy = StrategyHead
@@ -126,19 +127,26 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if err != nil {
 		return res, err
 	}
-	decoded := req.Compressed && encoded(res.Encoding)
+	dict := req.dictFor(res.Encoding) // a dcb or dcz answer to the dictionary offered
+	decoded := dict != nil || req.Compressed && encoded(res.Encoding)
 	var plain *verify.Hasher // the decoded bytes, for --expect and Unencoded-Digest
 	if decoded {
-		dec, done, err := decoder(body, res.Encoding)
-		if err != nil {
+		dec, done, err := dictDecoder(body, res.Encoding, dict.bytesOrNil(), dictLimits(req.Limits))
+		var re *readError
+		if dict != nil && errors.As(err, &re) {
+			return res, c.bodyError(ctx, err, counted.n, resp.ContentLength) // the connection failed, not the coding
+		} else if err != nil && dict != nil {
+			return c.dictFallback(ctx, req, sink, res, dictFailed(res.Encoding, err))
+		} else if err != nil {
 			return res, protocolErrorf("%v", err)
 		}
 		defer done()
-		plain = verify.NewHasher(req.decodedAlgorithms(hdr))
+		plain = verify.NewHasher(plainAlgorithms(req, resp, hdr))
 		defer plain.Close()
 		out = io.TeeReader(dec, plain)
 	}
-	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.n }, expands: decoded}
+	// A dictionary is input to the decoded output, as a delta's base is.
+	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.n + dict.size() }, expands: decoded}
 	n, err := io.CopyBuffer(bounded, out, make([]byte, copyBufSize))
 	if bounded.err != nil {
 		err = bounded.err // whatever the decoder made of it
@@ -153,6 +161,10 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	}
 	if err != nil {
 		err = c.bodyError(ctx, err, counted.n, resp.ContentLength)
+		var le *limitError
+		if dict != nil && errors.As(err, &le) && le.ratio {
+			return c.dictFallback(ctx, req, sink, res, dictFailed(res.Encoding, err))
+		}
 		if !decoded || !errors.Is(err, ErrProtocol) {
 			return res, err
 		}
@@ -164,7 +176,14 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		res.Received = counted.n
 		sums := hasher.Sums()
 		res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, reprBasisFor(req, resp, counted.n, sums).coded(res.Encoding, decoded, nil), req)
-		if verr := verdictError(res, req, true); errors.Is(verr, ErrMismatch) {
+		verr := verdictError(res, req, true)
+		if dict != nil {
+			if errors.Is(verr, ErrMismatch) {
+				err = verr // the bytes came damaged: that is why they did not decode
+			}
+			return c.dictFallback(ctx, req, sink, res, dictFailed(res.Encoding, err))
+		}
+		if errors.Is(verr, ErrMismatch) {
 			return res, verr
 		}
 		return res, err
@@ -174,16 +193,26 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	sums := hasher.Sums()
 	if !decoded {
 		res.setSHA256(sums)
+	} else {
+		res.plainSHA256 = sha256Of(plain.Sums())
 	}
 	basis := reprBasisFor(req, resp, counted.n, sums).coded(res.Encoding, decoded, plain)
 	res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, basis, req)
-	if !req.Compressed {
+	if !req.Compressed && !decoded {
 		warnEncoded(&res.Verdict, res.Encoding)
 	}
 	if len(req.Ranges) > 0 && resp.StatusCode == http.StatusOK {
 		res.Verdict.Warn("the origin ignored Range and sent the whole representation: it was written whole, as curl does")
 	}
-	return res, verdictError(res, req, basis.content)
+	verr := verdictError(res, req, basis.content)
+	if dict == nil {
+		return res, verr
+	}
+	if errors.Is(verr, ErrMismatch) {
+		return c.dictFallback(ctx, req, sink, res, dictFailed(res.Encoding, verr))
+	}
+	res.Strategy, res.Dictionary = StrategyDictionary, dict.use(res.Encoding)
+	return res, verr
 }
 
 // progress announces a body of size bytes (-1 unknown) to req.Progress

@@ -70,10 +70,11 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 		return nil, err
 	}
 	dl := req.Delta
-	if req.Conditional() || dl != nil && dl.Cache != nil && !dl.Off && !o.Continue && len(c.bases(dl.Cache, req.URL)) > 0 {
+	if req.Conditional() || dl != nil && dl.Cache != nil && !o.Continue && c.offers(dl, req.URL) {
 		// The caller's own conditions make one conditional GET (its 304
-		// leaves path alone); a cached base version: a 226 delta beats
-		// any number of pieces.
+		// leaves path alone); a cached base version or a matching
+		// dictionary: a 226 delta or a dcb/dcz body beats any number of
+		// pieces.
 		defer o.Progress.Finish()
 		os.Remove(path + SidecarSuffix) // as a fresh download drops it: the part is started over
 		sink, err := NewFileSink(path)
@@ -94,6 +95,7 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 	res, err = d.end(res, err)
 	if err == nil && dl != nil && dl.Cache != nil && res.Strategy != StrategyNotModified {
 		storeLinked(dl.Cache, res, path)
+		storeDictFile(dl.Cache, res, path)
 	}
 	return res, err
 }

@@ -79,6 +79,9 @@ type Request struct {
 	// over turns out unusable (errDeltaFailed).
 	intercept func(context.Context, *http.Response, Sink, *Result) (bool, error)
 	plain     *Request
+	// dict is the dictionary this request offers (RFC 9842), to decode a
+	// dcb or dcz answer with.
+	dict *dictOffer
 }
 
 // AcceptEncoding is sent with --compressed.

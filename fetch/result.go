@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -14,6 +15,7 @@ const (
 	StrategyNotModified = "not-modified"
 	StrategyHead        = "head"
 	StrategyZsync       = "zsync"
+	StrategyDictionary  = "dictionary" // a dcb or dcz body decoded with a stored dictionary (RFC 9842)
 )
 
 // Result describes a finished fetch.
@@ -61,6 +63,14 @@ type Result struct {
 	// authentic or not asked (Request.Trust).
 	Authentic []string
 	SignedBy  string
+	// Dictionary is the dictionary a dcb or dcz body was decoded with
+	// (strategy dictionary); nil otherwise.
+	Dictionary *DictionaryUse
+	// plainSHA256 is the sha-256 of the decoded bytes written, when the
+	// response offered itself as a dictionary (Use-As-Dictionary).
+	plainSHA256 []byte
+	// at is when the response's header arrived (its freshness starts).
+	at time.Time
 	// Part is the part file a failed or interrupted Client.Download left
 	// for -C to resume ("" when none was kept).
 	Part string
