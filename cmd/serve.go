@@ -30,6 +30,7 @@ type serveOptions struct {
 	tlsKey    string
 	writeTO   time.Duration
 	maxConns  int
+	dupes     []string // --duplicate
 }
 
 func newServeCmd(ios *IOStreams) *cobra.Command {
@@ -82,6 +83,7 @@ it); the access log goes to stderr. A client that takes no response bytes for
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
 	f.DurationVar(&o.writeTO, "write-timeout", server.DefaultWriteTimeout, "drop a client that takes no response bytes for this `DURATION` (0: never)")
+	f.StringArrayVar(&o.dupes, "duplicate", nil, "advertise a mirror of DIR: `URL` of a directory with the same files, sent as Link rel=duplicate on each file (RFC 6249; repeatable)")
 	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns(), "serve at most `N` connections at once; beyond, the longest-idle keep-alive one is closed (0: no cap)")
 	return c
 }
@@ -119,6 +121,9 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	}
 	if o.writable {
 		opts = append(opts, server.WithWritable())
+	}
+	if len(o.dupes) > 0 {
+		opts = append(opts, server.WithDuplicates(o.dupes...))
 	}
 	if o.stateDir != "" {
 		if err := server.CheckStateDir(o.dir, o.stateDir); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"time"
 )
 
@@ -27,6 +28,7 @@ type config struct {
 	sleep          func(context.Context, time.Duration) bool // the faults' waits; tests count them
 	writeTimeout   time.Duration
 	maxConns       int
+	duplicates     []*url.URL // WithDuplicates
 }
 
 // Defaults.

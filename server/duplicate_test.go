@@ -1,0 +1,37 @@
+package server
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestWithDuplicates(t *testing.T) {
+	_, ts := start(t, fixture(t), WithDuplicates("http://127.0.0.1:9/m1", "https://mirror.test/a/b/"))
+	r := raw(t, ts, "HEAD", "/sub/a.txt")
+	got := r.Header.Values("Link")
+	want := []string{"<http://127.0.0.1:9/m1/sub/a.txt>; rel=duplicate", "<https://mirror.test/a/b/sub/a.txt>; rel=duplicate"}
+	var dup []string
+	for _, l := range got {
+		if strings.Contains(l, "rel=duplicate") {
+			dup = append(dup, l)
+		}
+	}
+	if strings.Join(dup, "\n") != strings.Join(want, "\n") {
+		t.Errorf("Link of a file = %q, want %q", dup, want)
+	}
+	// A GET carries them too; a directory listing does not.
+	if g := raw(t, ts, "GET", "/hello.json"); !strings.Contains(strings.Join(g.Header.Values("Link"), ","), "<http://127.0.0.1:9/m1/hello.json>; rel=duplicate") {
+		t.Errorf("GET Link = %q, want the duplicate", g.Header.Values("Link"))
+	}
+	if d := raw(t, ts, "GET", "/sub/"); strings.Contains(strings.Join(d.Header.Values("Link"), ","), "duplicate") {
+		t.Errorf("directory Link = %q, want no duplicate", d.Header.Values("Link"))
+	}
+}
+
+func TestWithDuplicatesRefuses(t *testing.T) {
+	for _, b := range []string{"ftp://h/", "/rel/", "http://u:p@h/", "http://h/?q=1", "http://h/#f", ""} {
+		if _, err := New(t.TempDir(), WithDuplicates(b)); err == nil || !strings.Contains(err.Error(), "duplicate") {
+			t.Errorf("WithDuplicates(%q): err %v, want a refusal naming it", b, err)
+		}
+	}
+}
