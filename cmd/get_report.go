@@ -46,6 +46,8 @@ type jsonTransfer struct {
 	Retries   int      `json:"retries,omitempty"`
 	Reused    int64    `json:"reused,omitempty"`
 	Sent      int64    `json:"sent,omitempty"`
+	// Mirrors: what each mirror did (--mirror, Link rel=duplicate).
+	Mirrors []fetch.MirrorReport `json:"mirrors,omitempty"`
 }
 
 // verdictName is the contract's verdict word for a result and error.
@@ -186,6 +188,7 @@ func transferNote(res *fetch.Result) string {
 		if res.Pieces == 1 {
 			note = "; 1 piece"
 		}
+		note += mirrorNote(res)
 		if res.Received < res.Bytes {
 			note += fmt.Sprintf(", %s received", humanBytes(res.Received))
 		}
@@ -208,7 +211,7 @@ func writeJSONVerdict(w io.Writer, o *getOptions, res *fetch.Result, err error) 
 		}
 		j.Warnings = append(j.Warnings, res.Verdict.Warnings...)
 		j.Transfer = jsonTransfer{Strategy: res.Strategy, Received: res.Received, IM: res.IM,
-			DeltaBase: res.DeltaBase, Pieces: res.Pieces, Retries: res.Retries, Sent: res.Sent, Reused: res.Reused}
+			DeltaBase: res.DeltaBase, Pieces: res.Pieces, Retries: res.Retries, Sent: res.Sent, Reused: res.Reused, Mirrors: res.Mirrors}
 		if o.Head {
 			j.Headers = res.Header
 		}

@@ -53,6 +53,9 @@ type Result struct {
 	SHA256 []byte
 	// Decoded says the body was written decoded (--compressed).
 	Decoded bool
+	// Mirrors reports what each mirror did (Client.Download with
+	// DownloadOptions.Mirrors or LinkMirrors).
+	Mirrors []MirrorReport
 	// Part is the part file a failed or interrupted Client.Download left
 	// for -C to resume ("" when none was kept).
 	Part string

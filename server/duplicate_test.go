@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -33,5 +35,27 @@ func TestWithDuplicatesRefuses(t *testing.T) {
 		if _, err := New(t.TempDir(), WithDuplicates(b)); err == nil || !strings.Contains(err.Error(), "duplicate") {
 			t.Errorf("WithDuplicates(%q): err %v, want a refusal naming it", b, err)
 		}
+	}
+}
+
+func TestWithFlippedByteEvery(t *testing.T) {
+	_, ts := start(t, fixture(t), WithFlippedByteEvery(1000))
+	for _, c := range []struct {
+		rng  string
+		flip int // index in the body, -1 none
+	}{{"bytes=0-99", 0}, {"bytes=10-1009", 990}, {"bytes=1001-1500", -1}, {"bytes=2500-3500", 500}} {
+		r := raw(t, ts, "GET", "/data.bin", "Range: "+c.rng)
+		var a, b int64
+		fmt.Sscanf(c.rng, "bytes=%d-%d", &a, &b)
+		want := append([]byte(nil), binData[a:b+1]...)
+		if c.flip >= 0 {
+			want[c.flip] ^= 0xff
+		}
+		if !bytes.Equal(r.body, want) {
+			t.Errorf("Range %s: body differs from the data with byte %d flipped", c.rng, c.flip)
+		}
+	}
+	if r := raw(t, ts, "GET", "/data.bin"); len(r.body) != len(binData) || r.body[0] == binData[0] || r.body[1000] != binData[1000] {
+		t.Errorf("200: want byte 0 flipped only")
 	}
 }
