@@ -99,24 +99,32 @@ func (s *source) rate() float64 {
 // are for.
 func mirrorCandidates(origin, owner string, given []string, link int, h http.Header) (cands []*source, skipped []MirrorReport) {
 	seen := map[string]bool{origin: true}
-	add := func(ref, from string) {
+	add := func(ref, from string) bool {
 		u, err := resolveMirror(origin, ref)
 		switch {
 		case err != nil:
 			skipped = append(skipped, MirrorReport{URL: redacted(ref), From: from, State: MirrorSkipped, Reason: err.Error()})
 		case seen[u]:
+			return false
 		case len(cands) == MaxMirrors:
 			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: fmt.Sprintf("more than %d mirrors", MaxMirrors)})
 		default:
 			seen[u] = true
 			cands = append(cands, &source{url: u, from: from, same: SameOrigin(u, owner)})
 		}
+		return true
 	}
 	for _, m := range given {
 		add(m, "option")
 	}
-	for _, ref := range httpfield.LinksWithRel(h.Values("Link"), "duplicate", max(link, 0)) {
-		add(ref, "link")
+	taken := 0
+	for _, ref := range httpfield.LinksWithRel(h.Values("Link"), "duplicate", MaxMirrors*4) {
+		if taken >= link {
+			break
+		}
+		if add(ref, "link") {
+			taken++
+		}
 	}
 	return cands, skipped
 }
