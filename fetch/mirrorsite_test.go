@@ -22,9 +22,10 @@ type site struct {
 	headers []http.Header // every request's header
 }
 
-// gate holds the origin's range requests until each of n mirrors has been
-// asked for a range: every mirror then gets a piece, however the goroutines
-// are scheduled (the test counts work, never time).
+// gate holds the range requests of the sites sharing it until each of n
+// mirrors among them has been asked for a range: as a plan has more
+// pieces than connections, every such mirror then gets a piece, however
+// the goroutines are scheduled (the test counts work, never time).
 type gate struct {
 	mu   sync.Mutex
 	n    int
@@ -71,8 +72,8 @@ func (w *countWriter) Write(b []byte) (int, error) {
 
 func (w *countWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// newSite serves dir. A mirror (held nil) tells g when first asked for a
-// range; an origin (held non-nil) waits for g before answering a range.
+// newSite serves dir. With g, a mirror (origin false) tells g when first
+// asked for a range, and every range request waits for g to open.
 func newSite(t *testing.T, dir string, g *gate, origin bool, opts ...server.Option) *site {
 	t.Helper()
 	srv, err := server.New(dir, opts...)
@@ -94,7 +95,7 @@ func newSite(t *testing.T, dir string, g *gate, origin bool, opts ...server.Opti
 		if arrived {
 			g.arrive()
 		}
-		if origin && isRange && g != nil {
+		if isRange && g != nil {
 			select {
 			case <-g.open:
 			case <-r.Context().Done():
