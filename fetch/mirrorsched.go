@@ -10,7 +10,8 @@ import (
 
 // The piece scheduler of a download with mirrors. Every source (the origin
 // and each mirror) runs connsPerSource workers; each takes the first
-// pending piece, so a fast source takes more pieces than a slow one. When
+// pending piece, so a fast source takes more pieces than a slow one. The
+// connections of a dropped mirror move to the fastest source left. When
 // none is pending, an idle worker takes over the rest of a piece in flight
 // on a source at most half as fast as its own (work stealing): the slow
 // request is cancelled, and the thief asks for the piece's missing bytes,
@@ -289,10 +290,26 @@ func (d *download) sourceWorker(ctx context.Context, s *source, p *piece, r *rep
 			fail(err)
 			return
 		default:
-			return // the mirror is dropped; its piece is queued again
+			// The mirror is dropped and its piece queued again; this
+			// connection moves to the fastest source left.
+			s = ms.successor()
 		}
 		p, r, mode = nil, nil, modeRange
 	}
+}
+
+// successor is the source a connection of a dropped mirror moves to: the
+// fastest one still in use, the origin while none is measured faster.
+func (ms *mirrorSet) successor() *source {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	best := ms.sources[0]
+	for _, s := range ms.sources[1:] {
+		if !s.gone && s.rate() > best.rate() {
+			best = s
+		}
+	}
+	return best
 }
 
 // mirrorPiece fetches piece p's missing bytes from mirror s, once.
