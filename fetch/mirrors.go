@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,8 +93,9 @@ func (s *source) rate() float64 {
 
 // mirrorCandidates are the mirrors to try: the user's, then the origin's
 // Link rel=duplicate targets (at most link of them), resolved against the
-// origin's URL, http or https only, without credentials in the URL,
-// duplicates and the origin itself left out; at most MaxMirrors in all.
+// origin's URL, http or https only (a Link's not http for an https
+// origin), without credentials in the URL, duplicates and the origin itself
+// left out; at most MaxMirrors in all.
 // What is left out is reported.
 // same marks a mirror on owner's origin, the one the user's credentials
 // are for.
@@ -106,6 +108,10 @@ func mirrorCandidates(origin, owner string, given []string, link int, h http.Hea
 			skipped = append(skipped, MirrorReport{URL: redacted(ref), From: from, State: MirrorSkipped, Reason: err.Error()})
 		case seen[u]:
 			return false
+		case from == "link" && strings.HasPrefix(origin, "https:") && strings.HasPrefix(u, "http:"):
+			// Integrity would hold, but what is downloaded would be
+			// sent in clear text: the user asked for https.
+			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: "an http mirror of an https origin"})
 		case len(cands) == MaxMirrors:
 			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: fmt.Sprintf("more than %d mirrors", MaxMirrors)})
 		default:
