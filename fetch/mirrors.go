@@ -78,7 +78,6 @@ type source struct {
 	moved         int64         // bytes it delivered, for its speed
 	busy          time.Duration // time its connections spent on them
 	pieces        int
-	conns         int // its workers still running
 	gone          bool
 }
 

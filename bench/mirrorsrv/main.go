@@ -35,7 +35,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) < 3 || args[0] != "-dir" {
-		return fmt.Errorf("usage: mirrorsrv -dir DIR RATE[,flip=N][,dup]...")
+		return fmt.Errorf("usage: mirrorsrv -dir DIR SPEC [SPEC...], SPEC = RATE[,flip=N][,dup]")
 	}
 	dir, specs := args[1], args[2:]
 	lns := make([]net.Listener, len(specs))
