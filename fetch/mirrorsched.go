@@ -40,6 +40,7 @@ type holder struct {
 	cancel   context.CancelCauseFunc
 	released chan struct{}
 	stolen   bool
+	ok       bool  // it fetched the piece (set by release)
 	from     int64 // p.at() when it started
 	started  time.Time
 }
@@ -98,6 +99,9 @@ func (ms *mirrorSet) take(ctx context.Context, s *source) *piece {
 		if len(ms.pending) > 0 {
 			p := ms.pending[0]
 			ms.pending = ms.pending[1:]
+			if ms.onDisk(p) {
+				continue
+			}
 			return p
 		}
 		if p, h := ms.victim(s, time.Now()); p != nil {
@@ -106,13 +110,26 @@ func (ms *mirrorSet) take(ctx context.Context, s *source) *piece {
 			ms.mu.Unlock()
 			<-h.released
 			ms.mu.Lock()
-			if p.at() < p.end {
-				return p
+			if h.ok || ms.onDisk(p) {
+				continue // it finished before it stopped
 			}
-			continue // it finished before it stopped
+			return p
 		}
 		ms.cond.Wait()
 	}
+}
+
+// onDisk counts p done when all its bytes are on disk although the request
+// that brought them failed after the last byte (a cancel, the end of the
+// body): nothing is left to ask for, and the whole file's digest checks
+// them. mu held.
+func (ms *mirrorSet) onDisk(p *piece) bool {
+	if p.at() < p.end {
+		return false
+	}
+	ms.done++
+	ms.cond.Broadcast()
+	return true
 }
 
 // run records that s fetches p from now on.
@@ -141,6 +158,7 @@ func (ms *mirrorSet) release(p *piece, h *holder, ok bool) {
 	if (ok || p.at() > h.from) && s.state == MirrorUnused {
 		s.state = MirrorUsed
 	}
+	h.ok = ok
 	switch {
 	case ok:
 		ms.done++
@@ -271,8 +289,11 @@ func (d *download) sourceWorker(ctx context.Context, s *source, p *piece, r *rep
 		} else {
 			err = d.mirrorPiece(pctx, s, p, buf)
 		}
+		// A piece taken away (stolen, or its mirror dropped) is not this
+		// worker's failure, unless its bytes were wrong.
 		cause := context.Cause(pctx)
-		taken := err != nil && (cause == errStolen || cause == errDropped) && ctx.Err() == nil
+		var pm *pieceMismatch
+		taken := err != nil && !errors.As(err, &pm) && (cause == errStolen || cause == errDropped) && ctx.Err() == nil
 		var ferr error
 		if err != nil && !taken && ctx.Err() == nil && !s.origin {
 			ferr = d.mirrorFailed(s, p, err)

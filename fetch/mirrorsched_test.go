@@ -64,3 +64,35 @@ func TestTakeSteals(t *testing.T) {
 		t.Errorf("slow mirror's bytes kept: %d, want %d", slow.written.size(), 100<<10)
 	}
 }
+
+// TestTakeAfterTheEnd: a piece whose holder finishes as it is stolen, and
+// a queued piece whose bytes are all on disk (its request failed after the
+// last byte), are done: take asks for nothing more and returns nil.
+func TestTakeAfterTheEnd(t *testing.T) {
+	for _, finished := range []bool{true, false} {
+		ms := &mirrorSet{running: map[*piece]*holder{}, total: 1}
+		ms.cond = sync.NewCond(&ms.mu)
+		slow := &source{url: "slow"}
+		fast := &source{url: "fast", moved: 8 << 20, busy: time.Second}
+		p := &piece{id: 1, start: 0, end: 1 << 20}
+		if !finished {
+			ms.pending = []*piece{p}
+			p.next.Store(1 << 20)
+			if got := ms.take(context.Background(), fast); got != nil || ms.done != 1 {
+				t.Errorf("a queued piece on disk: take = %v, done %d; want nil, 1", got, ms.done)
+			}
+			continue
+		}
+		ctx, cancel := context.WithCancelCause(context.Background())
+		h := &holder{src: slow, cancel: cancel, released: make(chan struct{}), started: time.Now().Add(-10 * time.Second)}
+		ms.running[p] = h
+		go func() {
+			<-ctx.Done()
+			p.next.Store(1 << 20) // the last bytes landed as it was cancelled
+			ms.release(p, h, true)
+		}()
+		if got := ms.take(context.Background(), fast); got != nil || ms.done != 1 || slow.pieces != 1 {
+			t.Errorf("a stolen piece that finished: take = %v, done %d, holder's pieces %d; want nil, 1, 1", got, ms.done, slow.pieces)
+		}
+	}
+}
