@@ -89,8 +89,11 @@ for r in $(seq "$RUNS"); do
 	ratio=$(awk -v h="$h" -v a="$a" 'BEGIN {printf "%.2f", h / a}')
 	ratios+=("$ratio")
 	hdig_ok=$(cmp -s "$tmp/www/big.bin" "$tmp/out/hdig.bin" && echo "equal" || echo "DIFFERENT")
-	aria_cmp=$(cmp "$tmp/www/big.bin" "$tmp/out/aria.bin" 2>&1 | head -1 || true)
-	[ -z "$aria_cmp" ] && aria_cmp="equal"
+	# cmp -l: 1-based offset, then the file's and aria2c's bytes in octal.
+	aria_cmp=$(cmp -l "$tmp/www/big.bin" "$tmp/out/aria.bin" 2>/dev/null | awk '
+		function oct(s, n, i) { n = 0; for (i = 1; i <= length(s); i++) n = n * 8 + substr(s, i, 1); return n }
+		NR == 1 {first = sprintf("first at byte %d: 0x%02x in the file, 0x%02x written", $1 - 1, oct($2), oct($3))}
+		END {if (NR) printf "%d byte(s) DIFFERENT, %s", NR, first; else printf "equal"}' || true)
 	printf 'run %d: hdig %6.2f s (output %s)   aria2c %6.2f s (output: %s)   hdig/aria2c %s\n' \
 		"$r" "$h" "$hdig_ok" "$a" "$aria_cmp" "$ratio"
 done

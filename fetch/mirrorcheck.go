@@ -21,7 +21,9 @@ type mirrorSkip struct{ reason string }
 func (e *mirrorSkip) Error() string { return e.reason }
 
 // mirrorSources is the number of sources the download fetches from (1:
-// the origin alone).
+// the origin alone). With mirrors, the plan has that many times more
+// pieces: sources differ in speed, smaller pieces balance them, and a
+// liar's piece wastes less.
 func (d *download) mirrorSources() int {
 	if d.mir == nil {
 		return 1

@@ -178,7 +178,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	if d.total < 0 {
 		d.pieces = []*piece{{start: 0, end: -1}}
 	} else {
-		d.pieces = planPieces(spans{{0, d.total}}, d.pieceSizeFor(d.parallel))
+		d.pieces = planPieces(spans{{0, d.total}}, d.pieceSizeFor(d.parallel*d.mirrorSources()))
 		if len(d.pieces) == 0 {
 			d.pieces = []*piece{{start: 0, end: 0}}
 		}
