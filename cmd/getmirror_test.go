@@ -91,6 +91,7 @@ func TestGetMirrorUsage(t *testing.T) {
 		{"get", "-o", out, "--mirror", "http://u:p@127.0.0.1:9/f", "http://127.0.0.1:9/f"},
 		{"get", "-o", out, "--mirror", "f", "http://127.0.0.1:9/f"},
 		{"get", "-o", out, "--max-mirrors", "-1", "http://127.0.0.1:9/f"},
+		{"get", "-O", "--output-dir", t.TempDir(), "--mirror", "http://127.0.0.1:9/f", "http://127.0.0.1:9/f", "http://127.0.0.1:9/g"},
 		{"serve", t.TempDir(), "--duplicate", "ftp://127.0.0.1/"},
 	} {
 		if code, stdout, _ := runHdig(t, args...); code != ExitUsage || stdout != "" {
