@@ -96,3 +96,25 @@ func TestTakeAfterTheEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestSuccessor: a connection stays with its source while it is in use;
+// once the source is dropped it moves to the fastest source left, the
+// origin while no mirror is measured faster.
+func TestSuccessor(t *testing.T) {
+	origin := &source{origin: true, moved: 4 << 20, busy: time.Second}
+	slow := &source{url: "slow", moved: 1 << 20, busy: time.Second}
+	fast := &source{url: "fast", moved: 16 << 20, busy: time.Second}
+	liar := &source{url: "liar", moved: 32 << 20, busy: time.Second}
+	ms := &mirrorSet{sources: []*source{origin, slow, fast, liar}}
+	if got := ms.successor(liar); got != liar {
+		t.Errorf("in use: moved to %s", got.url)
+	}
+	liar.gone = true
+	if got := ms.successor(liar); got != fast {
+		t.Errorf("dropped: moved to %q, want fast", got.url)
+	}
+	fast.gone = true
+	if got := ms.successor(liar); got != origin {
+		t.Errorf("dropped, only slower mirrors left: moved to %q, want the origin", got.url)
+	}
+}
