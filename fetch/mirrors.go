@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -93,8 +94,9 @@ func (s *source) rate() float64 {
 // mirrorCandidates are the mirrors to try: the user's, then the origin's
 // Link rel=duplicate targets (at most link of them), resolved against the
 // origin's URL, http or https only (a Link's not http for an https
-// origin), without credentials in the URL, duplicates and the origin itself
-// left out; at most MaxMirrors in all.
+// origin, nor on a loopback or private address for an origin that is not),
+// without credentials in the URL, duplicates and the origin itself left
+// out; at most MaxMirrors in all.
 // What is left out is reported.
 // same marks a mirror on owner's origin, the one the user's credentials
 // are for.
@@ -111,6 +113,10 @@ func mirrorCandidates(origin, owner string, given []string, link int, h http.Hea
 			// Integrity would hold, but what is downloaded would be
 			// sent in clear text: the user asked for https.
 			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: "an http mirror of an https origin"})
+		case from == "link" && inward(origin, u):
+			// An origin must not make hdig send requests into the
+			// user's own network (as browsers' Private Network Access).
+			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: "a loopback or private address named by an origin that is not"})
 		case len(cands) == MaxMirrors:
 			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: fmt.Sprintf("more than %d mirrors", MaxMirrors)})
 		default:
@@ -132,6 +138,25 @@ func mirrorCandidates(origin, owner string, given []string, link int, h http.Hea
 		}
 	}
 	return cands, skipped
+}
+
+// inward says whether mirror is on a literal loopback, private, link-local
+// or unspecified address while origin is not. (Names are not resolved:
+// one that resolves to such an address is not caught.)
+func inward(origin, mirror string) bool {
+	local := func(raw string) bool {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return false
+		}
+		h := u.Hostname()
+		if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+			return true
+		}
+		ip := net.ParseIP(h)
+		return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
+	}
+	return local(mirror) && !local(origin)
 }
 
 // resolveMirror resolves a mirror's URL reference against the origin's URL.
