@@ -62,6 +62,7 @@ type getOptions struct {
 	Conn  transferFlags // -x, --resolve, -4/-6, -m, --max-redirs, … (gettransfer.go)
 	Out   outputFlags   // -f, -S, -w, -i, -D, --output-dir, -R, -J, … (getoutputflags.go)
 	Multi multiFlags    // -Z, --parallel-max: several URLs (getmulti.go)
+	Mirr  mirrorFlags   // --mirror, --max-mirrors (getmirrorflags.go)
 
 	stdin   io.Reader // read by -T - and --data-binary @-
 	label   string    // with several URLs, "URL: " before the verdict line
@@ -175,6 +176,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	o.Conn.add(f)
 	o.Out.add(f)
 	o.Multi.add(f)
+	o.Mirr.add(f)
 	o.Expect.add(f)
 	addGetSignFlags(f, &o.Sign)
 	return c
@@ -234,11 +236,17 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 	if req.Delta != nil {
 		defer req.Delta.Cache.Close()
 	}
+	if err := o.Mirr.options(o, req, &fetch.DownloadOptions{}); err != nil {
+		return nil, err
+	}
 	if o.Continue && !o.downloads(req) {
 		return nil, usageErrorf("-C resumes a plain GET to -o FILE; drop the Range header and the conditions (If-None-Match, If-Modified-Since, If-Range, …)")
 	}
 	if o.downloads(req) {
 		opts := fetch.DownloadOptions{Parallel: o.Parallel, Continue: o.Continue, Progress: progressFor(ios, o.Silent)}
+		if err := o.Mirr.options(o, req, &opts); err != nil {
+			return nil, err
+		}
 		return client.Download(ctx, req, o.Output, opts)
 	}
 	sink, err := o.sink(ios)

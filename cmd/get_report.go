@@ -51,6 +51,8 @@ type jsonTransfer struct {
 	// Dictionary: the RFC 9842 dictionary a dcb or dcz body was decoded
 	// with (strategy dictionary).
 	Dictionary *jsonDictionary `json:"dictionary,omitempty"`
+	// Mirrors: what each mirror did (--mirror, Link rel=duplicate).
+	Mirrors []fetch.MirrorReport `json:"mirrors,omitempty"`
 }
 
 type jsonDictionary struct {
@@ -211,6 +213,7 @@ func transferNote(res *fetch.Result) string {
 		if res.Pieces == 1 {
 			note = "; 1 piece"
 		}
+		note += mirrorNote(res)
 		if res.Received < res.Bytes {
 			note += fmt.Sprintf(", %s received", humanBytes(res.Received))
 		}
@@ -233,7 +236,7 @@ func writeJSONVerdict(w io.Writer, o *getOptions, res *fetch.Result, err error) 
 		}
 		j.Warnings = append(j.Warnings, res.Verdict.Warnings...)
 		j.Transfer = jsonTransfer{Strategy: res.Strategy, Received: res.Received, IM: res.IM,
-			DeltaBase: res.DeltaBase, Pieces: res.Pieces, Retries: res.Retries, Sent: res.Sent, Reused: res.Reused}
+			DeltaBase: res.DeltaBase, Pieces: res.Pieces, Retries: res.Retries, Sent: res.Sent, Reused: res.Reused, Mirrors: res.Mirrors}
 		if d := res.Dictionary; d != nil {
 			j.Transfer.Dictionary = &jsonDictionary{Coding: d.Coding, URL: d.URL, SHA256: d.SHA256, ID: d.ID, Size: d.Size}
 		}

@@ -57,6 +57,8 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 	switch {
 	case o.Output != "":
 		return usageErrorf("-o names one file; with %d URLs use -O (and --output-dir)", len(urls))
+	case len(o.Mirr.Mirrors) > 0:
+		return usageErrorf("--mirror names mirrors of one file; got %d URLs", len(urls))
 	case o.Multi.ParallelMax < 1 || o.Multi.ParallelMax > 300:
 		return usageErrorf("--parallel-max %d: want 1 to 300", o.Multi.ParallelMax)
 	case o.Multi.Parallel && !o.RemoteName:

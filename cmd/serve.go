@@ -33,6 +33,7 @@ type serveOptions struct {
 	maxConns  int
 	cors      string
 	sign      serveSignOptions
+	dupes     []string // --duplicate
 }
 
 func newServeCmd(ios *IOStreams) *cobra.Command {
@@ -98,6 +99,7 @@ Chromium checks for <script integrity="ed25519-KEY">.` + exitStatusHelp,
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
 	f.DurationVar(&o.writeTO, "write-timeout", server.DefaultWriteTimeout, "drop a client that takes no response bytes for this `DURATION` (0: never)")
+	f.StringArrayVar(&o.dupes, "duplicate", nil, "advertise a mirror of DIR: `URL` of a directory with the same files, sent as Link rel=duplicate on each file (RFC 6249; repeatable)")
 	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns(), "serve at most `N` connections at once; beyond, the longest-idle keep-alive one is closed (0: no cap)")
 	f.StringVar(&o.cors, "cors", "", "let scripts on these `ORIGINS` (comma-separated, e.g. http://localhost:8000, or *) read the digest fields and upload with digests")
 	addServeSignFlags(f, &o.sign)
@@ -145,6 +147,9 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 		return err
 	} else if sign != nil {
 		opts = append(opts, sign)
+	}
+	if len(o.dupes) > 0 {
+		opts = append(opts, server.WithDuplicates(o.dupes...))
 	}
 	if o.stateDir != "" {
 		if err := server.CheckStateDir(o.dir, o.stateDir); err != nil {

@@ -55,10 +55,12 @@ func (r *reply) close() {
 // 226 not asked for as ErrProtocol, with the reply (its body closed) for
 // its header.
 func (d *download) send(ctx context.Context, method string, from, end int64, ifRange string) (*reply, error) {
-	r := *d.req
-	if d.url != "" {
-		r.URL = d.url
-	}
+	return d.sendTo(ctx, nil, method, from, end, ifRange)
+}
+
+// sendTo is send to source s (nil: the origin; mirrors.go).
+func (d *download) sendTo(ctx context.Context, s *source, method string, from, end int64, ifRange string) (*reply, error) {
+	r := d.request(s)
 	hreq, err := r.build(method)
 	if err != nil {
 		return nil, err
@@ -135,15 +137,22 @@ func (d *download) hooks() {
 // same version (ETag, length, Repr-Digest) with exactly the range asked.
 // A 200, or a 206 of another ETag, is errRestart.
 func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
-	where := fmt.Sprintf("piece %d (bytes %d-%d)", p.id, from, p.end-1)
 	if resp.StatusCode == http.StatusOK {
 		return errRestart
 	}
+	if resp.StatusCode == http.StatusPartialContent && d.etag != "" && resp.Header.Get("ETag") != d.etag {
+		return errRestart
+	}
+	return d.checkRange(resp, p, from)
+}
+
+// checkRange checks what every source's 206 to a piece's range must be:
+// a single part, exactly the range asked, of the first response's length
+// and Repr-Digest.
+func (d *download) checkRange(resp *http.Response, p *piece, from int64) error {
+	where := fmt.Sprintf("piece %d (bytes %d-%d)", p.id, from, p.end-1)
 	if resp.StatusCode != http.StatusPartialContent {
 		return protocolErrorf("%s: status %d, want 206", where, resp.StatusCode)
-	}
-	if d.etag != "" && resp.Header.Get("ETag") != d.etag {
-		return errRestart
 	}
 	if strings.HasPrefix(strings.ToLower(resp.Header.Get("Content-Type")), "multipart/") {
 		return protocolErrorf("%s: multipart answer to a single range", where)

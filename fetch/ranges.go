@@ -29,6 +29,11 @@ type DownloadOptions struct {
 	Progress Progress
 	// PieceSize sets the size of the pieces; 0 chooses from the size.
 	PieceSize int64
+	// Mirrors are other URLs of the same representation (--mirror), and
+	// LinkMirrors how many of the origin's Link rel=duplicate targets are
+	// added to them (0: none). See mirrors.go.
+	Mirrors     []string
+	LinkMirrors int
 }
 
 // Download fetches req (a GET without body, Ranges or Compressed) into
@@ -128,6 +133,7 @@ type download struct {
 	resumed   bool   // bytes of an earlier run are in the file
 	savedRepr string // the Repr-Digest a loaded sidecar recorded
 	restarts  int
+	mir       *mirrorSet // sources and scheduler with mirrors (mirrors.go)
 
 	received atomic.Int64
 	retries  atomic.Int64
@@ -163,14 +169,18 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	d.parallel = 1
 	if split && d.splittable(resp) {
 		d.parallel = d.parallelFor(d.total)
-	} else if split && d.o.Parallel > 1 {
+		d.setupMirrors(ctx, resp)
+		if n := d.mirrorSources(); n > 1 {
+			d.parallel = n * connsPerSource(d.parallel, n)
+		}
+	} else if d.retireMirrors(resp, split); split && d.o.Parallel > 1 {
 		d.warn(fmt.Sprintf("--parallel %d: fetched as one stream (splitting needs a 200 with a strong ETag, a length, Accept-Ranges: bytes and no digest trailer)", d.o.Parallel))
 	}
 	mode := modeWhole
 	if d.total < 0 {
 		d.pieces = []*piece{{start: 0, end: -1}}
 	} else {
-		d.pieces = planPieces(spans{{0, d.total}}, d.pieceSizeFor(d.parallel))
+		d.pieces = planPieces(spans{{0, d.total}}, d.pieceSizeFor(d.parallel*d.mirrorSources()))
 		if len(d.pieces) == 0 {
 			d.pieces = []*piece{{start: 0, end: 0}}
 		}
@@ -178,7 +188,12 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 			mode = modeHead
 		}
 	}
-	err := d.transfer(ctx, r, mode)
+	var err error
+	if d.mirrorSources() > 1 && len(d.pieces) > 1 {
+		err = d.transferMirrors(ctx, r, mode)
+	} else {
+		err = d.transfer(ctx, r, mode)
+	}
 	switch {
 	case errors.Is(err, errRestart) && split:
 		d.warn("the origin answered a range with 200 or another ETag (it ignores Range, or the file changed): restarted as one stream")
@@ -324,11 +339,21 @@ func (d *download) conclude() (*Result, error) {
 	}
 	res.Bytes = wm
 	sums := d.hasher.Sums()
+	if d.mirrorSources() > 1 {
+		sums = d.narrow(sums, res.Encoding) // a mismatch: which mirror lied?
+		res.Mirrors = d.mirrorReports()
+	}
 	res.setSHA256(sums)
-	res.Verdict = bodyVerdict(d.ref, d.trailer, sums, statusBasis(d.refStatus, sums).coded(res.Encoding, false, nil), d.req)
+	res.Verdict = d.wholeVerdict(sums, res.Encoding)
 	res.Verdict.Warn(d.warnings...)
 	warnEncoded(&res.Verdict, res.Encoding)
 	return res, verdictError(res, d.req, d.refStatus != http.StatusPartialContent)
+}
+
+// wholeVerdict checks the whole file's sums against the first response's
+// fields, its trailer and the user's digests.
+func (d *download) wholeVerdict(sums []verify.Digest, enc string) verify.Verdict {
+	return bodyVerdict(d.ref, d.trailer, sums, statusBasis(d.refStatus, sums).coded(enc, false, nil), d.req)
 }
 
 // result describes the download so far.
@@ -343,6 +368,7 @@ func (d *download) result() *Result {
 	if len(d.pieces) > 1 || d.resumed {
 		r.Strategy, r.Pieces = StrategyRanges, len(d.pieces)
 	}
+	r.Mirrors = d.mirrorReports()
 	d.mu.Lock()
 	r.Verdict.Add(d.checks...)
 	r.Verdict.Warn(d.warnings...)
@@ -474,7 +500,7 @@ func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) er
 			defer wg.Done()
 			buf := make([]byte, copyBufSize)
 			if w == 0 {
-				if err := d.piece(gctx, d.pieces[0], first, mode, buf); err != nil {
+				if err := d.piece(gctx, d.pieces[0], first, mode, buf, nil); err != nil {
 					fail(err)
 					return
 				}
@@ -483,7 +509,7 @@ func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) er
 				if gctx.Err() != nil {
 					return
 				}
-				if err := d.piece(gctx, p, nil, modeRange, buf); err != nil {
+				if err := d.piece(gctx, p, nil, modeRange, buf, nil); err != nil {
 					fail(err)
 					return
 				}
@@ -499,7 +525,8 @@ func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) er
 
 // piece fetches one piece, retrying from where it stopped, and fetching
 // it again whole when its bytes fail its Content-Digest (refetch.go).
-func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode, buf []byte) error {
+// src is the source of its range requests (nil: the origin; mirrors.go).
+func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode, buf []byte, src *source) error {
 	size := int64(-1)
 	if p.end >= 0 {
 		size = p.end - p.start
@@ -507,7 +534,7 @@ func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode,
 	bar := d.prog.Piece(p.id, size, p.next.Load())
 	refetched := 0
 	for attempt := 0; ; attempt++ {
-		err := d.attempt(ctx, p, r, mode, buf, bar)
+		err := d.attempt(ctx, p, r, mode, buf, bar, src)
 		if err == nil {
 			bar.Done(true)
 			d.pieceDone(p)
@@ -541,11 +568,11 @@ func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode,
 
 // attempt reads one response into the piece: r, or a new range request
 // for the piece's missing bytes.
-func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMode, buf []byte, bar PieceProgress) error {
+func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMode, buf []byte, bar PieceProgress, src *source) error {
 	from := p.at()
 	if r == nil {
 		var err error
-		if r, err = d.send(ctx, http.MethodGet, from, p.end, d.etag); err != nil {
+		if r, err = d.sendTo(ctx, src, http.MethodGet, from, p.end, d.validator(src)); err != nil {
 			return err
 		}
 	}
@@ -556,7 +583,7 @@ func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMod
 	}
 	var h *verify.Hasher
 	if mode == modeRange {
-		if err := d.checkPiece(r.resp, p, from); err != nil {
+		if err := d.checkPieceFrom(src, r.resp, p, from); err != nil {
 			return err
 		}
 		if algs := d.pieceAlgorithms(r.resp); len(algs) > 0 {

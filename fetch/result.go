@@ -71,6 +71,9 @@ type Result struct {
 	plainSHA256 []byte
 	// at is when the response's header arrived (its freshness starts).
 	at time.Time
+	// Mirrors reports what each mirror did (Client.Download with
+	// DownloadOptions.Mirrors or LinkMirrors).
+	Mirrors []MirrorReport
 	// Part is the part file a failed or interrupted Client.Download left
 	// for -C to resume ("" when none was kept).
 	Part string

@@ -16,6 +16,7 @@ type faults struct {
 	wrongRepr      bool
 	wrongContent   bool
 	flipAt         int64 // -1: none
+	flipEvery      int64 // WithFlippedByteEvery; 0: none
 	truncateAt     int64 // -1: none
 	ignoreRange    bool
 	rangeShift     int64

@@ -30,6 +30,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 		return
 	}
 	s.zsyncLink(w, name, lfi)
+	s.duplicateLinks(w, name, lfi)
 	if rep, err := s.smallRep(r, name, lfi); err != nil {
 		s.internalError(w, r, err)
 		return

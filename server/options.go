@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"time"
 )
 
@@ -29,6 +30,7 @@ type config struct {
 	maxConns       int
 	cors           *corsPolicy // WithCORS; nil: no CORS fields
 	signer         *signer     // WithSigningKey (sign.go)
+	duplicates     []*url.URL  // WithDuplicates
 }
 
 // Defaults.

@@ -251,6 +251,9 @@ func (w *bodyWriter) setBodyFaults(sp span, head bool) {
 			w.flipAt = f.flipAt - sp.start
 		}
 	}
+	if f.flipEvery > 0 && !sp.multipart && w.flipAt < 0 {
+		w.flipAt = flipEvery(sp.start, sp.length, f.flipEvery)
+	}
 	if f.truncateAt >= 0 && f.truncateAt < sp.length {
 		w.truncAt = f.truncateAt
 	}

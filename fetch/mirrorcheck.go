@@ -1,0 +1,233 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/verify"
+)
+
+// mirrorSkip: a mirror's 206 shows another representation than the
+// origin's (length, ETag, Repr-Digest, coding) or that it cannot serve
+// ranges. The mirror is never used.
+type mirrorSkip struct{ reason string }
+
+func (e *mirrorSkip) Error() string { return e.reason }
+
+// mirrorSources is the number of sources the download fetches from (1:
+// the origin alone). With mirrors, the plan has that many times more
+// pieces: sources differ in speed, smaller pieces balance them, and a
+// liar's piece wastes less.
+func (d *download) mirrorSources() int {
+	if d.mir == nil {
+		return 1
+	}
+	return len(d.mir.sources)
+}
+
+// retireMirrors, when the download cannot use mirrors (the first response
+// cannot be split, or the origin's file changed and it restarted as one
+// stream), reports the mirrors it will not ask.
+func (d *download) retireMirrors(resp *http.Response, split bool) {
+	why := "the download restarted as one stream from the origin"
+	if d.mir == nil {
+		if !split || len(d.o.Mirrors) == 0 && len(httpfield.LinksWithRel(resp.Header.Values("Link"), "duplicate", d.o.LinkMirrors)) == 0 {
+			return
+		}
+		d.setupMirrors(context.Background(), resp) // only to report them
+		why = "the origin's response cannot be split (it needs a 200 with a strong ETag, a length and Accept-Ranges: bytes, and no digest trailer)"
+	}
+	ms := d.mir
+	ms.mu.Lock()
+	n := len(ms.sources) - 1
+	for _, s := range ms.sources[1:] {
+		if s.state == MirrorUnused {
+			s.state, s.reason = MirrorSkipped, why
+		}
+		ms.reports = append(ms.reports, MirrorReport{URL: redacted(s.url), From: s.from, State: s.state, Reason: s.reason,
+			Bytes: s.written.size(), Pieces: s.pieces})
+	}
+	ms.sources = ms.sources[:1]
+	ms.mu.Unlock()
+	if n > 0 {
+		d.warn("mirrors not used: " + why)
+	}
+}
+
+// validator is the If-Range of a piece's request to s: the origin's ETag
+// for the origin and mirrors on its origin, else the mirror's own strong
+// ETag once it sent one.
+func (d *download) validator(s *source) string {
+	if s == nil || s.origin || s.same {
+		return d.etag
+	}
+	d.mir.mu.Lock()
+	defer d.mir.mu.Unlock()
+	return s.etag
+}
+
+// checkPieceFrom checks a 206 from source s (nil: the origin).
+func (d *download) checkPieceFrom(s *source, resp *http.Response, p *piece, from int64) error {
+	if s == nil || s.origin {
+		return d.checkPiece(resp, p, from)
+	}
+	if err := d.sameRepresentation(s, resp); err != nil {
+		return err
+	}
+	return d.checkRange(resp, p, from)
+}
+
+// sameRepresentation checks that a mirror's answer is of the origin's
+// representation: a 206 (not a 200: no ranges), the same length, coding
+// and Repr-Digest, and the same ETag on the same origin, or its own
+// unchanged one elsewhere.
+func (d *download) sameRepresentation(s *source, resp *http.Response) error {
+	skip := func(f string, a ...any) error { return &mirrorSkip{reason: fmt.Sprintf(f, a...)} }
+	if resp.StatusCode == http.StatusOK {
+		return skip("it answered a range request with 200 (no range support, or its file changed)")
+	}
+	if resp.StatusCode != http.StatusPartialContent {
+		return protocolErrorf("status %d to a range request, want 206", resp.StatusCode)
+	}
+	if got, want := resp.Header.Get("Content-Encoding"), d.header.Get("Content-Encoding"); !strings.EqualFold(got, want) {
+		return skip("Content-Encoding %q, the origin's %q", got, want)
+	}
+	if cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range")); err == nil && cr.Total != d.total {
+		return skip("length %d, the origin's %d: another version", cr.Total, d.total)
+	}
+	if alg, ok := differ(d.ref.repr, reprField(resp.Header)); !ok {
+		return skip("Repr-Digest %s differs from the origin's: another version", alg)
+	}
+	et := resp.Header.Get("ETag")
+	if s.same {
+		if et != d.etag {
+			return skip("ETag %s, the origin's %s on the same origin: another version", et, d.etag)
+		}
+		return nil
+	}
+	d.mir.mu.Lock()
+	defer d.mir.mu.Unlock()
+	switch {
+	case s.etag == "":
+		s.etag = ifRangeETag(et)
+	case et != s.etag:
+		return skip("its ETag changed from %s to %s", s.etag, et)
+	}
+	return nil
+}
+
+// narrow runs after the whole file hashed to sums with mirrors: when the
+// sums do not match, each mirror's bytes still in the file are fetched
+// again from the origin and compared; a mirror whose bytes differ is named
+// corrupt, the origin's bytes replace them, and the file is hashed again.
+// It returns the sums to judge (the new ones after a repair).
+func (d *download) narrow(sums []verify.Digest, enc string) []verify.Digest {
+	if v := d.wholeVerdict(sums, enc); len(v.Mismatches()) == 0 {
+		return sums
+	}
+	ms := d.mir
+	ms.mu.Lock()
+	type suspect struct {
+		s  *source
+		sp spans
+	}
+	var sus []suspect
+	for _, s := range ms.sources[1:] {
+		if len(s.written) > 0 {
+			sus = append(sus, suspect{s, append(spans(nil), s.written...)})
+		}
+	}
+	ms.mu.Unlock()
+	if len(sus) == 0 {
+		return sums
+	}
+	repaired := false
+	for _, x := range sus {
+		at, err := d.compareSpans(x.sp)
+		if err != nil {
+			d.warn(fmt.Sprintf("could not fetch mirror %s's bytes again from the origin to compare: %v", redacted(x.s.url), err))
+			return sums
+		}
+		if at >= 0 {
+			repaired = true
+			reason := fmt.Sprintf("served wrong bytes: byte %d differs from the origin's (found by fetching its %d bytes again from the origin)", at, x.sp.size())
+			ms.drop(x.s, MirrorCorrupt, reason)
+			ms.mu.Lock()
+			x.s.written = nil // the origin's bytes are there now
+			ms.mu.Unlock()
+			d.warn(fmt.Sprintf("mirror %s %s: replaced by the origin's", redacted(x.s.url), reason))
+		}
+	}
+	if !repaired {
+		return sums
+	}
+	h := verify.NewHasher(d.algs)
+	defer h.Close()
+	if _, err := io.Copy(h, io.NewSectionReader(d.f, 0, d.total)); err != nil {
+		d.warn(fmt.Sprintf("read back %s: %v", d.part, err))
+		return sums
+	}
+	return h.Sums()
+}
+
+// compareSpans fetches sp from the origin, compares each byte with the
+// file, and writes the origin's bytes where they differ. It returns the
+// first differing offset, or -1.
+func (d *download) compareSpans(sp spans) (int64, error) {
+	first := int64(-1)
+	want, have := make([]byte, copyBufSize), make([]byte, copyBufSize)
+	for _, x := range sp {
+		r, err := d.send(d.mir.ctx, http.MethodGet, x.start, x.end, d.etag)
+		if err != nil {
+			return first, err
+		}
+		err = d.checkPiece(r.resp, &piece{id: -1, start: x.start, end: x.end}, x.start)
+		if errors.Is(err, errRestart) {
+			err = protocolErrorf("the origin's file changed")
+		}
+		for off := x.start; err == nil && off < x.end; {
+			b := want[:min(int64(len(want)), x.end-off)]
+			var n int
+			if n, err = io.ReadFull(r.resp.Body, b); err != nil {
+				break
+			}
+			d.received.Add(int64(n))
+			if _, err = d.f.ReadAt(have[:n], off); err != nil {
+				break
+			}
+			if i := firstDiff(b, have[:n]); i >= 0 {
+				if first < 0 {
+					first = off + int64(i)
+				}
+				if _, err = d.f.WriteAt(b, off); err != nil {
+					err = &writeError{err: err}
+				}
+			}
+			off += int64(n)
+		}
+		r.close()
+		if err != nil {
+			return first, err
+		}
+	}
+	return first, nil
+}
+
+// firstDiff is the index of the first byte where a and b differ, or -1.
+func firstDiff(a, b []byte) int {
+	if bytes.Equal(a, b) {
+		return -1
+	}
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}

@@ -1,0 +1,305 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/verify"
+)
+
+// Mirrors (hdig get --mirror, Link rel=duplicate of RFC 6249). The origin's
+// first response is the authority: its length, ETag and Repr-Digest name
+// the representation, and the whole file is checked against that
+// Repr-Digest (or the user's --expect) whoever sent the bytes. A mirror
+// only ever answers plain range requests for pieces:
+//
+//   - it is used only when there is such a digest: without one, a mirror's
+//     bytes could not be told from an attacker's, so no mirror is asked
+//     and each is reported skipped (the origin alone serves the file);
+//   - a mirror whose 206 names another length, another Repr-Digest, or (on
+//     the origin's own origin, where ETags are comparable) another ETag,
+//     or that answers a range with 200, is skipped before any byte of it
+//     is written; on another origin its ETag is its own (ETags are scoped
+//     to their server), kept as its If-Range validator only;
+//   - a piece failing the mirror's Content-Digest names the mirror corrupt,
+//     drops it, and the piece is fetched again elsewhere; without piece
+//     digests, a whole-file mismatch is narrowed by fetching each mirror's
+//     bytes again from the origin and comparing (narrow);
+//   - a mirror on another origin gets none of the user's -H fields nor
+//     credentials (credentialGuard strips Authorization, Cookie and
+//     Proxy-Authorization; mirrorHeader drops the other -H fields, which
+//     may carry keys too); User-Agent and Want-* are sent.
+
+// Bounds of the mirrors a download uses.
+const (
+	// MaxMirrors bounds --mirror and the Link mirrors together.
+	MaxMirrors = 16
+	// DefaultLinkMirrors is how many rel=duplicate mirrors of the
+	// origin's response are taken by default (--max-mirrors).
+	DefaultLinkMirrors = 4
+)
+
+// Mirror states, as MirrorReport.State and the JSON name them.
+const (
+	MirrorUsed    = "used"    // served pieces that verified
+	MirrorUnused  = "unused"  // checked nothing against: no piece was left for it
+	MirrorSkipped = "skipped" // never used: another version, no ranges, unreachable, or nothing to verify against
+	MirrorDropped = "dropped" // failed mid-way (network, protocol); its pieces went elsewhere
+	MirrorCorrupt = "corrupt" // served wrong bytes; dropped, its pieces fetched elsewhere
+)
+
+// MirrorReport is what one mirror did in a download.
+type MirrorReport struct {
+	URL    string `json:"url"`
+	From   string `json:"from"` // "option" (--mirror) or "link" (rel=duplicate)
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+	Bytes  int64  `json:"bytes"`  // bytes of it kept in the file
+	Pieces int    `json:"pieces"` // pieces it completed
+}
+
+// source is the origin or one mirror of a download.
+type source struct {
+	url    string
+	from   string
+	origin bool
+	same   bool   // on the origin the user's credentials are for
+	etag   string // a mirror's own strong validator, once seen
+
+	// Guarded by mirrorSet.mu.
+	state, reason string
+	written       spans         // bytes it wrote that are still in the file
+	moved         int64         // bytes it delivered, for its speed
+	busy          time.Duration // time its connections spent on them
+	pieces        int
+	gone          bool
+}
+
+// rate is a source's measured bytes per second per connection; 0 until it
+// has delivered.
+func (s *source) rate() float64 {
+	if s.busy <= 0 || s.moved <= 0 {
+		return 0
+	}
+	return float64(s.moved) / s.busy.Seconds()
+}
+
+// mirrorCandidates are the mirrors to try: the user's, then the origin's
+// Link rel=duplicate targets (at most link of them), resolved against the
+// origin's URL, http or https only (a Link's not http for an https
+// origin, nor on a loopback or private address for an origin that is not),
+// without credentials in the URL, duplicates and the origin itself left
+// out; at most MaxMirrors in all.
+// What is left out is reported.
+// same marks a mirror on owner's origin, the one the user's credentials
+// are for.
+func mirrorCandidates(origin, owner string, given []string, link int, h http.Header) (cands []*source, skipped []MirrorReport) {
+	seen := map[string]bool{origin: true}
+	add := func(ref, from string) bool {
+		u, err := resolveMirror(origin, ref)
+		switch {
+		case err != nil:
+			skipped = append(skipped, MirrorReport{URL: redacted(ref), From: from, State: MirrorSkipped, Reason: err.Error()})
+		case seen[u]:
+			return false
+		case from == "link" && strings.HasPrefix(origin, "https:") && strings.HasPrefix(u, "http:"):
+			// Integrity would hold, but what is downloaded would be
+			// sent in clear text: the user asked for https.
+			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: "an http mirror of an https origin"})
+		case from == "link" && inward(origin, u):
+			// An origin must not make hdig send requests into the
+			// user's own network (as browsers' Private Network Access).
+			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: "a loopback or private address named by an origin that is not"})
+		case len(cands) == MaxMirrors:
+			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: fmt.Sprintf("more than %d mirrors", MaxMirrors)})
+		default:
+			seen[u] = true
+			cands = append(cands, &source{url: u, from: from, same: SameOrigin(u, owner)})
+		}
+		return true
+	}
+	for _, m := range given {
+		add(m, "option")
+	}
+	taken := 0
+	for _, ref := range httpfield.LinksWithRel(h.Values("Link"), "duplicate", MaxMirrors*4) {
+		if taken >= link {
+			break
+		}
+		if add(ref, "link") {
+			taken++
+		}
+	}
+	return cands, skipped
+}
+
+// inward says whether mirror is on a literal loopback, private, link-local
+// or unspecified address while origin is not. (Names are not resolved:
+// one that resolves to such an address is not caught.)
+func inward(origin, mirror string) bool {
+	local := func(raw string) bool {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return false
+		}
+		h := u.Hostname()
+		if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+			return true
+		}
+		ip := net.ParseIP(h)
+		return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
+	}
+	return local(mirror) && !local(origin)
+}
+
+// resolveMirror resolves a mirror's URL reference against the origin's URL.
+func resolveMirror(origin, ref string) (string, error) {
+	b, err := url.Parse(origin)
+	if err != nil {
+		return "", err
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return "", fmt.Errorf("mirror %q: %v", redacted(ref), err)
+	}
+	u := b.ResolveReference(r)
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https" || u.Host == "":
+		return "", fmt.Errorf("mirror %q: want an http or https URL", u.Redacted())
+	case u.User != nil:
+		return "", fmt.Errorf("mirror %q: credentials in a mirror's URL are not sent", u.Redacted())
+	}
+	u.Fragment = ""
+	return u.String(), nil
+}
+
+// CheckMirror says whether a --mirror argument is usable: an absolute http
+// or https URL without credentials.
+func CheckMirror(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("mirror %q: want an absolute http:// or https:// URL", redacted(raw))
+	}
+	_, err = resolveMirror(raw, raw)
+	return err
+}
+
+// wholeProof says whether the whole file will be checked against a digest
+// that proves it: the origin's Repr-Digest with an algorithm the policy
+// accepts, or the user's own digests. Only then may mirrors send bytes.
+func (d *download) wholeProof() bool {
+	for _, f := range d.req.Expected {
+		for _, x := range f.Digests {
+			if f.Trusted || d.req.Policy.Accepts(x.Algorithm) {
+				return true
+			}
+		}
+	}
+	if !d.ref.repr.Usable() || d.ref.repr.Salvaged {
+		return false
+	}
+	for _, x := range d.ref.repr.Digests {
+		if _, ok := verify.Lookup(x.Algorithm); ok && d.req.Policy.Accepts(x.Algorithm) {
+			return true
+		}
+	}
+	return false
+}
+
+// mirrorSet is the sources of a download with mirrors, and the scheduler
+// of its pieces (mirrorsched.go).
+type mirrorSet struct {
+	ctx     context.Context // the download's, for narrowing
+	sources []*source       // [0] is the origin
+	reports []MirrorReport  // mirrors left out before any request
+
+	mu      sync.Mutex
+	cond    *sync.Cond
+	pending []*piece
+	running map[*piece]*holder
+	done    int
+	total   int
+}
+
+// setupMirrors decides, after the origin's first response resp, which
+// mirrors the download asks. It leaves d.mir nil when none is to be
+// asked, and reports why when there were candidates.
+func (d *download) setupMirrors(ctx context.Context, resp *http.Response) {
+	cands, skipped := mirrorCandidates(d.url, d.req.URL, d.o.Mirrors, d.o.LinkMirrors, resp.Header)
+	if len(cands) == 0 && len(skipped) == 0 {
+		return
+	}
+	ms := &mirrorSet{ctx: ctx, reports: skipped, running: map[*piece]*holder{}}
+	ms.cond = sync.NewCond(&ms.mu)
+	ms.sources = []*source{{url: d.url, origin: true, same: true, state: MirrorUsed}}
+	why := ""
+	if !d.wholeProof() {
+		why = "the origin sent no Repr-Digest with an accepted algorithm and no --expect was given: a mirror's bytes could not be verified"
+	}
+	for _, s := range cands {
+		if why != "" {
+			ms.reports = append(ms.reports, MirrorReport{URL: redacted(s.url), From: s.from, State: MirrorSkipped, Reason: why})
+			continue
+		}
+		s.state = MirrorUnused
+		ms.sources = append(ms.sources, s)
+	}
+	if why != "" && len(cands) > 0 {
+		d.warn(fmt.Sprintf("%d mirror(s) not used: %s", len(cands), why))
+	}
+	d.mir = ms
+}
+
+// connsPerSource spreads n connections over the sources: at least one each.
+func connsPerSource(n, sources int) int {
+	return max(1, (n+sources-1)/max(sources, 1))
+}
+
+// mirrorReports lists every mirror's report, for the Result.
+func (d *download) mirrorReports() []MirrorReport {
+	ms := d.mir
+	if ms == nil {
+		return nil
+	}
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	out := append([]MirrorReport(nil), ms.reports...)
+	for _, s := range ms.sources[1:] {
+		out = append(out, MirrorReport{URL: redacted(s.url), From: s.from, State: s.state, Reason: s.reason,
+			Bytes: s.written.size(), Pieces: s.pieces})
+	}
+	return out
+}
+
+// mirrorHeader is the header a mirror on another origin gets: of the
+// user's fields, only User-Agent (and the Want-* fields build adds).
+func mirrorHeader(h http.Header) http.Header {
+	out := http.Header{}
+	if ua := h.Values("User-Agent"); len(ua) > 0 {
+		out["User-Agent"] = ua
+	}
+	return out
+}
+
+// request is the request of a piece from source s.
+func (d *download) request(s *source) Request {
+	r := *d.req
+	if s == nil || s.origin {
+		if d.url != "" {
+			r.URL = d.url
+		}
+		return r
+	}
+	r.URL = s.url
+	if !s.same {
+		r.Header = mirrorHeader(d.req.Header)
+	}
+	return r
+}
