@@ -29,13 +29,15 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 		s.fileError(w, r, err)
 		return
 	}
-	s.zsyncLink(w, name, lfi)
-	if rep, err := s.smallRep(r, name, lfi); err != nil {
+	if small, link, err := s.smallRep(r, name, lfi); err != nil {
 		s.internalError(w, r, err)
 		return
-	} else if rep != nil {
-		s.serveRep(w, r, rep)
-		return
+	} else {
+		s.zsyncLink(w, name, lfi, link)
+		if small != nil {
+			s.serveRep(w, r, small)
+			return
+		}
 	}
 	f, fi, err := s.openChecked(name)
 	if err != nil {

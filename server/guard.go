@@ -35,8 +35,13 @@ type guard struct {
 	pending []byte         // the byte held back
 }
 
+// A snapshot in memory (Representation.immutable) needs no check: its
+// bytes are the version its digests were hashed from, and nothing can
+// change them; the guard still holds back its last byte when work begun
+// for the request must be done first (BeforeEnd).
 func (s *Server) newGuard(w http.ResponseWriter, r *http.Request, rep *Representation) *guard {
-	return &guard{w: w, r: r, s: s, rep: rep, active: rep.proof != nil && r.Method != http.MethodHead}
+	active := rep.proof != nil && r.Method != http.MethodHead && (!rep.immutable || len(rep.waits) > 0)
+	return &guard{w: w, r: r, s: s, rep: rep, active: active}
 }
 
 func (g *guard) Header() http.Header { return g.w.Header() }

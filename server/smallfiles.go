@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/fileid"
-	"github.com/hdig/hdig/verify"
 )
 
 // Small files are kept in memory as snapshots, keyed by path and file
@@ -34,12 +33,14 @@ const (
 
 // snapshot is one version of a small file, in memory.
 type snapshot struct {
-	name        string
-	id          fileid.ID
-	data        []byte
-	contentType string
-	sums        *entry // digests of data; always trusted
-	etag        atomic.Pointer[etagMemo]
+	name         string
+	id           fileid.ID
+	data         []byte
+	contentType  string
+	compressible bool   // of contentType: variants may be negotiated
+	link         string // the zsync Link field value (zsyncLinkValue)
+	sums         *entry // digests of data; always trusted
+	etag         atomic.Pointer[etagMemo]
 }
 
 // smallFiles is an LRU of snapshots within smallFileMemory bytes.
@@ -113,30 +114,31 @@ func (s *Server) keepSmall(name string, f *os.File, fi fs.FileInfo) {
 	if !sameFile(f, id) {
 		return
 	}
+	ct := contentType(name, bytes.NewReader(data))
 	s.small.put(&snapshot{
 		name: name, id: id, data: data,
-		contentType: contentType(name, bytes.NewReader(data)),
-		sums:        newEntry(),
+		contentType: ct, compressible: compressible(ct), link: zsyncLinkValue(name),
+		sums: newEntry(),
 	})
 }
 
 // smallRep returns the identity representation of name from its snapshot
-// when the path's Lstat info lfi is the snapshot's version, else nil. The
-// encoded variants are built from the file on disk, so a request that
-// negotiates a coding gets nil too.
-func (s *Server) smallRep(r *http.Request, name string, lfi fs.FileInfo) (*Representation, error) {
+// when the path's Lstat info lfi is the snapshot's version, else nil, and
+// the snapshot's zsync Link value. The encoded variants are built from the
+// file on disk, so a request that negotiates a coding gets nil too.
+func (s *Server) smallRep(r *http.Request, name string, lfi fs.FileInfo) (*Representation, string, error) {
 	if lfi == nil || !lfi.Mode().IsRegular() || lfi.Size() > smallFileMax {
-		return nil, nil
+		return nil, "", nil
 	}
 	id := fileid.Of(lfi)
 	sn := s.small.get(name, id)
 	if sn == nil {
-		return nil, nil
+		return nil, "", nil
 	}
 	size := int64(len(sn.data))
-	vary := s.cfg.compressLimit != 0 && size > 0 && size <= s.cfg.compressLimit && compressible(sn.contentType)
+	vary := s.cfg.compressLimit != 0 && size > 0 && size <= s.cfg.compressLimit && sn.compressible
 	if vary && negotiate(r.Header) != "" {
-		return nil, nil
+		return nil, "", nil
 	}
 	s.seedSnapshot(sn)
 	rep := &Representation{
@@ -145,16 +147,20 @@ func (s *Server) smallRep(r *http.Request, name string, lfi fs.FileInfo) (*Repre
 		sums: sn.sums, vary: vary, key: fileKey{name: name, id: id},
 		// The bytes are immutable: they stay the version they are, and
 		// the snapshot's digests are always trusted.
-		proof: &proof{settled: true, same: func() bool { return true }},
+		proof: alwaysSame, immutable: true,
 	}
 	rep.reopen = func() (*os.File, error) { return s.reopenVersion(name, id) }
-	sum, err := rep.Digests(r.Context(), []verify.Algorithm{sha256Alg})
+	sum, err := rep.Digests(r.Context(), defaultAlgs)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	rep.ETag = sn.etagOf(sum[0].Value)
-	return rep, nil
+	return rep, sn.link, nil
 }
+
+// alwaysSame is the proof of bytes held in memory: settled, and always
+// the version they are.
+var alwaysSame = &proof{settled: true, same: func() bool { return true }}
 
 // etagOf returns the ETag of the snapshot's sha-256 sum, formatted once.
 func (sn *snapshot) etagOf(sum []byte) string {

@@ -153,6 +153,9 @@ func (w *bodyWriter) finish() {
 	if w.hasher != nil {
 		v := w.plan.formatContent(w.hasher.Sums())
 		if w.cdTrailer {
+			if w.trailers == nil {
+				w.trailers = map[string]string{}
+			}
 			w.trailers[verify.ContentDigest] = v
 		} else {
 			h.Set(verify.ContentDigest, v)
