@@ -46,15 +46,25 @@ type snapshot struct {
 // smallFiles is an LRU of snapshots within smallFileMemory bytes.
 type smallFiles struct {
 	opens atomic.Int64 // files opened from disk for GET (tests count them)
+	takes atomic.Int64 // snapshots taken (tests count them)
 
-	mu   sync.Mutex
-	lru  *list.List // of *snapshot, most recent first
-	m    map[string]*list.Element
-	used int64
+	mu    sync.Mutex
+	lru   *list.List // of *snapshot, most recent first
+	m     map[string]*list.Element
+	used  int64
+	limit int64 // bytes of snapshots: smallFileMemory
+	// evicted holds the versions evicted: taken again only when they fit
+	// without evicting another, so that a working set larger than the
+	// memory does not read and evict in a loop. Emptied when full.
+	evicted map[string]fileid.ID
 }
 
+// maxEvicted bounds smallFiles.evicted.
+const maxEvicted = 8192
+
 func newSmallFiles() *smallFiles {
-	return &smallFiles{lru: list.New(), m: map[string]*list.Element{}}
+	return &smallFiles{lru: list.New(), m: map[string]*list.Element{}, limit: smallFileMemory,
+		evicted: map[string]fileid.ID{}}
 }
 
 // get returns the snapshot of name when it is version id.
@@ -81,21 +91,47 @@ func (c *smallFiles) has(name string, id fileid.ID) bool {
 	return ok && fileid.Same(el.Value.(*snapshot).id, id)
 }
 
+// wants reports whether a snapshot of version id of name (size bytes)
+// should be taken: none is kept, and it was not evicted or fits without
+// evicting another.
+func (c *smallFiles) wants(name string, id fileid.ID, size int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.wantsLocked(name, id, size)
+}
+
+func (c *smallFiles) wantsLocked(name string, id fileid.ID, size int64) bool {
+	if el, ok := c.m[name]; ok && fileid.Same(el.Value.(*snapshot).id, id) {
+		return false
+	}
+	old, evicted := c.evicted[name]
+	return !evicted || !fileid.Same(old, id) || c.used+size <= c.limit
+}
+
 func (c *smallFiles) put(sn *snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.wantsLocked(sn.name, sn.id, int64(len(sn.data))) {
+		return
+	}
+	delete(c.evicted, sn.name)
 	if el, ok := c.m[sn.name]; ok {
 		c.used -= int64(len(el.Value.(*snapshot).data))
 		c.lru.Remove(el)
 	}
 	c.m[sn.name] = c.lru.PushFront(sn)
 	c.used += int64(len(sn.data))
-	for c.used > smallFileMemory {
+	c.takes.Add(1)
+	for c.used > c.limit {
 		last := c.lru.Back()
 		old := last.Value.(*snapshot)
 		c.lru.Remove(last)
 		delete(c.m, old.name)
 		c.used -= int64(len(old.data))
+		if len(c.evicted) >= maxEvicted {
+			clear(c.evicted)
+		}
+		c.evicted[old.name] = old.id
 	}
 }
 
@@ -104,7 +140,7 @@ func (c *smallFiles) put(sn *snapshot) {
 // request that opened f is still answered from f.
 func (s *Server) keepSmall(name string, f *os.File, fi fs.FileInfo) {
 	id := fileid.Of(fi)
-	if !fi.Mode().IsRegular() || fi.Size() > smallFileMax || !settled(id, time.Now(), s.cfg.settle) || s.small.has(name, id) {
+	if !fi.Mode().IsRegular() || fi.Size() > smallFileMax || !settled(id, time.Now(), s.cfg.settle) || !s.small.wants(name, id, fi.Size()) {
 		return
 	}
 	data := make([]byte, fi.Size())

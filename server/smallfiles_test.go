@@ -128,3 +128,29 @@ func TestSmallFileLinkChecksKept(t *testing.T) {
 	r := raw(t, ts, "GET", "/hello.json")
 	wantStatus(t, r, http.StatusNotFound)
 }
+
+// A working set larger than the memory for small files does not evict
+// and read again in a loop: a snapshot evicted is taken again only when
+// it fits without evicting another.
+func TestSmallFileEvictedNotRetaken(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a", "b", "c"} {
+		must(t, os.WriteFile(filepath.Join(dir, n), make([]byte, 1024), 0o644))
+	}
+	s, ts := start(t, dir, withSettle(0))
+	s.small.limit = 2048 // two of them
+	for _, n := range []string{"a", "b", "c", "a", "b", "c"} {
+		wantTruthful(t, raw(t, ts, "GET", "/"+n))
+	}
+	if n := s.small.takes.Load(); n != 3 {
+		t.Errorf("%d snapshots taken for 3 files cycling through memory for 2, want 3", n)
+	}
+	// Room again: an evicted file is taken once more.
+	s.small.mu.Lock()
+	s.small.limit = 4096
+	s.small.mu.Unlock()
+	wantTruthful(t, raw(t, ts, "GET", "/a"))
+	if n := s.small.takes.Load(); n != 4 {
+		t.Errorf("%d snapshots taken once there was room, want 4", n)
+	}
+}
