@@ -25,8 +25,32 @@ func (s *Server) progress(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = &progressBody{ReadCloser: r.Body, rc: http.NewResponseController(w), timeout: d}
+		}
 		next.ServeHTTP(&progressWriter{ResponseWriter: w, timeout: d, extended: time.Now()}, r)
 	})
+}
+
+// progressBody gives the reads of a request's content a deadline that
+// moves forward as they go, as progressWriter does for writes: the
+// server's ReadHeaderTimeout ends with the head, and an upload whose
+// content stops coming would otherwise hold its connection (and, under
+// --max-conns, its slot: it is neither idle nor stalled in a write) for
+// good. Each read starts with at least half the timeout ahead of it.
+type progressBody struct {
+	io.ReadCloser
+	rc       *http.ResponseController
+	timeout  time.Duration
+	extended time.Time // when the deadline was last set; zero: never
+}
+
+func (b *progressBody) Read(p []byte) (int, error) {
+	if now := time.Now(); now.Sub(b.extended) >= b.timeout/2 {
+		b.extended = now
+		b.rc.SetReadDeadline(now.Add(b.timeout))
+	}
+	return b.ReadCloser.Read(p)
 }
 
 // progressWriter extends the connection's write deadline before each

@@ -181,3 +181,25 @@ func TestMaxConnsEvictsStalled(t *testing.T) {
 		t.Errorf("got %d %q", resp.StatusCode, b)
 	}
 }
+
+// TestSlowUploadDropped: a PUT whose content stops coming is dropped once
+// no byte came for the timeout; its handler returns (and, under
+// --max-conns, gives its slot back) instead of waiting for good.
+func TestSlowUploadDropped(t *testing.T) {
+	logs := requestLog{lines: make(chan string, 16)}
+	s, err := New(t.TempDir(), WithWritable(), WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond))
+	must(t, err)
+	base, _ := serveLn(t, s)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	must(t, err)
+	defer conn.Close()
+	fmt.Fprintf(conn, "PUT /up.bin HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789")
+	select {
+	case line := <-logs.lines:
+		if strings.Contains(line, "status=20") {
+			t.Errorf("an upload that stopped was stored: %s", line)
+		}
+	case <-time.After(60 * time.Second): // a safety net, not a measure
+		t.Fatal("the handler still waits for an upload that stopped")
+	}
+}
