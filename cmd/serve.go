@@ -157,6 +157,7 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	if err != nil {
 		return usageErrorf("--addr %s: cannot listen: %v", o.addr, err)
 	}
+	s.StartIndexer(ctx)
 	scheme := "http"
 	if o.tlsCert != "" {
 		scheme = "https"

@@ -78,6 +78,9 @@ func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileI
 	if err != nil {
 		return nil, nil, err
 	}
+	if id.stream {
+		return id, func() {}, nil
+	}
 	sum, _ := id.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if s.cfg.compressLimit == 0 || id.Size == 0 || id.Size > s.cfg.compressLimit || !compressible(id.ContentType) {
 		return id, func() {}, nil
@@ -139,7 +142,9 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	if rep.vary {
 		h.Add("Vary", "Accept-Encoding")
 	}
-	h.Set("ETag", s.faultETag(rep.ETag))
+	if rep.ETag != "" {
+		h.Set("ETag", s.faultETag(rep.ETag))
+	}
 	plan, err := s.planDigests(r, rep)
 	if err != nil {
 		s.internalError(w, r, err)

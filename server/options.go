@@ -27,6 +27,7 @@ type config struct {
 	sleep          func(context.Context, time.Duration) bool // the faults' waits; tests count them
 	writeTimeout   time.Duration
 	maxConns       int
+	streamAt       int64 // the smallest file sent before it is hashed (stream.go)
 }
 
 // Defaults.
@@ -60,6 +61,7 @@ func defaultConfig() config {
 		settle:         defaultSettle,
 		sleep:          sleep,
 		writeTimeout:   DefaultWriteTimeout,
+		streamAt:       defaultStreamAt,
 		maxConns:       DefaultMaxConns(),
 	}
 }

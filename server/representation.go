@@ -55,9 +55,13 @@ type Representation struct {
 	// immutable: the bytes are a snapshot in memory (smallfiles.go),
 	// which no write to the file can reach.
 	immutable bool
-	used      map[string][]byte // the digests this request used, by algorithm
-	reopen    func() (*os.File, error)
-	waits     []func() // run before the last byte of the body (BeforeEnd)
+	// stream: sent before its digests are known, which come as trailers
+	// (stream.go); it has no ETag.
+	stream     bool
+	streamAlgs []verify.Algorithm // what the guard hashes for the trailers
+	used       map[string][]byte  // the digests this request used, by algorithm
+	reopen     func() (*os.File, error)
+	waits      []func() // run before the last byte of the body (BeforeEnd)
 }
 
 // Reopen opens the file of an identity representation again, for use

@@ -86,7 +86,9 @@ func (w *bodyWriter) WriteHeader(code int) {
 			h.Set("Content-Encoding", w.rep.Encoding)
 		}
 		w.addPreamble(code)
-		if err := w.prepare(code); err != nil {
+		if w.rep.stream {
+			w.prepareStream()
+		} else if err := w.prepare(code); err != nil {
 			w.fail(err)
 			return
 		}

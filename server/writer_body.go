@@ -150,6 +150,9 @@ func (w *bodyWriter) finish() {
 		return
 	}
 	h := w.Header()
+	if w.rep.stream && w.status == http.StatusOK {
+		w.finishStream()
+	}
 	if w.hasher != nil {
 		v := w.plan.formatContent(w.hasher.Sums())
 		if w.cdTrailer {
