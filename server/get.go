@@ -156,6 +156,9 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	}
 	bw := newBodyWriter(w, r, s, rep, plan)
 	defer bw.close()
+	if s.sendSnapshot(bw, r, rep) {
+		return
+	}
 	var content io.ReadSeeker = rep.Content
 	if f, ok := rep.Content.(*os.File); ok {
 		content = newSizedFile(f, rep.Size)

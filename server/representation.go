@@ -55,6 +55,7 @@ type Representation struct {
 	// immutable: the bytes are a snapshot in memory (smallfiles.go),
 	// which no write to the file can reach.
 	immutable bool
+	snap      *snapshot // the snapshot of an immutable representation
 	// stream: sent before its digests are known, which come as trailers
 	// (stream.go); it has no ETag.
 	stream     bool

@@ -39,6 +39,7 @@ type snapshot struct {
 	contentType  string
 	compressible bool   // of contentType: variants may be negotiated
 	link         string // the zsync Link field value (zsyncLinkValue)
+	fields       snapshotFields
 	sums         *entry // digests of data; always trusted
 	etag         atomic.Pointer[etagMemo]
 }
@@ -154,7 +155,8 @@ func (s *Server) keepSmall(name string, f *os.File, fi fs.FileInfo) {
 	s.small.put(&snapshot{
 		name: name, id: id, data: data,
 		contentType: ct, compressible: compressible(ct), link: zsyncLinkValue(name),
-		sums: newEntry(),
+		fields: newSnapshotFields(ct, fi.ModTime(), fi.Size()),
+		sums:   newEntry(),
 	})
 }
 
@@ -180,7 +182,7 @@ func (s *Server) smallRep(r *http.Request, name string, lfi fs.FileInfo) (*Repre
 	rep := &Representation{
 		Path: r.URL.Path, File: name, ContentType: sn.contentType,
 		Size: size, ModTime: lfi.ModTime(), Content: newMemContent(sn.data),
-		sums: sn.sums, vary: vary, key: fileKey{name: name, id: id},
+		sums: sn.sums, vary: vary, key: fileKey{name: name, id: id}, snap: sn,
 		// The bytes are immutable: they stay the version they are, and
 		// the snapshot's digests are always trusted.
 		proof: alwaysSame, immutable: true,

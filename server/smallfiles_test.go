@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -152,5 +153,25 @@ func TestSmallFileEvictedNotRetaken(t *testing.T) {
 	wantTruthful(t, raw(t, ts, "GET", "/a"))
 	if n := s.small.takes.Load(); n != 4 {
 		t.Errorf("%d snapshots taken once there was room, want 4", n)
+	}
+}
+
+// A plain GET answered from memory has the header and body of the same
+// GET answered from the file by http.ServeContent.
+func TestSmallFileSameResponseFromMemory(t *testing.T) {
+	dir := fixture(t)
+	s, ts := start(t, dir, withSettle(0))
+	for _, name := range []string{"/hello.json", "/sub/a.txt", "/data.bin"} {
+		disk := raw(t, ts, "GET", name, "Want-Content-Digest: sha-256=1")
+		opens := s.small.opens.Load()
+		mem := raw(t, ts, "GET", name, "Want-Content-Digest: sha-256=1")
+		if fromDisk := s.small.opens.Load() - opens; name != "/data.bin" && fromDisk != 0 {
+			t.Fatalf("%s: the second GET opened the file", name)
+		}
+		disk.Header.Del("Date")
+		mem.Header.Del("Date")
+		if fmt.Sprint(disk.Header) != fmt.Sprint(mem.Header) || string(disk.body) != string(mem.body) {
+			t.Errorf("%s from memory:\n%v\nfrom the file:\n%v", name, mem.Header, disk.Header)
+		}
 	}
 }
