@@ -30,10 +30,11 @@ import (
 // the last byte of every response.
 type digestIndex struct {
 	mu   sync.Mutex
-	m    map[indexKey][]byte // sha-256 by version
-	path string              // "" without a state directory
-	out  *os.File            // appends to path
-	full bool                // maxIndexEntries reached: nothing more is added
+	m    map[indexKey][]byte  // sha-256 by version
+	ids  map[string]fileid.ID // the version of each name in m: one per name
+	path string               // "" without a state directory
+	out  *os.File             // appends to path
+	full bool                 // maxIndexEntries reached: nothing more is added
 }
 
 type indexKey struct {
@@ -54,7 +55,7 @@ const (
 // openIndex loads the index of stateDir (none without one), compacting
 // the file when it holds many superseded lines.
 func openIndex(stateDir string) (*digestIndex, error) {
-	x := &digestIndex{m: map[indexKey][]byte{}}
+	x := &digestIndex{m: map[indexKey][]byte{}, ids: map[string]fileid.ID{}}
 	if stateDir == "" {
 		return x, nil
 	}
@@ -94,7 +95,7 @@ func (x *digestIndex) load() (int, error) {
 			return 0, nil // another format: started afresh
 		}
 		if k, sum, ok := parseIndexLine(sc.Text()); ok && len(x.m) < maxIndexEntries {
-			x.m[k] = sum
+			x.set(k, sum)
 		}
 	}
 	return n, nil // a line too long ends the reading: the rest is lost, not trusted
@@ -178,10 +179,21 @@ func (x *digestIndex) add(name string, id fileid.ID, sum []byte) {
 		x.full = true
 		return
 	}
-	x.m[k] = append([]byte(nil), sum...)
+	x.set(k, append([]byte(nil), sum...))
 	if x.out != nil {
 		x.out.WriteString(formatIndexLine(k, sum))
 	}
+}
+
+// set records sum for k, forgetting the earlier version of k.name: a name
+// has one current version, and the lines of the others are dropped at
+// the next compaction.
+func (x *digestIndex) set(k indexKey, sum []byte) {
+	if old, ok := x.ids[k.name]; ok && old != k.id {
+		delete(x.m, indexKey{k.name, old})
+	}
+	x.ids[k.name] = k.id
+	x.m[k] = sum
 }
 
 // seed gives an empty cache entry the indexed sha-256 of its version.

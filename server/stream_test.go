@@ -177,3 +177,25 @@ func TestIndexFileDamaged(t *testing.T) {
 		t.Error("the good line was not loaded")
 	}
 }
+
+// A name keeps one version in the index: the entry of the version a file
+// had before is forgotten, also when the index is loaded again.
+func TestIndexOneVersionPerName(t *testing.T) {
+	state := t.TempDir()
+	x, err := openIndex(state)
+	must(t, err)
+	v1 := fileid.ID{Size: 1, MTime: 2, CTime: 3, Dev: 4, Ino: 5}
+	v2 := v1
+	v2.CTime = 9
+	x.add("f", v1, make([]byte, 32))
+	x.add("f", v2, make([]byte, 32))
+	x.close()
+	for i, y := range []*digestIndex{x, func() *digestIndex { y, err := openIndex(state); must(t, err); return y }()} {
+		if _, ok := y.lookup("f", v1); ok || len(y.m) != 1 {
+			t.Errorf("index %d: %d entries, the old version kept: %v", i, len(y.m), ok)
+		}
+		if _, ok := y.lookup("f", v2); !ok {
+			t.Errorf("index %d: the current version lost", i)
+		}
+	}
+}
