@@ -199,3 +199,32 @@ func TestIndexOneVersionPerName(t *testing.T) {
 		}
 	}
 }
+
+// countReader counts the reads that reach it.
+type countReader struct{ n int }
+
+func (c *countReader) Read(p []byte) (int, error) { c.n++; return len(p), nil }
+
+// The indexer reads nothing while a request hashes: its read waits (here
+// until it is given up), and then reads at most indexChunk bytes.
+func TestIndexerYieldsToHashingRequests(t *testing.T) {
+	src := &countReader{}
+	ctx, cancel := context.WithCancel(context.Background())
+	requestHashing.Add(1)
+	done := make(chan error)
+	go func() {
+		_, err := (&yieldReader{ctx: ctx, r: src}).Read(make([]byte, 4<<20))
+		done <- err
+	}()
+	cancel()
+	err := <-done
+	requestHashing.Add(-1)
+	if !errors.Is(err, context.Canceled) || src.n != 0 {
+		t.Errorf("read while a request hashed: err %v, %d reads, want context.Canceled and none", err, src.n)
+	}
+	buf := make([]byte, 4<<20)
+	n, err := (&yieldReader{ctx: context.Background(), r: src}).Read(buf)
+	if err != nil || n != indexChunk || src.n != 1 {
+		t.Errorf("read with no request hashing: %d bytes, %d reads, %v; want %d, 1", n, src.n, err, indexChunk)
+	}
+}
