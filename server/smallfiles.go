@@ -216,17 +216,20 @@ type etagMemo struct {
 }
 
 // seedSnapshot gives a snapshot without digests the trusted digests of
-// its version from the digest cache, if any, so that they are not hashed
+// its version from the digest cache or the index, if any, so that they are not hashed
 // again. Untrusted ones are left: the snapshot hashes its own bytes.
 func (s *Server) seedSnapshot(sn *snapshot) {
 	if !sn.sums.empty() {
 		return
 	}
-	if e := s.cache.peek(fileKey{name: sn.name, id: sn.id}); e != nil {
+	k := fileKey{name: sn.name, id: sn.id}
+	if e := s.cache.peek(k); e != nil {
 		if ds, ok := e.trustedDigests(); ok {
 			sn.sums.put(ds, true)
+			return
 		}
 	}
+	s.index.seed(k, sn.sums) // the indexed sha-256 of the version, if any
 }
 
 // memContent is a snapshot's bytes as Content, for one request.
