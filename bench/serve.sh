@@ -3,18 +3,25 @@
 #   - small files: wrk -c50 requests/s for a 1 KiB and a 100 KiB file;
 #   - a large file: curl MB/s for a 256 MiB file, once hdig's digests are
 #     cached (the first GET of a file computes its sha-256 for ETag and
-#     Repr-Digest; later GETs use sendfile like nginx).
+#     Repr-Digest; later GETs use sendfile like nginx);
+#   - time to first byte (curl's time_starttransfer) of a 1 GiB file
+#     (TTFB_MIB): indexed (by the background indexer, then again after a
+#     restart with the same --state-dir), and not indexed yet, with
+#     `TE: trailers` (streamed, digests as trailers) and without (hashed
+#     first), against nginx.
 # The servers alternate run by run, so that load from elsewhere on the
 # machine hits both alike; the median of the runs is compared. nginx runs
 # without an access log; hdig logs every request (buffered) to a file.
 #
 # Usage: bench/serve.sh            (run from anywhere inside the repository)
 #        HDIG=/path/to/hdig bench/serve.sh   (use a prebuilt binary)
-#        SIZE_MIB=1024 RUNS=5 DURATION=5s CONNS=50 bench/serve.sh
+#        SIZE_MIB=1024 RUNS=5 DURATION=5s CONNS=50 TTFB_MIB=1024 bench/serve.sh
+#        TTFB_MIB=0 bench/serve.sh   (skip the time-to-first-byte part)
 # Needs root to install nginx-light and wrk with apt-get when missing.
 set -euo pipefail
 
 SIZE_MIB=${SIZE_MIB:-256}
+TTFB_MIB=${TTFB_MIB:-1024}
 RUNS=${RUNS:-5}
 DURATION=${DURATION:-4s}
 CONNS=${CONNS:-50}
@@ -24,6 +31,7 @@ chmod 755 "$tmp"
 hdig_pid=""
 cleanup() {
 	[ -n "$hdig_pid" ] && kill "$hdig_pid" 2>/dev/null && wait "$hdig_pid" 2>/dev/null
+	[ -n "${ttfb_pid:-}" ] && kill "$ttfb_pid" 2>/dev/null && wait "$ttfb_pid" 2>/dev/null
 	[ -f "$tmp/nginx.pid" ] && kill "$(cat "$tmp/nginx.pid")" 2>/dev/null
 	sleep 0.2
 	rm -rf "$tmp"
@@ -153,3 +161,59 @@ echo "nginx $("$NGINX" -v 2>&1 | sed 's/.*nginx\///'), $RUNS runs each, loopback
 compare "1 KiB" "req/s" rps 1k.bin
 compare "100 KiB" "req/s" rps 100k.bin
 compare "${SIZE_MIB} MiB" "MB/s" mbps big.bin
+
+[ "$TTFB_MIB" -gt 0 ] || exit 0
+
+# Time to first byte. hdig serves its own directory, with a state directory;
+# nginx serves a hard link of the indexed file. zz-*.bin come last in the
+# indexer's walk, so they are asked for before it reaches them.
+kill "$hdig_pid" && wait "$hdig_pid" 2>/dev/null || true
+hdig_pid=""
+mkdir -p "$tmp/ttfb" "$tmp/state"
+chmod 755 "$tmp/ttfb"
+head -c $((TTFB_MIB << 20)) /dev/urandom >"$tmp/ttfb/aa-indexed.bin"
+cp "$tmp/ttfb/aa-indexed.bin" "$tmp/ttfb/zy-unindexed.bin"
+cp "$tmp/ttfb/aa-indexed.bin" "$tmp/ttfb/zz-unindexed.bin"
+ln "$tmp/ttfb/aa-indexed.bin" "$tmp/www/aa-indexed.bin"
+chmod a+r "$tmp/ttfb"/*
+sleep 2.5 # past hdig's settle window: the files' digests can be trusted by their ID
+ttfb() { # URL [curl args] → seconds to the first byte
+	local u=$1
+	shift
+	curl -fsS -o /dev/null -w '%{time_starttransfer}\n' "$@" "$u"
+}
+start_ttfb() {
+	: >"$tmp/ttfb.out"
+	"$tmp/hdig" serve "$tmp/ttfb" --addr 127.0.0.1:0 --state-dir "$tmp/state" >"$tmp/ttfb.out" 2>"$tmp/ttfb.err" &
+	ttfb_pid=$!
+	for _ in $(seq 50); do
+		[ -s "$tmp/ttfb.out" ] && break
+		sleep 0.1
+	done
+	ttfb_base="$(sed -n '1s/^serving .* at \(http:\/\/[^ ]*\)$/\1/p' "$tmp/ttfb.out")"
+}
+start_ttfb
+u_te=$(ttfb "${ttfb_base}zz-unindexed.bin" -H 'TE: trailers')
+u_plain=$(ttfb "${ttfb_base}zy-unindexed.bin")
+for _ in $(seq 600); do # the indexer has aa-indexed.bin (its line in STATE/digests)
+	grep -q '"aa-indexed.bin"' "$tmp/state/digests" 2>/dev/null && break
+	sleep 0.1
+done
+n="" h=""
+for _ in $(seq "$RUNS"); do
+	n="$n $(ttfb "${nginx_base}aa-indexed.bin")"
+	h="$h $(ttfb "${ttfb_base}aa-indexed.bin")"
+done
+kill "$ttfb_pid" && wait "$ttfb_pid" 2>/dev/null || true
+start_ttfb
+r=$(ttfb "${ttfb_base}aa-indexed.bin")
+kill "$ttfb_pid" && wait "$ttfb_pid" 2>/dev/null || true
+ttfb_pid=""
+ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
+nm=$(echo "$n" | median)
+hm=$(echo "$h" | median)
+printf 'TTFB %s MiB, nginx:                              %s (median of %s)\n' "$TTFB_MIB" "$(ms "$nm")" "$RUNS"
+printf 'TTFB %s MiB, hdig indexed:                       %s (median of %s; ratio hdig/nginx %s)\n' "$TTFB_MIB" "$(ms "$hm")" "$RUNS" "$(ratio "$hm" "$nm")"
+printf 'TTFB %s MiB, hdig indexed, first GET after restart: %s\n' "$TTFB_MIB" "$(ms "$r")"
+printf 'TTFB %s MiB, hdig not indexed, TE: trailers:     %s (digests as trailers)\n' "$TTFB_MIB" "$(ms "$u_te")"
+printf 'TTFB %s MiB, hdig not indexed, no TE:            %s (hashed first)\n' "$TTFB_MIB" "$(ms "$u_plain")"

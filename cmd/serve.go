@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -93,7 +94,7 @@ Chromium checks for <script integrity="ed25519-KEY">.` + exitStatusHelp,
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: the kernel picks one)")
 	f.BoolVar(&o.writable, "writable", false, "accept PUT and POST, verified against the request's digests")
 	f.StringVar(&o.maxUpload, "max-upload", "1GiB", "largest request content accepted (`SIZE`, e.g. 500MiB)")
-	f.StringVar(&o.stateDir, "state-dir", "", "keep precompressed variants and earlier versions in `DIR`, outside the served one (default: memory and a temporary directory)")
+	f.StringVar(&o.stateDir, "state-dir", "", "keep precompressed variants, earlier versions and the digest index in `DIR`, outside the served one (default: memory and a temporary directory)")
 	f.StringVar(&o.histMax, "history-max", "2GiB", "bytes of earlier versions kept for all files together (`SIZE`); the oldest go first")
 	f.IntVar(&o.history, "history", delta.DefaultHistory, "earlier versions kept per file for 226 deltas (`N`; 0 turns deltas off)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")
@@ -128,6 +129,7 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	if o.writeTO < 0 || o.maxConns < 0 {
 		return usageErrorf("--write-timeout %v, --max-conns %d: want 0 or more", o.writeTO, o.maxConns)
 	}
+	tuneGC()
 	logOut := server.NewLogWriter(ios.ErrOut)
 	defer logOut.Close()
 	logger := slog.New(slog.NewTextHandler(logOut, nil))
@@ -186,12 +188,27 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	if err != nil {
 		return usageErrorf("--addr %s: cannot listen: %v", o.addr, err)
 	}
+	s.StartIndexer(ctx)
 	scheme := "http"
 	if o.tlsCert != "" {
 		scheme = "https"
 	}
 	fmt.Fprintf(ios.Out, "serving %s at %s://%s/\n", o.dir, scheme, ln.Addr())
 	return s.Serve(ctx, ln, tlsConfig)
+}
+
+// tuneGC sets the collector for a server, unless GOGC or GOMEMLIMIT
+// say otherwise: its live heap is small (the small-file snapshots and
+// variants are bounded) while every request allocates, so collecting at
+// 4× the live heap instead of 2× saves about a tenth of a small request's
+// CPU time; a soft limit of 1 GiB keeps the heap from growing with it.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1 << 30)
+	}
 }
 
 // checkAddr checks the syntax of --addr: HOST:PORT with a port number from

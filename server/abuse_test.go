@@ -101,3 +101,51 @@ func TestVariantDiskBudget(t *testing.T) {
 		t.Errorf("the newest variant was pruned: %v", err)
 	}
 }
+
+// The bytes a store counts on disk follow the files removed: a variant
+// discarded (it failed its sha-256) gives its bytes back to the budget, so
+// variants that would fit are built again.
+func TestVariantDiskUsedFollowsRemovals(t *testing.T) {
+	dir := t.TempDir()
+	vs, err := newVariantStore(dir, 0)
+	must(t, err)
+	sum := sha256.Sum256([]byte(text))
+	v, err := vs.open(sum[:], "gzip", strings.NewReader(text))
+	must(t, err)
+	v.release()
+	if used, want := vs.diskUsed, variantBytes(t, dir); used != want || want == 0 {
+		t.Fatalf("after a build: %d bytes counted, %d on disk", used, want)
+	}
+	vs.discard(v)
+	if used, want := vs.diskUsed, variantBytes(t, dir); used != want {
+		t.Errorf("after a discard: %d bytes counted, want %d (on disk)", used, want)
+	}
+	// Built again, then removed behind the store's back and built again.
+	for i := range 2 {
+		v, err = vs.open(sum[:], "gzip", strings.NewReader(text))
+		must(t, err)
+		v.release()
+		if i == 0 {
+			files, _ := filepath.Glob(filepath.Join(dir, "variants", "*"))
+			for _, f := range files {
+				must(t, os.Remove(f))
+			}
+		}
+	}
+	if used, want := vs.diskUsed, variantBytes(t, dir); used != want {
+		t.Errorf("after a file went missing: %d bytes counted, want %d (on disk)", used, want)
+	}
+}
+
+// variantBytes sums the sizes of the variant files in state dir.
+func variantBytes(t *testing.T, dir string) int64 {
+	t.Helper()
+	var total int64
+	entries, _ := os.ReadDir(filepath.Join(dir, "variants"))
+	for _, e := range entries {
+		fi, err := e.Info()
+		must(t, err)
+		total += fi.Size()
+	}
+	return total
+}

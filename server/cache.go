@@ -76,7 +76,9 @@ func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []v
 	if len(missing) > 0 {
 		first := len(e.sums) == 0
 		hashPasses.Add(1)
+		requestHashing.Add(1)
 		sums, _, err := verify.Sum(ctxReader{ctx, io.NewSectionReader(r, 0, size)}, missing)
+		requestHashing.Add(-1)
 		if err != nil {
 			return nil, false, err
 		}
@@ -214,6 +216,14 @@ func (e *entry) empty() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return len(e.sums) == 0
+}
+
+// has reports whether the entry holds a digest of algorithm key.
+func (e *entry) has(key string) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	_, ok := e.sums[key]
+	return ok
 }
 
 // trustedDigests returns the entry's digests when they are trusted.

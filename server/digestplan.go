@@ -14,6 +14,7 @@ import (
 // value depends on the status and range ServeContent settles on.
 type digestPlan struct {
 	repr         []verify.Digest
+	stream       []verify.Algorithm // Repr-Digest's algorithms, for trailers (stream.go)
 	legacy       bool
 	content      []verify.Algorithm // nil: no Content-Digest
 	wrongContent bool
@@ -32,6 +33,14 @@ func (s *Server) planDigests(r *http.Request, rep *Representation) (*digestPlan,
 	algs := chooseAlgs(r.Header, verify.WantReprDigest)
 	if f.legacy {
 		algs, p.legacy = legacyAlgs(r.Header), true
+	}
+	if rep.stream {
+		p.stream = algs
+		if wantsContentDigest(r.Header) {
+			p.content = chooseAlgs(r.Header, verify.WantContentDigest)
+		}
+		rep.streamAlgs = p.streamAlgs()
+		return p, nil
 	}
 	src := rep
 	if f.decodedRepr && rep.identity != nil {

@@ -29,14 +29,16 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 		s.fileError(w, r, err)
 		return
 	}
-	s.zsyncLink(w, name, lfi)
-	s.duplicateLinks(w, name, lfi)
-	if rep, err := s.smallRep(r, name, lfi); err != nil {
+	if small, link, err := s.smallRep(r, name, lfi); err != nil {
 		s.internalError(w, r, err)
 		return
-	} else if rep != nil {
-		s.serveRep(w, r, rep)
-		return
+	} else {
+		s.zsyncLink(w, name, lfi, link)
+		s.duplicateLinks(w, name, lfi)
+		if small != nil {
+			s.serveRep(w, r, small)
+			return
+		}
 	}
 	f, fi, err := s.openChecked(name)
 	if err != nil {
@@ -76,6 +78,9 @@ func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileI
 	id, err := s.fileRep(r, name, f, fi)
 	if err != nil {
 		return nil, nil, err
+	}
+	if id.stream {
+		return id, func() {}, nil
 	}
 	sum, _ := id.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if s.cfg.compressLimit == 0 || id.Size == 0 || id.Size > s.cfg.compressLimit || !compressible(id.ContentType) {
@@ -138,7 +143,9 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	if rep.vary {
 		h.Add("Vary", "Accept-Encoding")
 	}
-	h.Set("ETag", s.faultETag(rep.ETag))
+	if rep.ETag != "" {
+		h.Set("ETag", s.faultETag(rep.ETag))
+	}
 	plan, err := s.planDigests(r, rep)
 	if err != nil {
 		s.internalError(w, r, err)
@@ -154,6 +161,9 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	}
 	bw := newBodyWriter(w, r, s, rep, plan)
 	defer bw.close()
+	if s.sendSnapshot(bw, r, rep) {
+		return
+	}
 	var content io.ReadSeeker = rep.Content
 	if f, ok := rep.Content.(*os.File); ok {
 		content = newSizedFile(f, rep.Size)

@@ -35,8 +35,13 @@ type guard struct {
 	pending []byte         // the byte held back
 }
 
+// A snapshot in memory (Representation.immutable) needs no check: its
+// bytes are the version its digests were hashed from, and nothing can
+// change them; the guard still holds back its last byte when work begun
+// for the request must be done first (BeforeEnd).
 func (s *Server) newGuard(w http.ResponseWriter, r *http.Request, rep *Representation) *guard {
-	return &guard{w: w, r: r, s: s, rep: rep, active: rep.proof != nil && r.Method != http.MethodHead}
+	active := rep.proof != nil && r.Method != http.MethodHead && (!rep.immutable || len(rep.waits) > 0)
+	return &guard{w: w, r: r, s: s, rep: rep, active: active}
 }
 
 func (g *guard) Header() http.Header { return g.w.Header() }
@@ -56,8 +61,13 @@ func (g *guard) WriteHeader(code int) {
 	g.w.WriteHeader(code)
 	// After the bodyWriter settled Content-Digest: every digest used is
 	// known now.
-	if g.active && g.hasher == nil && code == http.StatusOK && !g.rep.trusted {
-		g.hasher = verify.NewHasher(g.usedAlgs())
+	if g.active && g.hasher == nil && code == http.StatusOK && (g.rep.stream || !g.rep.trusted) {
+		algs := g.usedAlgs()
+		if g.rep.stream {
+			algs = g.rep.streamAlgs
+		}
+		g.hasher = verify.NewHasher(algs)
+		requestHashing.Add(1)
 	}
 }
 
@@ -143,11 +153,16 @@ func (g *guard) finish() {
 	for _, wait := range g.rep.waits {
 		wait()
 	}
+	if g.rep.stream {
+		if !g.finishStream() {
+			g.cut()
+		}
+		g.w.Write(g.pending)
+		g.pending = nil
+		return
+	}
 	if !g.check() {
-		g.s.cache.drop(g.rep.key)
-		g.s.cfg.logger.Warn("file changed while it was sent; response cut", "path", g.r.URL.Path)
-		http.NewResponseController(g.w).Flush()
-		panic(http.ErrAbortHandler)
+		g.cut()
 	}
 	// The whole file was checked against the digests used (hashed as sent,
 	// or read again): when it had settled before this request and has the
@@ -157,6 +172,15 @@ func (g *guard) finish() {
 	}
 	g.w.Write(g.pending)
 	g.pending = nil
+}
+
+// cut drops the cached digests and the connection: the client sees a
+// truncated body.
+func (g *guard) cut() {
+	g.s.cache.drop(g.rep.key)
+	g.s.cfg.logger.Warn("file changed while it was sent; response cut", "path", g.r.URL.Path)
+	http.NewResponseController(g.w).Flush()
+	panic(http.ErrAbortHandler)
 }
 
 // guardHook, when set (by tests), runs when the header is written: after
@@ -189,5 +213,6 @@ func (g *guard) matches(sums []verify.Digest) bool {
 func (g *guard) close() {
 	if g.hasher != nil {
 		g.hasher.Close()
+		requestHashing.Add(-1)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/fileid"
-	"github.com/hdig/hdig/verify"
 )
 
 // defaultSettle is how old a file's change time must be before digests
@@ -42,12 +41,20 @@ func (s *Server) fileRep(r *http.Request, name string, f *os.File, fi fs.FileInf
 		},
 	}
 	rep.sums = s.cache.get(rep.key)
+	s.index.seed(rep.key, rep.sums)
 	rep.reopen = func() (*os.File, error) { return s.reopenVersion(name, id) }
-	sum, err := rep.Digests(r.Context(), []verify.Algorithm{sha256Alg})
+	if s.streamable(r, rep) {
+		rep.stream = true // stream.go: no ETag, digests as trailers
+		return rep, nil
+	}
+	sum, err := rep.Digests(r.Context(), defaultAlgs)
 	if err != nil {
 		return nil, err
 	}
 	rep.ETag = etagFor(sum[0].Value)
+	if rep.trusted {
+		s.index.add(name, id, sum[0].Value)
+	}
 	return rep, nil
 }
 

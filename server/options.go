@@ -31,6 +31,7 @@ type config struct {
 	cors           *corsPolicy // WithCORS; nil: no CORS fields
 	signer         *signer     // WithSigningKey (sign.go)
 	duplicates     []*url.URL  // WithDuplicates
+	streamAt       int64       // the smallest file sent before it is hashed (stream.go)
 }
 
 // Defaults.
@@ -64,6 +65,7 @@ func defaultConfig() config {
 		settle:         defaultSettle,
 		sleep:          sleep,
 		writeTimeout:   DefaultWriteTimeout,
+		streamAt:       defaultStreamAt,
 		maxConns:       DefaultMaxConns(),
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
-	"path"
 	"strings"
 )
 
@@ -27,12 +26,16 @@ func fileName(urlPath string) (string, error) {
 	if name == "" {
 		return ".", nil
 	}
-	for _, seg := range strings.Split(name, "/") {
-		if seg == "" || strings.HasPrefix(seg, ".") {
+	for rest := name; ; {
+		seg, after, more := strings.Cut(rest, "/")
+		if seg == "" || seg[0] == '.' {
 			return "", errHidden
 		}
+		if !more {
+			return name, nil
+		}
+		rest = after
 	}
-	return name, nil
 }
 
 // dirLocation is the Location of the redirect from a directory's path
@@ -89,10 +92,16 @@ func (s *Server) linkInfo(name string) (fs.FileInfo, error) {
 	if name == "." {
 		return nil, nil
 	}
-	segs := strings.Split(name, "/")
 	var fi fs.FileInfo
-	for i := range segs {
-		p := path.Join(segs[:i+1]...)
+	for end := 0; end < len(name); {
+		// p is name up to the end of its next segment: a prefix, no copy.
+		next := strings.IndexByte(name[end+1:], '/')
+		if next < 0 {
+			end = len(name)
+		} else {
+			end += 1 + next
+		}
+		p := name[:end]
 		var err error
 		fi, err = s.root.Lstat(p)
 		if err != nil {

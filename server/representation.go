@@ -52,9 +52,17 @@ type Representation struct {
 	file    *os.File
 	proof   *proof
 	trusted bool
-	used    map[string][]byte // the digests this request used, by algorithm
-	reopen  func() (*os.File, error)
-	waits   []func() // run before the last byte of the body (BeforeEnd)
+	// immutable: the bytes are a snapshot in memory (smallfiles.go),
+	// which no write to the file can reach.
+	immutable bool
+	snap      *snapshot // the snapshot of an immutable representation
+	// stream: sent before its digests are known, which come as trailers
+	// (stream.go); it has no ETag.
+	stream     bool
+	streamAlgs []verify.Algorithm // what the guard hashes for the trailers
+	used       map[string][]byte  // the digests this request used, by algorithm
+	reopen     func() (*os.File, error)
+	waits      []func() // run before the last byte of the body (BeforeEnd)
 }
 
 // Reopen opens the file of an identity representation again, for use
@@ -99,7 +107,7 @@ func (r *Representation) UsedDigests() []verify.Digest {
 // is what was sent.
 func (r *Representation) Digests(ctx context.Context, algs []verify.Algorithm) ([]verify.Digest, error) {
 	if r.used == nil {
-		r.used, r.trusted = map[string][]byte{}, true
+		r.used, r.trusted = make(map[string][]byte, 2), true
 	}
 	var missing []verify.Algorithm
 	for _, a := range algs {

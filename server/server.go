@@ -32,7 +32,10 @@ type Server struct {
 	private  []fileid.ID  // state directories, never served (private.go)
 	zsync    *zsyncCache  // control files made, and the bound on making them
 	small    *smallFiles  // small files in memory (smallfiles.go)
+	index    *digestIndex // trusted sha-256 of file versions (index.go)
 	handler  http.Handler
+
+	indexHashes atomic.Int64 // files the indexer hashed (tests count them)
 }
 
 // New returns a Server for dir. The directory is opened through os.Root, so
@@ -63,9 +66,14 @@ func New(dir string, opts ...Option) (*Server, error) {
 		root.Close()
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
+	index, err := openIndex(cfg.stateDir)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs, small: newSmallFiles(),
 		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(), zsync: newZsyncCache(),
-		held: &memBudget{limit: maxHeldMemory}, private: privateIDs(&cfg)}
+		held: &memBudget{limit: maxHeldMemory}, private: privateIDs(&cfg), index: index}
 	if n := s.cleanUploads(); n > 0 {
 		cfg.logger.Info("removed temporary files of interrupted uploads", "dir", uploadDir, "files", n)
 	}
@@ -83,6 +91,7 @@ func (s *Server) Dir() string { return s.dir }
 // directory handle.
 func (s *Server) Close() error {
 	s.gate.close()
+	s.index.close()
 	return s.root.Close()
 }
 

@@ -77,13 +77,27 @@ func serveLn(t *testing.T, s *Server) (string, *countingListener) {
 // nothing is dropped once no byte went out for the write timeout; its
 // handler returns instead of holding a descriptor for good.
 func TestSlowReaderDropped(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		settle time.Duration
+	}{
+		{"hashed as sent", time.Hour},
+		{"trusted, one sendfile under a watch", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) { slowReaderDropped(t, tc.settle) })
+	}
+}
+
+func slowReaderDropped(t *testing.T, settle time.Duration) {
 	dir := t.TempDir()
 	const size = 32 << 20
 	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, size), 0o644))
 	logs := requestLog{lines: make(chan string, 16)}
-	s, err := New(dir, WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond))
+	s, err := New(dir, WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond), withSettle(settle))
 	must(t, err)
+
 	base, _ := serveLn(t, s)
+	ticks := watchTicks.Load()
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	must(t, err)
 	defer conn.Close()
@@ -99,6 +113,11 @@ func TestSlowReaderDropped(t *testing.T) {
 		}
 		if n >= size {
 			t.Errorf("the handler sent all %d bytes to a client that read none: %s", n, line)
+		}
+		// Settled: the digests are trusted, the body goes out in one
+		// sendfile, and the watch over it is what dropped the client.
+		if settle == 0 && watchTicks.Load() == ticks {
+			t.Error("the trusted file was not sent under the watch")
 		}
 	case <-time.After(60 * time.Second): // a safety net, not a measure
 		t.Fatal("the handler still writes to a client that reads nothing")
@@ -160,5 +179,27 @@ func TestMaxConnsEvictsStalled(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || string(b) != hello {
 		t.Errorf("got %d %q", resp.StatusCode, b)
+	}
+}
+
+// TestSlowUploadDropped: a PUT whose content stops coming is dropped once
+// no byte came for the timeout; its handler returns (and, under
+// --max-conns, gives its slot back) instead of waiting for good.
+func TestSlowUploadDropped(t *testing.T) {
+	logs := requestLog{lines: make(chan string, 16)}
+	s, err := New(t.TempDir(), WithWritable(), WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond))
+	must(t, err)
+	base, _ := serveLn(t, s)
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	must(t, err)
+	defer conn.Close()
+	fmt.Fprintf(conn, "PUT /up.bin HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789")
+	select {
+	case line := <-logs.lines:
+		if strings.Contains(line, "status=20") {
+			t.Errorf("an upload that stopped was stored: %s", line)
+		}
+	case <-time.After(60 * time.Second): // a safety net, not a measure
+		t.Fatal("the handler still waits for an upload that stopped")
 	}
 }

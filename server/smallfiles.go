@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/fileid"
-	"github.com/hdig/hdig/verify"
 )
 
 // Small files are kept in memory as snapshots, keyed by path and file
@@ -34,26 +33,39 @@ const (
 
 // snapshot is one version of a small file, in memory.
 type snapshot struct {
-	name        string
-	id          fileid.ID
-	data        []byte
-	contentType string
-	sums        *entry // digests of data; always trusted
-	etag        atomic.Pointer[etagMemo]
+	name         string
+	id           fileid.ID
+	data         []byte
+	contentType  string
+	compressible bool   // of contentType: variants may be negotiated
+	link         string // the zsync Link field value (zsyncLinkValue)
+	fields       snapshotFields
+	sums         *entry // digests of data; always trusted
+	etag         atomic.Pointer[etagMemo]
 }
 
 // smallFiles is an LRU of snapshots within smallFileMemory bytes.
 type smallFiles struct {
 	opens atomic.Int64 // files opened from disk for GET (tests count them)
+	takes atomic.Int64 // snapshots taken (tests count them)
 
-	mu   sync.Mutex
-	lru  *list.List // of *snapshot, most recent first
-	m    map[string]*list.Element
-	used int64
+	mu    sync.Mutex
+	lru   *list.List // of *snapshot, most recent first
+	m     map[string]*list.Element
+	used  int64
+	limit int64 // bytes of snapshots: smallFileMemory
+	// evicted holds the versions evicted: taken again only when they fit
+	// without evicting another, so that a working set larger than the
+	// memory does not read and evict in a loop. Emptied when full.
+	evicted map[string]fileid.ID
 }
 
+// maxEvicted bounds smallFiles.evicted.
+const maxEvicted = 8192
+
 func newSmallFiles() *smallFiles {
-	return &smallFiles{lru: list.New(), m: map[string]*list.Element{}}
+	return &smallFiles{lru: list.New(), m: map[string]*list.Element{}, limit: smallFileMemory,
+		evicted: map[string]fileid.ID{}}
 }
 
 // get returns the snapshot of name when it is version id.
@@ -80,21 +92,47 @@ func (c *smallFiles) has(name string, id fileid.ID) bool {
 	return ok && fileid.Same(el.Value.(*snapshot).id, id)
 }
 
+// wants reports whether a snapshot of version id of name (size bytes)
+// should be taken: none is kept, and it was not evicted or fits without
+// evicting another.
+func (c *smallFiles) wants(name string, id fileid.ID, size int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.wantsLocked(name, id, size)
+}
+
+func (c *smallFiles) wantsLocked(name string, id fileid.ID, size int64) bool {
+	if el, ok := c.m[name]; ok && fileid.Same(el.Value.(*snapshot).id, id) {
+		return false
+	}
+	old, evicted := c.evicted[name]
+	return !evicted || !fileid.Same(old, id) || c.used+size <= c.limit
+}
+
 func (c *smallFiles) put(sn *snapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if !c.wantsLocked(sn.name, sn.id, int64(len(sn.data))) {
+		return
+	}
+	delete(c.evicted, sn.name)
 	if el, ok := c.m[sn.name]; ok {
 		c.used -= int64(len(el.Value.(*snapshot).data))
 		c.lru.Remove(el)
 	}
 	c.m[sn.name] = c.lru.PushFront(sn)
 	c.used += int64(len(sn.data))
-	for c.used > smallFileMemory {
+	c.takes.Add(1)
+	for c.used > c.limit {
 		last := c.lru.Back()
 		old := last.Value.(*snapshot)
 		c.lru.Remove(last)
 		delete(c.m, old.name)
 		c.used -= int64(len(old.data))
+		if len(c.evicted) >= maxEvicted {
+			clear(c.evicted)
+		}
+		c.evicted[old.name] = old.id
 	}
 }
 
@@ -103,7 +141,7 @@ func (c *smallFiles) put(sn *snapshot) {
 // request that opened f is still answered from f.
 func (s *Server) keepSmall(name string, f *os.File, fi fs.FileInfo) {
 	id := fileid.Of(fi)
-	if !fi.Mode().IsRegular() || fi.Size() > smallFileMax || !settled(id, time.Now(), s.cfg.settle) || s.small.has(name, id) {
+	if !fi.Mode().IsRegular() || fi.Size() > smallFileMax || !settled(id, time.Now(), s.cfg.settle) || !s.small.wants(name, id, fi.Size()) {
 		return
 	}
 	data := make([]byte, fi.Size())
@@ -113,48 +151,54 @@ func (s *Server) keepSmall(name string, f *os.File, fi fs.FileInfo) {
 	if !sameFile(f, id) {
 		return
 	}
+	ct := contentType(name, bytes.NewReader(data))
 	s.small.put(&snapshot{
 		name: name, id: id, data: data,
-		contentType: contentType(name, bytes.NewReader(data)),
-		sums:        newEntry(),
+		contentType: ct, compressible: compressible(ct), link: zsyncLinkValue(name),
+		fields: newSnapshotFields(ct, fi.ModTime(), fi.Size()),
+		sums:   newEntry(),
 	})
 }
 
 // smallRep returns the identity representation of name from its snapshot
-// when the path's Lstat info lfi is the snapshot's version, else nil. The
-// encoded variants are built from the file on disk, so a request that
-// negotiates a coding gets nil too.
-func (s *Server) smallRep(r *http.Request, name string, lfi fs.FileInfo) (*Representation, error) {
+// when the path's Lstat info lfi is the snapshot's version, else nil, and
+// the snapshot's zsync Link value. The encoded variants are built from the
+// file on disk, so a request that negotiates a coding gets nil too.
+func (s *Server) smallRep(r *http.Request, name string, lfi fs.FileInfo) (*Representation, string, error) {
 	if lfi == nil || !lfi.Mode().IsRegular() || lfi.Size() > smallFileMax {
-		return nil, nil
+		return nil, "", nil
 	}
 	id := fileid.Of(lfi)
 	sn := s.small.get(name, id)
 	if sn == nil {
-		return nil, nil
+		return nil, "", nil
 	}
 	size := int64(len(sn.data))
-	vary := s.cfg.compressLimit != 0 && size > 0 && size <= s.cfg.compressLimit && compressible(sn.contentType)
+	vary := s.cfg.compressLimit != 0 && size > 0 && size <= s.cfg.compressLimit && sn.compressible
 	if vary && negotiate(r.Header) != "" {
-		return nil, nil
+		return nil, "", nil
 	}
 	s.seedSnapshot(sn)
 	rep := &Representation{
 		Path: r.URL.Path, File: name, ContentType: sn.contentType,
 		Size: size, ModTime: lfi.ModTime(), Content: newMemContent(sn.data),
-		sums: sn.sums, vary: vary, key: fileKey{name: name, id: id},
+		sums: sn.sums, vary: vary, key: fileKey{name: name, id: id}, snap: sn,
 		// The bytes are immutable: they stay the version they are, and
 		// the snapshot's digests are always trusted.
-		proof: &proof{settled: true, same: func() bool { return true }},
+		proof: alwaysSame, immutable: true,
 	}
 	rep.reopen = func() (*os.File, error) { return s.reopenVersion(name, id) }
-	sum, err := rep.Digests(r.Context(), []verify.Algorithm{sha256Alg})
+	sum, err := rep.Digests(r.Context(), defaultAlgs)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	rep.ETag = sn.etagOf(sum[0].Value)
-	return rep, nil
+	return rep, sn.link, nil
 }
+
+// alwaysSame is the proof of bytes held in memory: settled, and always
+// the version they are.
+var alwaysSame = &proof{settled: true, same: func() bool { return true }}
 
 // etagOf returns the ETag of the snapshot's sha-256 sum, formatted once.
 func (sn *snapshot) etagOf(sum []byte) string {
@@ -172,17 +216,20 @@ type etagMemo struct {
 }
 
 // seedSnapshot gives a snapshot without digests the trusted digests of
-// its version from the digest cache, if any, so that they are not hashed
+// its version from the digest cache or the index, if any, so that they are not hashed
 // again. Untrusted ones are left: the snapshot hashes its own bytes.
 func (s *Server) seedSnapshot(sn *snapshot) {
 	if !sn.sums.empty() {
 		return
 	}
-	if e := s.cache.peek(fileKey{name: sn.name, id: sn.id}); e != nil {
+	k := fileKey{name: sn.name, id: sn.id}
+	if e := s.cache.peek(k); e != nil {
 		if ds, ok := e.trustedDigests(); ok {
 			sn.sums.put(ds, true)
+			return
 		}
 	}
+	s.index.seed(k, sn.sums) // the indexed sha-256 of the version, if any
 }
 
 // memContent is a snapshot's bytes as Content, for one request.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -127,4 +128,50 @@ func TestSmallFileLinkChecksKept(t *testing.T) {
 	must(t, os.Symlink(".secret", p))
 	r := raw(t, ts, "GET", "/hello.json")
 	wantStatus(t, r, http.StatusNotFound)
+}
+
+// A working set larger than the memory for small files does not evict
+// and read again in a loop: a snapshot evicted is taken again only when
+// it fits without evicting another.
+func TestSmallFileEvictedNotRetaken(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"a", "b", "c"} {
+		must(t, os.WriteFile(filepath.Join(dir, n), make([]byte, 1024), 0o644))
+	}
+	s, ts := start(t, dir, withSettle(0))
+	s.small.limit = 2048 // two of them
+	for _, n := range []string{"a", "b", "c", "a", "b", "c"} {
+		wantTruthful(t, raw(t, ts, "GET", "/"+n))
+	}
+	if n := s.small.takes.Load(); n != 3 {
+		t.Errorf("%d snapshots taken for 3 files cycling through memory for 2, want 3", n)
+	}
+	// Room again: an evicted file is taken once more.
+	s.small.mu.Lock()
+	s.small.limit = 4096
+	s.small.mu.Unlock()
+	wantTruthful(t, raw(t, ts, "GET", "/a"))
+	if n := s.small.takes.Load(); n != 4 {
+		t.Errorf("%d snapshots taken once there was room, want 4", n)
+	}
+}
+
+// A plain GET answered from memory has the header and body of the same
+// GET answered from the file by http.ServeContent.
+func TestSmallFileSameResponseFromMemory(t *testing.T) {
+	dir := fixture(t)
+	s, ts := start(t, dir, withSettle(0))
+	for _, name := range []string{"/hello.json", "/sub/a.txt", "/data.bin"} {
+		disk := raw(t, ts, "GET", name, "Want-Content-Digest: sha-256=1")
+		opens := s.small.opens.Load()
+		mem := raw(t, ts, "GET", name, "Want-Content-Digest: sha-256=1")
+		if fromDisk := s.small.opens.Load() - opens; name != "/data.bin" && fromDisk != 0 {
+			t.Fatalf("%s: the second GET opened the file", name)
+		}
+		disk.Header.Del("Date")
+		mem.Header.Del("Date")
+		if fmt.Sprint(disk.Header) != fmt.Sprint(mem.Header) || string(disk.body) != string(mem.body) {
+			t.Errorf("%s from memory:\n%v\nfrom the file:\n%v", name, mem.Header, disk.Header)
+		}
+	}
 }

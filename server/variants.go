@@ -147,7 +147,7 @@ func (vs *variantStore) discard(v *variant) {
 		vs.used -= int64(len(el.Value.(*memVariant).data))
 	}
 	if name, ok := vs.names[v.key]; ok && vs.dir != "" {
-		os.Remove(filepath.Join(vs.dir, name))
+		vs.removeDisk(name)
 		delete(vs.names, v.key)
 	}
 }

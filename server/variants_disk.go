@@ -29,6 +29,11 @@ func (vs *variantStore) openDisk(key, enc string, src io.Reader, sum []byte) (*v
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
+		// Removed behind the store's back: count again what is there.
+		vs.mu.Lock()
+		delete(vs.names, key)
+		vs.diskUsed = vs.scanDisk(0)
+		vs.mu.Unlock()
 	}
 	name, err := vs.writeDisk(key, enc, src, sum)
 	if err != nil {
@@ -182,11 +187,22 @@ func (vs *variantStore) writeDisk(key, enc string, src io.Reader, sum []byte) (s
 	}
 	vs.mu.Lock()
 	if old, ok := vs.names[key]; ok && old != name {
-		os.Remove(filepath.Join(vs.dir, old))
+		vs.removeDisk(old)
 	}
 	vs.names[key] = name
 	vs.mu.Unlock()
 	return name, nil
+}
+
+// removeDisk removes the variant file name and takes its bytes off
+// diskUsed; vs.mu is held.
+func (vs *variantStore) removeDisk(name string) {
+	p := filepath.Join(vs.dir, name)
+	fi, err := os.Lstat(p)
+	if err != nil || os.Remove(p) != nil {
+		return
+	}
+	vs.diskUsed = max(vs.diskUsed-fi.Size(), 0)
 }
 
 func openSized(p string) (*os.File, int64, error) {

@@ -12,6 +12,9 @@ import (
 // usable: sha-256, unless the client refused it with weight 0.
 var fallbackAlgs = []string{"sha-256", "sha-512"}
 
+// defaultAlgs is the answer without a preference field: sha-256.
+var defaultAlgs = []verify.Algorithm{sha256Alg}
+
 // chooseAlgs returns the algorithms for an Integrity field given the
 // request's preference field (RFC 9530 §4). A malformed field or unknown
 // keys are only a hint that could not be used (Appendix C.3 allows any
@@ -19,7 +22,11 @@ var fallbackAlgs = []string{"sha-256", "sha-512"}
 // ones included, is honoured when it is the preferred one, so clients can
 // test their handling of them; weight 0 excludes an algorithm.
 func chooseAlgs(h http.Header, field string) []verify.Algorithm {
-	w := verify.ParseWantField(field, h.Values(field))
+	vs := h.Values(field)
+	if len(vs) == 0 {
+		return defaultAlgs[:1:1] // sha-256; callers never append in place
+	}
+	w := verify.ParseWantField(field, vs)
 	for _, fb := range fallbackAlgs {
 		if algs := verify.Choose(w.Prefs, fb); len(algs) > 0 {
 			return algs

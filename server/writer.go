@@ -64,8 +64,7 @@ type bodyWriter struct {
 var errAborted = errors.New("response abandoned")
 
 func newBodyWriter(w http.ResponseWriter, r *http.Request, s *Server, rep *Representation, plan *digestPlan) *bodyWriter {
-	return &bodyWriter{ResponseWriter: w, r: r, s: s, rep: rep, plan: plan,
-		trailers: map[string]string{}, flipAt: -1, truncAt: -1}
+	return &bodyWriter{ResponseWriter: w, r: r, s: s, rep: rep, plan: plan, flipAt: -1, truncAt: -1}
 }
 
 // Unwrap lets http.ResponseController reach the connection.
@@ -87,7 +86,9 @@ func (w *bodyWriter) WriteHeader(code int) {
 			h.Set("Content-Encoding", w.rep.Encoding)
 		}
 		w.addPreamble(code)
-		if err := w.prepare(code); err != nil {
+		if w.rep.stream {
+			w.prepareStream()
+		} else if err := w.prepare(code); err != nil {
 			w.fail(err)
 			return
 		}
@@ -195,6 +196,7 @@ func (w *bodyWriter) prepare(code int) error {
 		}
 	}
 	if trailer {
+		w.trailers = map[string]string{}
 		for _, k := range []string{verify.ReprDigest, verify.LegacyDigest, verify.ContentDigest} {
 			if v := h.Get(k); v != "" {
 				w.trailers[k] = v

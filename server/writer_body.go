@@ -150,9 +150,15 @@ func (w *bodyWriter) finish() {
 		return
 	}
 	h := w.Header()
+	if w.rep.stream && w.status == http.StatusOK {
+		w.finishStream()
+	}
 	if w.hasher != nil {
 		v := w.plan.formatContent(w.hasher.Sums())
 		if w.cdTrailer {
+			if w.trailers == nil {
+				w.trailers = map[string]string{}
+			}
 			w.trailers[verify.ContentDigest] = v
 		} else {
 			h.Set(verify.ContentDigest, v)

@@ -151,8 +151,10 @@ func (s *Server) serveZsync(w http.ResponseWriter, r *http.Request, name string)
 }
 
 // zsyncLink adds the Link to name's zsync control file when name is a
-// regular file; lfi is its Lstat info, its links checked (linkInfo).
-func (s *Server) zsyncLink(w http.ResponseWriter, name string, lfi fs.FileInfo) {
+// regular file that gets one (no larger than the control-file bound); lfi
+// is its Lstat info, its links checked (linkInfo). memo, when not empty,
+// is the field value made before for name (zsyncLinkValue).
+func (s *Server) zsyncLink(w http.ResponseWriter, name string, lfi fs.FileInfo, memo string) {
 	if lfi == nil || strings.HasSuffix(name, zsyncSuffix) {
 		return
 	}
@@ -163,9 +165,19 @@ func (s *Server) zsyncLink(w http.ResponseWriter, name string, lfi fs.FileInfo) 
 		}
 		lfi = fi
 	}
-	if lfi.Mode().IsRegular() {
-		w.Header().Add("Link", fmt.Sprintf("<%s>; rel=\"describedby\"; type=%q", relativeURL(path.Base(name)+zsyncSuffix), zsyncType))
+	if !lfi.Mode().IsRegular() || lfi.Size() > s.zsync.maxFile {
+		return
 	}
+	if memo == "" {
+		memo = zsyncLinkValue(name)
+	}
+	h := w.Header()
+	h["Link"] = append(h["Link"], memo)
+}
+
+// zsyncLinkValue is the Link field value pointing at name's control file.
+func zsyncLinkValue(name string) string {
+	return "<" + relativeURL(path.Base(name)+zsyncSuffix) + `>; rel="describedby"; type="` + zsyncType + `"`
 }
 
 // serveControl answers with the control file of base, if base is a file.

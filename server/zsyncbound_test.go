@@ -61,6 +61,27 @@ func TestZsyncTooLargeFile(t *testing.T) {
 	if n := s.zsync.makes.Load(); n != 0 {
 		t.Errorf("%d control files made, want none", n)
 	}
+	// Nor does its response point at one.
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		req, _ := http.NewRequest(m, ts.URL+"/data.bin", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if l := resp.Header.Get("Link"); l != "" {
+			t.Errorf("%s of a file over the control-file bound: Link %q, want none", m, l)
+		}
+	}
+	// A file within the bound still gets its Link.
+	resp, err := http.Get(ts.URL + "/hello.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if l := resp.Header.Get("Link"); l == "" {
+		t.Error("file within the control-file bound: no Link")
+	}
 }
 
 // waitJoiners waits (by counting, polling the build's state) until n
