@@ -30,6 +30,7 @@ type serveOptions struct {
 	tlsKey    string
 	writeTO   time.Duration
 	maxConns  int
+	dicts     []string
 }
 
 func newServeCmd(ios *IOStreams) *cobra.Command {
@@ -53,6 +54,12 @@ or a temporary directory): a GET with A-IM and an If-None-Match naming one
 gets 226 IM Used with a vcdiff, gdiff or diff -e delta (RFC 3229), IM,
 Delta-Base, and Repr-Digest of the current representation.
 
+With --dictionary PATTERN, files whose URL matches are sent with
+Use-As-Dictionary and kept in that history: a later request whose
+Available-Dictionary names one, with dcb or dcz in Accept-Encoding, gets the
+body encoded against it (RFC 9842), with Unencoded-Digest over the decoded
+bytes.
+
 The first line on stdout is "serving DIR at http://HOST:PORT/", printed once
 the certificate, key and address have been checked (bad ones exit 2 before
 it); the access log goes to stderr. A client that takes no response bytes for
@@ -60,7 +67,8 @@ it); the access log goes to stderr. A client that takes no response bytes for
 (or longest-stalled) one is closed. SIGINT or SIGTERM stops the server cleanly.` + exitStatusHelp,
 		Example: `  hdig serve ./public
   hdig serve ./public --addr 127.0.0.1:0 --writable --max-upload 100MiB
-  hdig serve ./public --state-dir /var/lib/hdig --history 8`,
+  hdig serve ./public --state-dir /var/lib/hdig --history 8
+  hdig serve ./public --dictionary '/assets/*'`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("serve takes exactly one DIR, got %d arguments\nRun '%s --help' for usage.", len(args), c.CommandPath())
@@ -82,6 +90,7 @@ it); the access log goes to stderr. A client that takes no response bytes for
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
 	f.DurationVar(&o.writeTO, "write-timeout", server.DefaultWriteTimeout, "drop a client that takes no response bytes for this `DURATION` (0: never)")
+	f.StringArrayVar(&o.dicts, "dictionary", nil, "offer files whose URL matches `PATTERN` (RFC 9842, e.g. /assets/*) as compression dictionaries; dcb and dcz against the version a client holds (repeatable; needs --history)")
 	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns(), "serve at most `N` connections at once; beyond, the longest-idle keep-alive one is closed (0: no cap)")
 	return c
 }
@@ -128,6 +137,15 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	}
 	if o.history < 0 {
 		return usageErrorf("--history %d: want 0 or more", o.history)
+	}
+	if len(o.dicts) > 0 && o.history == 0 {
+		return usageErrorf("--dictionary needs --history 1 or more: dictionaries are the versions kept there")
+	}
+	for _, p := range o.dicts {
+		if err := server.CheckDictionaryPattern(p); err != nil {
+			return usageErrorf("--dictionary: %v", err)
+		}
+		opts = append(opts, server.WithDictionary(p))
 	}
 	if o.history > 0 {
 		dir, cleanup, err := historyDir(o.stateDir, o.dir)

@@ -27,6 +27,7 @@ type config struct {
 	sleep          func(context.Context, time.Duration) bool // the faults' waits; tests count them
 	writeTimeout   time.Duration
 	maxConns       int
+	dictPatterns   []string // WithDictionary
 }
 
 // Defaults.
