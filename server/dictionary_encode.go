@@ -19,6 +19,10 @@ import (
 // dictEncodes counts dictionary encodes made (tests count work with it).
 var dictEncodes atomic.Int64
 
+// dictEncodeTamper, when set (by tests), alters an encoder's output before
+// it is checked.
+var dictEncodeTamper func([]byte) []byte
+
 // dictCodings returns the dictionary codings (dcb, dcz) the request may
 // get: those Accept-Encoding lists by name with the highest non-zero
 // qvalue, when that qvalue is at least the best of the other codings the
@@ -163,6 +167,9 @@ func (s *Server) dictEncode(dst io.Writer, src io.Reader, coding string, dictSum
 		return err
 	}
 	dictEncodes.Add(1)
+	if dictEncodeTamper != nil {
+		out = dictEncodeTamper(out)
+	}
 	back, err := dictionary.Decode(coding, out, dict, dictionary.Limits{MaxOutput: int64(len(data))})
 	if err != nil || !bytes.Equal(back, data) {
 		return fmt.Errorf("%s: the encoded body does not decode to the file (%v)", coding, err)
