@@ -68,6 +68,10 @@ func TestServeUsage(t *testing.T) {
 		{"serve", t.TempDir(), "--addr", "nonsense"},
 		{"serve", t.TempDir(), "--max-upload", "lots"},
 		{"serve", t.TempDir(), "--tls-cert", "c.pem"},
+		{"serve", t.TempDir(), "--dictionary", "/assets/*", "--history", "0"},
+		{"serve", t.TempDir(), "--dictionary", "/(a|b)/*"},
+		{"serve", t.TempDir(), "--dictionary", "https://example.com/*"},
+		{"serve", t.TempDir(), "--dictionary", ""},
 	} {
 		code, out, _ := runHdig(t, args...)
 		if code != ExitUsage || out != "" {

@@ -97,7 +97,7 @@ var (
 func dictFixture(t *testing.T, opts ...Option) (*Server, *httptest.Server, string, string) {
 	t.Helper()
 	root := t.TempDir()
-	for _, name := range []string{"assets/app.js", "other/app.js"} {
+	for _, name := range []string{"assets/app.js", "assets/lib.js", "other/app.js"} {
 		must(t, os.MkdirAll(filepath.Join(root, filepath.Dir(name)), 0o755))
 		must(t, os.WriteFile(filepath.Join(root, name), []byte(dictV1), 0o644))
 	}
@@ -113,6 +113,7 @@ func dictFixture(t *testing.T, opts ...Option) (*Server, *httptest.Server, strin
 		t.Fatalf("v1 Content-Encoding = %q, want br (a dictionary is kept whatever the coding)", got)
 	}
 	must(t, os.WriteFile(filepath.Join(root, "assets/app.js"), []byte(dictV2), 0o644))
+	must(t, os.WriteFile(filepath.Join(root, "assets/lib.js"), []byte(dictV2), 0o644))
 	must(t, os.WriteFile(filepath.Join(root, "other/app.js"), []byte(dictV2), 0o644))
 	return s, ts, dictionary.FormatAvailableDictionary(dictionary.HashOf([]byte(dictV1))), root
 }
@@ -136,6 +137,7 @@ func TestDictionaryNegotiation(t *testing.T) {
 		{"unknown hash", "/assets/app.js", "dcb, dcz", other, ""},
 		{"pattern mismatch", "/other/app.js", "dcb, dcz", avail, ""},
 		{"dcb only", "/assets/app.js", "gzip, dcb", avail, "dcb"},
+		{"another URL the pattern matches", "/assets/lib.js", "dcb", avail, "dcb"},
 		{"dcz only", "/assets/app.js", "dcz, br", avail, "dcz"},
 		{"both: the smaller", "/assets/app.js", "gzip, deflate, br, zstd, dcb, dcz", avail, smaller},
 		{"q=0 for dcb", "/assets/app.js", "dcb;q=0, dcz", avail, "dcz"},
