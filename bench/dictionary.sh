@@ -3,8 +3,9 @@
 # Transport, against the delta tools. For each version pair it serves v1
 # with --dictionary, fetches it (so it is kept), replaces it with v2, asks
 # for v2 with Available-Dictionary naming v1 and Accept-Encoding dcb, then
-# dcz, and compares the body sizes with "xdelta3 -9 -S djw", "zstd -19
-# --patch-from" and plain Brotli (hdig serve's br variant, no dictionary).
+# dcz, and compares the body sizes with "xdelta3 -9 -S djw" (-A: no file
+# names in its header), "zstd -19 --patch-from" and plain Brotli (hdig
+# serve's br variant, no dictionary).
 # The dcz body is also decoded with "zstd -d -D v1" after its 40-byte
 # header. Targets: best of dcb/dcz <= 0.8x xdelta3 on source text, <= 1.0x
 # zstd --patch-from on binaries. Sizes are deterministic for given tool
@@ -85,7 +86,7 @@ for name in source binary; do
 	cmp -s "$tmp/out/v1" "$p/v1" || { echo "dictionary.sh: $name: v1 not served" >&2; exit 1; }
 	cp "$p/v2" "$www/d/$name.tmp"
 	mv "$www/d/$name.tmp" "$www/d/$name"
-	xdelta3 -e -9 -S djw -f -s "$p/v1" "$p/v2" "$tmp/out/$name.xd3"
+	xdelta3 -e -9 -S djw -A -f -s "$p/v1" "$p/v2" "$tmp/out/$name.xd3"
 	zstd -q -19 -f --patch-from="$p/v1" "$p/v2" -o "$tmp/out/$name.zpf"
 	fetch "$name" dcb "$tmp/out/$name.dcb"
 	fetch "$name" dcz "$tmp/out/$name.dcz"
