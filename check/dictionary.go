@@ -23,8 +23,8 @@ import (
 // have Repr-Digest over the encoded and Unencoded-Digest over the decoded
 // bytes.
 var dictionaryIDs = []string{
-	"dictionary.use-as-dictionary", "dictionary.vary", "dictionary.hash",
-	"dictionary.decode", "dictionary.repr-digest", "dictionary.unencoded-digest",
+	"dictionary.syntax", "dictionary.vary", "dictionary.hash",
+	"dictionary.decode", "dictionary.repr-digest", "dictionary.unencoded",
 }
 
 // DictionaryEncodings is the Accept-Encoding of the dictionary request.
@@ -92,15 +92,15 @@ func (a *audit) checkDictionary(ctx context.Context) *response {
 	if ok {
 		a.checkUnencoded(r, decoded)
 	} else {
-		a.s.skip("dictionary.unencoded-digest", fmt.Sprintf("the %s body did not decode", ce))
+		a.s.skip("dictionary.unencoded", fmt.Sprintf("the %s body did not decode", ce))
 	}
 	return r
 }
 
-// checkUseAsDictionary decides dictionary.use-as-dictionary from the GET.
+// checkUseAsDictionary decides dictionary.syntax from the GET.
 // ok is false when the other dictionary checks cannot go on.
 func (a *audit) checkUseAsDictionary() (dictionary.Use, bool) {
-	id := "dictionary.use-as-dictionary"
+	id := "dictionary.syntax"
 	vals := a.full.header.Values("Use-As-Dictionary")
 	if len(vals) == 0 {
 		a.skipDictionary("the GET carries no Use-As-Dictionary: the origin offers no dictionary here")
@@ -239,10 +239,10 @@ func (a *audit) checkDictionaryDecode(ce string, body, dict []byte) ([]byte, boo
 	return out, true
 }
 
-// checkUnencoded decides dictionary.unencoded-digest: Unencoded-Digest
+// checkUnencoded decides dictionary.unencoded: Unencoded-Digest
 // (draft-ietf-httpbis-unencoded-digest) covers the decoded bytes.
 func (a *audit) checkUnencoded(r *response, decoded []byte) {
-	id, ce := "dictionary.unencoded-digest", r.encoding()
+	id, ce := "dictionary.unencoded", r.encoding()
 	f := verify.ParseDigestField(verify.UnencodedDigest, r.values(verify.UnencodedDigest))
 	switch {
 	case !f.Present:

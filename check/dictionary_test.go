@@ -74,11 +74,11 @@ func TestDictionaryFaults(t *testing.T) {
 		{"no match", rewrite(func(_ *http.Request, _ *int, h http.Header, b []byte) []byte {
 			h.Set("Use-As-Dictionary", `id="x"`)
 			return b
-		}), "dictionary.use-as-dictionary"},
+		}), "dictionary.syntax"},
 		{"regexp group", rewrite(func(_ *http.Request, _ *int, h http.Header, b []byte) []byte {
 			h.Set("Use-As-Dictionary", `match="/(a|b)/*"`)
 			return b
-		}), "dictionary.use-as-dictionary"},
+		}), "dictionary.syntax"},
 		{"no Vary", onDictionary(func(h http.Header, b []byte) []byte {
 			h.Del("Vary")
 			return b
@@ -102,7 +102,7 @@ func TestDictionaryFaults(t *testing.T) {
 		{"Unencoded-Digest of the encoded bytes", onDictionary(func(h http.Header, b []byte) []byte {
 			h.Set("Unencoded-Digest", h.Get("Repr-Digest"))
 			return b
-		}), "dictionary.unencoded-digest"},
+		}), "dictionary.unencoded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

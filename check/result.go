@@ -63,12 +63,12 @@ var Checks = []Spec{
 	{"etag.consistency", "RFC 9110 §8.8.3; RFC 9530 §3"},
 	{"delta.226", "RFC 3229 §10.4.1, §10.5; RFC 9530 §2, §3"},
 	{"zsync.control", "zsync 0.6.2 control file; RFC 8288 §3"},
-	{"dictionary.use-as-dictionary", "RFC 9842 §2.1"},
+	{"dictionary.syntax", "RFC 9842 §2.1"},
 	{"dictionary.vary", "RFC 9842 §6.2"},
 	{"dictionary.hash", "RFC 9842 §4, §5"},
 	{"dictionary.decode", "RFC 9842 §4, §5"},
 	{"dictionary.repr-digest", "RFC 9530 §3; RFC 9842 §6.2"},
-	{"dictionary.unencoded-digest", "draft-ietf-httpbis-unencoded-digest; RFC 9842 §6.2"},
+	{"dictionary.unencoded", "draft-ietf-httpbis-unencoded-digest; RFC 9842 §6.2"},
 }
 
 // rfcOf returns the section a check rests on.
