@@ -69,6 +69,12 @@ var Checks = []Spec{
 	{"signature.key-trusted", "RFC 9421 §3.2, §3.2.1"},
 	{"signature.repr-digest", "RFC 9421 §2.1, §3.2.1; RFC 9530 §6.3"},
 	{"signature.created", "RFC 9421 §2.3, §3.2.1"},
+	{"dictionary.syntax", "RFC 9842 §2.1"},
+	{"dictionary.vary", "RFC 9842 §6.2"},
+	{"dictionary.hash", "RFC 9842 §4, §5"},
+	{"dictionary.decode", "RFC 9842 §4, §5"},
+	{"dictionary.repr-digest", "RFC 9530 §3; RFC 9842 §6.2"},
+	{"dictionary.unencoded", "draft-ietf-httpbis-unencoded-digest; RFC 9842 §6.2"},
 }
 
 // rfcOf returns the section a check rests on.

@@ -64,7 +64,8 @@ func (a *audit) run(ctx context.Context) bool {
 	a.checkDelta(ctx)
 	a.checkZsync(ctx)
 	a.checkCORS(ctx)
-	a.checkETags(checked{r: a.full}, checked{r: head, own: true}, checked{r: part, own: true}, checked{r: enc}, checked{r: probe})
+	dict := a.checkDictionary(ctx)
+	a.checkETags(checked{r: a.full}, checked{r: head, own: true}, checked{r: part, own: true}, checked{r: enc}, checked{r: probe}, checked{r: dict})
 	return false
 }
 

@@ -35,6 +35,7 @@ type serveOptions struct {
 	cors      string
 	sign      serveSignOptions
 	dupes     []string // --duplicate
+	dicts     []string
 }
 
 func newServeCmd(ios *IOStreams) *cobra.Command {
@@ -62,6 +63,12 @@ With --cors, scripts on the listed origins (or any, with *) may read the
 digest fields (Access-Control-Expose-Headers) and upload with digests
 (preflights allow Content-Digest, Repr-Digest and Want-*-Digest).
 
+With --dictionary PATTERN, files whose URL matches are sent with
+Use-As-Dictionary and kept in that history: a later request whose
+Available-Dictionary names one, with dcb or dcz in Accept-Encoding, gets the
+body encoded against it (RFC 9842), with Unencoded-Digest over the decoded
+bytes.
+
 The first line on stdout is "serving DIR at http://HOST:PORT/", printed once
 the certificate, key and address have been checked (bad ones exit 2 before
 it); the access log goes to stderr. A client that takes no response bytes for
@@ -78,7 +85,9 @@ Chromium checks for <script integrity="ed25519-KEY">.` + exitStatusHelp,
   hdig serve ./public --addr 127.0.0.1:0 --writable --max-upload 100MiB
   hdig serve ./public --state-dir /var/lib/hdig --history 8
   hdig serve ./public --cors http://localhost:8000 --writable
-  hdig serve ./public --sign-key origin.pem`,
+  hdig serve ./public --sign-key origin.pem
+
+  hdig serve ./public --dictionary '/assets/*'`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return usageErrorf("serve takes exactly one DIR, got %d arguments\nRun '%s --help' for usage.", len(args), c.CommandPath())
@@ -101,6 +110,7 @@ Chromium checks for <script integrity="ed25519-KEY">.` + exitStatusHelp,
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
 	f.DurationVar(&o.writeTO, "write-timeout", server.DefaultWriteTimeout, "drop a client that takes no response bytes for this `DURATION` (0: never)")
 	f.StringArrayVar(&o.dupes, "duplicate", nil, "advertise a mirror of DIR: `URL` of a directory with the same files, sent as Link rel=duplicate on each file (RFC 6249; repeatable)")
+	f.StringArrayVar(&o.dicts, "dictionary", nil, "offer files whose URL matches `PATTERN` (RFC 9842, e.g. /assets/*) as compression dictionaries; dcb and dcz against the version a client holds (repeatable; needs --history)")
 	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns(), "serve at most `N` connections at once; beyond, the longest-idle keep-alive one is closed (0: no cap)")
 	f.StringVar(&o.cors, "cors", "", "let scripts on these `ORIGINS` (comma-separated, e.g. http://localhost:8000, or *) read the digest fields and upload with digests")
 	addServeSignFlags(f, &o.sign)
@@ -161,6 +171,15 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	}
 	if o.history < 0 {
 		return usageErrorf("--history %d: want 0 or more", o.history)
+	}
+	if len(o.dicts) > 0 && o.history == 0 {
+		return usageErrorf("--dictionary needs --history 1 or more: dictionaries are the versions kept there")
+	}
+	for _, p := range o.dicts {
+		if err := server.CheckDictionaryPattern(p); err != nil {
+			return usageErrorf("--dictionary: %v", err)
+		}
+		opts = append(opts, server.WithDictionary(p))
 	}
 	if o.history > 0 {
 		dir, cleanup, err := historyDir(o.stateDir, o.dir)

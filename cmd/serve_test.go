@@ -74,6 +74,10 @@ func TestServeUsage(t *testing.T) {
 		{"serve", t.TempDir(), "--tls-cert", "c.pem"},
 		{"serve", t.TempDir(), "--cors", "example.org"},
 		{"serve", t.TempDir(), "--cors", "*,https://example.org"},
+		{"serve", t.TempDir(), "--dictionary", "/assets/*", "--history", "0"},
+		{"serve", t.TempDir(), "--dictionary", "/(a|b)/*"},
+		{"serve", t.TempDir(), "--dictionary", "https://example.com/*"},
+		{"serve", t.TempDir(), "--dictionary", ""},
 	} {
 		code, out, _ := runHdig(t, args...)
 		if code != ExitUsage || out != "" {

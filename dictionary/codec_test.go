@@ -308,3 +308,34 @@ func TestDecodeDCBRefusesLargeWindow(t *testing.T) {
 		t.Fatalf("got %v, want a window error", err)
 	}
 }
+
+// A dictionary up to 1 MiB is attached to the Brotli encoder in chunks;
+// matches that straddle chunk boundaries still decode with the dictionary
+// attached whole, as RFC 9842 clients attach it.
+func TestDCBChunkedDictionary(t *testing.T) {
+	var d bytes.Buffer
+	for i := 0; d.Len() < 300<<10; i++ {
+		fmt.Fprintf(&d, "record %d: %x\n", i, i*2654435761)
+	}
+	dict := d.Bytes()
+	pds, err := prepareDCB(dict)
+	if err != nil || len(pds) < 2 || len(pds) > dcbMaxChunks {
+		t.Fatalf("prepareDCB of %d bytes: %d chunks, %v; want 2 to %d", len(dict), len(pds), err, dcbMaxChunks)
+	}
+	var data []byte
+	for _, at := range []int{dcbChunk, 2 * dcbChunk, 3 * dcbChunk, 4 * dcbChunk} {
+		data = append(data, dict[at-5000:at+5000]...)
+		data = append(data, "an edit between the copies\n"...)
+	}
+	enc, err := Encode(CodingDCB, data, dict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeDCB(enc, dict, Limits{})
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("decode with the whole dictionary: %v, equal %v", err, bytes.Equal(got, data))
+	}
+	if len(enc) > len(data)/10 {
+		t.Errorf("%d bytes for %d bytes copied from the dictionary: want the copies found", len(enc), len(data))
+	}
+}

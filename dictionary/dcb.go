@@ -27,9 +27,39 @@ func EncodeDCB(data, dict []byte) ([]byte, error) {
 	return e.Encode(data)
 }
 
-func encodeBrotli(dst *bytes.Buffer, data []byte, pd *brrr.PreparedDictionary) error {
+// The encoder's index of each attached dictionary chunk is bounded, so a
+// dictionary of up to dcbChunkedMax bytes is attached as chunks of dcbChunk
+// bytes (at most dcbMaxChunks, Brotli's limit): more of its matches are
+// found (about 1% smaller on two releases of a Go package's source, and
+// no gain worth the time on larger dictionaries, which stay whole). The
+// stream addresses the chunks as one concatenation, so a decoder attaches
+// the dictionary whole, as RFC 9842 §4 has it.
+const (
+	dcbChunk      = 64 << 10
+	dcbChunkedMax = 1 << 20
+	dcbMaxChunks  = 15
+)
+
+// prepareDCB prepares dict for the Brotli encoder, in chunks when small.
+func prepareDCB(dict []byte) ([]*brrr.PreparedDictionary, error) {
+	step := len(dict)
+	if len(dict) <= dcbChunkedMax {
+		step = max(dcbChunk, (len(dict)+dcbMaxChunks-1)/dcbMaxChunks)
+	}
+	var pds []*brrr.PreparedDictionary
+	for i := 0; i < len(dict); i += step {
+		pd, err := brrr.PrepareDictionary(dict[i:min(i+step, len(dict))])
+		if err != nil {
+			return nil, fmt.Errorf("dcb: %v", err)
+		}
+		pds = append(pds, pd)
+	}
+	return pds, nil
+}
+
+func encodeBrotli(dst *bytes.Buffer, data []byte, pds []*brrr.PreparedDictionary) error {
 	w, err := brrr.NewWriterOptions(dst, dcbLevel, brrr.WriterOptions{
-		Dictionaries: []*brrr.PreparedDictionary{pd},
+		Dictionaries: pds,
 		LGWin:        dcbLGWin,
 		SizeHint:     uint(len(data)),
 	})

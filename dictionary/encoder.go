@@ -18,7 +18,7 @@ type Encoder struct {
 	dict   []byte
 	single bool // the zstd encoder writes single-segment frames
 	zstd   *zstd.Encoder
-	brotli *brrr.PreparedDictionary
+	brotli []*brrr.PreparedDictionary
 }
 
 // NewEncoder prepares an encoder for coding (dcb or dcz) with dict.
@@ -36,8 +36,8 @@ func NewEncoder(coding string, dict []byte, sizeHint int) (*Encoder, error) {
 	if coding == CodingDCZ {
 		e.zstd, err = newZstdEncoder(dict, sizeHint)
 		_, e.single = dczFrame(len(dict), sizeHint)
-	} else if e.brotli, err = brrr.PrepareDictionary(dict); err != nil {
-		err = fmt.Errorf("dcb: %v", err)
+	} else {
+		e.brotli, err = prepareDCB(dict)
 	}
 	if err != nil {
 		return nil, err

@@ -141,7 +141,13 @@ func destList(m httpsfv.Member) ([]string, error) {
 
 // String produces the Use-As-Dictionary field value. Members at their
 // defaults (empty match-dest, empty id, type raw) are left out.
-func (u Use) String() (string, error) {
+func (u Use) String() (string, error) { return u.format(false) }
+
+// Explicit produces the Use-As-Dictionary field value with every member,
+// defaults included: match, match-dest (possibly "()"), id and type.
+func (u Use) Explicit() (string, error) { return u.format(true) }
+
+func (u Use) format(all bool) (string, error) {
 	if u.Match == "" {
 		return "", errors.New("Use-As-Dictionary: match is required, got empty")
 	}
@@ -150,18 +156,22 @@ func (u Use) String() (string, error) {
 	}
 	d := httpsfv.NewDictionary()
 	d.Add("match", httpsfv.NewItem(u.Match))
-	if len(u.MatchDest) > 0 {
+	if all || len(u.MatchDest) > 0 {
 		items := make([]httpsfv.Item, len(u.MatchDest))
 		for i, s := range u.MatchDest {
 			items[i] = httpsfv.NewItem(s)
 		}
 		d.Add("match-dest", httpsfv.InnerList{Items: items, Params: httpsfv.NewParams()})
 	}
-	if u.ID != "" {
+	if all || u.ID != "" {
 		d.Add("id", httpsfv.NewItem(u.ID))
 	}
-	if u.Type != "" && u.Type != TypeRaw {
-		d.Add("type", httpsfv.NewItem(httpsfv.Token(u.Type)))
+	typ := u.Type
+	if typ == "" {
+		typ = TypeRaw
+	}
+	if all || typ != TypeRaw {
+		d.Add("type", httpsfv.NewItem(httpsfv.Token(typ)))
 	}
 	s, err := httpsfv.Marshal(d)
 	if err != nil {

@@ -121,3 +121,23 @@ func TestDictionaryID(t *testing.T) {
 		t.Error("formatted a non-ASCII id, which is not a structured-field string")
 	}
 }
+
+func TestUseExplicit(t *testing.T) {
+	u := Use{Match: "/assets/*", ID: "/assets/app.js"}
+	got, err := u.Explicit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `match="/assets/*", match-dest=(), id="/assets/app.js", type=raw`
+	if got != want {
+		t.Fatalf("Explicit: want %s, got %s", want, got)
+	}
+	back, err := ParseUseAsDictionary([]string{got})
+	if err != nil || back.Match != u.Match || back.ID != u.ID || len(back.MatchDest) != 0 || back.Type != TypeRaw {
+		t.Fatalf("round trip: want %+v, got %+v (%v)", u, back, err)
+	}
+	short, _ := u.String()
+	if short != `match="/assets/*", id="/assets/app.js"` {
+		t.Fatalf("String: got %s", short)
+	}
+}

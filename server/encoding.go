@@ -37,8 +37,24 @@ func compressible(ctype string) bool {
 // It returns "" for identity. A refused identity is not enforced: the
 // server then still sends identity rather than 406.
 func negotiate(h http.Header) string {
-	q := map[string]float64{}
-	star := -1.0
+	q, star := acceptedCodings(h)
+	best, bestQ := "", 0.0
+	for _, enc := range encodings {
+		w, ok := q[enc]
+		if !ok {
+			w = star
+		}
+		if w > bestQ {
+			best, bestQ = enc, w
+		}
+	}
+	return best
+}
+
+// acceptedCodings reads Accept-Encoding into the qvalue of each coding
+// listed (lower case; x-gzip is gzip) and the qvalue of "*" (-1: absent).
+func acceptedCodings(h http.Header) (q map[string]float64, star float64) {
+	q, star = map[string]float64{}, -1.0
 	for _, line := range h.Values("Accept-Encoding") {
 		for _, item := range strings.Split(line, ",") {
 			name, params, _ := strings.Cut(item, ";")
@@ -57,17 +73,7 @@ func negotiate(h http.Header) string {
 			q[name] = w
 		}
 	}
-	best, bestQ := "", 0.0
-	for _, enc := range encodings {
-		w, ok := q[enc]
-		if !ok {
-			w = star
-		}
-		if w > bestQ {
-			best, bestQ = enc, w
-		}
-	}
-	return best
+	return q, star
 }
 
 // qvalue is the weight of a list member from its parameters: 1 when

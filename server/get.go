@@ -83,6 +83,9 @@ func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileI
 		return id, func() {}, nil
 	}
 	sum, _ := id.Digests(r.Context(), []verify.Algorithm{sha256Alg})
+	if rep, release, err := s.dictionaryRep(r, name, id, sum[0].Value, f); rep != nil || err != nil {
+		return rep, release, err
+	}
 	if s.cfg.compressLimit == 0 || id.Size == 0 || id.Size > s.cfg.compressLimit || !compressible(id.ContentType) {
 		return id, func() {}, nil
 	}
@@ -98,6 +101,13 @@ func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileI
 	if err != nil {
 		return nil, nil, err
 	}
+	return s.variantRep(r, id, vr, enc)
+}
+
+// variantRep makes the representation of the encoded variant vr (coding
+// enc) of the identity id, checking its bytes have the sha-256 its name
+// says; when they do not, the variant is dropped and id is returned.
+func (s *Server) variantRep(r *http.Request, id *Representation, vr *variant, enc string) (*Representation, func(), error) {
 	v := *id
 	v.Encoding, v.Content, v.Size, v.identity = enc, vr.content, vr.size, id
 	v.key, v.file, v.proof, v.used, v.reopen = fileKey{}, nil, nil, nil, nil
@@ -152,6 +162,7 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 		return
 	}
 	plan.setHeaders(h)
+	s.dictionaryFields(r, h, rep, plan)
 	if err := s.setUnencoded(w, r, rep, plan); err != nil {
 		s.internalError(w, r, err)
 		return

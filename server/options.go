@@ -32,6 +32,7 @@ type config struct {
 	signer         *signer     // WithSigningKey (sign.go)
 	duplicates     []*url.URL  // WithDuplicates
 	streamAt       int64       // the smallest file sent before it is hashed (stream.go)
+	dictPatterns   []string    // WithDictionary
 }
 
 // Defaults.

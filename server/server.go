@@ -33,6 +33,7 @@ type Server struct {
 	zsync    *zsyncCache  // control files made, and the bound on making them
 	small    *smallFiles  // small files in memory (smallfiles.go)
 	index    *digestIndex // trusted sha-256 of file versions (index.go)
+	dict     *dictRules   // RFC 9842 dictionaries (dictionary.go), nil: none
 	handler  http.Handler
 
 	indexHashes atomic.Int64 // files the indexer hashed (tests count them)
@@ -74,6 +75,10 @@ func New(dir string, opts ...Option) (*Server, error) {
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs, small: newSmallFiles(),
 		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(), zsync: newZsyncCache(),
 		held: &memBudget{limit: maxHeldMemory}, private: privateIDs(&cfg), index: index}
+	if err := s.initDictionaries(); err != nil {
+		root.Close()
+		return nil, err
+	}
 	if n := s.cleanUploads(); n > 0 {
 		cfg.logger.Info("removed temporary files of interrupted uploads", "dir", uploadDir, "files", n)
 	}

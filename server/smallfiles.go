@@ -175,7 +175,7 @@ func (s *Server) smallRep(r *http.Request, name string, lfi fs.FileInfo) (*Repre
 	}
 	size := int64(len(sn.data))
 	vary := s.cfg.compressLimit != 0 && size > 0 && size <= s.cfg.compressLimit && sn.compressible
-	if vary && negotiate(r.Header) != "" {
+	if vary && negotiate(r.Header) != "" || s.wantsDictionary(r) {
 		return nil, "", nil
 	}
 	s.seedSnapshot(sn)

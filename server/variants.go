@@ -38,6 +38,11 @@ type variantStore struct {
 	mem      map[string]*list.Element
 	pending  map[string]*build
 	names    map[string]string // on disk: key (IDHEX.ENC) → file name
+
+	// encode writes src in coding enc to dst: compress, or for a
+	// dictionary coding (ENC = dcb-DICTHEX, dcz-DICTHEX) the server's
+	// dictionary encoder.
+	encode func(dst io.Writer, src io.Reader, enc string) error
 }
 
 type memVariant struct {
@@ -63,7 +68,7 @@ type build struct {
 
 func newVariantStore(dir string, budget int64) (*variantStore, error) {
 	vs := &variantStore{budget: budget, diskBudget: maxVariantDisk, lru: list.New(), mem: map[string]*list.Element{},
-		pending: map[string]*build{}, names: map[string]string{}}
+		pending: map[string]*build{}, names: map[string]string{}, encode: compress}
 	if dir != "" {
 		vs.dir = filepath.Join(dir, "variants")
 		if err := os.MkdirAll(vs.dir, 0o755); err != nil {
@@ -76,9 +81,9 @@ func newVariantStore(dir string, budget int64) (*variantStore, error) {
 
 // compressChecked compresses src into dst, checks that the bytes read had
 // the sha-256 sum and returns the sha-256 of the bytes written.
-func compressChecked(dst io.Writer, src io.Reader, enc string, sum []byte) ([]byte, error) {
+func (vs *variantStore) compressChecked(dst io.Writer, src io.Reader, enc string, sum []byte) ([]byte, error) {
 	h, out := sha256.New(), sha256.New()
-	if err := compress(io.MultiWriter(dst, out), io.TeeReader(src, h), enc); err != nil {
+	if err := vs.encode(io.MultiWriter(dst, out), io.TeeReader(src, h), enc); err != nil {
 		return nil, err
 	}
 	if !bytes.Equal(h.Sum(nil), sum) {
@@ -169,7 +174,7 @@ func (vs *variantStore) memory(key, enc string, src io.Reader, sum []byte) (*mem
 	vs.mu.Unlock()
 
 	var buf bytes.Buffer
-	b.sum, b.err = compressChecked(&buf, src, enc, sum)
+	b.sum, b.err = vs.compressChecked(&buf, src, enc, sum)
 	b.data = buf.Bytes()
 	mv := &memVariant{key: key, data: b.data, sum: b.sum}
 

@@ -173,7 +173,7 @@ func (vs *variantStore) writeDisk(key, enc string, src io.Reader, sum []byte) (s
 		return "", err
 	}
 	defer os.Remove(tmp.Name())
-	out, err := compressChecked(tmp, src, enc, sum)
+	out, err := vs.compressChecked(tmp, src, enc, sum)
 	if err != nil {
 		tmp.Close()
 		return "", err

@@ -100,6 +100,7 @@ func (w *bodyWriter) WriteHeader(code int) {
 		h.Del(verify.ReprDigest)
 		h.Del(verify.ContentDigest)
 		h.Del(verify.LegacyDigest)
+		h.Del(verify.UnencodedDigest)
 	}
 	if w.buf == nil {
 		w.ResponseWriter.WriteHeader(code)

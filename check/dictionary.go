@@ -1,0 +1,277 @@
+package check
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/hdig/hdig/dictionary"
+	"github.com/hdig/hdig/verify"
+)
+
+// The dictionary.* checks (RFC 9842): when the GET carries
+// Use-As-Dictionary, its syntax; then the URL is fetched again (its body
+// becomes the dictionary) and requested with Available-Dictionary naming
+// it and Accept-Encoding: dcb, dcz. Encoding a representation against
+// itself is legal, so one URL is enough. A dcb or dcz answer must carry
+// Vary, name the dictionary in its header, decode to the identity, and
+// have Repr-Digest over the encoded and Unencoded-Digest over the decoded
+// bytes.
+var dictionaryIDs = []string{
+	"dictionary.syntax", "dictionary.vary", "dictionary.hash",
+	"dictionary.decode", "dictionary.repr-digest", "dictionary.unencoded",
+}
+
+// DictionaryEncodings is the Accept-Encoding of the dictionary request.
+const DictionaryEncodings = "dcb, dcz"
+
+// skipDictionary skips the dictionary checks not yet decided.
+func (a *audit) skipDictionary(msg string) {
+	for _, id := range dictionaryIDs {
+		if _, ok := a.s[id]; !ok {
+			a.s.skip(id, msg)
+		}
+	}
+}
+
+// checkDictionary runs the dictionary checks and returns the dcb or dcz
+// response (nil when there was none) for etag.consistency.
+func (a *audit) checkDictionary(ctx context.Context) *response {
+	use, ok := a.checkUseAsDictionary()
+	if !ok {
+		return nil
+	}
+	dict, ok := a.fetchDictionary(ctx)
+	if !ok {
+		return nil
+	}
+	h := wantHeader(a.opts.Want)
+	h.Set("Accept-Encoding", DictionaryEncodings)
+	h.Set("Available-Dictionary", dictionary.FormatAvailableDictionary(dictionary.HashOf(dict)))
+	if use.ID != "" {
+		if v, err := dictionary.FormatDictionaryID(use.ID); err == nil {
+			h.Set("Dictionary-ID", v)
+		}
+	}
+	r, err := a.do(ctx, request{label: "GET Available-Dictionary", method: http.MethodGet, header: h, keepAll: true})
+	switch {
+	case err != nil:
+		a.skipDictionary(fmt.Sprintf("GET with Available-Dictionary failed: %v", err))
+		return nil
+	case r.status != http.StatusOK:
+		a.skipDictionary(fmt.Sprintf("GET with Available-Dictionary returned %d, not 200", r.status))
+		r.close()
+		return nil
+	case r.err != nil || r.capped:
+		a.skipDictionary(fmt.Sprintf("the body of GET with Available-Dictionary was not read whole (%s)", bytesOf(r.size)))
+		r.close()
+		return nil
+	}
+	defer r.close()
+	ce := r.encoding()
+	if ce != dictionary.CodingDCB && ce != dictionary.CodingDCZ {
+		a.skipDictionary(fmt.Sprintf("the origin answered Available-Dictionary and Accept-Encoding: %s with Content-Encoding %q, not dcb or dcz", DictionaryEncodings, ce))
+		return r
+	}
+	a.checkDictionaryVary(r)
+	body, err := io.ReadAll(r.body())
+	if err != nil {
+		a.skipDictionary(fmt.Sprintf("the %s body could not be read back: %v", ce, err))
+		return r
+	}
+	if !a.checkDictionaryHash(ce, body, dict) {
+		return r
+	}
+	decoded, ok := a.checkDictionaryDecode(ce, body, dict)
+	a.checkEncodedField("dictionary.repr-digest", r, verify.ReprDigest)
+	if ok {
+		a.checkUnencoded(r, decoded)
+	} else {
+		a.s.skip("dictionary.unencoded", fmt.Sprintf("the %s body did not decode", ce))
+	}
+	return r
+}
+
+// checkUseAsDictionary decides dictionary.syntax from the GET.
+// ok is false when the other dictionary checks cannot go on.
+func (a *audit) checkUseAsDictionary() (dictionary.Use, bool) {
+	id := "dictionary.syntax"
+	vals := a.full.header.Values("Use-As-Dictionary")
+	if len(vals) == 0 {
+		a.skipDictionary("the GET carries no Use-As-Dictionary: the origin offers no dictionary here")
+		return dictionary.Use{}, false
+	}
+	use, err := dictionary.ParseUseAsDictionary(vals)
+	if err != nil {
+		a.s.fail(id, fmt.Sprintf("%v; want a Dictionary with a string match (RFC 9842 §2.1)", err))
+		a.skipDictionary("Use-As-Dictionary is malformed")
+		return use, false
+	}
+	u, err := url.Parse(a.url)
+	if err != nil {
+		a.skipDictionary(fmt.Sprintf("the URL does not parse: %v", err))
+		return use, false
+	}
+	pat, err := dictionary.CompilePattern(use.Match, u)
+	switch {
+	case errors.Is(err, dictionary.ErrUnsupported):
+		a.s.skip(id, fmt.Sprintf("match %q uses URL-pattern syntax hdig does not implement (%v)", use.Match, err))
+		a.skipDictionary("match not understood by hdig")
+		return use, false
+	case err != nil:
+		a.s.fail(id, fmt.Sprintf("match %q is not a usable URL pattern (%v); clients MUST NOT use the dictionary", use.Match, err))
+		a.skipDictionary("match is not a usable URL pattern")
+		return use, false
+	case !use.Usable():
+		a.s.warn(id, fmt.Sprintf("type %q is not raw: clients MUST NOT use the dictionary (RFC 9842 §2.1.4)", use.Type))
+		a.skipDictionary("the dictionary type is not raw")
+		return use, false
+	}
+	desc := fmt.Sprintf("match %q, match-dest %v, id %q, type %s", use.Match, use.MatchDest, use.ID, use.Type)
+	if !pat.Match(u) {
+		a.s.pass(id, desc+"; this URL is outside its own match, so the dictionary serves other URLs")
+		a.skipDictionary("the URL is outside the dictionary's match: nothing to re-request")
+		return use, false
+	}
+	a.s.pass(id, desc)
+	return use, true
+}
+
+// fetchDictionary fetches the URL again, whole: its body is the
+// dictionary.
+func (a *audit) fetchDictionary(ctx context.Context) ([]byte, bool) {
+	h := http.Header{"Accept-Encoding": {"identity"}}
+	r, err := a.do(ctx, request{label: "GET (dictionary)", method: http.MethodGet, header: h, keepAll: true})
+	if err != nil {
+		a.skipDictionary(fmt.Sprintf("fetching the dictionary failed: %v", err))
+		return nil, false
+	}
+	defer r.close()
+	switch {
+	case r.status != http.StatusOK || r.err != nil || r.capped:
+		a.skipDictionary(fmt.Sprintf("fetching the dictionary gave %d, %s read whole: %v", r.status, bytesOf(r.size), r.err == nil && !r.capped))
+		return nil, false
+	case r.encoding() != "":
+		a.skipDictionary(fmt.Sprintf("the dictionary came with Content-Encoding %s for Accept-Encoding: identity", r.encoding()))
+		return nil, false
+	case r.size == 0:
+		a.skipDictionary("the dictionary is empty")
+		return nil, false
+	}
+	b, err := io.ReadAll(r.body())
+	if err != nil {
+		a.skipDictionary(fmt.Sprintf("the dictionary could not be read back: %v", err))
+		return nil, false
+	}
+	return b, true
+}
+
+// checkDictionaryVary decides dictionary.vary (RFC 9842 §6.2).
+func (a *audit) checkDictionaryVary(r *response) {
+	id, ce := "dictionary.vary", r.encoding()
+	seen := map[string]bool{}
+	for _, line := range r.header.Values("Vary") {
+		for _, tok := range strings.Split(line, ",") {
+			seen[strings.ToLower(strings.TrimSpace(tok))] = true
+		}
+	}
+	var missing []string
+	for _, want := range []string{"accept-encoding", "available-dictionary"} {
+		if !seen[want] && !seen["*"] {
+			missing = append(missing, want)
+		}
+	}
+	if len(missing) > 0 {
+		a.s.fail(id, fmt.Sprintf("the %s response's Vary is %q, lacking %s; want Vary: accept-encoding, available-dictionary", ce, strings.Join(r.header.Values("Vary"), ", "), strings.Join(missing, " and ")))
+		return
+	}
+	a.s.pass(id, fmt.Sprintf("the %s response varies on Accept-Encoding and Available-Dictionary", ce))
+}
+
+// checkDictionaryHash decides dictionary.hash: the 36- or 40-byte header
+// names the dictionary sent. ok is false when the body cannot be decoded.
+func (a *audit) checkDictionaryHash(ce string, body, dict []byte) bool {
+	id := "dictionary.hash"
+	got, _, err := dictionary.SplitHeader(ce, body)
+	if err != nil {
+		a.s.fail(id, fmt.Sprintf("%v (RFC 9842 §4, §5)", err))
+		a.skipDictionary("the body has no valid " + ce + " header")
+		return false
+	}
+	if want := dictionary.HashOf(dict); got != want {
+		a.s.fail(id, fmt.Sprintf("the %s header names sha-256 %x, want %x (the dictionary sent in Available-Dictionary)", ce, got[:], want[:]))
+		a.skipDictionary("the header names another dictionary")
+		return false
+	}
+	a.s.pass(id, fmt.Sprintf("the %d-byte %s header names the dictionary sent", dictionary.HeaderLen(ce), ce))
+	return true
+}
+
+// checkDictionaryDecode decides dictionary.decode: the body decodes with
+// the dictionary to the identity representation of the first GET.
+func (a *audit) checkDictionaryDecode(ce string, body, dict []byte) ([]byte, bool) {
+	id := "dictionary.decode"
+	out, err := dictionary.Decode(ce, body, dict, dictionary.Limits{MaxOutput: a.opts.MaxBody})
+	if err != nil {
+		a.s.fail(id, fmt.Sprintf("the %s body does not decode with the dictionary: %v", ce, err))
+		return nil, false
+	}
+	if a.full.capped || a.full.sums == nil {
+		a.s.pass(id, fmt.Sprintf("the %s body decodes to %s (the identity was not hashed to compare)", ce, bytesOf(int64(len(out)))))
+		return out, true
+	}
+	sums, _, err := verify.Sum(bytes.NewReader(out), []verify.Algorithm{sha256Of()})
+	if err != nil {
+		a.s.fail(id, err.Error())
+		return out, true
+	}
+	want, _ := lookup(a.full.sums, "sha-256")
+	if !bytes.Equal(sums[0].Value, want) {
+		a.s.fail(id, fmt.Sprintf("the %s body decodes to %s with %s; want the identity's %s, %s", ce, bytesOf(int64(len(out))), member(sums[0]), bytesOf(a.full.size), member(verify.Digest{Algorithm: "sha-256", Value: want})))
+		return out, true
+	}
+	a.s.pass(id, fmt.Sprintf("the %s body (%s) decodes to the identity's %s", ce, bytesOf(int64(len(body))), bytesOf(int64(len(out)))))
+	return out, true
+}
+
+// checkUnencoded decides dictionary.unencoded: Unencoded-Digest
+// (draft-ietf-httpbis-unencoded-digest) covers the decoded bytes.
+func (a *audit) checkUnencoded(r *response, decoded []byte) {
+	id, ce := "dictionary.unencoded", r.encoding()
+	f := verify.ParseDigestField(verify.UnencodedDigest, r.values(verify.UnencodedDigest))
+	switch {
+	case !f.Present:
+		a.s.skip(id, fmt.Sprintf("the %s response carries no Unencoded-Digest", ce))
+		return
+	case f.Ignored != "":
+		a.s.fail(id, fmt.Sprintf("Unencoded-Digest is malformed (%s)", f.Ignored))
+		return
+	}
+	sums, _, err := verify.Sum(bytes.NewReader(decoded), verify.Algorithms)
+	if err != nil {
+		a.s.fail(id, err.Error())
+		return
+	}
+	o := compare(f, sums)
+	switch {
+	case len(o.wrong) > 0 && allEqualIn(f, r.sums):
+		a.s.fail(id, fmt.Sprintf("Unencoded-Digest %s is the digest of the %s bytes; it must cover the decoded %s: want %s", verify.FormatDigests(o.wrong), ce, bytesOf(int64(len(decoded))), wantOf(o.wrong, sums)))
+	case len(o.wrong) > 0:
+		a.s.fail(id, fmt.Sprintf("Unencoded-Digest %s does not match the decoded %s; want %s", verify.FormatDigests(o.wrong), bytesOf(int64(len(decoded))), wantOf(o.wrong, sums)))
+	case len(o.matched) == 0:
+		a.s.skip(id, fmt.Sprintf("Unencoded-Digest has no algorithm hdig can compute (%s)", keysOf(f)))
+	default:
+		a.s.pass(id, fmt.Sprintf("Unencoded-Digest covers the decoded %s", bytesOf(int64(len(decoded)))))
+	}
+}
+
+// sha256Of returns the sha-256 algorithm.
+func sha256Of() verify.Algorithm {
+	a, _ := verify.Lookup("sha-256")
+	return a
+}

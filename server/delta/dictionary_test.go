@@ -1,0 +1,93 @@
+package delta
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hdig/hdig/dictionary"
+	"github.com/hdig/hdig/server"
+)
+
+// dictOrigin serves dir with --dictionary /assets/* and the history and
+// variants under state; it returns the base URL and a stop function.
+func dictOrigin(t *testing.T, dir, state string) (string, func()) {
+	t.Helper()
+	h, err := New(filepath.Join(state, "history"), 4, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(dir, server.WithDelta(h), server.WithStateDir(state), server.WithDictionary("/assets/*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	return ts.URL, func() { ts.Close(); srv.Close() }
+}
+
+func getWith(t *testing.T, url string, hdr ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", url, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, b
+}
+
+// The history keeps the version offered as a dictionary across a restart
+// with the same state directory: after it, the client's dictionary still
+// encodes the next version, and the dcz variant made before is reused.
+func TestDictionaryRestart(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	v1, v2 := text(3000, 1), text(3000, 2)
+	if err := os.MkdirAll(filepath.Join(dir, "assets"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "assets", "app.txt")
+	if err := os.WriteFile(file, v1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url, stop := dictOrigin(t, dir, state)
+	resp, _ := getWith(t, url+"/assets/app.txt")
+	if got := resp.Header.Get("Use-As-Dictionary"); !strings.Contains(got, `match="/assets/*"`) {
+		stop()
+		t.Fatalf("Use-As-Dictionary = %q", got)
+	}
+	if err := os.WriteFile(file, v2, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	avail := dictionary.FormatAvailableDictionary(dictionary.HashOf(v1))
+	_, first := getWith(t, url+"/assets/app.txt", "Accept-Encoding", "dcz", "Available-Dictionary", avail)
+	stop()
+
+	url, stop = dictOrigin(t, dir, state)
+	defer stop()
+	resp, body := getWith(t, url+"/assets/app.txt", "Accept-Encoding", "dcz", "Available-Dictionary", avail)
+	if got := resp.Header.Get("Content-Encoding"); got != "dcz" {
+		t.Fatalf("after restart: Content-Encoding %q, want dcz", got)
+	}
+	if string(body) != string(first) {
+		t.Fatal("after restart: want the dcz variant made before")
+	}
+	got, err := dictionary.Decode("dcz", body, v1, dictionary.Limits{})
+	if err != nil || string(got) != string(v2) {
+		t.Fatalf("after restart: dcz does not decode to v2: %v", err)
+	}
+	names, _ := filepath.Glob(filepath.Join(state, "variants", "*.dcz-*"))
+	if len(names) != 1 {
+		t.Fatalf("variants on disk: want one dcz, got %v", names)
+	}
+}

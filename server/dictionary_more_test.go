@@ -1,0 +1,152 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hdig/hdig/dictionary"
+	"github.com/hdig/hdig/internal/peertest"
+)
+
+// A dcb response is a representation like the others: its own ETag, a
+// Content-Digest over the body, ranges of the encoded bytes, 304 on its
+// ETag, and no Unencoded-Digest on a response without the body.
+func TestDictionaryRepresentation(t *testing.T) {
+	_, ts, avail, _ := dictFixture(t)
+	hs := []string{"Accept-Encoding: dcb", "Available-Dictionary: " + avail}
+	id := raw(t, ts, "GET", "/assets/app.js")
+	full := raw(t, ts, "GET", "/assets/app.js", append(hs, "Want-Content-Digest: sha-256=1")...)
+	wantHeader(t, full, "Content-Encoding", "dcb")
+	wantHeader(t, full, "Content-Digest", sfSHA256(full.body))
+	if full.Header.Get("ETag") == id.Header.Get("ETag") || full.Header.Get("ETag") == "" {
+		t.Fatalf("dcb ETag %q, identity's %q: want distinct", full.Header.Get("ETag"), id.Header.Get("ETag"))
+	}
+	wantHeader(t, full, "Use-As-Dictionary", `match="/assets/*", match-dest=(), id="/assets/app.js", type=raw`)
+
+	part := raw(t, ts, "GET", "/assets/app.js", append(hs, "Range: bytes=0-39")...)
+	wantStatus(t, part, http.StatusPartialContent)
+	wantHeader(t, part, "Content-Encoding", "dcb")
+	if !bytes.Equal(part.body, full.body[:40]) {
+		t.Fatalf("range 0-39: want the encoded body's first 40 bytes")
+	}
+	wantHeader(t, part, "Repr-Digest", sfSHA256(full.body))
+
+	multi := raw(t, ts, "GET", "/assets/app.js", append(hs, "Range: bytes=0-1,4-5")...)
+	wantStatus(t, multi, http.StatusOK) // as for gzip, br and zstd variants
+	if !bytes.Equal(multi.body, full.body) {
+		t.Fatal("multi-range on dcb: want the whole encoded body")
+	}
+
+	nm := raw(t, ts, "GET", "/assets/app.js", append(hs, "If-None-Match: "+full.Header.Get("ETag"))...)
+	wantStatus(t, nm, http.StatusNotModified)
+
+	bad := raw(t, ts, "GET", "/assets/app.js", append(hs, "Range: bytes=99999-")...)
+	wantStatus(t, bad, http.StatusRequestedRangeNotSatisfiable)
+	wantHeader(t, bad, "Unencoded-Digest", "")
+
+	head := raw(t, ts, "HEAD", "/assets/app.js", hs...)
+	wantHeader(t, head, "Content-Encoding", "dcb")
+	wantHeader(t, head, "Unencoded-Digest", sfSHA256([]byte(dictV2)))
+}
+
+// The encode is made once per (file content, coding, dictionary).
+func TestDictionaryEncodedOnce(t *testing.T) {
+	_, ts, avail, _ := dictFixture(t)
+	before := dictEncodes.Load()
+	for range 3 {
+		r := raw(t, ts, "GET", "/assets/app.js", "Accept-Encoding: dcz", "Available-Dictionary: "+avail)
+		wantHeader(t, r, "Content-Encoding", "dcz")
+	}
+	if n := dictEncodes.Load() - before; n != 1 {
+		t.Fatalf("encodes for three requests: want 1, got %d", n)
+	}
+}
+
+// An encode that does not decode to the file is neither kept nor sent.
+func TestDictionaryEncodeChecked(t *testing.T) {
+	_, ts, avail, _ := dictFixture(t)
+	dictEncodeTamper = func(b []byte) []byte {
+		b = bytes.Clone(b)
+		b[len(b)-3] ^= 0xFF
+		return b
+	}
+	t.Cleanup(func() { dictEncodeTamper = nil })
+	r := raw(t, ts, "GET", "/assets/app.js", "Accept-Encoding: dcb", "Available-Dictionary: "+avail)
+	wantStatus(t, r, http.StatusOK)
+	wantHeader(t, r, "Content-Encoding", "")
+	if string(r.body) != dictV2 {
+		t.Fatal("want the identity of v2")
+	}
+}
+
+// A kept dictionary whose bytes changed on disk is not used.
+func TestDictionaryBlobChanged(t *testing.T) {
+	s, ts, avail, _ := dictFixture(t)
+	store := s.dict.store.(*memStore)
+	for _, vs := range store.kept {
+		for _, p := range vs {
+			must(t, os.WriteFile(p, []byte(strings.ToUpper(dictV1)), 0o600))
+		}
+	}
+	r := raw(t, ts, "GET", "/assets/app.js", "Accept-Encoding: dcz", "Available-Dictionary: "+avail)
+	wantHeader(t, r, "Content-Encoding", "")
+}
+
+// A file above syncBuildMax is encoded in the background: identity (or
+// the usual coding) meanwhile, the dictionary coding once built.
+func TestDictionaryLargeInBackground(t *testing.T) {
+	root := t.TempDir()
+	big1 := strings.Repeat(dictV1, 1+syncBuildMax/len(dictV1))
+	big2 := strings.Repeat(dictV2, 1+syncBuildMax/len(dictV2))
+	must(t, os.MkdirAll(filepath.Join(root, "assets"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "assets/big.js"), []byte(big1), 0o644))
+	s, ts := start(t, root, WithDelta(newMemStore(t)), WithDictionary("/assets/*"))
+	raw(t, ts, "GET", "/assets/big.js")
+	must(t, os.WriteFile(filepath.Join(root, "assets/big.js"), []byte(big2), 0o644))
+	avail := dictionary.FormatAvailableDictionary(dictionary.HashOf([]byte(big1)))
+	hs := []string{"Accept-Encoding: dcb", "Available-Dictionary: " + avail}
+	first := raw(t, ts, "GET", "/assets/big.js", hs...)
+	wantHeader(t, first, "Content-Encoding", "")
+	s.gate.bg.Wait()
+	second := raw(t, ts, "GET", "/assets/big.js", hs...)
+	wantHeader(t, second, "Content-Encoding", "dcb")
+	got, err := dictionary.Decode("dcb", second.body, []byte(big1), dictionary.Limits{})
+	must(t, err)
+	if string(got) != big2 {
+		t.Fatal("decoded dcb is not the file")
+	}
+}
+
+// C zstd decodes the server's dcz after its 40-byte header with the
+// dictionary the header names.
+func TestDictionaryZstdCLI(t *testing.T) {
+	zstd := peertest.Need(t, "zstd")
+	_, ts, avail, _ := dictFixture(t)
+	r := raw(t, ts, "GET", "/assets/app.js", "Accept-Encoding: dcz", "Available-Dictionary: "+avail)
+	wantHeader(t, r, "Content-Encoding", "dcz")
+	h := dictionary.HashOf([]byte(dictV1))
+	if want := append([]byte{0x5E, 0x2A, 0x4D, 0x18, 0x20, 0, 0, 0}, h[:]...); !bytes.Equal(r.body[:40], want) {
+		t.Fatalf("dcz header: want %x, got %x", want, r.body[:40])
+	}
+	dir := t.TempDir()
+	dict, frame := filepath.Join(dir, "dict"), filepath.Join(dir, "frame.zst")
+	must(t, os.WriteFile(dict, []byte(dictV1), 0o600))
+	must(t, os.WriteFile(frame, r.body[40:], 0o600))
+	out, err := exec.Command(zstd, "-q", "-d", "-c", "-D", dict, frame).Output()
+	if err != nil {
+		t.Fatalf("zstd -d -D dict: %v", err)
+	}
+	if string(out) != dictV2 {
+		t.Fatalf("zstd -d: %d bytes, want v2's %d", len(out), len(dictV2))
+	}
+	// The whole body too: stock zstd skips the skippable frame.
+	must(t, os.WriteFile(frame, r.body, 0o600))
+	if out, err := exec.Command(zstd, "-q", "-d", "-c", "-D", dict, frame).Output(); err != nil || string(out) != dictV2 {
+		t.Fatalf("zstd -d on the whole dcz body: %v, %d bytes", err, len(out))
+	}
+}
