@@ -113,3 +113,30 @@ func TestGetDictionary(t *testing.T) {
 		t.Errorf("cache ls --dictionaries = %d, %q, %q; want v2 then v1", code, stdout, stderr)
 	}
 }
+
+// TestGetDictionaryFromHdigServe: hdig get against hdig serve
+// --dictionary: v1 is stored as a dictionary (the response is fresh for
+// --dictionary-max-age), and the next version comes as dcb or dcz against
+// it, verified by Repr-Digest and Unencoded-Digest.
+func TestGetDictionaryFromHdigServe(t *testing.T) {
+	site, state, cacheDir, work := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(site, "assets"), 0o755)
+	asset := filepath.Join(site, "assets", "app.js")
+	v1, v2 := versionText(1), versionText(2)
+	os.WriteFile(asset, v1, 0o644)
+	base := startServe(t, site, "--dictionary", "/assets/*", "--state-dir", state)
+	if code, _, stderr := runHdig(t, "get", "--cache-dir", cacheDir, "-o", filepath.Join(work, "v1"), base+"assets/app.js"); code != 0 || strings.Contains(stderr, "not stored") {
+		t.Fatalf("v1: exit %d: %s", code, stderr)
+	}
+	os.WriteFile(asset, v2, 0o644)
+	out := filepath.Join(work, "v2")
+	code, stdout, stderr := runHdig(t, "get", "--json", "--strategy", "dictionary", "--cache-dir", cacheDir, "-o", out, base+"assets/app.js")
+	if code != 0 {
+		t.Fatalf("v2: exit %d: %s", code, stderr)
+	}
+	v := zsyncVerdict(t, stdout)
+	if v.Transfer.Strategy != "dictionary" || v.Transfer.Dictionary == nil || v.Transfer.Received*4 > v.Bytes {
+		t.Errorf("v2: transfer %+v: %s", v.Transfer, stderr)
+	}
+	assertFile(t, out, string(v2))
+}

@@ -36,6 +36,7 @@ type serveOptions struct {
 	sign      serveSignOptions
 	dupes     []string // --duplicate
 	dicts     []string
+	dictAge   time.Duration // --dictionary-max-age
 }
 
 func newServeCmd(ios *IOStreams) *cobra.Command {
@@ -110,6 +111,7 @@ Chromium checks for <script integrity="ed25519-KEY">.` + exitStatusHelp,
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key `FILE` for --tls-cert")
 	f.DurationVar(&o.writeTO, "write-timeout", server.DefaultWriteTimeout, "drop a client that takes no response bytes for this `DURATION` (0: never)")
 	f.StringArrayVar(&o.dupes, "duplicate", nil, "advertise a mirror of DIR: `URL` of a directory with the same files, sent as Link rel=duplicate on each file (RFC 6249; repeatable)")
+	f.DurationVar(&o.dictAge, "dictionary-max-age", server.DefaultDictionaryMaxAge, "responses offered as dictionaries are fresh for this `DURATION` (Cache-Control: max-age; clients use a dictionary only while fresh; 0: no Cache-Control)")
 	f.StringArrayVar(&o.dicts, "dictionary", nil, "offer files whose URL matches `PATTERN` (RFC 9842, e.g. /assets/*) as compression dictionaries; dcb and dcz against the version a client holds (repeatable; needs --history)")
 	f.IntVar(&o.maxConns, "max-conns", server.DefaultMaxConns(), "serve at most `N` connections at once; beyond, the longest-idle keep-alive one is closed (0: no cap)")
 	f.StringVar(&o.cors, "cors", "", "let scripts on these `ORIGINS` (comma-separated, e.g. http://localhost:8000, or *) read the digest fields and upload with digests")
@@ -181,6 +183,10 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 		}
 		opts = append(opts, server.WithDictionary(p))
 	}
+	if o.dictAge < 0 {
+		return usageErrorf("--dictionary-max-age %v: want 0 or more", o.dictAge)
+	}
+	opts = append(opts, server.WithDictionaryMaxAge(o.dictAge))
 	if o.history > 0 {
 		dir, cleanup, err := historyDir(o.stateDir, o.dir)
 		if err != nil {

@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hdig/hdig/dictionary"
 	"github.com/hdig/hdig/verify"
@@ -56,6 +58,24 @@ func WithDictionary(pattern string) Option {
 			return err
 		}
 		c.dictPatterns = append(c.dictPatterns, pattern)
+		return nil
+	}
+}
+
+// DefaultDictionaryMaxAge is how long a response offered as a dictionary
+// is fresh (Cache-Control: max-age): clients keep and use a dictionary
+// only while it is fresh (RFC 9842 §2.1.3).
+const DefaultDictionaryMaxAge = time.Hour
+
+// WithDictionaryMaxAge sets the max-age of the responses offered as
+// dictionaries; 0 sends no Cache-Control (clients then go by heuristics
+// from Last-Modified, and Chromium keeps no dictionary).
+func WithDictionaryMaxAge(d time.Duration) Option {
+	return func(c *config) error {
+		if d < 0 {
+			return fmt.Errorf("dictionary max age %v: want 0 or more", d)
+		}
+		c.dictMaxAge = d
 		return nil
 	}
 }
@@ -155,6 +175,9 @@ func (s *Server) dictionaryFields(r *http.Request, h http.Header, rep *Represent
 		use := dictionary.Use{Match: pattern, ID: dictionaryID(rep.File), Type: dictionary.TypeRaw}
 		if v, err := use.Explicit(); err == nil {
 			h.Set("Use-As-Dictionary", v)
+			if age := s.cfg.dictMaxAge; age > 0 && h.Get("Cache-Control") == "" {
+				h.Set("Cache-Control", "max-age="+strconv.FormatInt(int64(age/time.Second), 10))
+			}
 		}
 	}
 	if isDictCoding(rep.Encoding) && len(plan.repr) > 0 {

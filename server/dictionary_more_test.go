@@ -150,3 +150,20 @@ func TestDictionaryZstdCLI(t *testing.T) {
 		t.Fatalf("zstd -d on the whole dcz body: %v, %d bytes", err, len(out))
 	}
 }
+
+// TestDictionaryFreshness: a response offered as a dictionary is fresh
+// for the dictionary max age (Cache-Control: max-age), since a client
+// keeps and uses a dictionary only while it is fresh (RFC 9842 §2.1.3;
+// Chromium stores none from a response without it). WithDictionaryMaxAge(0)
+// sends no Cache-Control; a file outside the patterns never gets one.
+func TestDictionaryFreshness(t *testing.T) {
+	_, ts, _, _ := dictFixture(t)
+	r := raw(t, ts, "GET", "/assets/app.js")
+	wantHeader(t, r, "Cache-Control", "max-age=3600")
+	r = raw(t, ts, "GET", "/other/app.js")
+	wantHeader(t, r, "Cache-Control", "")
+	_, ts0, _, _ := dictFixture(t, WithDictionaryMaxAge(0))
+	r = raw(t, ts0, "GET", "/assets/app.js")
+	wantHeader(t, r, "Use-As-Dictionary", `match="/assets/*", match-dest=(), id="/assets/app.js", type=raw`)
+	wantHeader(t, r, "Cache-Control", "")
+}

@@ -28,11 +28,12 @@ type config struct {
 	sleep          func(context.Context, time.Duration) bool // the faults' waits; tests count them
 	writeTimeout   time.Duration
 	maxConns       int
-	cors           *corsPolicy // WithCORS; nil: no CORS fields
-	signer         *signer     // WithSigningKey (sign.go)
-	duplicates     []*url.URL  // WithDuplicates
-	streamAt       int64       // the smallest file sent before it is hashed (stream.go)
-	dictPatterns   []string    // WithDictionary
+	cors           *corsPolicy   // WithCORS; nil: no CORS fields
+	signer         *signer       // WithSigningKey (sign.go)
+	duplicates     []*url.URL    // WithDuplicates
+	streamAt       int64         // the smallest file sent before it is hashed (stream.go)
+	dictPatterns   []string      // WithDictionary
+	dictMaxAge     time.Duration // WithDictionaryMaxAge
 }
 
 // Defaults.
@@ -68,6 +69,7 @@ func defaultConfig() config {
 		writeTimeout:   DefaultWriteTimeout,
 		streamAt:       defaultStreamAt,
 		maxConns:       DefaultMaxConns(),
+		dictMaxAge:     DefaultDictionaryMaxAge,
 	}
 }
 
