@@ -37,10 +37,10 @@ type Entry struct {
 
 // Options configure Index.
 type Options struct {
-	Skip   []string              // absolute paths not to index (the include file itself)
-	Old    map[string]Entry      // the previous run's entries by URI (ReadState)
-	Warnf  func(string, ...any)  // names refused, files unreadable
-	Hashed func(uri string)      // called for every file actually read (tests count work)
+	Skip   []string             // absolute paths not to index (the include file itself)
+	Old    map[string]Entry     // the previous run's entries by URI (ReadState)
+	Warnf  func(string, ...any) // names refused, files unreadable
+	Hashed func(uri string)     // called for every file actually read (tests count work)
 }
 
 // Stats say what a run did.
