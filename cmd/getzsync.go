@@ -129,7 +129,7 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 	if err := f.Truncate(z.ctl.Length); err != nil {
 		return nil, err
 	}
-	if err := m.Finish(f); err != nil {
+	if err := m.Done(); err != nil {
 		return nil, withExit(ExitIntegrity, err)
 	}
 	sha, err := z.verify(f, res)

@@ -86,9 +86,10 @@ func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 	return nil
 }
 
-// verify records the control file's SHA-1 (checked by Finish) and checks
-// the rebuilt file against the Repr-Digest of the file's HEAD; it returns
-// the file's sha-256 for the cache.
+// verify reads the rebuilt file once, hashing it with every algorithm at
+// once: SHA-1 against the control file's, the Repr-Digest of the file's
+// HEAD (or first range response); it returns the file's sha-256 for the
+// cache.
 func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	field := verify.DigestField{Name: verify.ReprDigest}
 	if z.head != nil {
@@ -97,16 +98,23 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	algs := []verify.Algorithm{}
 	for _, a := range verify.All {
 		_, named := field.Get(a.Key)
-		if a.Key == "sha-256" || field.Usable() && named {
+		if a.Key == "sha-256" || a.Key == "sha" || field.Usable() && named {
 			algs = append(algs, a)
 		}
 	}
 	h := verify.NewHasher(algs)
 	defer h.Close()
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, z.ctl.Length)); err != nil {
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, z.ctl.Length), make([]byte, zsyncSeedBuffer)); err != nil {
 		return nil, err
 	}
 	sums := h.Sums()
+	for _, d := range sums {
+		if d.Algorithm == "sha" {
+			if err := z.ctl.CheckSHA1(d.Value); err != nil {
+				return nil, withExit(ExitIntegrity, err)
+			}
+		}
+	}
 	res.Verdict.Add(verify.Compare(field, sums, z.base.Policy)...)
 	// The control file's SHA-1 (checked by Finish) goes through the one
 	// comparison: sha-1 is deprecated, so it proves the file only when

@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
+	"sync"
 )
+
+// writeBehind is the most bytes of adjacent blocks gathered into one write.
+const writeBehind = 1 << 20
 
 // ErrMismatch marks bytes that do not match the control file: a fetched
 // block whose checksums differ, an assembled file whose SHA-1 differs.
@@ -24,6 +29,10 @@ type Matcher struct {
 	nhave int
 	mask  uint32
 
+	mu   sync.Mutex // guards what take changes: FetchWriters may run at once
+	wbuf []byte     // adjacent blocks not yet written, from woff
+	woff int64
+
 	FromSeed int64 // target bytes found in seeds and written
 	Fetched  int64 // target bytes written by Fetched
 	Tested   int64 // windows whose MD4 was computed: the matcher's work,
@@ -41,11 +50,13 @@ func (m *Matcher) Complete() bool { return m.nhave == len(m.have) }
 // take writes block i from window w (Blocksize bytes, zero-padded past the
 // target's end) unless it is already there, and counts it in *count.
 func (m *Matcher) take(i int, w []byte, count *int64) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.have[i] {
 		return nil
 	}
 	n := m.c.blockLen(i)
-	if _, err := m.out.WriteAt(w[:n], int64(i)*int64(m.c.Blocksize)); err != nil {
+	if err := m.write(w[:n], int64(i)*int64(m.c.Blocksize)); err != nil {
 		return fmt.Errorf("zsync: writing block %d: %w", i, err)
 	}
 	m.have[i] = true
@@ -55,6 +66,44 @@ func (m *Matcher) take(i int, w []byte, count *int64) error {
 		m.retireDone(i - 1)
 	}
 	*count += int64(n)
+	return nil
+}
+
+// write gathers runs of adjacent blocks into one WriteAt of up to
+// writeBehind bytes (a block per system call costs more than finding it).
+func (m *Matcher) write(p []byte, off int64) error {
+	if len(m.wbuf) > 0 && (off != m.woff+int64(len(m.wbuf)) || len(m.wbuf)+len(p) > writeBehind) {
+		if err := m.flush(); err != nil {
+			return err
+		}
+	}
+	if m.wbuf == nil {
+		m.wbuf = make([]byte, 0, max(writeBehind, len(p)))
+	}
+	if len(m.wbuf) == 0 {
+		m.woff = off
+	}
+	m.wbuf = append(m.wbuf, p...)
+	return nil
+}
+
+func (m *Matcher) flush() error {
+	if len(m.wbuf) == 0 {
+		return nil
+	}
+	_, err := m.out.WriteAt(m.wbuf, m.woff)
+	m.wbuf = m.wbuf[:0]
+	return err
+}
+
+// Flush writes the blocks still gathered; Seed, FetchWriter.Close and
+// Done call it.
+func (m *Matcher) Flush() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.flush(); err != nil {
+		return fmt.Errorf("zsync: writing blocks at %d: %w", m.woff, err)
+	}
 	return nil
 }
 
@@ -109,6 +158,8 @@ type FetchWriter struct {
 	next int    // block being filled
 	buf  []byte // its bytes so far
 	done int64  // bytes checked and written
+	h    hash.Hash
+	sum  []byte
 }
 
 func (fw *FetchWriter) Write(p []byte) (int, error) {
@@ -137,8 +188,7 @@ func (fw *FetchWriter) flush() error {
 	block := fw.buf[:m.c.Blocksize]
 	clear(block[n:])
 	a, b := rsum(block)
-	var sum []byte
-	if join(a, b)&m.mask != m.c.Rsums[i] || !m.strong(i, block, &sum) {
+	if join(a, b)&m.mask != m.c.Rsums[i] || !fw.md4Matches(i, block) {
 		start := int64(i) * int64(m.c.Blocksize)
 		return fmt.Errorf("zsync: fetched block %d (bytes %d-%d) %w", i, start, start+int64(n)-1, ErrMismatch)
 	}
@@ -151,10 +201,22 @@ func (fw *FetchWriter) flush() error {
 	return nil
 }
 
-// Close reports a block left incomplete.
+// md4Matches checks block i's MD4 with the writer's own hash: writers may
+// run at once, and the matcher's counters are the seed scan's.
+func (fw *FetchWriter) md4Matches(i int, block []byte) bool {
+	if fw.h == nil {
+		fw.h = newMD4()
+	}
+	fw.h.Reset()
+	fw.h.Write(block)
+	fw.sum = fw.h.Sum(fw.sum[:0])
+	return bytes.Equal(fw.sum[:fw.m.c.ChecksumBytes], fw.m.c.checksum(i))
+}
+
+// Close reports a block left incomplete and writes what is gathered.
 func (fw *FetchWriter) Close() error {
 	if len(fw.buf) > 0 {
 		return fmt.Errorf("zsync: fetched block %d: want %d bytes, got %d", fw.next, fw.m.c.blockLen(fw.next), len(fw.buf))
 	}
-	return nil
+	return fw.m.Flush()
 }

@@ -251,3 +251,22 @@ func TestMatchRepetitiveWork(t *testing.T) {
 		}
 	}
 }
+
+// TestRsumFormula: rsum equals its definition (a = Σx, b = Σ(n-i)·x mod
+// 2^16) at every length around the unrolled step.
+func TestRsumFormula(t *testing.T) {
+	p := make([]byte, 5000)
+	for i := range p {
+		p[i] = byte(i*131 + i/7)
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 2048, 4096, 5000} {
+		var a, b uint16
+		for i, x := range p[:n] {
+			a += uint16(x)
+			b += uint16(n-i) * uint16(x)
+		}
+		if ga, gb := rsum(p[:n]); ga != a || gb != b {
+			t.Errorf("rsum of %d bytes = %d,%d; want %d,%d", n, ga, gb, a, b)
+		}
+	}
+}

@@ -36,7 +36,11 @@ func (m *Matcher) Seed(r io.Reader) error {
 	bs := m.c.Blocksize
 	s := &scanner{m: m, r: r, bs: bs, win: bs * m.c.SeqMatches, hint: -1}
 	s.buf = make([]byte, max(2*(s.win+1), seedBuf))
-	return s.run()
+	err := s.run()
+	if ferr := m.Flush(); err == nil {
+		err = ferr
+	}
+	return err
 }
 
 func (s *scanner) run() error {
