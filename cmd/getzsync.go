@@ -24,6 +24,7 @@ const (
 	zsyncBatch      = 16        // ranges asked for per request
 	zsyncCoalesce   = 4096      // present bytes fetched again to join two ranges
 	zsyncSeedBuffer = 1 << 20
+	zsyncParallel   = 4 // range requests at once without --parallel
 )
 
 func (o *getOptions) checkZsyncFlags() error {
@@ -121,11 +122,14 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 		return nil, err
 	}
 	z.bound.fetched = true
-	res := z.result()
-	res.Reused = m.FromSeed
-	if res.Pieces, res.Received, err = fetchMissing(ctx, z.client, z.base, m, z.fileURL, res.ETag); err != nil {
+	pieces, received, err := z.fetchMissing(ctx, m)
+	if err != nil {
 		return nil, err
 	}
+	z.headAfter(ctx)
+	res := z.result()
+	res.Reused = m.FromSeed
+	res.Pieces, res.Received = pieces, received
 	if err := f.Truncate(z.ctl.Length); err != nil {
 		return nil, err
 	}
@@ -145,6 +149,28 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 	done = true
 	z.store(res, sha)
 	return res, nil
+}
+
+// fetchMissing fetches what the seeds lacked, with a progress bar as for
+// other downloads; the first range response stands for the HEAD not sent.
+func (z *zsyncRun) fetchMissing(ctx context.Context, m *zsync.Matcher) (int, int64, error) {
+	prog := progressFor(z.ios, z.o.Silent)
+	defer prog.Finish()
+	prog.Start(z.ctl.Length, m.FromSeed)
+	f := &zsyncFetch{client: z.client, base: z.base, m: m, target: z.fileURL, parallel: z.o.Parallel, prog: prog}
+	if f.parallel == 0 {
+		f.parallel = zsyncParallel
+	}
+	if z.head != nil {
+		if t := z.head.Header.Get("ETag"); len(t) > 0 && t[0] == '"' {
+			f.etag = t
+		}
+	}
+	err := f.run(ctx)
+	if z.head == nil && f.header != nil {
+		z.head = &fetch.Result{Header: f.header}
+	}
+	return f.reqs, f.received, err
 }
 
 // result starts the Result from what the HEAD of the file said.

@@ -45,17 +45,21 @@ func (z *zsyncRun) discover(ctx context.Context) error {
 		}
 		z.ctlURL = ref
 	}
-	if err := z.fetchControl(ctx); err != nil {
-		return err
+	// Without a HEAD yet, none is sent now: the first range response
+	// brings the ETag (If-Range of the others) and the Repr-Digest.
+	return z.fetchControl(ctx)
+}
+
+// headAfter sends the HEAD only when no range response said what it
+// would (every block came from seeds); an origin that refuses HEAD leaves
+// the file without a Repr-Digest to check.
+func (z *zsyncRun) headAfter(ctx context.Context) {
+	if z.head != nil {
+		return
 	}
-	if z.head == nil {
-		// The HEAD brings the ETag for If-Range and the Repr-Digest; an
-		// origin that refuses HEAD still gets its ranges asked for.
-		if err := z.headFile(ctx); err != nil && !o.Silent {
-			fmt.Fprintf(z.ios.ErrOut, "warning: HEAD %s: %v (no If-Range, no Repr-Digest)\n", z.fileURL, err)
-		}
+	if err := z.headFile(ctx); err != nil && !z.o.Silent {
+		fmt.Fprintf(z.ios.ErrOut, "warning: HEAD %s: %v (no Repr-Digest)\n", z.fileURL, err)
 	}
-	return nil
 }
 
 // headFile sends HEAD for the file.
