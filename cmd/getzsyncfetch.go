@@ -187,11 +187,11 @@ type rangeSink struct {
 	whole       bool
 	refuseWhole bool  // a 200 to several ranges: not read (errWholeBody)
 	changed     error // a 200 to If-Range with another ETag: not read
-	i        int   // range being written
-	left     int64 // its bytes still to come
-	fw       *zsync.FetchWriter
-	err      error // the first error of Write
-	received int64 // bytes written, retried attempts included
+	i           int   // range being written
+	left        int64 // its bytes still to come
+	fw          *zsync.FetchWriter
+	err         error // the first error of Write
+	received    int64 // bytes written, retried attempts included
 }
 
 func (s *rangeSink) Write(p []byte) (int, error) {
