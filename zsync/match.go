@@ -29,6 +29,8 @@ type Matcher struct {
 	nhave int
 	mask  uint32
 
+	h *md4 // the seed scan's
+
 	mu   sync.Mutex // guards what take changes: FetchWriters may run at once
 	wbuf []byte     // adjacent blocks not yet written, from woff
 	woff int64
@@ -41,7 +43,7 @@ type Matcher struct {
 
 // NewMatcher prepares to rebuild c's target into out.
 func NewMatcher(c *Control, out io.WriterAt) *Matcher {
-	return &Matcher{c: c, idx: newIndex(c.Rsums), out: out, have: make([]bool, c.Blocks()), mask: rsumMask(c.RsumBytes)}
+	return &Matcher{c: c, idx: newIndex(c.Rsums), out: out, have: make([]bool, c.Blocks()), mask: rsumMask(c.RsumBytes), h: &md4{}}
 }
 
 // Complete reports whether every block of the target has been written.
@@ -116,13 +118,15 @@ func (m *Matcher) retireDone(i int) {
 	}
 }
 
-// strong reports whether the MD4 of window w matches block i's checksum.
+// strong reports whether the MD4 of window w matches block i's checksum;
+// *sum keeps the window's MD4 (empty: not computed yet) for the next
+// candidate. Only the seed scan calls it: m.h is its own.
 func (m *Matcher) strong(i int, w []byte, sum *[]byte) bool {
-	if *sum == nil {
+	if len(*sum) == 0 {
 		m.Tested++
-		h := newMD4()
-		h.Write(w)
-		*sum = h.Sum(nil)
+		m.h.Reset()
+		m.h.Write(w)
+		*sum = m.h.Sum((*sum)[:0])
 	}
 	return bytes.Equal((*sum)[:m.c.ChecksumBytes], m.c.checksum(i))
 }

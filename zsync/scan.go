@@ -24,6 +24,8 @@ type scanner struct {
 	bs   int
 	a, b [2]uint16 // rsums of the window's first and second block
 	hint int       // block expected at pos after a match, or -1
+	md1  [md4Size]byte
+	md2  [md4Size]byte
 }
 
 // Seed looks for the target's blocks in one seed and writes those it
@@ -125,7 +127,7 @@ func (s *scanner) roll() {
 func (s *scanner) try() (int, error) {
 	m := s.m
 	w1 := s.buf[s.pos : s.pos+s.bs]
-	var sum1, sum2 []byte
+	sum1, sum2 := s.md1[:0], s.md2[:0] // the windows' MD4s, once computed
 	key1 := join(s.a[0], s.b[0]) & m.mask
 	if h := s.hint; h >= 0 && h < len(m.have) && !m.have[h] && m.c.Rsums[h] == key1 && m.strong(h, w1, &sum1) {
 		s.hint = h + 1 // the block after the last match goes on
