@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,9 @@ const (
 	zsyncSeedBuffer = 1 << 20
 	zsyncParallel   = 4 // range requests at once without --parallel
 )
+
+// seedWorkers is how many segments of a large seed are scanned at once.
+func seedWorkers() int { return min(runtime.NumCPU(), 4) }
 
 func (o *getOptions) checkZsyncFlags() error {
 	switch {
@@ -121,7 +125,7 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 	if err := z.seed(m); err != nil {
 		return nil, err
 	}
-	z.bound.fetched = true
+	z.bound.done()
 	pieces, received, err := z.fetchMissing(ctx, m)
 	if err != nil {
 		return nil, err

@@ -43,7 +43,7 @@ func (z *zsyncRun) seed(m *zsync.Matcher) error {
 		if err != nil {
 			continue // corrupt versions are dropped by Open, with a warning
 		}
-		err = m.Seed(z.bound.reader(io.NewSectionReader(b, 0, b.Size())))
+		err = m.SeedAt(z.bound.readerAt(b), b.Size(), seedWorkers())
 		b.Close()
 		if err != nil {
 			return fmt.Errorf("cached version %s of %s: %w", e.ETag, z.fileURL, err)
@@ -80,7 +80,16 @@ func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 		return err
 	}
 	defer f.Close()
-	if err := m.Seed(z.bound.reader(f)); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() { // a FIFO, a device: read once, in order
+		err = m.Seed(z.bound.reader(f))
+	} else {
+		err = m.SeedAt(z.bound.readerAt(f), fi.Size(), seedWorkers())
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil

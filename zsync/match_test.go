@@ -3,14 +3,21 @@ package zsync
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 )
 
-// memFile is an in-memory io.WriterAt and io.ReaderAt.
-type memFile struct{ b []byte }
+// memFile is an in-memory io.WriterAt and io.ReaderAt, safe for the
+// concurrent writes of parallel seed scans.
+type memFile struct {
+	mu sync.Mutex
+	b  []byte
+}
 
 func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if need := int(off) + len(p); need > len(f.b) {
 		f.b = append(f.b, make([]byte, need-len(f.b))...)
 	}
@@ -18,6 +25,8 @@ func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	return bytes.NewReader(f.b).ReadAt(p, off)
 }
 

@@ -19,11 +19,11 @@ func (m *Matcher) Missing() []Range {
 	var out []Range
 	bs := int64(m.c.Blocksize)
 	for i := 0; i < len(m.have); i++ {
-		if m.have[i] {
+		if m.have[i].Load() {
 			continue
 		}
 		j := i
-		for j < len(m.have) && !m.have[j] {
+		for j < len(m.have) && !m.have[j].Load() {
 			j++
 		}
 		out = append(out, Range{int64(i) * bs, min(int64(j)*bs, m.c.Length)})
@@ -80,7 +80,7 @@ func (m *Matcher) Done() error {
 		return err
 	}
 	if !m.Complete() {
-		return fmt.Errorf("zsync: %d of %d blocks are still missing", len(m.have)-m.nhave, len(m.have))
+		return fmt.Errorf("zsync: %d of %d blocks are still missing", int64(len(m.have))-m.nhave.Load(), len(m.have))
 	}
 	return nil
 }
