@@ -42,16 +42,6 @@ func (o *getOptions) checkZsyncFlags() error {
 	case o.Range != "" || o.Continue || o.Head || o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "":
 		return usageErrorf("--zsync cannot be used with -r, -C, -I or a request body")
 	}
-	// The zsync path checks the control file's SHA-1 and Repr-Digest: a check asked for
-	// and not made would be a verdict saying more than the truth.
-	switch {
-	case len(o.Expect.Expect) > 0:
-		return usageErrorf("--zsync cannot be used with --expect: the zsync path checks only the control file's SHA-1 and the origin's Repr-Digest")
-	case o.Expect.ChecksumFile != "":
-		return usageErrorf("--zsync cannot be used with --checksum-file: the zsync path checks only the control file's SHA-1 and the origin's Repr-Digest")
-	case o.RequireDigest:
-		return usageErrorf("--zsync cannot be used with --require-digest: the zsync path checks only the control file's SHA-1 and the origin's Repr-Digest")
-	}
 	if err := o.resolveOutput(); err != nil {
 		return err
 	}
@@ -71,6 +61,10 @@ func runGetZsync(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	}
 	client, err := o.client(req)
 	if err != nil {
+		return err
+	}
+	req.RetryDelay = o.Conn.RetryDelay
+	if err := o.Expect.resolve(c.Context(), ios, o, client, req); err != nil {
 		return err
 	}
 	z := &zsyncRun{o: o, ios: ios, client: client, base: req}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
@@ -107,7 +108,7 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	algs := []verify.Algorithm{}
 	for _, a := range verify.All {
 		_, named := field.Get(a.Key)
-		if a.Key == "sha-256" || a.Key == "sha" || field.Usable() && named {
+		if a.Key == "sha-256" || a.Key == "sha" || field.Usable() && named || z.expects(a.Key) {
 			algs = append(algs, a)
 		}
 	}
@@ -130,8 +131,15 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	// --accept names sha; otherwise it is reported and Repr-Digest decides.
 	ctlSum := verify.DigestField{Name: "zsync", Present: true, Digests: []verify.Digest{{Algorithm: "sha", Value: z.ctl.SHA1[:]}}}
 	res.Verdict.Add(verify.Compare(ctlSum, []verify.Digest{{Algorithm: "sha", Value: z.ctl.SHA1[:]}}, z.base.Policy)...)
+	// The user's digests (--expect, --checksum-file), as on any download.
+	for _, e := range z.base.Expected {
+		res.Verdict.Add(verify.Compare(e, sums, z.base.Policy)...)
+	}
 	if bad := res.Verdict.Mismatches(); len(bad) > 0 {
 		return nil, fmt.Errorf("%w: %s %s of the rebuilt file", fetch.ErrMismatch, bad[0].Field, bad[0].Algorithm)
+	}
+	if z.base.RequireDigest && res.Verdict.Outcome() != verify.Verified {
+		return nil, fmt.Errorf("%w (--require-digest; accepted: %s)", fetch.ErrUnverified, strings.Join(z.base.Policy.Accept, ", "))
 	}
 	for _, d := range sums {
 		if d.Algorithm == "sha-256" {
@@ -139,6 +147,18 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 		}
 	}
 	return nil, errors.New("developer error: no sha-256 computed")
+}
+
+// expects reports whether one of the user's digests is of algorithm key.
+func (z *zsyncRun) expects(key string) bool {
+	for _, f := range z.base.Expected {
+		for _, d := range f.Digests {
+			if a, ok := verify.Find(d.Algorithm); ok && a.Key == key {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // store links the new version into the cache as a base for the next

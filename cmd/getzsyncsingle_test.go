@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +24,7 @@ type singleRangeOrigin struct {
 	sent      int64
 	failAfter int // when > 0, range requests after this many answer 503
 	ranges    int
+	onRange   func() // called on each range request before it is answered
 }
 
 func (o *singleRangeOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -45,7 +47,11 @@ func (o *singleRangeOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del("Range")
 		o.whole++
 	}
+	onRange := o.onRange
 	o.mu.Unlock()
+	if spec != "" && onRange != nil {
+		onRange()
+	}
 	if fail {
 		http.Error(w, "busy", http.StatusServiceUnavailable)
 		return
@@ -124,5 +130,30 @@ func TestGetZsyncRangesFail(t *testing.T) {
 	}
 	if _, err := os.Stat(out + ".hdig-part"); err == nil {
 		t.Error("the .hdig-part was left")
+	}
+}
+
+// TestGetZsyncInterrupted: Ctrl-C (the context cancelled) while ranges
+// are being fetched exits 130, removes the part file and leaves the old
+// -o file as it was: nothing spliced.
+func TestGetZsyncInterrupted(t *testing.T) {
+	o := &singleRangeOrigin{}
+	url, seed, out := singleRangeSetup(t, o)
+	old, _ := os.ReadFile(seed)
+	if err := os.WriteFile(out, old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	o.onRange = func() { cancel(); <-time.After(50 * time.Millisecond) }
+	code, _, errOut := runHdigCtx(t, ctx, "get", "--no-cache", "--zsync", "-o", out, url)
+	if code != ExitInterrupted {
+		t.Errorf("interrupted hdig get --zsync = %d, %q; want 130", code, errOut)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, old) {
+		t.Error("the old -o file was changed")
+	}
+	if _, err := os.Stat(out + ".hdig-part"); err == nil {
+		t.Error("the part file was left")
 	}
 }
