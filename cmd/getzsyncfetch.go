@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -264,20 +263,3 @@ func (s *rangeSink) Commit() error {
 }
 
 func (s *rangeSink) Abort() error { return nil }
-
-// memSink holds a small body (a control file) in memory.
-type memSink struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (s *memSink) Write(p []byte) (int, error) {
-	if s.buf.Len()+len(p) > s.max {
-		return 0, fmt.Errorf("control file larger than %d bytes", s.max)
-	}
-	return s.buf.Write(p)
-}
-
-func (s *memSink) Reset() error  { s.buf.Reset(); return nil }
-func (s *memSink) Commit() error { return nil }
-func (s *memSink) Abort() error  { return nil }

@@ -1,7 +1,7 @@
 package cmd
 
 import (
-	"bytes"
+	"errors"
 	"context"
 	"fmt"
 	"net/http"
@@ -78,13 +78,14 @@ func (z *zsyncRun) headFile(ctx context.Context) error {
 // the target is the control file's URL header, resolved against it.
 func (z *zsyncRun) fetchControl(ctx context.Context) error {
 	req := &fetch.Request{URL: z.ctlURL, Header: z.base.Header.Clone(), Retry: z.base.Retry, Policy: z.base.Policy}
-	sink := &memSink{max: maxControlFile}
-	if _, err := z.client.Do(ctx, req, sink); err != nil {
-		return err
+	sink := newControlSink(maxControlFile)
+	_, err := z.client.Do(ctx, req, sink)
+	ctl, perr := sink.result()
+	if perr != nil && !errors.Is(perr, errControlAborted) {
+		return fmt.Errorf("%w: %s: %v", fetch.ErrProtocol, z.ctlURL, perr)
 	}
-	ctl, err := zsync.Read(bytes.NewReader(sink.buf.Bytes()))
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", fetch.ErrProtocol, z.ctlURL, err)
+		return err
 	}
 	z.ctl = ctl
 	if z.fileURL != "" {
