@@ -27,7 +27,7 @@ func TestGetZsyncBadControlFile(t *testing.T) {
 		want string
 	}{
 		{good.Bytes()[:good.Len()-7], "whole blocks"},
-		{[]byte("<html>not found</html>\n\n"), `want \"Key: value\"`},
+		{[]byte("<html>not found</html>\n\n"), "want \"Key: value\""},
 	} {
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(c.body) }))
 		code, _, errOut := runHdig(t, "get", "--no-cache", "--zsync", "-o", out, ts.URL+"/f.zsync")
