@@ -23,7 +23,6 @@ import (
 const (
 	maxControlFile  = 256 << 20 // bytes of a .zsync accepted
 	zsyncBatch      = 16        // ranges asked for per request
-	zsyncCoalesce   = 4096      // present bytes fetched again to join two ranges
 	zsyncSeedBuffer = 1 << 20
 	zsyncParallel   = 4 // range requests at once without --parallel
 )

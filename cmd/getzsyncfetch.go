@@ -42,7 +42,10 @@ type zsyncFetch struct {
 
 // run fetches every missing range.
 func (f *zsyncFetch) run(ctx context.Context) error {
-	batches := f.batches(zsync.Coalesce(f.m.Missing(), zsyncCoalesce))
+	// Only missing blocks are asked for: joining two ranges by fetching the
+	// present blocks between them again costs bytes, and multipart takes
+	// many ranges per request anyway.
+	batches := f.batches(f.m.Missing())
 	if len(batches) == 0 {
 		return nil
 	}
