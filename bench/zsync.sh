@@ -47,7 +47,9 @@ chmod 755 "$tmp" # nginx workers run as another user
 import random, sys
 tmp, mib = sys.argv[1], int(sys.argv[2])
 rnd = random.Random(12)
-old = bytearray(rnd.randbytes(mib << 20))
+old = bytearray()
+for _ in range(mib):                     # randbytes takes at most 2^28 bytes
+    old += rnd.randbytes(1 << 20)
 new = bytearray(old)
 step = len(new) // 64
 for k in range(64):                      # 64 scattered 1 KiB edits
