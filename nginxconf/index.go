@@ -202,7 +202,7 @@ func hash(p string, control bool) (Entry, error) {
 		if err != nil {
 			return Entry{}, err
 		}
-		if e.Zsync, err = writeControl(p+ControlSuffix, ctl); err != nil {
+		if e.Zsync, err = keepOrWriteControl(p+ControlSuffix, ctl); err != nil {
 			return Entry{}, err
 		}
 	} else if _, err := io.Copy(io.Discard, r); err != nil {
@@ -229,6 +229,21 @@ func algorithms() []verify.Algorithm {
 		algs = append(algs, a)
 	}
 	return algs
+}
+
+// keepOrWriteControl keeps a control file that still describes the file
+// (same Length and SHA-1: one the user made with zsyncmake -u URL, say)
+// and writes ctl in place of any other.
+func keepOrWriteControl(name string, ctl *zsync.Control) (fileid.ID, error) {
+	if f, err := os.Open(name); err == nil {
+		id, _ := fileid.File(f)
+		old, err := zsync.Read(f)
+		f.Close()
+		if err == nil && old.Length == ctl.Length && old.SHA1 == ctl.SHA1 && !id.IsZero() {
+			return id, nil
+		}
+	}
+	return writeControl(name, ctl)
 }
 
 // writeControl writes ctl to name through a temporary file and returns

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hdig/hdig/check"
 	"github.com/hdig/hdig/internal/peertest"
+	"github.com/hdig/hdig/zsync"
 )
 
 // nginx runs the Debian nginx on loopback with root www and the include
@@ -216,5 +217,35 @@ func TestRefuseAndQuote(t *testing.T) {
 	}
 	if got, want := key("/A.b", true), `"~^/A\\.b$"`; got != want {
 		t.Errorf("key = %s, want %s", got, want)
+	}
+}
+
+// TestIndexKeepsCurrentControlFile: a control file that still describes
+// its file (here one with an absolute URL, as zsyncmake -u writes) is kept;
+// a stale one is replaced.
+func TestIndexKeepsCurrentControlFile(t *testing.T) {
+	www := filepath.Join(t.TempDir(), "www")
+	data := bytes.Repeat([]byte("abc"), 5000)
+	writeTree(t, www, map[string][]byte{"a.bin": data, "b.bin": data})
+	ctl, err := zsync.Make(bytes.NewReader(data), int64(len(data)), zsync.MakeOptions{URL: "http://mirror.example/a.bin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var theirs bytes.Buffer
+	ctl.WriteTo(&theirs)
+	stale, _ := zsync.Make(bytes.NewReader(data[1:]), int64(len(data)-1), zsync.MakeOptions{URL: "b.bin"})
+	var old bytes.Buffer
+	stale.WriteTo(&old)
+	writeTree(t, www, map[string][]byte{"a.bin.zsync": theirs.Bytes(), "b.bin.zsync": old.Bytes()})
+	if _, _, err := Index(www, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(www, "a.bin.zsync")); !bytes.Equal(got, theirs.Bytes()) {
+		t.Error("a current control file was replaced")
+	}
+	got, _ := os.ReadFile(filepath.Join(www, "b.bin.zsync"))
+	c, err := zsync.Read(bytes.NewReader(got))
+	if err != nil || c.Length != int64(len(data)) {
+		t.Errorf("a stale control file was kept (Length %v, %v)", c, err)
 	}
 }
