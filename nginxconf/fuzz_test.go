@@ -7,8 +7,9 @@ import (
 )
 
 // unquote reads an nginx quoted token as ngx_conf_read_token does: a
-// backslash before '"', '\” or '\\' stands for that character; before t,
-// r or n for the control character; before anything else it stays.
+// backslash before a double quote, a single quote or a backslash stands for
+// that character; before t, r or n for the control character; before
+// anything else it stays.
 func unquote(s string) (string, bool) {
 	if len(s) < 2 || s[0] != '"' || s[len(s)-1] != '"' {
 		return "", false
