@@ -33,6 +33,7 @@ type Entry struct {
 	ID     fileid.ID `json:"id"`
 	Digest string    `json:"digest"`
 	Zsync  fileid.ID `json:"zsync,omitzero"`
+	wrote  bool      // this run wrote its control file
 }
 
 // Options configure Index.
@@ -79,6 +80,8 @@ func Index(dir string, o Options) ([]Entry, Stats, error) {
 		st.Files++
 		if made {
 			st.Hashed++
+		}
+		if e.wrote {
 			st.Controls++
 		}
 		entries = append(entries, e)
@@ -202,7 +205,7 @@ func hash(p string, control bool) (Entry, error) {
 		if err != nil {
 			return Entry{}, err
 		}
-		if e.Zsync, err = keepOrWriteControl(p+ControlSuffix, ctl); err != nil {
+		if e.Zsync, e.wrote, err = keepOrWriteControl(p+ControlSuffix, ctl); err != nil {
 			return Entry{}, err
 		}
 	} else if _, err := io.Copy(io.Discard, r); err != nil {
@@ -234,16 +237,17 @@ func algorithms() []verify.Algorithm {
 // keepOrWriteControl keeps a control file that still describes the file
 // (same Length and SHA-1: one the user made with zsyncmake -u URL, say)
 // and writes ctl in place of any other.
-func keepOrWriteControl(name string, ctl *zsync.Control) (fileid.ID, error) {
+func keepOrWriteControl(name string, ctl *zsync.Control) (id fileid.ID, wrote bool, err error) {
 	if f, err := os.Open(name); err == nil {
 		id, _ := fileid.File(f)
 		old, err := zsync.Read(f)
 		f.Close()
 		if err == nil && old.Length == ctl.Length && old.SHA1 == ctl.SHA1 && !id.IsZero() {
-			return id, nil
+			return id, false, nil
 		}
 	}
-	return writeControl(name, ctl)
+	id, err = writeControl(name, ctl)
+	return id, err == nil, err
 }
 
 // writeControl writes ctl to name through a temporary file and returns

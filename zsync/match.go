@@ -26,6 +26,7 @@ type Matcher struct {
 	have  []atomic.Bool
 	nhave atomic.Int64
 	mask  uint32
+	stop  atomic.Bool // a segment of SeedAt failed: the others stop
 
 	mu sync.Mutex // guards the counters and g
 	g  gather     // fetched blocks not yet written

@@ -79,9 +79,13 @@ func (m *Matcher) SeedAt(r io.ReaderAt, size int64, workers int) error {
 		go func() {
 			defer wg.Done()
 			errs[k] = m.newScanner(io.NewSectionReader(r, start, length), limit).scan()
+			if errs[k] != nil {
+				m.stop.Store(true) // the other segments give up too
+			}
 		}()
 	}
 	wg.Wait()
+	m.stop.Store(false)
 	return errors.Join(errs...)
 }
 
@@ -110,7 +114,7 @@ func (s *scanner) scan() error {
 
 func (s *scanner) run() error {
 	fresh := true
-	for !s.m.Complete() {
+	for !s.m.Complete() && !s.m.stop.Load() {
 		if err := s.fill(); err != nil {
 			return err
 		}
