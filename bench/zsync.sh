@@ -7,50 +7,70 @@
 #
 #   (a) SIZE_MIB random bytes with 64 scattered 1 KiB edits
 #   (b) the same with 1 MiB inserted near the start
+#   (c) two versions of a source tarball: `git archive` of this repository
+#       at C_OLD and C_NEW (default HEAD~30 and HEAD)
 #
 # For each: bytes received (hdig's --json transfer.received, zsync's
-# "fetched"), median wall time and peak RSS (/usr/bin/time -v) of RUNS runs,
-# then the ratios hdig/zsync. It prints figures and asserts nothing.
+# "fetched"), median wall time, median CPU time (user + system) and peak
+# RSS (/usr/bin/time -v) of RUNS runs, zsync and hdig alternating run by
+# run so that load from elsewhere falls on both; then the ratios
+# hdig/zsync. Last, what the RFC 3229 path costs on the same pair: `hdig
+# serve` serving the old version, `hdig get` caching it, the file replaced,
+# `hdig get` again (a 226 delta): its bytes received.
+#
+# On a machine shared with other work, wall times are noise; the CPU ratio
+# is steadier. It prints figures and asserts nothing.
 #
 # Usage: bench/zsync.sh                 (from anywhere inside the repository)
-#        HDIG=/path/to/hdig SIZE_MIB=256 RUNS=3 bench/zsync.sh
-# Needs root to install zsync and time with apt-get when they are missing.
+#        HDIG=/path/to/hdig SIZE_MIB=256 RUNS=5 bench/zsync.sh
+# Needs root to install zsync, nginx and time with apt-get when missing.
 set -euo pipefail
 
 SIZE_MIB=${SIZE_MIB:-64}
 RUNS=${RUNS:-3}
+C_OLD=${C_OLD:-HEAD~30}
+C_NEW=${C_NEW:-HEAD}
 . "$(dirname "$0")/lib.sh"
 need zsync zsync
 SERVER=${SERVER:-nginx}
 [ "$SERVER" = nginx ] && need nginx nginx
 need python3 python3
 [ -x /usr/bin/time ] || need time time
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
 
 build_hdig
 
-mkdir -p "$tmp/www" "$tmp/out"
+mkdir -p "$tmp/www" "$tmp/out" "$tmp/seeds"
 chmod 755 "$tmp" # nginx workers run as another user
-python3 - "$tmp" "$SIZE_MIB" <<'PY'
+"$py" - "$tmp" "$SIZE_MIB" <<'PY'
 import random, sys
 tmp, mib = sys.argv[1], int(sys.argv[2])
 rnd = random.Random(12)
-old = bytearray(rnd.randbytes(mib << 20))
+old = bytearray()
+for _ in range(mib):                     # randbytes takes at most 2^28 bytes
+    old += rnd.randbytes(1 << 20)
 new = bytearray(old)
 step = len(new) // 64
 for k in range(64):                      # 64 scattered 1 KiB edits
     p = k * step + rnd.randrange(step - 1024)
     new[p:p + 1024] = rnd.randbytes(1024)
-open(f"{tmp}/old.bin", "wb").write(old)
+open(f"{tmp}/seeds/a.bin", "wb").write(old)
+open(f"{tmp}/seeds/b.bin", "wb").write(old)
 open(f"{tmp}/www/a.bin", "wb").write(new)
 ins = rnd.randbytes(1 << 20)             # (b): 1 MiB inserted at 4 KiB + 123
 open(f"{tmp}/www/b.bin", "wb").write(new[:4219] + ins + new[4219:])
 PY
-for f in a b; do
-	(cd "$tmp/www" && zsyncmake -u "$f.bin" -o "$f.bin.zsync" "$f.bin" >/dev/null 2>&1)
+git -C "$repo" archive --format=tar "$C_OLD" >"$tmp/seeds/c.tar"
+git -C "$repo" archive --format=tar "$C_NEW" >"$tmp/www/c.tar"
+cases="a.bin b.bin c.tar"
+for f in $cases; do
+	(cd "$tmp/www" && zsyncmake -u "$f" -o "$f.zsync" "$f" >"$tmp/zsyncmake.out" 2>&1)
 done
+chmod a+r "$tmp/www"/*
 
 if [ "$SERVER" = nginx ]; then
-	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 	mkdir -p "$tmp/nginx/logs"
 	cat >"$tmp/nginx/nginx.conf" <<CONF
 daemon off;
@@ -72,11 +92,11 @@ CONF
 	server_pid=$!
 	base="http://127.0.0.1:$port/"
 	for _ in $(seq 100); do
-		curl -sf -o /dev/null "${base}a.bin.zsync" 2>/dev/null && break
+		curl -sf -o "$tmp/probe" "${base}a.bin.zsync" 2>/dev/null && break
 		sleep 0.05
 	done
 else
-	"$tmp/hdig" serve "$tmp/www" --addr 127.0.0.1:0 >"$tmp/serve.out" 2>/dev/null &
+	"$tmp/hdig" serve "$tmp/www" --addr 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
 	server_pid=$!
 	for _ in $(seq 100); do
 		[ -s "$tmp/serve.out" ] && break
@@ -85,45 +105,76 @@ else
 	base=$(head -1 "$tmp/serve.out" | sed 's/.* at //')
 fi
 
-# measure COMMAND...: runs COMMAND RUNS times in $tmp/out; sets $secs (the
-# median wall seconds), $rss (peak RSS, MiB) and leaves the last run's
-# stdout in $tmp/stdout, its stderr (time's report last) in $tmp/time.txt.
-measure() {
-	local times=() peak=0
-	for _ in $(seq "$RUNS"); do
-		rm -rf "$tmp/out"/* "$tmp/out"/.[!.]* 2>/dev/null || true
-		(cd "$tmp/out" && /usr/bin/time -v "$@" >"$tmp/stdout" 2>"$tmp/time.txt") || {
-			echo "failed: $*" >&2
-			cat "$tmp/stdout" "$tmp/time.txt" >&2
-			exit 1
-		}
-		times+=("$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; print s}' "$tmp/time.txt")")
-		local kb
-		kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time.txt")
-		[ "$kb" -gt "$peak" ] && peak=$kb
-	done
-	secs=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
-	rss=$(awk -v kb="$peak" 'BEGIN {printf "%.1f", kb / 1024}')
+# once NAME COMMAND...: runs COMMAND once in $tmp/out; appends its wall
+# seconds, CPU seconds and peak RSS (KiB) to $tmp/NAME.{wall,cpu,rss};
+# leaves its stdout in $tmp/stdout.
+once() {
+	local name=$1
+	shift
+	rm -rf "$tmp/out"/* "$tmp/out"/.[!.]* 2>/dev/null || true
+	(cd "$tmp/out" && /usr/bin/time -v "$@" >"$tmp/stdout" 2>"$tmp/time.txt") || {
+		echo "failed: $*" >&2
+		cat "$tmp/stdout" "$tmp/time.txt" >&2
+		exit 1
+	}
+	awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; print s}' "$tmp/time.txt" >>"$tmp/$name.wall"
+	awk -F': ' '/User time/ {u = $2} /System time/ {s = $2} END {print u + s}' "$tmp/time.txt" >>"$tmp/$name.cpu"
+	awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time.txt" >>"$tmp/$name.rss"
 }
-
+median() { sort -n "$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+peak_mib() { sort -n "$1" | tail -1 | awk '{printf "%.1f", $1 / 1024}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
 
-echo "$SIZE_MIB MiB, seed = the old version, served by $SERVER on loopback, median of $RUNS runs, $(nproc) CPUs"
-printf '%-4s %-6s %12s %9s %10s\n' case client received wall "peak RSS"
-for f in a b; do
-	url="${base}$f.bin.zsync"
-	measure zsync -q -i "$tmp/old.bin" -o new.bin "$url"
+# delta226 FILE: bytes of the 226 that takes hdig get from the seed to FILE.
+delta226() {
+	local f=$1 d="$tmp/d226" pid b
+	rm -rf "$d" && mkdir -p "$d/www" "$d/get"
+	cp "$tmp/seeds/$f" "$d/www/$f"
+	"$tmp/hdig" serve "$d/www" --addr 127.0.0.1:0 >"$d/serve.out" 2>"$d/serve.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		[ -s "$d/serve.out" ] && break
+		sleep 0.05
+	done
+	b=$(head -1 "$d/serve.out" | sed 's/.* at //')
+	local ok=1
+	"$tmp/hdig" get --cache-dir "$d/cache" -o "$d/get/$f" "$b$f" 2>"$d/get1.err" || ok=0
+	cp "$tmp/www/$f" "$d/www/.new" && mv "$d/www/.new" "$d/www/$f"
+	if [ $ok = 1 ]; then
+		"$tmp/hdig" get --json --cache-dir "$d/cache" -o "$d/get/$f" "$b$f" >"$d/json" 2>"$d/get2.err" || ok=0
+	fi
+	kill "$pid" && wait "$pid" 2>/dev/null || true
+	if [ $ok = 0 ] || ! cmp -s "$d/get/$f" "$tmp/www/$f"; then
+		echo "failed: $(tail -1 "$d/get2.err" "$d/get1.err" 2>/dev/null | tr '\n' ' ')" # the bench goes on
+		return
+	fi
+	"$py" -c 'import json,sys; t = json.load(open(sys.argv[1]))["transfer"]; print(t["received"], t["strategy"])' "$d/json"
+}
+
+echo "(a), (b): $SIZE_MIB MiB; (c): git archive $C_OLD -> $C_NEW; served by $SERVER on loopback; median of $RUNS alternating runs; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+printf '%-4s %-6s %12s %9s %9s %10s\n' case client received wall cpu "peak RSS"
+for f in $cases; do
+	url="${base}$f.zsync"
+	seed="$tmp/seeds/$f"
+	rm -f "$tmp"/z.* "$tmp"/h.*
+	for _ in $(seq "$RUNS"); do
+		once z zsync -q -i "$seed" -o "$f" "$url"
+		cmp -s "$tmp/out/$f" "$tmp/www/$f" || { echo "zsync rebuilt a different $f" >&2; exit 1; }
+		once h "$tmp/hdig" get -s --json --no-cache --zsync --seed "$seed" -o "$f" "$url"
+		cmp -s "$tmp/out/$f" "$tmp/www/$f" || { echo "hdig rebuilt a different $f" >&2; exit 1; }
+	done
+	h_recv=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["transfer"]["received"])' "$tmp/stdout")
 	# zsync -q prints nothing: count the range bytes it asked for again
 	# without -q, once (its "fetched N" line).
-	z_s=$secs z_rss=$rss
-	(cd "$tmp/out" && rm -f new.bin && zsync -i "$tmp/old.bin" -o new.bin "$url" >"$tmp/zsync.txt" 2>&1)
+	(cd "$tmp/out" && rm -f "$f" && zsync -i "$seed" -o "$f" "$url" >"$tmp/zsync.txt" 2>&1)
 	z_recv=$(grep -o 'fetched [0-9]*' "$tmp/zsync.txt" | awk '{print $2}' | tail -1)
-	cmp -s "$tmp/out/new.bin" "$tmp/www/$f.bin" || { echo "zsync rebuilt a different file" >&2; exit 1; }
-	measure "$tmp/hdig" get -s --json --no-cache --zsync --seed "$tmp/old.bin" -o new.bin "$url"
-	h_s=$secs h_rss=$rss
-	h_recv=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["transfer"]["received"])' "$tmp/stdout")
-	cmp -s "$tmp/out/new.bin" "$tmp/www/$f.bin" || { echo "hdig rebuilt a different file" >&2; exit 1; }
-	printf '%-4s %-6s %12s %8.2fs %7s MiB\n' "($f)" zsync "$z_recv" "$z_s" "$z_rss"
-	printf '%-4s %-6s %12s %8.2fs %7s MiB\n' "($f)" hdig "$h_recv" "$h_s" "$h_rss"
-	echo "($f) hdig/zsync: received $(ratio "$h_recv" "$z_recv") (target <= 1.0), wall $(ratio "$h_s" "$z_s") (target <= 0.5), peak RSS $(ratio "$h_rss" "$z_rss") (target: hdig < 64 MiB)"
+	z_w=$(median "$tmp/z.wall") h_w=$(median "$tmp/h.wall")
+	z_c=$(median "$tmp/z.cpu") h_c=$(median "$tmp/h.cpu")
+	z_r=$(peak_mib "$tmp/z.rss") h_r=$(peak_mib "$tmp/h.rss")
+	read -r d_recv d_how <<<"$(delta226 "$f")"
+	label="(${f%%.*})"
+	printf '%-4s %-6s %12s %8.2fs %8.2fs %6s MiB\n' "$label" zsync "$z_recv" "$z_w" "$z_c" "$z_r"
+	printf '%-4s %-6s %12s %8.2fs %8.2fs %6s MiB\n' "$label" hdig "$h_recv" "$h_w" "$h_c" "$h_r"
+	printf '%-4s %-6s %12s   (hdig serve + hdig get with the old version cached: %s)\n' "$label" "226" "$d_recv" "$d_how"
+	echo "$label hdig/zsync: received $(ratio "$h_recv" "$z_recv") (target <= 1.0), wall $(ratio "$h_w" "$z_w") (target <= 0.5), cpu $(ratio "$h_c" "$z_c"), hdig peak RSS $h_r MiB (target < 64); 226/zsync bytes $(ratio "$d_recv" "$z_recv")"
 done

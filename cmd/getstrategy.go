@@ -53,13 +53,14 @@ func (o *getOptions) applyStrategy(ctx context.Context) (zsyncRun bool, err erro
 }
 
 // zsyncKeepsFlags reports whether the zsync path does all the flags ask:
-// it does not check --expect, --checksum-file or --trust-key, and writes no -w, -D, -i,
-// -R or -J output, nor into --output-dir, nor bounds the run by -m. auto
+// it checks --expect, --checksum-file and --require-digest, but checks no
+// --trust-key signature, and writes no -w, -D, -i, -R or -J output, nor
+// into --output-dir, nor bounds the run by -m. auto
 // chooses it only then, so a flag never stops working, nor the exit status
 // changes, with what the cache holds or the origin advertises.
 func (o *getOptions) zsyncKeepsFlags() bool {
 	x := o.Out
-	return len(o.Expect.Expect) == 0 && o.Expect.ChecksumFile == "" && !o.RequireDigest && len(o.Sign.TrustKeys) == 0 &&
+	return len(o.Sign.TrustKeys) == 0 &&
 		x.WriteOut == "" && !x.Include && x.DumpHeader == "" && x.OutputDir == "" && !x.RemoteTime &&
 		!x.RemoteHeaderName && !x.FailWithBody && o.Conn.MaxTime == 0
 }

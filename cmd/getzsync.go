@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/spf13/cobra"
 
@@ -22,9 +23,12 @@ import (
 const (
 	maxControlFile  = 256 << 20 // bytes of a .zsync accepted
 	zsyncBatch      = 16        // ranges asked for per request
-	zsyncCoalesce   = 4096      // present bytes fetched again to join two ranges
 	zsyncSeedBuffer = 1 << 20
+	zsyncParallel   = 4 // range requests at once without --parallel
 )
+
+// seedWorkers is how many segments of a large seed are scanned at once.
+func seedWorkers() int { return min(runtime.NumCPU(), 4) }
 
 func (o *getOptions) checkZsyncFlags() error {
 	switch {
@@ -37,16 +41,9 @@ func (o *getOptions) checkZsyncFlags() error {
 	case o.Range != "" || o.Continue || o.Head || o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "":
 		return usageErrorf("--zsync cannot be used with -r, -C, -I or a request body")
 	}
-	// The zsync path checks the control file's SHA-1 and Repr-Digest: a check asked for
-	// and not made would be a verdict saying more than the truth.
-	switch {
-	case len(o.Expect.Expect) > 0:
-		return usageErrorf("--zsync cannot be used with --expect: the zsync path checks only the control file's SHA-1 and the origin's Repr-Digest")
-	case o.Expect.ChecksumFile != "":
-		return usageErrorf("--zsync cannot be used with --checksum-file: the zsync path checks only the control file's SHA-1 and the origin's Repr-Digest")
-	case o.RequireDigest:
-		return usageErrorf("--zsync cannot be used with --require-digest: the zsync path checks only the control file's SHA-1 and the origin's Repr-Digest")
-	case len(o.Sign.TrustKeys) > 0:
+	if len(o.Sign.TrustKeys) > 0 {
+		// A check asked for and not made would be a verdict saying more
+		// than the truth.
 		return usageErrorf("--zsync cannot be used with --trust-key: the zsync path checks no signature")
 	}
 	if err := o.resolveOutput(); err != nil {
@@ -68,6 +65,10 @@ func runGetZsync(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	}
 	client, err := o.client(req)
 	if err != nil {
+		return err
+	}
+	req.RetryDelay = o.Conn.RetryDelay
+	if err := o.Expect.resolve(c.Context(), ios, o, client, req); err != nil {
 		return err
 	}
 	z := &zsyncRun{o: o, ios: ios, client: client, base: req}
@@ -122,16 +123,19 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 	if err := z.seed(m); err != nil {
 		return nil, err
 	}
-	z.bound.fetched = true
-	res := z.result()
-	res.Reused = m.FromSeed
-	if res.Pieces, res.Received, err = fetchMissing(ctx, z.client, z.base, m, z.fileURL, res.ETag); err != nil {
+	z.bound.done()
+	pieces, received, err := z.fetchMissing(ctx, m)
+	if err != nil {
 		return nil, err
 	}
+	z.headAfter(ctx)
+	res := z.result()
+	res.Reused = m.FromSeed
+	res.Pieces, res.Received = pieces, received
 	if err := f.Truncate(z.ctl.Length); err != nil {
 		return nil, err
 	}
-	if err := m.Finish(f); err != nil {
+	if err := m.Done(); err != nil {
 		return nil, withExit(ExitIntegrity, err)
 	}
 	sha, err := z.verify(f, res)
@@ -147,6 +151,28 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 	done = true
 	z.store(res, sha)
 	return res, nil
+}
+
+// fetchMissing fetches what the seeds lacked, with a progress bar as for
+// other downloads; the first range response stands for the HEAD not sent.
+func (z *zsyncRun) fetchMissing(ctx context.Context, m *zsync.Matcher) (int, int64, error) {
+	prog := progressFor(z.ios, z.o.Silent)
+	defer prog.Finish()
+	prog.Start(z.ctl.Length, m.FromSeed)
+	f := &zsyncFetch{client: z.client, base: z.base, m: m, target: z.fileURL, parallel: z.o.Parallel, prog: prog}
+	if f.parallel == 0 {
+		f.parallel = zsyncParallel
+	}
+	if z.head != nil {
+		if t := z.head.Header.Get("ETag"); len(t) > 0 && t[0] == '"' {
+			f.etag = t
+		}
+	}
+	err := f.run(ctx)
+	if z.head == nil && f.header != nil {
+		z.head = &fetch.Result{Header: f.header}
+	}
+	return f.reqs, f.received, err
 }
 
 // result starts the Result from what the HEAD of the file said.

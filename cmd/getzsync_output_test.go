@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,18 +76,20 @@ func TestGetZsyncMaxFilesizeBeforeRanges(t *testing.T) {
 }
 
 // A digest the user asked to be checked is never ignored: --zsync checks
-// only the control file's SHA-1, so --expect, --checksum-file and
-// --require-digest are refused before anything is written, not passed
-// over with exit 0.
-func TestGetZsyncRefusesChecksItCannotMake(t *testing.T) {
+// --expect and --checksum-file against the rebuilt file before it is
+// renamed (a wrong one: exit 1, nothing written; a right one: exit 0), and
+// --require-digest exits 3 when nothing accepted proved the file.
+func TestGetZsyncChecksUserDigests(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "data.bin"), zsyncData(9, 20_000), 0o644); err != nil {
+	data := zsyncData(9, 20_000)
+	if err := os.WriteFile(filepath.Join(dir, "data.bin"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	url := startServe(t, dir)
 	work := t.TempDir()
 	sums := filepath.Join(work, "SHA256SUMS")
 	wrong := strings.Repeat("0", 64)
+	right := fmt.Sprintf("%x", sha256.Sum256(data))
 	if err := os.WriteFile(sums, []byte(wrong+"  new.bin\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -93,15 +97,28 @@ func TestGetZsyncRefusesChecksItCannotMake(t *testing.T) {
 	for _, flags := range [][]string{
 		{"--expect", "sha256:" + wrong},
 		{"--checksum-file", sums},
-		{"--require-digest"},
 	} {
 		args := append(append([]string{"get", "--zsync"}, flags...), "-o", out, url+"data.bin.zsync")
 		code, _, errOut := runHdig(t, args...)
-		if code != ExitUsage || !strings.Contains(errOut, flags[0]) {
-			t.Errorf("hdig %v = %d, %q; want 2 naming %s", args, code, errOut, flags[0])
+		if code != ExitIntegrity || !strings.Contains(errOut, flags[0]) {
+			t.Errorf("hdig %v = %d, %q; want 1 naming %s", args, code, errOut, flags[0])
 		}
 		if _, err := os.Stat(out); err == nil {
 			t.Fatalf("%v: the output was written", flags)
 		}
+	}
+	code, stdout, errOut := runHdig(t, "get", "--json", "--zsync", "--expect", "sha256:"+right, "--require-digest", "-o", out, url+"data.bin.zsync")
+	if code != ExitOK || !strings.Contains(stdout, `"--expect"`) {
+		t.Errorf("right --expect: %d, %s %q; want 0 and a --expect check in the verdict", code, stdout, errOut)
+	}
+	// An origin without Repr-Digest: only the deprecated SHA-1 is there.
+	o := &singleRangeOrigin{}
+	zurl, seed, out2 := singleRangeSetup(t, o)
+	code, _, errOut = runHdig(t, "get", "--no-cache", "--zsync", "--require-digest", "--seed", seed, "-o", out2, zurl)
+	if code != ExitUnverified {
+		t.Errorf("--require-digest without Repr-Digest: %d, %q; want 3", code, errOut)
+	}
+	if _, err := os.Stat(out2); err == nil {
+		t.Error("--require-digest unmet: the output was written")
 	}
 }

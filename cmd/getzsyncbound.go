@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"io"
+	"sync"
+	"sync/atomic"
 
 	"github.com/hdig/hdig/fetch"
 )
@@ -10,24 +12,34 @@ import (
 // seeds. A control file of many identical blocks can make a tiny seed fill
 // a large file, so what seeds contribute is bound as rebuilt output is:
 // fetch.Limits (--max-filesize, --max-ratio) over the seed bytes read.
+// Parallel seed scans write and read through it at once.
 type seedBound struct {
 	out     io.WriterAt
 	lim     fetch.Limits
-	read    int64 // seed bytes read
+	read    atomic.Int64 // seed bytes read
+	mu      sync.Mutex
 	written int64 // bytes written from seeds
 	fetched bool  // seeding is over: blocks now come from the origin
 }
 
 func (b *seedBound) WriteAt(p []byte, off int64) (int, error) {
-	if b.fetched {
-		return b.out.WriteAt(p, off)
+	b.mu.Lock()
+	if !b.fetched {
+		if err := b.lim.CheckRebuilt(b.written+int64(len(p)), b.read.Load()); err != nil {
+			b.mu.Unlock()
+			return 0, err
+		}
+		b.written += int64(len(p))
 	}
-	if err := b.lim.CheckRebuilt(b.written+int64(len(p)), b.read); err != nil {
-		return 0, err
-	}
-	n, err := b.out.WriteAt(p, off)
-	b.written += int64(n)
-	return n, err
+	b.mu.Unlock()
+	return b.out.WriteAt(p, off)
+}
+
+// done ends seeding: blocks written from now on come from the origin.
+func (b *seedBound) done() {
+	b.mu.Lock()
+	b.fetched = true
+	b.mu.Unlock()
 }
 
 // reader counts the seed bytes read through it.
@@ -40,6 +52,20 @@ type seedCounter struct {
 
 func (c *seedCounter) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.b.read += int64(n)
+	c.b.read.Add(int64(n))
+	return n, err
+}
+
+// readerAt counts the seed bytes read through it, from any goroutine.
+func (b *seedBound) readerAt(r io.ReaderAt) io.ReaderAt { return &seedCounterAt{r, b} }
+
+type seedCounterAt struct {
+	r io.ReaderAt
+	b *seedBound
+}
+
+func (c *seedCounterAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.b.read.Add(int64(n))
 	return n, err
 }

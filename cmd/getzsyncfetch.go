@@ -1,73 +1,213 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
 
 	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/zsync"
 )
 
-// fetchMissing asks for the missing ranges, a batch per request, each with
-// If-Range: etag (the HEAD's; without one, the first range response's), so
-// that a changed file comes whole (200) and fails its block checksums
-// rather than being spliced. It returns the requests sent and the body
-// bytes received.
-func fetchMissing(ctx context.Context, client *fetch.Client, base *fetch.Request, m *zsync.Matcher, target, etag string) (int, int64, error) {
-	ranges := zsync.Coalesce(m.Missing(), zsyncCoalesce)
-	reqs, received := 0, int64(0)
-	for len(ranges) > 0 {
-		batch := ranges[:min(zsyncBatch, len(ranges))]
-		ranges = ranges[len(batch):]
-		req := &fetch.Request{URL: target, Header: base.Header.Clone(), Retry: base.Retry, Policy: base.Policy}
-		for _, r := range batch {
-			req.Ranges = append(req.Ranges, fetch.ByteRange{First: r.Start, Last: r.End - 1})
-		}
-		if etag != "" {
-			req.Header.Set("If-Range", etag)
-		}
-		sink := &rangeSink{m: m, ranges: batch}
-		req.OnResponse = func(r *http.Response) {
-			sink.whole = r.StatusCode == http.StatusOK
-			if t := r.Header.Get("ETag"); etag == "" && len(t) > 0 && t[0] == '"' {
-				etag = t
+// errWholeBody: a request for several ranges got the whole target (200):
+// the origin does not do multipart/byteranges; its body is left unread.
+var errWholeBody = errors.New("zsync: the origin answered several ranges with the whole file")
+
+// errGotWhole stops the other workers once a 200 brought the whole target.
+var errGotWhole = errors.New("zsync: the whole target came in one response")
+
+// zsyncFetch fetches the missing blocks of a zsync download: batches of
+// ranges, the first alone (its response brings the ETag and Repr-Digest
+// when no HEAD was sent), the rest by parallel workers, each with
+// If-Range: etag so that a changed file comes whole (200) and fails its
+// block checksums rather than being spliced.
+type zsyncFetch struct {
+	client   *fetch.Client
+	base     *fetch.Request
+	m        *zsync.Matcher
+	target   string
+	parallel int
+	prog     fetch.Progress
+
+	mu       sync.Mutex
+	etag     string
+	header   http.Header // the first response's header
+	single   bool        // the origin takes one range per request
+	reqs     int
+	received int64
+	whole    bool // a 200 brought the whole target
+}
+
+// run fetches every missing range.
+func (f *zsyncFetch) run(ctx context.Context) error {
+	// Only missing blocks are asked for: joining two ranges by fetching the
+	// present blocks between them again costs bytes, and multipart takes
+	// many ranges per request anyway.
+	batches := f.batches(f.m.Missing())
+	if len(batches) == 0 {
+		return nil
+	}
+	// The first batch alone: it may learn the ETag, or that the origin
+	// answers several ranges with a 200.
+	rest, err := f.first(ctx, batches)
+	if err != nil || f.whole {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	work := make(chan []zsync.Range)
+	var wg sync.WaitGroup
+	var first error
+	var once sync.Once
+	for range min(f.parallel, len(rest)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for b := range work {
+				if err := f.batch(ctx, b); err != nil {
+					once.Do(func() { first = err; cancel(err) })
+				} else if f.done() {
+					cancel(errGotWhole)
+				}
 			}
-		}
-		reqs++
-		res, err := client.Do(ctx, req, sink)
-		received += sink.received
-		if errors.Is(sink.err, zsync.ErrMismatch) {
-			return reqs, received, withExit(ExitIntegrity, sink.err)
-		}
-		if err != nil {
-			return reqs, received, err
-		}
-		if sink.whole || res.Status == http.StatusOK {
-			break // the whole target came and was checked
+		}()
+	}
+feed:
+	for _, b := range rest {
+		select {
+		case work <- b:
+		case <-ctx.Done():
+			break feed
 		}
 	}
-	return reqs, received, nil
+	close(work)
+	wg.Wait()
+	return first
+}
+
+// first sends batches until one is answered with ranges (or the whole
+// target); when the origin answers several ranges with a 200, it goes on
+// with one range per request. It returns the batches left.
+func (f *zsyncFetch) first(ctx context.Context, batches [][]zsync.Range) ([][]zsync.Range, error) {
+	err := f.batch(ctx, batches[0])
+	if errors.Is(err, errWholeBody) {
+		f.single = true
+		var ranges []zsync.Range
+		for _, b := range batches {
+			ranges = append(ranges, b...)
+		}
+		batches = f.batches(ranges)
+		err = f.batch(ctx, batches[0])
+	}
+	return batches[1:], err
+}
+
+func (f *zsyncFetch) done() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.whole
+}
+
+// batches groups ranges into requests: zsyncBatch ranges each, one when
+// the origin does not do multipart.
+func (f *zsyncFetch) batches(ranges []zsync.Range) [][]zsync.Range {
+	n := zsyncBatch
+	if f.single {
+		n = 1
+	}
+	var out [][]zsync.Range
+	for len(ranges) > 0 {
+		k := min(n, len(ranges))
+		out = append(out, ranges[:k:k])
+		ranges = ranges[k:]
+	}
+	return out
+}
+
+// batch asks for one batch of ranges and writes them through the matcher.
+func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
+	req := &fetch.Request{URL: f.target, Header: f.base.Header.Clone(), Retry: f.base.Retry, Policy: f.base.Policy, RetryDelay: f.base.RetryDelay}
+	size := int64(0)
+	for _, r := range batch {
+		req.Ranges = append(req.Ranges, fetch.ByteRange{First: r.Start, Last: r.End - 1})
+		size += r.Len()
+	}
+	f.mu.Lock()
+	if f.etag != "" {
+		req.Header.Set("If-Range", f.etag)
+	}
+	id := f.reqs
+	f.reqs++
+	f.mu.Unlock()
+	sink := &rangeSink{m: f.m, ranges: batch, bar: f.prog.Piece(id, size, 0)}
+	ifRange := req.Header.Get("If-Range")
+	req.OnResponse = func(r *http.Response) {
+		sink.whole = r.StatusCode == http.StatusOK
+		if sink.whole && ifRange != "" && r.Header.Get("ETag") != ifRange {
+			// If-Range failed: the file is not the one the ETag named.
+			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", f.target, ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
+		}
+		sink.refuseWhole = sink.whole && len(batch) > 1
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		if f.header == nil && (r.StatusCode == http.StatusOK || r.StatusCode == http.StatusPartialContent) {
+			f.header = r.Header
+		}
+		if t := r.Header.Get("ETag"); f.etag == "" && len(t) > 0 && t[0] == '"' {
+			f.etag = t
+		}
+	}
+	res, err := f.client.Do(ctx, req, sink)
+	sink.bar.Done(err == nil)
+	f.mu.Lock()
+	f.received += sink.received
+	if err == nil && (sink.whole || res.Status == http.StatusOK) {
+		f.whole = true // the whole target came and was checked
+	}
+	f.mu.Unlock()
+	switch {
+	case errors.Is(sink.err, errWholeBody):
+		return errWholeBody
+	case errors.Is(sink.err, zsync.ErrMismatch):
+		return withExit(ExitIntegrity, sink.err)
+	case err != nil && errors.Is(context.Cause(ctx), errGotWhole):
+		return nil // another worker got the whole target
+	case err != nil:
+		return fmt.Errorf("zsync: bytes %d-%d of %s could not be fetched: %w", batch[0].Start, batch[len(batch)-1].End-1, f.target, err)
+	}
+	return nil
 }
 
 // rangeSink hands the bytes of a batch's ranges, which arrive one after
 // another, to the matcher at their offsets; a 200 is the whole target.
 type rangeSink struct {
-	m        *zsync.Matcher
-	ranges   []zsync.Range
-	whole    bool
-	i        int   // range being written
-	left     int64 // its bytes still to come
-	fw       *zsync.FetchWriter
-	err      error // the first error of Write
-	received int64 // bytes written, retried attempts included
+	m           *zsync.Matcher
+	ranges      []zsync.Range
+	bar         fetch.PieceProgress
+	whole       bool
+	refuseWhole bool  // a 200 to several ranges: not read (errWholeBody)
+	changed     error // a 200 to If-Range with another ETag: not read
+	i           int   // range being written
+	left        int64 // its bytes still to come
+	fw          *zsync.FetchWriter
+	err         error // the first error of Write
+	received    int64 // bytes written, retried attempts included
 }
 
 func (s *rangeSink) Write(p []byte) (int, error) {
+	if s.changed != nil {
+		s.err = s.changed
+		return 0, s.changed
+	}
+	if s.refuseWhole {
+		s.err = errWholeBody
+		return 0, errWholeBody
+	}
 	n, err := s.write(p)
 	s.received += int64(n)
+	s.bar.Add(n)
 	if err != nil && s.err == nil {
 		s.err = err
 	}
@@ -126,20 +266,3 @@ func (s *rangeSink) Commit() error {
 }
 
 func (s *rangeSink) Abort() error { return nil }
-
-// memSink holds a small body (a control file) in memory.
-type memSink struct {
-	buf bytes.Buffer
-	max int
-}
-
-func (s *memSink) Write(p []byte) (int, error) {
-	if s.buf.Len()+len(p) > s.max {
-		return 0, fmt.Errorf("control file larger than %d bytes", s.max)
-	}
-	return s.buf.Write(p)
-}
-
-func (s *memSink) Reset() error  { s.buf.Reset(); return nil }
-func (s *memSink) Commit() error { return nil }
-func (s *memSink) Abort() error  { return nil }

@@ -1,8 +1,8 @@
 package cmd
 
 import (
-	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -45,17 +45,21 @@ func (z *zsyncRun) discover(ctx context.Context) error {
 		}
 		z.ctlURL = ref
 	}
-	if err := z.fetchControl(ctx); err != nil {
-		return err
+	// Without a HEAD yet, none is sent now: the first range response
+	// brings the ETag (If-Range of the others) and the Repr-Digest.
+	return z.fetchControl(ctx)
+}
+
+// headAfter sends the HEAD only when no range response said what it
+// would (every block came from seeds); an origin that refuses HEAD leaves
+// the file without a Repr-Digest to check.
+func (z *zsyncRun) headAfter(ctx context.Context) {
+	if z.head != nil {
+		return
 	}
-	if z.head == nil {
-		// The HEAD brings the ETag for If-Range and the Repr-Digest; an
-		// origin that refuses HEAD still gets its ranges asked for.
-		if err := z.headFile(ctx); err != nil && !o.Silent {
-			fmt.Fprintf(z.ios.ErrOut, "warning: HEAD %s: %v (no If-Range, no Repr-Digest)\n", z.fileURL, err)
-		}
+	if err := z.headFile(ctx); err != nil && !z.o.Silent {
+		fmt.Fprintf(z.ios.ErrOut, "warning: HEAD %s: %v (no Repr-Digest)\n", z.fileURL, err)
 	}
-	return nil
 }
 
 // headFile sends HEAD for the file.
@@ -74,13 +78,14 @@ func (z *zsyncRun) headFile(ctx context.Context) error {
 // the target is the control file's URL header, resolved against it.
 func (z *zsyncRun) fetchControl(ctx context.Context) error {
 	req := &fetch.Request{URL: z.ctlURL, Header: z.base.Header.Clone(), Retry: z.base.Retry, Policy: z.base.Policy}
-	sink := &memSink{max: maxControlFile}
-	if _, err := z.client.Do(ctx, req, sink); err != nil {
-		return err
+	sink := newControlSink(maxControlFile)
+	_, err := z.client.Do(ctx, req, sink)
+	ctl, perr := sink.result()
+	if perr != nil && !errors.Is(perr, errControlAborted) {
+		return fmt.Errorf("%w: %s: %v", fetch.ErrProtocol, z.ctlURL, perr)
 	}
-	ctl, err := zsync.Read(bytes.NewReader(sink.buf.Bytes()))
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", fetch.ErrProtocol, z.ctlURL, err)
+		return err
 	}
 	z.ctl = ctl
 	if z.fileURL != "" {

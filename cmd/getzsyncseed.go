@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
@@ -43,7 +44,7 @@ func (z *zsyncRun) seed(m *zsync.Matcher) error {
 		if err != nil {
 			continue // corrupt versions are dropped by Open, with a warning
 		}
-		err = m.Seed(z.bound.reader(io.NewSectionReader(b, 0, b.Size())))
+		err = m.SeedAt(z.bound.readerAt(b), b.Size(), seedWorkers())
 		b.Close()
 		if err != nil {
 			return fmt.Errorf("cached version %s of %s: %w", e.ETag, z.fileURL, err)
@@ -80,15 +81,25 @@ func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 		return err
 	}
 	defer f.Close()
-	if err := m.Seed(z.bound.reader(f)); err != nil {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() { // a FIFO, a device: read once, in order
+		err = m.Seed(z.bound.reader(f))
+	} else {
+		err = m.SeedAt(z.bound.readerAt(f), fi.Size(), seedWorkers())
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }
 
-// verify records the control file's SHA-1 (checked by Finish) and checks
-// the rebuilt file against the Repr-Digest of the file's HEAD; it returns
-// the file's sha-256 for the cache.
+// verify reads the rebuilt file once, hashing it with every algorithm at
+// once: SHA-1 against the control file's, the Repr-Digest of the file's
+// HEAD (or first range response); it returns the file's sha-256 for the
+// cache.
 func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	field := verify.DigestField{Name: verify.ReprDigest}
 	if z.head != nil {
@@ -97,24 +108,38 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	algs := []verify.Algorithm{}
 	for _, a := range verify.All {
 		_, named := field.Get(a.Key)
-		if a.Key == "sha-256" || field.Usable() && named {
+		if a.Key == "sha-256" || a.Key == "sha" || field.Usable() && named || z.expects(a.Key) {
 			algs = append(algs, a)
 		}
 	}
 	h := verify.NewHasher(algs)
 	defer h.Close()
-	if _, err := io.Copy(h, io.NewSectionReader(f, 0, z.ctl.Length)); err != nil {
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, z.ctl.Length), make([]byte, zsyncSeedBuffer)); err != nil {
 		return nil, err
 	}
 	sums := h.Sums()
+	for _, d := range sums {
+		if d.Algorithm == "sha" {
+			if err := z.ctl.CheckSHA1(d.Value); err != nil {
+				return nil, withExit(ExitIntegrity, err)
+			}
+		}
+	}
 	res.Verdict.Add(verify.Compare(field, sums, z.base.Policy)...)
 	// The control file's SHA-1 (checked by Finish) goes through the one
 	// comparison: sha-1 is deprecated, so it proves the file only when
 	// --accept names sha; otherwise it is reported and Repr-Digest decides.
 	ctlSum := verify.DigestField{Name: "zsync", Present: true, Digests: []verify.Digest{{Algorithm: "sha", Value: z.ctl.SHA1[:]}}}
 	res.Verdict.Add(verify.Compare(ctlSum, []verify.Digest{{Algorithm: "sha", Value: z.ctl.SHA1[:]}}, z.base.Policy)...)
+	// The user's digests (--expect, --checksum-file), as on any download.
+	for _, e := range z.base.Expected {
+		res.Verdict.Add(verify.Compare(e, sums, z.base.Policy)...)
+	}
 	if bad := res.Verdict.Mismatches(); len(bad) > 0 {
 		return nil, fmt.Errorf("%w: %s %s of the rebuilt file", fetch.ErrMismatch, bad[0].Field, bad[0].Algorithm)
+	}
+	if z.base.RequireDigest && res.Verdict.Outcome() != verify.Verified {
+		return nil, fmt.Errorf("%w (--require-digest; accepted: %s)", fetch.ErrUnverified, strings.Join(z.base.Policy.Accept, ", "))
 	}
 	for _, d := range sums {
 		if d.Algorithm == "sha-256" {
@@ -122,6 +147,18 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 		}
 	}
 	return nil, errors.New("developer error: no sha-256 computed")
+}
+
+// expects reports whether one of the user's digests is of algorithm key.
+func (z *zsyncRun) expects(key string) bool {
+	for _, f := range z.base.Expected {
+		for _, d := range f.Digests {
+			if a, ok := verify.Find(d.Algorithm); ok && a.Key == key {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // store links the new version into the cache as a base for the next

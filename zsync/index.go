@@ -71,6 +71,14 @@ func (x *index) live(p int) int {
 	return p
 }
 
+// clone returns an index sharing x's tables with its own record of what
+// is retired: each seed scan retires as it goes.
+func (x *index) clone() *index {
+	y := *x
+	y.next = append([]int32(nil), x.next...)
+	return &y
+}
+
 // retire makes block b's position dead: lookups skip it from now on.
 func (x *index) retire(b int) {
 	p := x.pos[b]

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+	"sync/atomic"
 )
 
 // ErrMismatch marks bytes that do not match the control file: a fetched
@@ -15,14 +17,19 @@ var ErrMismatch = errors.New("does not match its checksums in the control file")
 // writes them at their place in the output; the blocks it could not find
 // are the byte ranges left to fetch (Missing), which Fetched then writes.
 // Its memory follows the block table and the block size, never the sizes
-// of the seeds or the target.
+// of the seeds or the target. Seed scans (SeedAt runs several at once) and
+// FetchWriters may run concurrently.
 type Matcher struct {
 	c     *Control
-	idx   *index
+	idx   *index // never retired in: each scan works on a clone
 	out   io.WriterAt
-	have  []bool
-	nhave int
+	have  []atomic.Bool
+	nhave atomic.Int64
 	mask  uint32
+	stop  atomic.Bool // a segment of SeedAt failed: the others stop
+
+	mu sync.Mutex // guards the counters and g
+	g  gather     // fetched blocks not yet written
 
 	FromSeed int64 // target bytes found in seeds and written
 	Fetched  int64 // target bytes written by Fetched
@@ -32,129 +39,84 @@ type Matcher struct {
 
 // NewMatcher prepares to rebuild c's target into out.
 func NewMatcher(c *Control, out io.WriterAt) *Matcher {
-	return &Matcher{c: c, idx: newIndex(c.Rsums), out: out, have: make([]bool, c.Blocks()), mask: rsumMask(c.RsumBytes)}
+	m := &Matcher{c: c, idx: newIndex(c.Rsums), out: out, have: make([]atomic.Bool, c.Blocks()), mask: rsumMask(c.RsumBytes)}
+	m.g.out = out
+	return m
 }
 
 // Complete reports whether every block of the target has been written.
-func (m *Matcher) Complete() bool { return m.nhave == len(m.have) }
+func (m *Matcher) Complete() bool { return m.nhave.Load() == int64(len(m.have)) }
 
 // take writes block i from window w (Blocksize bytes, zero-padded past the
-// target's end) unless it is already there, and counts it in *count.
-func (m *Matcher) take(i int, w []byte, count *int64) error {
-	if m.have[i] {
-		return nil
+// target's end) through g unless it is already there (taken reports it
+// was not).
+func (m *Matcher) take(i int, w []byte, g *gather) (taken bool, err error) {
+	if !m.have[i].CompareAndSwap(false, true) {
+		return false, nil
 	}
 	n := m.c.blockLen(i)
-	if _, err := m.out.WriteAt(w[:n], int64(i)*int64(m.c.Blocksize)); err != nil {
-		return fmt.Errorf("zsync: writing block %d: %w", i, err)
+	if err := g.write(w[:n], int64(i)*int64(m.c.Blocksize)); err != nil {
+		return false, fmt.Errorf("zsync: writing block %d: %w", i, err)
 	}
-	m.have[i] = true
-	m.nhave++
-	m.retireDone(i)
-	if i > 0 {
-		m.retireDone(i - 1)
-	}
-	*count += int64(n)
-	return nil
+	m.nhave.Add(1)
+	return true, nil
 }
 
-// retireDone takes block i out of the lookups once nothing is left to find
-// through it: it is written and, when pairs must match, so is the next.
-func (m *Matcher) retireDone(i int) {
+// done reports whether block i needs no more looking for: it is written
+// and, when pairs must match, so is the next.
+func (m *Matcher) done(i int) bool {
 	pair := m.c.SeqMatches == 2 && i+1 < len(m.have)
-	if m.have[i] && (!pair || m.have[i+1]) {
-		m.idx.retire(i)
-	}
+	return m.have[i].Load() && (!pair || m.have[i+1].Load())
 }
 
-// strong reports whether the MD4 of window w matches block i's checksum.
-func (m *Matcher) strong(i int, w []byte, sum *[]byte) bool {
-	if *sum == nil {
-		m.Tested++
-		h := newMD4()
-		h.Write(w)
-		*sum = h.Sum(nil)
+// Flush writes the fetched blocks still gathered; FetchWriter.Close and
+// Done call it.
+func (m *Matcher) Flush() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.g.flush(); err != nil {
+		return fmt.Errorf("zsync: writing blocks: %w", err)
 	}
-	return bytes.Equal((*sum)[:m.c.ChecksumBytes], m.c.checksum(i))
-}
-
-// WriteFetched writes target bytes fetched from the origin at offset off,
-// which must start a block; each block is checked against its rsum and MD4
-// first, so a wrong range is refused before it is written.
-func (m *Matcher) WriteFetched(off int64, r io.Reader) (int64, error) {
-	fw, err := m.FetchWriter(off)
-	if err != nil {
-		return 0, err
-	}
-	if _, err := io.Copy(fw, r); err != nil {
-		return fw.done, err
-	}
-	return fw.done, fw.Close()
-}
-
-// FetchWriter returns a writer for fetched target bytes from offset off (a
-// block boundary): each block is checked against its rsum and MD4 once
-// whole, then written. Close checks that no block was left half-written.
-func (m *Matcher) FetchWriter(off int64) (*FetchWriter, error) {
-	bs := int64(m.c.Blocksize)
-	if off%bs != 0 || off < 0 || off > m.c.Length {
-		return nil, fmt.Errorf("zsync: fetched range at %d: want an offset at a block boundary within %d bytes", off, m.c.Length)
-	}
-	return &FetchWriter{m: m, next: int(off / bs), buf: make([]byte, 0, bs)}, nil
-}
-
-// FetchWriter checks and writes fetched blocks; see Matcher.FetchWriter.
-type FetchWriter struct {
-	m    *Matcher
-	next int    // block being filled
-	buf  []byte // its bytes so far
-	done int64  // bytes checked and written
-}
-
-func (fw *FetchWriter) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 {
-		if fw.next >= len(fw.m.have) {
-			return n - len(p), fmt.Errorf("zsync: fetched bytes run past the target's %d bytes", fw.m.c.Length)
-		}
-		want := fw.m.c.blockLen(fw.next)
-		k := copy(fw.buf[len(fw.buf):want], p)
-		fw.buf = fw.buf[:len(fw.buf)+k]
-		p = p[k:]
-		if len(fw.buf) == want {
-			if err := fw.flush(); err != nil {
-				return n - len(p), err
-			}
-		}
-	}
-	return n, nil
-}
-
-// flush checks the whole block in buf and writes it.
-func (fw *FetchWriter) flush() error {
-	m, i := fw.m, fw.next
-	n := len(fw.buf)
-	block := fw.buf[:m.c.Blocksize]
-	clear(block[n:])
-	a, b := rsum(block)
-	var sum []byte
-	if join(a, b)&m.mask != m.c.Rsums[i] || !m.strong(i, block, &sum) {
-		start := int64(i) * int64(m.c.Blocksize)
-		return fmt.Errorf("zsync: fetched block %d (bytes %d-%d) %w", i, start, start+int64(n)-1, ErrMismatch)
-	}
-	if err := m.take(i, block, &m.Fetched); err != nil {
-		return err
-	}
-	fw.done += int64(n)
-	fw.next++
-	fw.buf = fw.buf[:0]
 	return nil
 }
 
-// Close reports a block left incomplete.
-func (fw *FetchWriter) Close() error {
-	if len(fw.buf) > 0 {
-		return fmt.Errorf("zsync: fetched block %d: want %d bytes, got %d", fw.next, fw.m.c.blockLen(fw.next), len(fw.buf))
+// gather joins runs of adjacent blocks into one WriteAt of up to
+// writeBehind bytes (a block per system call costs more than finding it).
+type gather struct {
+	out io.WriterAt
+	buf []byte // adjacent blocks not yet written, from off
+	off int64
+}
+
+// writeBehind is the most bytes of adjacent blocks gathered into one write.
+const writeBehind = 1 << 20
+
+func (g *gather) write(p []byte, off int64) error {
+	if len(g.buf) > 0 && (off != g.off+int64(len(g.buf)) || len(g.buf)+len(p) > writeBehind) {
+		if err := g.flush(); err != nil {
+			return err
+		}
 	}
+	if g.buf == nil {
+		g.buf = make([]byte, 0, max(writeBehind, len(p)))
+	}
+	if len(g.buf) == 0 {
+		g.off = off
+	}
+	g.buf = append(g.buf, p...)
 	return nil
+}
+
+func (g *gather) flush() error {
+	if len(g.buf) == 0 {
+		return nil
+	}
+	_, err := g.out.WriteAt(g.buf, g.off)
+	g.buf = g.buf[:0]
+	return err
+}
+
+// checksumMatches reports whether sum (an MD4) matches block i's.
+func (m *Matcher) checksumMatches(i int, sum []byte) bool {
+	return bytes.Equal(sum[:m.c.ChecksumBytes], m.c.checksum(i))
 }

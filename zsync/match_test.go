@@ -3,14 +3,21 @@ package zsync
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"testing"
 	"testing/iotest"
 )
 
-// memFile is an in-memory io.WriterAt and io.ReaderAt.
-type memFile struct{ b []byte }
+// memFile is an in-memory io.WriterAt and io.ReaderAt, safe for the
+// concurrent writes of parallel seed scans.
+type memFile struct {
+	mu sync.Mutex
+	b  []byte
+}
 
 func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if need := int(off) + len(p); need > len(f.b) {
 		f.b = append(f.b, make([]byte, need-len(f.b))...)
 	}
@@ -18,6 +25,8 @@ func (f *memFile) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (f *memFile) ReadAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	return bytes.NewReader(f.b).ReadAt(p, off)
 }
 
@@ -248,6 +257,25 @@ func TestMatchRepetitiveWork(t *testing.T) {
 		}
 		if limit := int64(c.Blocks() + len(seed)); m.Probed > limit || m.Tested > limit {
 			t.Errorf("seed of %d bytes: %d candidates looked at, %d MD4s, want at most %d", len(seed), m.Probed, m.Tested, limit)
+		}
+	}
+}
+
+// TestRsumFormula: rsum equals its definition (a = Σx, b = Σ(n-i)·x mod
+// 2^16) at every length around the unrolled step.
+func TestRsumFormula(t *testing.T) {
+	p := make([]byte, 5000)
+	for i := range p {
+		p[i] = byte(i*131 + i/7)
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 2048, 4096, 5000} {
+		var a, b uint16
+		for i, x := range p[:n] {
+			a += uint16(x)
+			b += uint16(n-i) * uint16(x)
+		}
+		if ga, gb := rsum(p[:n]); ga != a || gb != b {
+			t.Errorf("rsum of %d bytes = %d,%d; want %d,%d", n, ga, gb, a, b)
 		}
 	}
 }

@@ -75,36 +75,80 @@ func (d *md4) Sum(in []byte) []byte {
 	return append(in, out[:]...)
 }
 
-// md4Shifts are the rotation amounts of rounds 1 to 3 (RFC 1320, 3.4).
-var md4Shifts = [3][4]int{{3, 7, 11, 19}, {3, 5, 9, 13}, {3, 9, 11, 15}}
-
-// md4Round3 is the order in which round 3 takes the words.
-var md4Round3 = [16]int{0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15}
-
-func (d *md4) block(p []byte) {
-	var x [16]uint32
-	for i := range x {
-		x[i] = binary.LittleEndian.Uint32(p[4*i:])
-	}
-	a, b, c, e := d.s[0], d.s[1], d.s[2], d.s[3]
-	for i := 0; i < 16; i++ { // round 1: F(X,Y,Z) = XY v not(X) Z
-		f := (b & c) | (^b & e)
-		a = bits.RotateLeft32(a+f+x[i], md4Shifts[0][i%4])
-		a, b, c, e = e, a, b, c
-	}
-	for i := 0; i < 16; i++ { // round 2: G(X,Y,Z) = XY v XZ v YZ
-		g := (b & c) | (b & e) | (c & e)
-		k := (i%4)*4 + i/4
-		a = bits.RotateLeft32(a+g+x[k]+0x5a827999, md4Shifts[1][i%4])
-		a, b, c, e = e, a, b, c
-	}
-	for i := 0; i < 16; i++ { // round 3: H(X,Y,Z) = X xor Y xor Z
-		h := b ^ c ^ e
-		a = bits.RotateLeft32(a+h+x[md4Round3[i]]+0x6ed9eba1, md4Shifts[2][i%4])
-		a, b, c, e = e, a, b, c
-	}
-	d.s[0] += a
-	d.s[1] += b
-	d.s[2] += c
-	d.s[3] += e
+// block runs MD4's three rounds (RFC 1320, 3.4) on one 64-byte block,
+// unrolled: constant rotations, words in registers.
+func (s *md4) block(p []byte) {
+	_ = p[63]
+	x0 := binary.LittleEndian.Uint32(p[0:])
+	x1 := binary.LittleEndian.Uint32(p[4:])
+	x2 := binary.LittleEndian.Uint32(p[8:])
+	x3 := binary.LittleEndian.Uint32(p[12:])
+	x4 := binary.LittleEndian.Uint32(p[16:])
+	x5 := binary.LittleEndian.Uint32(p[20:])
+	x6 := binary.LittleEndian.Uint32(p[24:])
+	x7 := binary.LittleEndian.Uint32(p[28:])
+	x8 := binary.LittleEndian.Uint32(p[32:])
+	x9 := binary.LittleEndian.Uint32(p[36:])
+	x10 := binary.LittleEndian.Uint32(p[40:])
+	x11 := binary.LittleEndian.Uint32(p[44:])
+	x12 := binary.LittleEndian.Uint32(p[48:])
+	x13 := binary.LittleEndian.Uint32(p[52:])
+	x14 := binary.LittleEndian.Uint32(p[56:])
+	x15 := binary.LittleEndian.Uint32(p[60:])
+	a, b, c, d := s.s[0], s.s[1], s.s[2], s.s[3]
+	// round 1: F(X,Y,Z) = XY v not(X) Z
+	a = bits.RotateLeft32(a+((c^d)&b^d)+x0, 3)
+	d = bits.RotateLeft32(d+((b^c)&a^c)+x1, 7)
+	c = bits.RotateLeft32(c+((a^b)&d^b)+x2, 11)
+	b = bits.RotateLeft32(b+((d^a)&c^a)+x3, 19)
+	a = bits.RotateLeft32(a+((c^d)&b^d)+x4, 3)
+	d = bits.RotateLeft32(d+((b^c)&a^c)+x5, 7)
+	c = bits.RotateLeft32(c+((a^b)&d^b)+x6, 11)
+	b = bits.RotateLeft32(b+((d^a)&c^a)+x7, 19)
+	a = bits.RotateLeft32(a+((c^d)&b^d)+x8, 3)
+	d = bits.RotateLeft32(d+((b^c)&a^c)+x9, 7)
+	c = bits.RotateLeft32(c+((a^b)&d^b)+x10, 11)
+	b = bits.RotateLeft32(b+((d^a)&c^a)+x11, 19)
+	a = bits.RotateLeft32(a+((c^d)&b^d)+x12, 3)
+	d = bits.RotateLeft32(d+((b^c)&a^c)+x13, 7)
+	c = bits.RotateLeft32(c+((a^b)&d^b)+x14, 11)
+	b = bits.RotateLeft32(b+((d^a)&c^a)+x15, 19)
+	// round 2: G(X,Y,Z) = XY v XZ v YZ
+	a = bits.RotateLeft32(a+(b&c|(b|c)&d)+x0+0x5a827999, 3)
+	d = bits.RotateLeft32(d+(a&b|(a|b)&c)+x4+0x5a827999, 5)
+	c = bits.RotateLeft32(c+(d&a|(d|a)&b)+x8+0x5a827999, 9)
+	b = bits.RotateLeft32(b+(c&d|(c|d)&a)+x12+0x5a827999, 13)
+	a = bits.RotateLeft32(a+(b&c|(b|c)&d)+x1+0x5a827999, 3)
+	d = bits.RotateLeft32(d+(a&b|(a|b)&c)+x5+0x5a827999, 5)
+	c = bits.RotateLeft32(c+(d&a|(d|a)&b)+x9+0x5a827999, 9)
+	b = bits.RotateLeft32(b+(c&d|(c|d)&a)+x13+0x5a827999, 13)
+	a = bits.RotateLeft32(a+(b&c|(b|c)&d)+x2+0x5a827999, 3)
+	d = bits.RotateLeft32(d+(a&b|(a|b)&c)+x6+0x5a827999, 5)
+	c = bits.RotateLeft32(c+(d&a|(d|a)&b)+x10+0x5a827999, 9)
+	b = bits.RotateLeft32(b+(c&d|(c|d)&a)+x14+0x5a827999, 13)
+	a = bits.RotateLeft32(a+(b&c|(b|c)&d)+x3+0x5a827999, 3)
+	d = bits.RotateLeft32(d+(a&b|(a|b)&c)+x7+0x5a827999, 5)
+	c = bits.RotateLeft32(c+(d&a|(d|a)&b)+x11+0x5a827999, 9)
+	b = bits.RotateLeft32(b+(c&d|(c|d)&a)+x15+0x5a827999, 13)
+	// round 3: H(X,Y,Z) = X xor Y xor Z
+	a = bits.RotateLeft32(a+(b^c^d)+x0+0x6ed9eba1, 3)
+	d = bits.RotateLeft32(d+(a^b^c)+x8+0x6ed9eba1, 9)
+	c = bits.RotateLeft32(c+(d^a^b)+x4+0x6ed9eba1, 11)
+	b = bits.RotateLeft32(b+(c^d^a)+x12+0x6ed9eba1, 15)
+	a = bits.RotateLeft32(a+(b^c^d)+x2+0x6ed9eba1, 3)
+	d = bits.RotateLeft32(d+(a^b^c)+x10+0x6ed9eba1, 9)
+	c = bits.RotateLeft32(c+(d^a^b)+x6+0x6ed9eba1, 11)
+	b = bits.RotateLeft32(b+(c^d^a)+x14+0x6ed9eba1, 15)
+	a = bits.RotateLeft32(a+(b^c^d)+x1+0x6ed9eba1, 3)
+	d = bits.RotateLeft32(d+(a^b^c)+x9+0x6ed9eba1, 9)
+	c = bits.RotateLeft32(c+(d^a^b)+x5+0x6ed9eba1, 11)
+	b = bits.RotateLeft32(b+(c^d^a)+x13+0x6ed9eba1, 15)
+	a = bits.RotateLeft32(a+(b^c^d)+x3+0x6ed9eba1, 3)
+	d = bits.RotateLeft32(d+(a^b^c)+x11+0x6ed9eba1, 9)
+	c = bits.RotateLeft32(c+(d^a^b)+x7+0x6ed9eba1, 11)
+	b = bits.RotateLeft32(b+(c^d^a)+x15+0x6ed9eba1, 15)
+	s.s[0] += a
+	s.s[1] += b
+	s.s[2] += c
+	s.s[3] += d
 }

@@ -34,3 +34,22 @@ func TestMD4Vectors(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkMD4Block2K(b *testing.B) {
+	p := make([]byte, 2048)
+	h := newMD4()
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		h.Reset()
+		h.Write(p)
+		h.Sum(nil)
+	}
+}
+
+func BenchmarkRsum2K(b *testing.B) {
+	p := make([]byte, 2048)
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		rsum(p)
+	}
+}

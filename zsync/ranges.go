@@ -1,6 +1,7 @@
 package zsync
 
 import (
+	"bytes"
 	"crypto/sha1"
 	"fmt"
 	"io"
@@ -18,11 +19,11 @@ func (m *Matcher) Missing() []Range {
 	var out []Range
 	bs := int64(m.c.Blocksize)
 	for i := 0; i < len(m.have); i++ {
-		if m.have[i] {
+		if m.have[i].Load() {
 			continue
 		}
 		j := i
-		for j < len(m.have) && !m.have[j] {
+		for j < len(m.have) && !m.have[j].Load() {
 			j++
 		}
 		out = append(out, Range{int64(i) * bs, min(int64(j)*bs, m.c.Length)})
@@ -61,10 +62,25 @@ func (c *Control) Verify(r io.Reader) error {
 	if n != c.Length {
 		return fmt.Errorf("zsync: assembled file has %d bytes, want %d: %w", n, c.Length, ErrMismatch)
 	}
-	var got [20]byte
-	h.Sum(got[:0])
-	if got != c.SHA1 {
-		return fmt.Errorf("zsync: assembled file SHA-1 mismatch: want %x, got %x: %w", c.SHA1, got, ErrMismatch)
+	return c.CheckSHA1(h.Sum(nil))
+}
+
+// CheckSHA1 compares the SHA-1 of the assembled target, computed by the
+// caller (along with other digests, in one pass), with the control file's.
+func (c *Control) CheckSHA1(sum []byte) error {
+	if !bytes.Equal(sum, c.SHA1[:]) {
+		return fmt.Errorf("zsync: assembled file SHA-1 mismatch: want %x, got %x: %w", c.SHA1, sum, ErrMismatch)
+	}
+	return nil
+}
+
+// Done writes the blocks still gathered and checks that none is missing.
+func (m *Matcher) Done() error {
+	if err := m.Flush(); err != nil {
+		return err
+	}
+	if !m.Complete() {
+		return fmt.Errorf("zsync: %d of %d blocks are still missing", int64(len(m.have))-m.nhave.Load(), len(m.have))
 	}
 	return nil
 }
@@ -72,8 +88,8 @@ func (c *Control) Verify(r io.Reader) error {
 // Finish checks that every block has been written and that the assembled
 // target, read back from r, has the length and SHA-1 of the control file.
 func (m *Matcher) Finish(r io.ReaderAt) error {
-	if !m.Complete() {
-		return fmt.Errorf("zsync: %d of %d blocks are still missing", len(m.have)-m.nhave, len(m.have))
+	if err := m.Done(); err != nil {
+		return err
 	}
 	return m.c.Verify(io.NewSectionReader(r, 0, m.c.Length+1))
 }

@@ -4,26 +4,38 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // seedBuf is the minimum read buffer of a seed scan.
 const seedBuf = 256 << 10
 
-// scanner walks one seed with the rolling checksum at every offset. It
-// holds a buffer of a few blocks; past the seed's end it sees zeros, as a
-// short last block is zero-padded in the control file.
+// scanner walks one seed (or one segment of it) with the rolling checksum
+// at every offset. It holds a buffer of a few blocks; past the seed's end
+// it sees zeros, as a short last block is zero-padded in the control file.
+// Its index, MD4, counters and write gathering are its own: scanners of
+// one Matcher run at once, sharing only the blocks written.
 type scanner struct {
-	m    *Matcher
-	r    io.Reader
-	buf  []byte
-	pos  int // offset in buf of the window
-	n    int // bytes valid in buf (zeros included after EOF)
-	end  int // offset in buf where the seed ends, once eof
-	eof  bool
-	win  int // bytes looked at from pos: Blocksize × SeqMatches
-	bs   int
-	a, b [2]uint16 // rsums of the window's first and second block
-	hint int       // block expected at pos after a match, or -1
+	m     *Matcher
+	idx   *index
+	r     io.Reader
+	buf   []byte
+	pos   int   // offset in buf of the window
+	n     int   // bytes valid in buf (zeros included after EOF)
+	end   int   // offset in buf where the seed ends, once eof
+	at    int64 // offset in the reader of buf[0]
+	limit int64 // windows start before this offset in the reader (-1: all)
+	eof   bool
+	win   int // bytes looked at from pos: Blocksize × SeqMatches
+	bs    int
+	a, b  [2]uint16 // rsums of the window's first and second block
+	hint  int       // block expected at pos after a match, or -1
+	h     md4
+	md1   [md4Size]byte
+	md2   [md4Size]byte
+	g     gather
+
+	fromSeed, tested, probed int64
 }
 
 // Seed looks for the target's blocks in one seed and writes those it
@@ -33,19 +45,80 @@ func (m *Matcher) Seed(r io.Reader) error {
 	if m.Complete() {
 		return nil
 	}
+	return m.newScanner(r, -1).scan()
+}
+
+// parallelMin is the seed size from which SeedAt splits the scan (a
+// variable for tests).
+var parallelMin int64 = 8 << 20
+
+// SeedAt is Seed for a seed of size bytes read at random: with workers
+// above 1 and a large seed, it scans that many segments at once (each
+// reading a window's length into the next, so no offset is skipped).
+func (m *Matcher) SeedAt(r io.ReaderAt, size int64, workers int) error {
+	if m.Complete() {
+		return nil
+	}
+	if workers <= 1 || size < parallelMin {
+		return m.Seed(io.NewSectionReader(r, 0, size))
+	}
+	seg := (size + int64(workers) - 1) / int64(workers)
+	over := int64(m.c.Blocksize*m.c.SeqMatches) + 1
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for k := range workers {
+		start := int64(k) * seg
+		if start >= size {
+			break
+		}
+		limit, length := seg, min(seg+over, size-start)
+		if start+seg >= size {
+			limit = -1 // the last segment: its end is the seed's, zero-padded
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = m.newScanner(io.NewSectionReader(r, start, length), limit).scan()
+			if errs[k] != nil {
+				m.stop.Store(true) // the other segments give up too
+			}
+		}()
+	}
+	wg.Wait()
+	m.stop.Store(false)
+	return errors.Join(errs...)
+}
+
+func (m *Matcher) newScanner(r io.Reader, limit int64) *scanner {
 	bs := m.c.Blocksize
-	s := &scanner{m: m, r: r, bs: bs, win: bs * m.c.SeqMatches, hint: -1}
+	s := &scanner{m: m, idx: m.idx.clone(), r: r, bs: bs, win: bs * m.c.SeqMatches, hint: -1, limit: limit}
+	s.g.out = m.out
 	s.buf = make([]byte, max(2*(s.win+1), seedBuf))
-	return s.run()
+	return s
+}
+
+// scan runs the scanner, writes what it gathered and adds its counts.
+func (s *scanner) scan() error {
+	err := s.run()
+	if ferr := s.g.flush(); err == nil && ferr != nil {
+		err = fmt.Errorf("zsync: writing blocks: %w", ferr)
+	}
+	m := s.m
+	m.mu.Lock()
+	m.FromSeed += s.fromSeed
+	m.Tested += s.tested
+	m.Probed += s.probed
+	m.mu.Unlock()
+	return err
 }
 
 func (s *scanner) run() error {
 	fresh := true
-	for !s.m.Complete() {
+	for !s.m.Complete() && !s.m.stop.Load() {
 		if err := s.fill(); err != nil {
 			return err
 		}
-		if s.eof && s.pos >= s.end {
+		if s.eof && s.pos >= s.end || s.limit >= 0 && s.at+int64(s.pos) >= s.limit {
 			return nil
 		}
 		if fresh {
@@ -79,6 +152,7 @@ func (s *scanner) fill() error {
 	}
 	s.n = copy(s.buf, s.buf[s.pos:s.n])
 	s.end -= s.pos
+	s.at += int64(s.pos)
 	s.pos = 0
 	for s.n < len(s.buf) {
 		k, err := s.r.Read(s.buf[s.n:])
@@ -121,34 +195,34 @@ func (s *scanner) roll() {
 func (s *scanner) try() (int, error) {
 	m := s.m
 	w1 := s.buf[s.pos : s.pos+s.bs]
-	var sum1, sum2 []byte
+	sum1, sum2 := s.md1[:0], s.md2[:0] // the windows' MD4s, once computed
 	key1 := join(s.a[0], s.b[0]) & m.mask
-	if h := s.hint; h >= 0 && h < len(m.have) && !m.have[h] && m.c.Rsums[h] == key1 && m.strong(h, w1, &sum1) {
+	if h := s.hint; h >= 0 && h < len(m.have) && !m.have[h].Load() && m.c.Rsums[h] == key1 && s.strong(h, w1, &sum1) {
 		s.hint = h + 1 // the block after the last match goes on
-		return s.bs, m.take(h, w1, &m.FromSeed)
+		return s.bs, s.take(h, w1)
 	}
 	s.hint = -1
 	jump := 0
-	lo, hi := m.idx.lookup(key1)
-	for p := lo; p < hi; p = m.idx.live(p + 1) {
-		m.Probed++
-		i := int(m.idx.sorted[p])
+	lo, hi := s.idx.lookup(key1)
+	for p := lo; p < hi; p = s.idx.live(p + 1) {
+		s.probed++
+		i := int(s.idx.sorted[p])
 		pair := m.c.SeqMatches == 2 && i+1 < len(m.have)
 		if pair && join(s.a[1], s.b[1])&m.mask != m.c.Rsums[i+1] {
 			continue
 		}
-		if !m.strong(i, w1, &sum1) {
+		if !s.strong(i, w1, &sum1) {
 			continue
 		}
 		w2 := s.buf[s.pos+s.bs : s.pos+2*s.bs]
-		if pair && !m.strong(i+1, w2, &sum2) {
+		if pair && !s.strong(i+1, w2, &sum2) {
 			continue
 		}
-		if err := m.take(i, w1, &m.FromSeed); err != nil {
+		if err := s.take(i, w1); err != nil {
 			return 0, err
 		}
 		if pair {
-			if err := m.take(i+1, w2, &m.FromSeed); err != nil {
+			if err := s.take(i+1, w2); err != nil {
 				return 0, err
 			}
 		}
@@ -160,4 +234,35 @@ func (s *scanner) try() (int, error) {
 		}
 	}
 	return jump, nil
+}
+
+// take writes block i unless another scan did, and retires from this
+// scan's lookups the blocks nothing is left to find through.
+func (s *scanner) take(i int, w []byte) error {
+	taken, err := s.m.take(i, w, &s.g)
+	if err != nil {
+		return err
+	}
+	if taken {
+		s.fromSeed += int64(s.m.c.blockLen(i))
+	}
+	for _, j := range [2]int{i, i - 1} {
+		if j >= 0 && s.m.done(j) {
+			s.idx.retire(j)
+		}
+	}
+	return nil
+}
+
+// strong reports whether the MD4 of window w matches block i's checksum;
+// *sum keeps the window's MD4 (empty: not computed yet) for the next
+// candidate.
+func (s *scanner) strong(i int, w []byte, sum *[]byte) bool {
+	if len(*sum) == 0 {
+		s.tested++
+		s.h.Reset()
+		s.h.Write(w)
+		*sum = s.h.Sum((*sum)[:0])
+	}
+	return s.m.checksumMatches(i, *sum)
 }
