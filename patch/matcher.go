@@ -43,13 +43,16 @@ type op struct {
 }
 
 // index maps the hash of hlen bytes at every step-th offset of the base to
-// offset/step+1.
+// offset/step+1 in the low kbits of an entry; the bits above hold a tag
+// of the hash (bits the bucket number does not use), so most candidates
+// that only share a bucket are rejected without reading the base.
 type index struct {
 	table []uint32 // buckets of ways entries
 	shift uint
 	step  int64
 	hlen  int
 	ways  int
+	kbits uint
 }
 
 func (x *index) hash(b []byte) uint64 {
@@ -70,7 +73,13 @@ func newIndex(size int64, hlen, ways int, minStep int64, entries int) *index {
 	}
 	x.table = make([]uint32, n)
 	x.shift = uint(64 - bits.TrailingZeros64(uint64(n/int64(ways))))
+	x.kbits = uint(bits.Len64(uint64(n))) // every offset/step+1 is at most n
 	return x
+}
+
+// tag is the part of hash h stored above the offset.
+func (x *index) tag(h uint64) uint32 {
+	return uint32(h) << x.kbits
 }
 
 // add indexes the sampled offsets of buf, which holds the base from off.
@@ -79,17 +88,25 @@ func (x *index) add(buf []byte, off int64) {
 	for ; i-off+int64(x.hlen) <= int64(len(buf)); i += x.step {
 		// Sample k goes to way k mod ways: no shifting, oldest replaced.
 		k := i / x.step
-		x.table[int(x.hash(buf[i-off:])>>x.shift)*x.ways+int(k)%x.ways] = uint32(k + 1)
+		h := x.hash(buf[i-off:])
+		x.table[int(h>>x.shift)*x.ways+int(k)%x.ways] = uint32(k+1) | x.tag(h)
 	}
 }
 
-// bucket returns the entries (offset/step+1, 0 for none) indexed for the
-// bytes at b.
-func (x *index) bucket(b []byte) []uint32 {
+// lookup appends to dst the base offsets indexed for the bytes at b whose
+// tag matches.
+func (x *index) lookup(dst []int64, b []byte) []int64 {
 	if len(b) < x.hlen {
-		return nil
+		return dst
 	}
-	return x.table[int(x.hash(b)>>x.shift)*x.ways:][:x.ways]
+	h := x.hash(b)
+	tag, mask := x.tag(h), uint32(1)<<x.kbits-1
+	for _, e := range x.table[int(h>>x.shift)*x.ways:][:x.ways] {
+		if e&mask != 0 && e&^mask == tag {
+			dst = append(dst, int64(e&mask-1)*x.step)
+		}
+	}
+	return dst
 }
 
 type matcher struct {
@@ -98,6 +115,7 @@ type matcher struct {
 	self   bool
 	ttable []int32
 	ops    []op
+	cands  []int64
 	segMin int64
 	segMax int64
 }
@@ -134,6 +152,7 @@ func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher,
 func (m *matcher) window(t []byte) []op {
 	m.ops = m.ops[:0]
 	m.segMin, m.segMax = -1, -1
+	m.src.probes = len(t)/4 + 1024
 	if m.self {
 		clear(m.ttable)
 	}
@@ -181,13 +200,10 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
 		}
 	}
 	for _, x := range m.idx {
-		for _, e := range x.bucket(t[q:]) {
-			if e == 0 {
-				continue
-			}
-			sp := int64(e-1) * x.step
-			if f := m.src.matchForward(sp, t[q:]); f >= x.hlen {
-				b := m.src.matchBackward(sp, t[lit:q])
+		m.cands = x.lookup(m.cands[:0], t[q:])
+		for _, sp := range m.cands {
+			if f := m.src.verify(sp, t[q:]); f >= x.hlen {
+				b := m.src.verifyBack(sp, t[lit:q])
 				if f+b >= minMatch && f+b > c.n && m.fits(sp-int64(b), f+b) {
 					c = candidate{start: q - b, n: f + b, addr: sp - int64(b)}
 				}
