@@ -37,6 +37,32 @@ func compressible(ctype string) bool {
 // It returns "" for identity. A refused identity is not enforced: the
 // server then still sends identity rather than 406.
 func negotiate(h http.Header) string {
+	weight := codingWeights(h)
+	best, bestQ := "", 0.0
+	for _, enc := range encodings {
+		if w := weight(enc); w > bestQ {
+			best, bestQ = enc, w
+		}
+	}
+	return best
+}
+
+// AcceptedCodings returns those of names that Accept-Encoding accepts
+// (qvalue above 0, "*" standing for codings not listed), in the order of
+// names; the delta step uses it to offer a compressed 226.
+func AcceptedCodings(h http.Header, names []string) []string {
+	weight := codingWeights(h)
+	var out []string
+	for _, n := range names {
+		if weight(n) > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// codingWeights parses Accept-Encoding into the weight of each coding.
+func codingWeights(h http.Header) func(string) float64 {
 	q := map[string]float64{}
 	star := -1.0
 	for _, line := range h.Values("Accept-Encoding") {
@@ -57,17 +83,12 @@ func negotiate(h http.Header) string {
 			q[name] = w
 		}
 	}
-	best, bestQ := "", 0.0
-	for _, enc := range encodings {
-		w, ok := q[enc]
-		if !ok {
-			w = star
+	return func(name string) float64 {
+		if w, ok := q[name]; ok {
+			return w
 		}
-		if w > bestQ {
-			best, bestQ = enc, w
-		}
+		return star
 	}
-	return best
 }
 
 // qvalue is the weight of a list member from its parameters: 1 when
@@ -78,4 +99,25 @@ func qvalue(params string) float64 {
 		return 0
 	}
 	return q
+}
+
+// deltaIdentity returns the identity in place of an encoded variant when
+// the request asks the delta step for a delta (A-IM and an If-None-Match
+// not naming the variant): a delta is made between identities, and a 226
+// carries its own content coding. Without a delta the identity is sent.
+func (s *Server) deltaIdentity(r *http.Request, rep *Representation) *Representation {
+	if s.cfg.delta == nil || rep.identity == nil || r.Method != http.MethodGet ||
+		r.Header.Get("A-IM") == "" || r.Header.Get("If-None-Match") == "" {
+		return rep
+	}
+	tags, err := httpfield.ParseETags(r.Header.Values("If-None-Match"))
+	if err != nil {
+		return rep
+	}
+	for _, t := range tags {
+		if t == "*" || strings.TrimPrefix(t, "W/") == rep.ETag {
+			return rep
+		}
+	}
+	return rep.identity
 }
