@@ -107,7 +107,7 @@ func (m *matcher) window(t []byte) []op {
 			continue
 		}
 		for k := 1; c.n < m.tune.lazyLen && k <= m.tune.lazySteps && q+k < c.start+c.n; k++ {
-			if c2 := m.best(t, q+k, lit, predT, predS); m.better(c2, c, q+k) {
+			if c2 := m.best(t, q+k, lit, predT, predS); m.laterBetter(c2, c, q+k) {
 				c = c2
 			}
 		}
@@ -154,6 +154,15 @@ func (m *matcher) gain(c candidate, q int) int {
 // better reports whether c2 found at q should replace c.
 func (m *matcher) better(c2, c candidate, q int) bool {
 	g2, g := m.gain(c2, q), m.gain(c, q)
+	return g2 > g || g2 == g && c2.n > c.n
+}
+
+// laterBetter reports whether c2, found k bytes after c by the lazy
+// look-ahead, should replace c: the bytes c covered before c2 starts
+// become an ADD, which is counted against c2 on top of the coverage lost
+// (c's end would likely have been followed by a copy anyway).
+func (m *matcher) laterBetter(c2, c candidate, q int) bool {
+	g2, g := m.gain(c2, q)-max(0, c2.start-c.start), m.gain(c, q)
 	return g2 > g || g2 == g && c2.n > c.n
 }
 
