@@ -2,6 +2,8 @@ package patch
 
 import (
 	"encoding/binary"
+	"fmt"
+	"io"
 	"math/bits"
 )
 
@@ -70,4 +72,40 @@ func (x *index) lookup(dst []int64, b []byte) []int64 {
 		}
 	}
 	return dst
+}
+
+// indexBase adds the whole base to the indexes. A base the block cache
+// holds whole is read into the cache and indexed from there, so it is read
+// once in all; a larger one is streamed past the indexes in 1 MiB pieces
+// (and read again by the copies).
+func (m *matcher) indexBase(base io.ReaderAt, size int64) error {
+	if m.src.whole {
+		var joint [32]byte
+		tail := 0 // bytes of the previous block at the start of joint
+		for off := int64(0); off < size; off += blockSize {
+			p, err := m.src.span(off, blockSize)
+			if err != nil {
+				return err
+			}
+			// The samples that straddle the boundary at off.
+			k := copy(joint[tail:], p[:min(len(p), 15)])
+			for _, x := range m.idx {
+				x.add(p, off)
+				x.add(joint[:tail+k], off-int64(tail))
+			}
+			tail = copy(joint[:], p[max(0, len(p)-15):])
+		}
+		return nil
+	}
+	buf := make([]byte, 1<<20+16)
+	for off := int64(0); off < size; off += 1 << 20 {
+		n := int(min(int64(len(buf)), size-off))
+		if k, err := base.ReadAt(buf[:n], off); k < n {
+			return fmt.Errorf("read base at %d: %w", off, err)
+		}
+		for _, x := range m.idx {
+			x.add(buf[:n], off)
+		}
+	}
+	return nil
 }

@@ -2,15 +2,15 @@ package patch
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
 )
 
 // The matcher finds copies for one target window at a time (the scheme of
-// xdelta3 and bsdiff-lite): the base is indexed once by two hash tables, of
-// 16 bytes at every 8th offset and of 8 bytes at every 2nd offset (a
-// bucket holds as many offsets as the level's ways, for text whose 8-byte
-// strings repeat). Each target position is hashed; candidates from both
+// xdelta3 and bsdiff-lite): the base is indexed once by a hash table of
+// the 8 bytes at every step-th offset (every 4th up to level 6, every 2nd
+// above, with a second table of 16 bytes at every 8th offset; a bucket
+// holds as many offsets as the level's ways, for text whose 8-byte
+// strings repeat). Each target position is hashed; candidates from the
 // base indexes, from the target already seen, from the continuation of
 // the previous copy, from the diagonal of the last long copy and from a
 // dense index of the base around it (matchlocal.go) are verified and
@@ -19,15 +19,16 @@ import (
 // the candidates of the next few positions first (lazy matching).
 //
 // Memory: each base index has at most indexSize/2 entries of 4 bytes
-// (default 2^23 each, 64 MiB in all; twice that at levels 8 and 9). Bases
-// up to 16 MiB are indexed densely, so every match of 9 bytes or more can
-// be found; larger bases are sampled more sparsely (step = size /
-// entries; from 64 MiB on only the 8-byte index is kept), so only matches
-// of at least step+7 bytes are sure to be found (135 bytes for a 1 GiB
-// base), while long matches always are. The target index has 2^18
-// entries; the base is read through the block cache (source.go).
+// (default 2^23 each, 64 MiB in all; twice that at levels 8 and 9). Small
+// bases are indexed at the level's step, so every match of step+7 bytes
+// or more can be found; larger bases are sampled more sparsely (step =
+// size / entries), so only matches of at least step+7 bytes are sure to be
+// found (135 bytes for a 1 GiB base), while long matches always are. The
+// target index has 2^18 entries; the base is read through the block cache
+// (source.go).
 const (
-	minMatch     = 9   // shortest match found through an index worth a copy
+	minMatch     = 8   // shortest match found through an index worth a copy
+	minGain      = 5   // ... if its length less its address size is at least this
 	predictRange = 64  // bytes after a copy in which its continuation is tried
 	minPredicted = 6   // shortest continuation match worth a copy
 	minRun       = 8   // shortest run of one byte emitted as RUN
@@ -72,21 +73,14 @@ func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher,
 		return m, nil
 	}
 	entries := cfg.indexSize / 2 * m.tune.indexMul
-	short := newIndex(size, 8, m.tune.ways, 2, entries)
+	short := newIndex(size, 8, m.tune.ways, int64(m.tune.step), entries)
 	m.idx = []*index{short}
-	if short.step < 8 {
+	if m.tune.long && short.step < 8 {
 		// The long index adds matches only while the short one is denser.
 		m.idx = append(m.idx, newIndex(size, 16, 1, 8, entries))
 	}
-	buf := make([]byte, 1<<20+16)
-	for off := int64(0); off < size; off += 1 << 20 {
-		n := int(min(int64(len(buf)), size-off))
-		if k, err := base.ReadAt(buf[:n], off); k < n {
-			return nil, fmt.Errorf("read base at %d: %w", off, err)
-		}
-		for _, x := range m.idx {
-			x.add(buf[:n], off)
-		}
+	if err := m.indexBase(base, size); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -196,7 +190,7 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
 			if f := m.src.verify(sp, t[q:]); f >= x.hlen {
 				b := m.src.verifyBack(sp, t[lit:q])
 				c2 := candidate{start: q - b, n: f + b, addr: sp - int64(b)}
-				if f+b >= minMatch && m.better(c2, c, q) && m.fits(c2.addr, c2.n) {
+				if f+b >= minMatch && m.gain(c2, q) >= minGain && m.better(c2, c, q) && m.fits(c2.addr, c2.n) {
 					c = c2
 				}
 			}
@@ -209,7 +203,7 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
 			if f := commonPrefix(t[tp:], t[q:]); f >= selfLen {
 				b := commonSuffix(t[lit:q], t[:tp])
 				c2 := candidate{start: q - b, n: f + b, addr: int64(tp - b), self: true}
-				if f+b >= minMatch && m.better(c2, c, q) {
+				if f+b >= minMatch && m.gain(c2, q) >= minGain && m.better(c2, c, q) {
 					c = c2
 				}
 			}
