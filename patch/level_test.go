@@ -34,8 +34,8 @@ func TestXdelta3DecodesEveryLevel(t *testing.T) {
 	}
 }
 
-// TestLevelsRoundTrip: every level's delta decodes to the target, and
-// level 9's is no larger than level 0's.
+// TestLevelsRoundTrip: every level's vcdiff and gdiff decode to the
+// target, and level 9's vcdiff is no larger than level 0's.
 func TestLevelsRoundTrip(t *testing.T) {
 	for _, ds := range smallSets() {
 		sizes := make([]int, 10)
@@ -46,6 +46,13 @@ func TestLevelsRoundTrip(t *testing.T) {
 				t.Fatalf("%s, level %d: decode: %v, equal %v", ds.name, level, err, bytes.Equal(got, ds.target))
 			}
 			sizes[level] = len(d)
+			var g, back bytes.Buffer
+			if err := EncodeGDIFF(bytes.NewReader(ds.base), int64(len(ds.base)), bytes.NewReader(ds.target), &g, WithLevel(level)); err != nil {
+				t.Fatalf("%s, level %d: gdiff: %v", ds.name, level, err)
+			}
+			if err := DecodeGDIFF(bytes.NewReader(ds.base), int64(len(ds.base)), &g, &back); err != nil || !bytes.Equal(back.Bytes(), ds.target) {
+				t.Fatalf("%s, level %d: gdiff decode: %v", ds.name, level, err)
+			}
 		}
 		if sizes[9] > sizes[0] {
 			t.Errorf("%s: level 9 gives %d bytes, level 0 %d: want level 9 no larger", ds.name, sizes[9], sizes[0])

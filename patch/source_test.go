@@ -56,3 +56,21 @@ func TestEncodeLargeBaseReadsBounded(t *testing.T) {
 		t.Fatalf("the delta does not rebuild the target: %v", err)
 	}
 }
+
+// TestEncodeCachedBaseReadOnce: a base the block cache holds whole is read
+// once, by the indexing, and the copies are verified from the cache.
+func TestEncodeCachedBaseReadOnce(t *testing.T) {
+	base := random(33, 2<<20)
+	target := shiftingInserts(scatteredEdits(base, 34, 50), 35, 50)
+	cr := &countingReader{r: bytes.NewReader(base), budget: 64 << 20}
+	var out bytes.Buffer
+	if err := EncodeVCDIFF(cr, int64(len(base)), bytes.NewReader(target), &out); err != nil {
+		t.Fatal(err)
+	}
+	if cr.bytes != int64(len(base)) {
+		t.Errorf("read %d bytes of the %d-byte base in %d calls, want each byte once", cr.bytes, len(base), cr.calls)
+	}
+	if got, err := decodeVCDIFF(base, out.Bytes()); err != nil || !bytes.Equal(got, target) {
+		t.Fatalf("the delta does not rebuild the target: %v", err)
+	}
+}
