@@ -18,6 +18,7 @@ type diffOptions struct {
 	Format   string
 	Output   string
 	Checksum bool
+	Level    int
 }
 
 // deltaFormats are the --format values of diff and patch.
@@ -31,6 +32,7 @@ func newDiffCmd(ios *IOStreams) *cobra.Command {
 		Long: `Write a delta that turns OLD into NEW: RFC 3284 VCDIFF (the default, which
 "xdelta3 -d -s OLD" also decodes), gdiff, or a "diff -e" ed script (text only).` + exitStatusHelp,
 		Example: `  hdig diff v1.json v2.json -o v1-v2.vcdiff
+  hdig diff -l 9 old.tar new.tar -o d.vcdiff
   hdig diff --format diffe old.txt new.txt`,
 		Args: deltaArgs,
 		RunE: func(c *cobra.Command, args []string) error {
@@ -38,11 +40,15 @@ func newDiffCmd(ios *IOStreams) *cobra.Command {
 			if !validDeltaFormat(opts.Format) {
 				return usageErrorf("--format %q: want one of vcdiff, gdiff, diffe", opts.Format)
 			}
+			if opts.Level < 0 || opts.Level > 9 {
+				return usageErrorf("--level %d: want 0 (fastest) to 9 (smallest)", opts.Level)
+			}
 			return runDiff(opts)
 		},
 	}
 	c.Flags().StringVar(&opts.Format, "format", "vcdiff", "delta `format`: vcdiff, gdiff or diffe")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the delta to `FILE` instead of stdout")
+	c.Flags().IntVarP(&opts.Level, "level", "l", patch.DefaultLevel, "vcdiff and gdiff `LEVEL`: 0 fastest to 9 smallest, like xdelta3's -0…-9")
 	c.Flags().BoolVar(&opts.Checksum, "checksum", false, "add xdelta3's Adler-32 checksum to every vcdiff window")
 	return c
 }
@@ -76,7 +82,7 @@ func runDiff(opts *diffOptions) error {
 	}
 	defer nw.Close()
 	return writeDeltaOutput(opts.IO, opts.Output, func(w io.Writer) error {
-		return patch.Encode(opts.Format, old, oldSize, nw, w, patch.WithChecksum(opts.Checksum))
+		return patch.Encode(opts.Format, old, oldSize, nw, w, patch.WithChecksum(opts.Checksum), patch.WithLevel(opts.Level))
 	})
 }
 

@@ -318,7 +318,13 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	// Rebuilt bytes are bounded by what came in: the delta and its base.
 	out := &boundedWriter{w: io.MultiWriter(sinkWriter{sink}, repr), lim: d.req.Limits, expands: true,
 		in: func() int64 { return counted.n + b.Size() }}
-	err = patch.Undo(ims, b, b.Size(), body, out)
+	// A 226 may carry a content coding over the delta (RFC 3229 §10.7).
+	coded, done, err := decoder(body, resp.Header.Get("Content-Encoding"))
+	if err != nil {
+		return fmt.Errorf("%w: %v", errDeltaFailed, err)
+	}
+	defer done()
+	err = patch.Undo(ims, b, b.Size(), coded, out)
 	if err == nil {
 		_, err = io.Copy(io.Discard, body)
 	}

@@ -2,34 +2,37 @@ package patch
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
-	"math/bits"
 )
 
 // The matcher finds copies for one target window at a time (the scheme of
-// xdelta3 and bsdiff-lite): the base is indexed once by two hash tables, of
-// 16 bytes at every 8th offset and of 8 bytes at every 2nd offset (eight
-// offsets a bucket, for text whose 8-byte strings repeat); each
-// target position is hashed, candidates from both base indexes, from the
-// target already seen and from the continuation of the previous copy are
-// verified and extended forward and backward, and the longest wins. A short
-// winner is compared with the candidates of the next few positions first.
+// xdelta3 and bsdiff-lite): the base is indexed once by a hash table of
+// the 8 bytes at every step-th offset (every 4th up to level 6, every 2nd
+// above, with a second table of 16 bytes at every 8th offset; a bucket
+// holds as many offsets as the level's ways, for text whose 8-byte
+// strings repeat). Each target position is hashed; candidates from the
+// base indexes, from the target already seen, from the continuation of
+// the previous copy, from the diagonal of the last long copy and from a
+// dense index of the base around it (matchlocal.go) are verified and
+// extended forward and backward, and the one saving the most bytes (its
+// length less its address's size) wins. A short winner is compared with
+// the candidates of the next few positions first (lazy matching).
 //
 // Memory: each base index has at most indexSize/2 entries of 4 bytes
-// (default 2^23 each, 64 MiB in all). Bases up to 16 MiB are indexed
-// densely, so every match of 9 bytes or more can be found; larger bases are
-// sampled more sparsely (step = size / entries; from 64 MiB on only the
-// 8-byte index is kept), so only matches of at least step+7 bytes are sure
-// to be found (135 bytes for a 1 GiB base), while long matches always are. The target index has 2^18 entries; the base is
-// read through the block cache.
+// (default 2^23 each, 64 MiB in all; twice that at levels 8 and 9). Small
+// bases are indexed at the level's step, so every match of step+7 bytes
+// or more can be found; larger bases are sampled more sparsely (step =
+// size / entries), so only matches of at least step+7 bytes are sure to be
+// found (135 bytes for a 1 GiB base), while long matches always are. The
+// target index has 2^18 entries; the base is read through the block cache
+// (source.go).
 const (
-	minMatch     = 9  // shortest match found through an index worth a copy
-	predictRange = 64 // bytes after a copy in which its continuation is tried
-	minPredicted = 6  // shortest continuation match worth a copy
-	minRun       = 8  // shortest run of one byte emitted as RUN
-	lazyLen      = 32 // a match shorter than this is compared with later ones
-	lazySteps    = 8  // how many later positions
+	minMatch     = 8   // shortest match found through an index worth a copy
+	minGain      = 5   // ... if its length less its address size is at least this
+	predictRange = 64  // bytes after a copy in which its continuation is tried
+	minPredicted = 6   // shortest continuation match worth a copy
+	minRun       = 8   // shortest run of one byte emitted as RUN
+	anchorLen    = 256 // a copy at least this long sets the diagonal tried first
 	selfBits     = 18
 	selfLen      = 8
 )
@@ -42,90 +45,42 @@ type op struct {
 	self bool  // copy from the target window itself
 }
 
-// index maps the hash of hlen bytes at every step-th offset of the base to
-// offset/step+1.
-type index struct {
-	table []uint32 // buckets of ways entries
-	shift uint
-	step  int64
-	hlen  int
-	ways  int
-}
-
-func (x *index) hash(b []byte) uint64 {
-	h := binary.LittleEndian.Uint64(b) * 0x9E3779B97F4A7C15
-	if x.hlen == 16 {
-		h = (h ^ bits.RotateLeft64(binary.LittleEndian.Uint64(b[8:]), 29)) * 0xC2B2AE3D27D4EB4F
-	}
-	return h
-}
-
-func newIndex(size int64, hlen, ways int, minStep int64, entries int) *index {
-	x := &index{step: minStep, hlen: hlen, ways: ways}
-	n := int64(1) << (63 - bits.LeadingZeros64(uint64(entries)))
-	if samples := size / minStep; samples < n {
-		n = max(1<<10, int64(1)<<(64-bits.LeadingZeros64(uint64(samples))))
-	} else {
-		x.step = (size + n - 1) / n
-	}
-	x.table = make([]uint32, n)
-	x.shift = uint(64 - bits.TrailingZeros64(uint64(n/int64(ways))))
-	return x
-}
-
-// add indexes the sampled offsets of buf, which holds the base from off.
-func (x *index) add(buf []byte, off int64) {
-	i := (off + x.step - 1) / x.step * x.step
-	for ; i-off+int64(x.hlen) <= int64(len(buf)); i += x.step {
-		// Sample k goes to way k mod ways: no shifting, oldest replaced.
-		k := i / x.step
-		x.table[int(x.hash(buf[i-off:])>>x.shift)*x.ways+int(k)%x.ways] = uint32(k + 1)
-	}
-}
-
-// bucket returns the entries (offset/step+1, 0 for none) indexed for the
-// bytes at b.
-func (x *index) bucket(b []byte) []uint32 {
-	if len(b) < x.hlen {
-		return nil
-	}
-	return x.table[int(x.hash(b)>>x.shift)*x.ways:][:x.ways]
-}
-
 type matcher struct {
-	src    *source
-	idx    []*index
-	self   bool
-	ttable []int32
-	ops    []op
-	segMin int64
-	segMax int64
+	src      *source
+	idx      []*index
+	tune     tuning
+	loc      local
+	lastEnd  int64 // end of the last source copy; -1: none yet
+	tpos     int64 // target offset of the window's start
+	anchor   int64 // base offset less target offset of the last long copy
+	anchored bool
+	ttable   []int32
+	ops      []op
+	cands    []int64
+	segMin   int64
+	segMax   int64
 }
 
 // newMatcher indexes the base. self enables copies from the target window.
 func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher, error) {
-	m := &matcher{src: newSource(base, size, cfg.cacheSize), self: self}
-	if self {
+	m := &matcher{src: newSource(base, size, cfg.cacheSize), tune: levels[cfg.level], lastEnd: -1}
+	m.loc.center = -1
+	m.tune.self = m.tune.self && self
+	if m.tune.self {
 		m.ttable = make([]int32, 1<<selfBits)
 	}
 	if size < 16 {
 		return m, nil
 	}
-	short := newIndex(size, 8, 8, 2, cfg.indexSize/2)
+	entries := cfg.indexSize / 2 * m.tune.indexMul
+	short := newIndex(size, 8, m.tune.ways, int64(m.tune.step), entries)
 	m.idx = []*index{short}
-	if short.step < 8 {
+	if m.tune.long && short.step < 8 {
 		// The long index adds matches only while the short one is denser.
-		m.idx = append(m.idx, newIndex(size, 16, 1, 8, cfg.indexSize/2))
+		m.idx = append(m.idx, newIndex(size, 16, 1, 8, entries))
 	}
-	buf := make([]byte, 1<<20+16)
-	for off := int64(0); off < size; off += 1 << 20 {
-		n := int(min(int64(len(buf)), size-off))
-		if k, err := base.ReadAt(buf[:n], off); k < n {
-			return nil, fmt.Errorf("read base at %d: %w", off, err)
-		}
-		for _, x := range m.idx {
-			x.add(buf[:n], off)
-		}
+	if err := m.indexBase(base, size); err != nil {
+		return nil, err
 	}
 	return m, nil
 }
@@ -134,7 +89,8 @@ func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher,
 func (m *matcher) window(t []byte) []op {
 	m.ops = m.ops[:0]
 	m.segMin, m.segMax = -1, -1
-	if m.self {
+	m.src.probes = len(t)/4 + 1024
+	if m.tune.self {
 		clear(m.ttable)
 	}
 	lit, predT, predS := 0, -1, int64(0)
@@ -144,8 +100,8 @@ func (m *matcher) window(t []byte) []op {
 			q++
 			continue
 		}
-		for k := 1; c.n < lazyLen && k <= lazySteps && q+k < c.start+c.n; k++ {
-			if c2 := m.best(t, q+k, lit, predT, predS); c2.n > c.n {
+		for k := 1; c.n < m.tune.lazyLen && k <= m.tune.lazySteps && q+k < c.start+c.n; k++ {
+			if c2 := m.best(t, q+k, lit, predT, predS); m.laterBetter(c2, c, q+k) {
 				c = c2
 			}
 		}
@@ -155,10 +111,15 @@ func (m *matcher) window(t []byte) []op {
 		predT, predS = -1, 0
 		if !c.self {
 			predT, predS = q, c.addr+int64(c.n)
+			m.lastEnd = predS
+			if c.n >= anchorLen {
+				m.anchor, m.anchored = c.addr-m.tpos-int64(c.start), true
+			}
 			m.noteSegment(c.addr, c.addr+int64(c.n))
 		}
 	}
 	m.literal(t, lit, len(t))
+	m.tpos += int64(len(t))
 	return m.ops
 }
 
@@ -170,7 +131,37 @@ type candidate struct {
 	self  bool
 }
 
-// best returns the longest match covering position q (n == 0: none).
+// gain estimates the bytes a copy saves over adding its bytes: its length
+// less the size of its address, which is small near the last source copy
+// (the near cache) or, for a copy from the target, near q (VCD_HERE).
+func (m *matcher) gain(c candidate, q int) int {
+	if c.n == 0 {
+		return 0
+	}
+	d := c.addr - m.lastEnd
+	if c.self {
+		d = int64(q) - c.addr
+	}
+	return c.n - varintLen(uint64(max(d, -d)))
+}
+
+// better reports whether c2 found at q should replace c.
+func (m *matcher) better(c2, c candidate, q int) bool {
+	g2, g := m.gain(c2, q), m.gain(c, q)
+	return g2 > g || g2 == g && c2.n > c.n
+}
+
+// laterBetter reports whether c2, found k bytes after c by the lazy
+// look-ahead, should replace c: the bytes c covered before c2 starts
+// become an ADD, which is counted against c2 on top of the coverage lost
+// (c's end would likely have been followed by a copy anyway).
+func (m *matcher) laterBetter(c2, c candidate, q int) bool {
+	g2, g := m.gain(c2, q)-max(0, c2.start-c.start), m.gain(c, q)
+	return g2 > g || g2 == g && c2.n > c.n
+}
+
+// best returns the match covering position q that saves the most (n == 0:
+// none).
 func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
 	var c candidate
 	if predT >= 0 && q-predT <= predictRange {
@@ -180,34 +171,71 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
 			}
 		}
 	}
+	if m.anchored {
+		if c2 := m.onAnchor(t, q, predT, predS); m.better(c2, c, q) {
+			c = c2
+		}
+	}
+	if center := m.localCenter(q); m.tune.local && center >= 0 {
+		if m.loc.center < 0 || max(center-m.loc.center, m.loc.center-center) > localMove {
+			m.loc.build(m.src, center)
+		}
+		if c2 := m.loc.match(m.src, t, q, lit); c2.n > 0 && m.fits(c2.addr, c2.n) && m.better(c2, c, q) {
+			c = c2
+		}
+	}
 	for _, x := range m.idx {
-		for _, e := range x.bucket(t[q:]) {
-			if e == 0 {
-				continue
-			}
-			sp := int64(e-1) * x.step
-			if f := m.src.matchForward(sp, t[q:]); f >= x.hlen {
-				b := m.src.matchBackward(sp, t[lit:q])
-				if f+b >= minMatch && f+b > c.n && m.fits(sp-int64(b), f+b) {
-					c = candidate{start: q - b, n: f + b, addr: sp - int64(b)}
+		m.cands = x.lookup(m.cands[:0], t[q:])
+		for _, sp := range m.cands {
+			if f := m.src.verify(sp, t[q:]); f >= x.hlen {
+				b := m.src.verifyBack(sp, t[lit:q])
+				c2 := candidate{start: q - b, n: f + b, addr: sp - int64(b)}
+				if f+b >= minMatch && m.gain(c2, q) >= minGain && m.better(c2, c, q) && m.fits(c2.addr, c2.n) {
+					c = c2
 				}
 			}
 		}
 	}
-	if m.self && q+selfLen <= len(t) {
+	if m.tune.self && q+selfLen <= len(t) {
 		slot := binary.LittleEndian.Uint64(t[q:]) * 0x9E3779B97F4A7C15 >> (64 - selfBits)
 		// An entry at or beyond q was left by a look-ahead past the copy chosen.
 		if tp := int(m.ttable[slot]) - 1; tp >= 0 && tp < q {
 			if f := commonPrefix(t[tp:], t[q:]); f >= selfLen {
 				b := commonSuffix(t[lit:q], t[:tp])
-				if f+b >= minMatch && f+b > c.n {
-					c = candidate{start: q - b, n: f + b, addr: int64(tp - b), self: true}
+				c2 := candidate{start: q - b, n: f + b, addr: int64(tp - b), self: true}
+				if f+b >= minMatch && m.gain(c2, q) >= minGain && m.better(c2, c, q) {
+					c = c2
 				}
 			}
 		}
 		m.ttable[slot] = int32(q + 1)
 	}
 	return c
+}
+
+// onAnchor returns the match at q on the diagonal of the last long copy
+// (the base and target aligned as before a short change), unless that is
+// where the last copy's continuation was already tried.
+func (m *matcher) onAnchor(t []byte, q, predT int, predS int64) candidate {
+	sp := m.anchor + m.tpos + int64(q)
+	if sp < 0 || sp >= m.src.size || predT >= 0 && sp == predS+int64(q-predT) {
+		return candidate{}
+	}
+	if f := m.src.matchForward(sp, t[q:]); f >= minPredicted && m.fits(sp, f) {
+		return candidate{start: q, n: f, addr: sp}
+	}
+	return candidate{}
+}
+
+// localCenter is where the local search looks for q: the base position on
+// the last long copy's diagonal, else the end of the last source copy.
+func (m *matcher) localCenter(q int) int64 {
+	if m.anchored {
+		if p := m.anchor + m.tpos + int64(q); p >= 0 && p < m.src.size {
+			return p
+		}
+	}
+	return m.lastEnd
 }
 
 // fits reports whether a copy of base [addr, addr+n) keeps the window's

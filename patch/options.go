@@ -21,6 +21,7 @@ type config struct {
 	indexSize  int
 	maxOutput  int64
 	checksum   bool
+	level      int
 	history    int
 	work       *decodeWork
 }
@@ -77,6 +78,7 @@ func newConfig(opts []Option) *config {
 		maxText:    DefaultMaxText,
 		indexSize:  DefaultIndexSize,
 		history:    8 << 20,
+		level:      DefaultLevel,
 	}
 	for _, o := range opts {
 		o(c)

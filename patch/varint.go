@@ -75,3 +75,12 @@ func (s *section) take(n int) ([]byte, error) {
 }
 
 func (s *section) remaining() int { return len(s.b) - s.pos }
+
+// varintLen is the length of the VCDIFF encoding of v.
+func varintLen(v uint64) int {
+	n := 1
+	for v >>= 7; v != 0; v >>= 7 {
+		n++
+	}
+	return n
+}

@@ -37,18 +37,40 @@ func compressible(ctype string) bool {
 // It returns "" for identity. A refused identity is not enforced: the
 // server then still sends identity rather than 406.
 func negotiate(h http.Header) string {
-	q, star := acceptedCodings(h)
+	weight := codingWeights(h)
 	best, bestQ := "", 0.0
 	for _, enc := range encodings {
-		w, ok := q[enc]
-		if !ok {
-			w = star
-		}
-		if w > bestQ {
+		if w := weight(enc); w > bestQ {
 			best, bestQ = enc, w
 		}
 	}
 	return best
+}
+
+// AcceptedCodings returns those of names that Accept-Encoding accepts
+// (qvalue above 0, "*" standing for codings not listed), in the order of
+// names; the delta step uses it to offer a compressed 226.
+func AcceptedCodings(h http.Header, names []string) []string {
+	weight := codingWeights(h)
+	var out []string
+	for _, n := range names {
+		if weight(n) > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// codingWeights is the weight Accept-Encoding gives each coding ("*"
+// standing for those not listed).
+func codingWeights(h http.Header) func(string) float64 {
+	q, star := acceptedCodings(h)
+	return func(name string) float64 {
+		if w, ok := q[name]; ok {
+			return w
+		}
+		return star
+	}
 }
 
 // acceptedCodings reads Accept-Encoding into the qvalue of each coding
@@ -84,4 +106,25 @@ func qvalue(params string) float64 {
 		return 0
 	}
 	return q
+}
+
+// deltaIdentity returns the identity in place of an encoded variant when
+// the request asks the delta step for a delta (A-IM and an If-None-Match
+// not naming the variant): a delta is made between identities, and a 226
+// carries its own content coding. Without a delta the identity is sent.
+func (s *Server) deltaIdentity(r *http.Request, rep *Representation) *Representation {
+	if s.cfg.delta == nil || rep.identity == nil || r.Method != http.MethodGet ||
+		r.Header.Get("A-IM") == "" || r.Header.Get("If-None-Match") == "" {
+		return rep
+	}
+	tags, err := httpfield.ParseETags(r.Header.Values("If-None-Match"))
+	if err != nil {
+		return rep
+	}
+	for _, t := range tags {
+		if t == "*" || strings.TrimPrefix(t, "W/") == rep.ETag {
+			return rep
+		}
+	}
+	return rep.identity
 }

@@ -148,6 +148,7 @@ func contentType(name string, f io.ReaderAt) string {
 // 416). The digest fields are set around it by a bodyWriter.
 func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Representation) {
 	r = s.adjustRequest(r, rep)
+	rep = s.deltaIdentity(r, rep)
 	h := w.Header()
 	h.Set("Content-Type", rep.ContentType)
 	if rep.vary {

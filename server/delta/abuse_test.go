@@ -112,7 +112,7 @@ func TestDeltaEncodesBounded(t *testing.T) {
 		tags = append(tags, r.Header.Get("ETag"))
 	}
 	var active, peak atomic.Int32
-	encodeHook = func() {
+	encodeHook = func(bool) {
 		n := active.Add(1)
 		for {
 			p := peak.Load()

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/patch"
@@ -61,6 +62,14 @@ type Handler struct {
 	deltasFrom map[string][]string   // delta file names by base sha-256 (hex)
 	jobs       map[string]*job       // recordings waiting or in progress
 	copies     chan struct{}         // bounds the copies running at once
+
+	// Deltas made off the request path (background.go).
+	rateMu     sync.Mutex
+	encodeRate int64 // bytes of base and target encoded per second
+	sendRate   int64 // bytes per second a client is assumed to receive
+	pinned     bool  // the rates were set: not measured
+	bgBusy     atomic.Bool
+	bg         sync.WaitGroup
 }
 
 // keyLock is a mutex shared by the requests working on one key.
@@ -93,7 +102,8 @@ func New(stateDir string, history int, maxSize int64, log *slog.Logger) (*Handle
 	h := &Handler{dir: stateDir, history: history, maxSize: maxSize, maxTotal: DefaultMaxTotal, log: log,
 		encodes: make(chan struct{}, maxEncodes()), locks: map[string]*keyLock{},
 		files: map[string]*fileIndex{}, order: list.New(), refs: map[string]int{},
-		deltasFrom: map[string][]string{}, jobs: map[string]*job{}, copies: make(chan struct{}, maxEncodes())}
+		deltasFrom: map[string][]string{}, jobs: map[string]*job{}, copies: make(chan struct{}, maxEncodes()),
+		encodeRate: DefaultEncodeRate, sendRate: DefaultSendRate}
 	h.idle = sync.NewCond(&h.idxMu)
 	h.loadIndexes()
 	h.scanDeltas()
@@ -203,6 +213,11 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	if len(codings) == 0 || !found || r.Header.Get("Range") != "" {
 		return h.notAcceptable(w, aim, "no delta-coding can be applied")
 	}
+	if !refusesIdentity(aim) && !h.stored(cur, base, codings) && h.slow(cur, base) {
+		// Sending the file is quicker than making the delta first.
+		h.encodeLater(cur, base, codings, aim)
+		return false
+	}
 	d, err := h.bestDelta(r.Context(), cur, base, codings, aim)
 	if err != nil {
 		if r.Context().Err() != nil {
@@ -222,7 +237,7 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 			return h.notAcceptable(w, aim, "the delta could not be made")
 		}
 	}
-	h.write(w, r, d, base)
+	h.write(w, r, h.smallestCoding(r, d), base)
 	return true
 }
 
@@ -257,8 +272,8 @@ func (h *Handler) notAcceptable(w http.ResponseWriter, aim []patch.Manipulation,
 	return true
 }
 
-// write sends the 226 with the delta as its body.
-func (h *Handler) write(w http.ResponseWriter, r *http.Request, d *made, base version) {
+// write sends the 226 with the delta as its body, with its content coding.
+func (h *Handler) write(w http.ResponseWriter, r *http.Request, d coded, base version) {
 	f, err := os.Open(d.path)
 	if err != nil {
 		http.Error(w, "internal server error", http.StatusInternalServerError)
@@ -286,6 +301,12 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, d *made, base ve
 			}
 		}
 	}
+	if d.encoding != "" {
+		hd.Set("Content-Encoding", d.encoding)
+	} else {
+		hd.Del("Content-Encoding")
+	}
+	hd.Add("Vary", "Accept-Encoding")
 	hd.Set("IM", strings.Join(d.ims, ", "))
 	hd.Set("Delta-Base", base.ETag)
 	hd.Set("Cache-Control", "no-store, im")

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/server"
@@ -94,8 +95,9 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 		return nil, ctx.Err()
 	}
 	if encodeHook != nil {
-		encodeHook()
+		encodeHook(inBackground(ctx))
 	}
+	start := time.Now()
 	b, err := h.openBlob(cur.File, base)
 	if err != nil {
 		return nil, err
@@ -118,6 +120,7 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 	if err != nil {
 		return nil, err
 	}
+	h.measured(base.Size+cur.Size, time.Since(start))
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -159,8 +162,9 @@ func rebuilds(f io.ReadSeeker, ims []string, base io.ReaderAt, baseSize int64, w
 	return nil
 }
 
-// encodeHook, when set (by tests), runs while an encode holds its slot.
-var encodeHook func()
+// encodeHook, when set (by tests), runs while an encode holds its slot;
+// background is whether it was made off the request path.
+var encodeHook func(background bool)
 
 // ctxReader stops reading once ctx is done, so an encode for a client that
 // has gone away stops early.

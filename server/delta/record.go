@@ -99,8 +99,10 @@ func (h *Handler) add(file, tag string, size int64, src io.ReaderAt) error {
 // is closed.
 var recordGate chan struct{}
 
-// Wait returns when no recording is waiting or in progress.
+// Wait returns when no recording is waiting or in progress and no delta is
+// being made in the background.
 func (h *Handler) Wait() {
+	h.bg.Wait()
 	h.idxMu.Lock()
 	defer h.idxMu.Unlock()
 	for len(h.jobs) > 0 {

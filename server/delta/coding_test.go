@@ -1,0 +1,115 @@
+package delta
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"sync/atomic"
+	"testing"
+
+	"github.com/andybalholm/brotli"
+	"github.com/hdig/hdig/patch"
+	"github.com/klauspost/compress/zstd"
+)
+
+// uncode undoes a Content-Encoding of zstd or br.
+func uncode(t *testing.T, enc string, b []byte) []byte {
+	t.Helper()
+	var r io.Reader
+	switch enc {
+	case "":
+		return b
+	case "br":
+		r = brotli.NewReader(bytes.NewReader(b))
+	case "zstd":
+		zr, err := zstd.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zr.Close()
+		r = zr
+	default:
+		t.Fatalf("Content-Encoding %q, want br or zstd", enc)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("%s: %v", enc, err)
+	}
+	return out
+}
+
+// A 226 carries a content coding (RFC 3229 §10.7) when the client accepts
+// br or zstd and it makes the delta smaller; the smallest accepted wins.
+// Repr-Digest stays that of the current instance, Content-Digest is of
+// the bytes sent.
+func TestDelta226ContentCoding(t *testing.T) {
+	v1, v2 := text(3000, 1), text(3000, 2)
+	o := newOrigin(t, DefaultHistory)
+	o.put(v1)
+	r1, _ := o.get(nil)
+	e1 := r1.Header.Get("ETag")
+	o.put(v2)
+	_, plain := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": e1})
+	for _, ae := range []string{"zstd", "br", "br, zstd", "gzip, zstd;q=0.1"} {
+		resp, body := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": e1, "Accept-Encoding": ae, "Want-Content-Digest": "sha-256"})
+		if resp.StatusCode != http.StatusIMUsed {
+			t.Fatalf("%s: status %d, want 226", ae, resp.StatusCode)
+		}
+		enc := resp.Header.Get("Content-Encoding")
+		if enc == "" || len(body) >= len(plain) {
+			t.Errorf("%s: Content-Encoding %q, %d bytes; want a coding smaller than the %d-byte vcdiff", ae, enc, len(body), len(plain))
+		}
+		if resp.Header.Get("Repr-Digest") != reprSHA256(v2) || resp.Header.Get("Content-Digest") != reprSHA256(body) {
+			t.Errorf("%s: Repr-Digest %q Content-Digest %q", ae, resp.Header.Get("Repr-Digest"), resp.Header.Get("Content-Digest"))
+		}
+		var out bytes.Buffer
+		if err := patch.DecodeVCDIFF(bytes.NewReader(v1), int64(len(v1)), bytes.NewReader(uncode(t, enc, body)), &out); err != nil || !bytes.Equal(out.Bytes(), v2) {
+			t.Fatalf("%s: rebuilt %d bytes (%v), want v2", ae, out.Len(), err)
+		}
+	}
+	// Only gzip accepted: the vcdiff goes as it is (it is compressed).
+	resp, body := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": e1, "Accept-Encoding": "gzip"})
+	if resp.StatusCode != http.StatusIMUsed || resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, plain) {
+		t.Errorf("gzip only: Content-Encoding %q, %d bytes, want the plain vcdiff", resp.Header.Get("Content-Encoding"), len(body))
+	}
+}
+
+// A delta whose encode is estimated to take longer than sending the file
+// is not made on the request path: the request gets 200, the delta is
+// made in the background, one at a time, and the next request gets it.
+func TestSlowEncodeInBackground(t *testing.T) {
+	v1, v2 := text(3000, 1), text(3000, 2)
+	o := newOrigin(t, DefaultHistory)
+	o.h.SetRates(1, 1<<40) // encoding 1 B/s, sending 1 TiB/s: never worth waiting for
+	o.put(v1)
+	r1, _ := o.get(nil)
+	e1 := r1.Header.Get("ETag")
+	o.put(v2)
+	var onPath, inBackground atomic.Int32
+	encodeHook = func(background bool) {
+		if background {
+			inBackground.Add(1)
+		} else {
+			onPath.Add(1)
+		}
+	}
+	defer func() { encodeHook = nil }()
+	resp, body := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": e1})
+	if resp.StatusCode != http.StatusOK || !bytes.Equal(body, v2) {
+		t.Fatalf("first request: status %d, %d bytes; want 200 with the file", resp.StatusCode, len(body))
+	}
+	o.h.Wait()
+	resp, _ = o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": e1})
+	if resp.StatusCode != http.StatusIMUsed {
+		t.Errorf("second request: status %d, want 226 from the delta made in the background", resp.StatusCode)
+	}
+	if onPath.Load() != 0 || inBackground.Load() != 1 {
+		t.Errorf("%d encodes on the request path and %d in the background, want 0 and 1", onPath.Load(), inBackground.Load())
+	}
+	// Refusing identity still gets the delta, made on the path if need be.
+	o.put(text(3000, 3))
+	resp, _ = o.get(map[string]string{"A-IM": "vcdiff, identity;q=0", "If-None-Match": e1})
+	if resp.StatusCode != http.StatusIMUsed || onPath.Load() != 1 {
+		t.Errorf("identity refused: status %d, %d encodes on the path; want 226 and 1", resp.StatusCode, onPath.Load())
+	}
+}
