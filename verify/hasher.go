@@ -16,7 +16,7 @@ import (
 // every slot is still being hashed.
 const (
 	pipeFrom  = 256 << 10
-	pipeSlot  = 256 << 10
+	pipeSlot  = 128 << 10
 	pipeSlots = 4
 )
 

@@ -19,14 +19,17 @@ type pipe struct {
 }
 
 type slot struct {
-	b    []byte
+	b    *[]byte
 	left atomic.Int32 // goroutines that have yet to hash b
 }
+
+// slotPool shares the slots' buffers between Hashers (one per range piece).
+var slotPool = sync.Pool{New: func() any { b := make([]byte, 0, pipeSlot); return &b }}
 
 func startPipe(hashes []hash.Hash, algs []Algorithm) *pipe {
 	p := &pipe{free: make(chan *slot, pipeSlots), work: make([]chan *slot, len(hashes))}
 	for range pipeSlots {
-		p.free <- &slot{b: make([]byte, 0, pipeSlot)}
+		p.free <- &slot{b: slotPool.Get().(*[]byte)}
 	}
 	for i, x := range hashes {
 		c := make(chan *slot, pipeSlots)
@@ -39,10 +42,10 @@ func startPipe(hashes []hash.Hash, algs []Algorithm) *pipe {
 // hash is one algorithm's goroutine.
 func (p *pipe) hash(c chan *slot, x hash.Hash, key string) {
 	for s := range c {
-		x.Write(s.b)
-		count(key, len(s.b))
+		x.Write(*s.b)
+		count(key, len(*s.b))
 		if s.left.Add(-1) == 0 {
-			s.b = s.b[:0]
+			*s.b = (*s.b)[:0]
 			p.free <- s
 			p.busy.Done()
 		}
@@ -56,10 +59,10 @@ func (p *pipe) write(b []byte) {
 			p.cur = <-p.free
 		}
 		s := p.cur
-		n := min(len(b), cap(s.b)-len(s.b))
-		s.b = append(s.b, b[:n]...)
+		n := min(len(b), cap(*s.b)-len(*s.b))
+		*s.b = append(*s.b, b[:n]...)
 		b = b[n:]
-		if len(s.b) == cap(s.b) {
+		if len(*s.b) == cap(*s.b) {
 			p.send()
 		}
 	}
@@ -79,16 +82,23 @@ func (p *pipe) send() {
 // flush hands on a partly filled slot and waits until every slot has been
 // hashed; the goroutines' writes happen before it returns.
 func (p *pipe) flush() {
-	if p.cur != nil && len(p.cur.b) > 0 {
+	if p.cur != nil && len(*p.cur.b) > 0 {
 		p.send()
 	}
 	p.busy.Wait()
 }
 
-// stop flushes and ends the goroutines.
+// stop flushes, ends the goroutines and gives the buffers back.
 func (p *pipe) stop() {
 	p.flush()
 	p.end()
+	if p.cur != nil {
+		p.free <- p.cur
+		p.cur = nil
+	}
+	for range pipeSlots {
+		slotPool.Put((<-p.free).b)
+	}
 }
 
 // end ends the goroutines, once; it is also the cleanup of a Hasher that
