@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -79,22 +81,32 @@ func TestHashOnlyWhatCanBeCompared(t *testing.T) {
 	for _, tt := range []struct {
 		mode   string
 		te     bool
+		cached bool // a base-version cache: sha-256 names what it stores
 		hashed []string // each exactly n bytes; the others 0
 		all    bool     // every algorithm hashed (a declared trailer may name any)
 	}{
-		{"none", false, []string{"sha-256"}, false},
-		{"header", false, []string{"sha-512", "sha-256", "md5", "sha", "unixsum", "unixcksum", "adler", "crc32c", "crc32", "crc64nvme"}, false},
-		{"declared", false, nil, true},
-		{"undeclared", true, []string{"sha-256", "sha-512"}, false},
+		{"none", false, false, nil, false},
+		{"none", false, true, []string{"sha-256"}, false},
+		{"header", false, false, []string{"sha-512", "sha-256", "md5", "sha", "unixsum", "unixcksum", "adler", "crc32c", "crc32", "crc64nvme"}, false},
+		{"declared", false, false, nil, true},
+		{"undeclared", true, false, []string{"sha-256", "sha-512"}, false},
 	} {
 		for _, path := range []string{"Do", "Download"} {
-			t.Run(tt.mode+" "+path, func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s cached=%v %s", tt.mode, tt.cached, path), func(t *testing.T) {
 				srv := algOrigin(t, tt.mode)
 				c, _ := NewClient(Options{Timeout: 5 * time.Second})
 				req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy(), Header: http.Header{},
 					WantRepr: []verify.Pref{{Algorithm: "sha-256", Weight: 10}, {Algorithm: "sha-512", Weight: 5}}}
 				if tt.te {
 					req.Header.Set("TE", "trailers")
+				}
+				if tt.cached {
+					store, err := cache.Open(t.TempDir())
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer store.Close()
+					req.Delta = &Delta{Cache: store, Off: true}
 				}
 				before := hashedNow()
 				var res *Result

@@ -161,12 +161,12 @@ func (r *Request) method() string {
 
 // algorithms are the digests to compute over a response body: the ones
 // that can be compared. Every supported algorithm the fields name, the
-// user's (--expect, --checksum-file), and sha-256, which names the bytes in
-// the base-version cache. What the policy accepts or Want-* asks for is
+// user's (--expect, --checksum-file), and with a base-version cache
+// sha-256, which names the bytes stored there (Result.SHA256). What the policy accepts or Want-* asks for is
 // added only where a digest may still come in a trailer (withTrailer):
 // hashing what nothing will be compared with is wasted CPU.
 func (r *Request) algorithms(fields ...verify.DigestField) []verify.Algorithm {
-	want := map[string]bool{"sha-256": true}
+	want := map[string]bool{"sha-256": r.Delta != nil && r.Delta.Cache != nil}
 	for _, f := range fields {
 		for _, d := range f.Digests {
 			want[d.Algorithm] = true
