@@ -18,6 +18,10 @@
 #        HDIG=/path/to/hdig bench/get.sh
 #        OLD=/path/to/older/hdig bench/get.sh   (adds the older build, alternating)
 #        SIZE_MIB=1024 ROUNDS=5 SERVERS="hdig nginx" bench/get.sh
+#        OUT_DIR=/dev/shm/x bench/get.sh   (outputs and hdig's spool on tmpfs)
+#
+# On a shared, loaded machine wall times mostly measure the scheduler: the
+# CPU seconds (user + sys) of each command are printed beside them.
 set -euo pipefail
 
 SIZE_MIB=${SIZE_MIB:-256}
@@ -33,7 +37,9 @@ build_hdig
 [ -n "${OLD:-}" ] && cp "$OLD" "$tmp/hdig-old"
 export HDIG_CACHE_DIR="$tmp/cache"
 chmod 755 "$tmp" # nginx workers run as another user
-mkdir -p "$tmp/www" "$tmp/out" "$tmp/res"
+out_dir=${OUT_DIR:-$tmp/out}
+mkdir -p "$tmp/www" "$out_dir" "$tmp/res"
+export TMPDIR="$out_dir" # hdig's spool for stdout: the same filesystem as the output
 head -c $((SIZE_MIB << 20)) /dev/urandom >"$tmp/www/big.bin"
 chmod 644 "$tmp/www/big.bin"
 pids=()
@@ -82,22 +88,28 @@ CONF
 # once NAME COMMAND: one timed run; appends "secs kb" to $tmp/res/NAME.
 once() {
 	local name=$1 cmd=$2
-	rm -f "$tmp/out"/*
+	rm -f "$out_dir"/*
 	/usr/bin/time -v sh -c "$cmd" 2>"$tmp/time.txt" || {
 		echo "$name failed:" >&2
 		cat "$tmp/time.txt" >&2
 		exit 1
 	}
 	awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; t = s}
-		/Maximum resident set size/ {kb = $2} END {print t, kb}' "$tmp/time.txt" >>"$tmp/res/$name"
+		/User time/ {c += $2} /System time/ {c += $2}
+		/Maximum resident set size/ {kb = $2} END {print t, kb, c}' "$tmp/time.txt" >>"$tmp/res/$name"
 }
 
-# median NAME: median seconds; peak NAME: largest RSS in MiB.
+# median NAME: median seconds; cpu NAME: median CPU seconds; peak NAME:
+# largest RSS in MiB.
 median() { sort -n "$tmp/res/$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+cpu() { sort -n -k3 "$tmp/res/$1" | awk '{a[NR] = $3} END {print a[int((NR + 1) / 2)]}'; }
 peak() { awk '$2 > m {m = $2} END {printf "%.1f", m / 1024}' "$tmp/res/$1"; }
-ratio() { awk -v a="$(median "$1")" -v b="$(median "$2")" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
+ratio() {
+	awk -v a="$(median "$1")" -v b="$(median "$2")" -v c="$(cpu "$1")" -v d="$(cpu "$2")" \
+		'BEGIN {printf "%.2f (CPU %.2f)", (b > 0 ? a / b : 0), (d > 0 ? c / d : 0)}'
+}
 
-out="$tmp/out/big.bin"
+out="$out_dir/big.bin"
 echo "$SIZE_MIB MiB over loopback, $ROUNDS alternating rounds, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for server in $SERVERS; do
 	url=$(start_"$server")
@@ -117,7 +129,7 @@ for server in $SERVERS; do
 		for b in $builds; do
 			once "$server.$b-pipe" "'$tmp/$b' get -s --no-cache '$url' | cat >'$out'"
 		done
-		once "$server.aria2c" "aria2c -q -x4 -s4 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d '$tmp/out' -o big.bin '$url'"
+		once "$server.aria2c" "aria2c -q -x4 -s4 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d '$out_dir' -o big.bin '$url'"
 		for b in $builds; do
 			once "$server.$b-p4" "'$tmp/$b' get -s --no-cache --parallel 4 -o '$out' '$url'"
 		done
@@ -126,8 +138,8 @@ for server in $SERVERS; do
 	echo "from $server:"
 	for f in "$tmp/res/$server".*; do
 		n=${f##*/}
-		printf '  %-22s %6.2f s  %7.1f MiB/s  peak RSS %6s MiB\n' "${n#*.}" "$(median "$n")" \
-			"$(awk -v s="$(median "$n")" -v m="$SIZE_MIB" 'BEGIN {print (s > 0 ? m / s : 0)}')" "$(peak "$n")"
+		printf '  %-22s %6.2f s  %7.1f MiB/s  CPU %5.2f s  peak RSS %6s MiB\n' "${n#*.}" "$(median "$n")" \
+			"$(awk -v s="$(median "$n")" -v m="$SIZE_MIB" 'BEGIN {print (s > 0 ? m / s : 0)}')" "$(cpu "$n")" "$(peak "$n")"
 	done
 	for b in $builds; do
 		echo "  $b get -o          / curl -o         : $(ratio "$server.$b-o" "$server.curl-o")  (target <= 1.1)"
