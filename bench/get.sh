@@ -20,6 +20,9 @@
 #        SIZE_MIB=1024 ROUNDS=5 SERVERS="hdig nginx" bench/get.sh
 #        OUT_DIR=/dev/shm/x bench/get.sh   (outputs and hdig's spool on tmpfs)
 #
+# hdig's spool for stdout (TMPDIR) is OUT_DIR: the same filesystem as the
+# output, as for a user whose TMPDIR and output share a disk.
+#
 # On a shared, loaded machine wall times mostly measure the scheduler: the
 # CPU seconds (user + sys) of each command are printed beside them.
 set -euo pipefail
@@ -39,7 +42,6 @@ export HDIG_CACHE_DIR="$tmp/cache"
 chmod 755 "$tmp" # nginx workers run as another user
 out_dir=${OUT_DIR:-$tmp/out}
 mkdir -p "$tmp/www" "$out_dir" "$tmp/res"
-export TMPDIR="$out_dir" # hdig's spool for stdout: the same filesystem as the output
 head -c $((SIZE_MIB << 20)) /dev/urandom >"$tmp/www/big.bin"
 chmod 644 "$tmp/www/big.bin"
 pids=()
@@ -123,11 +125,11 @@ for server in $SERVERS; do
 		done
 		once "$server.curl-stdout" "curl -sf '$url' >'$out'"
 		for b in $builds; do
-			once "$server.$b-stdout" "'$tmp/$b' get -s --no-cache '$url' >'$out'"
+			once "$server.$b-stdout" "TMPDIR='$out_dir' '$tmp/$b' get -s --no-cache '$url' >'$out'"
 		done
 		once "$server.curl-pipe" "curl -sf '$url' | cat >'$out'"
 		for b in $builds; do
-			once "$server.$b-pipe" "'$tmp/$b' get -s --no-cache '$url' | cat >'$out'"
+			once "$server.$b-pipe" "TMPDIR='$out_dir' '$tmp/$b' get -s --no-cache '$url' | cat >'$out'"
 		done
 		once "$server.aria2c" "aria2c -q -x4 -s4 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d '$out_dir' -o big.bin '$url'"
 		for b in $builds; do

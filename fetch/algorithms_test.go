@@ -81,7 +81,7 @@ func TestHashOnlyWhatCanBeCompared(t *testing.T) {
 	for _, tt := range []struct {
 		mode   string
 		te     bool
-		cached bool // a base-version cache: sha-256 names what it stores
+		cached bool     // a base-version cache: sha-256 names what it stores
 		hashed []string // each exactly n bytes; the others 0
 		all    bool     // every algorithm hashed (a declared trailer may name any)
 	}{
