@@ -55,7 +55,7 @@ start_hdig() {
 		[ -s "$tmp/serve.out" ] && break
 		sleep 0.05
 	done
-	echo "$(head -1 "$tmp/serve.out" | sed 's/.* at //')big.bin"
+	url="$(head -1 "$tmp/serve.out" | sed 's/.* at //')big.bin"
 }
 
 start_nginx() {
@@ -78,14 +78,17 @@ http {
 	server { listen 127.0.0.1:$port; root $tmp/www; }
 }
 CONF
-	nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" 2>"$tmp/nginx/start.err" &
+	nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" >"$tmp/nginx/start.out" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 100); do
 		curl -sf -o "$tmp/probe" -r 0-0 "http://127.0.0.1:$port/big.bin" && break
 		sleep 0.05
 	done
-	echo "http://127.0.0.1:$port/big.bin"
+	url="http://127.0.0.1:$port/big.bin"
 }
+
+# start_hdig and start_nginx set url; they run in this shell (not in $(…),
+# which would wait for the server) so the trap stops what they started.
 
 # once NAME COMMAND: one timed run; appends "secs kb" to $tmp/res/NAME.
 once() {
@@ -114,7 +117,7 @@ ratio() {
 out="$out_dir/big.bin"
 echo "$SIZE_MIB MiB over loopback, $ROUNDS alternating rounds, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
 for server in $SERVERS; do
-	url=$(start_"$server")
+	start_"$server"
 	curl -s -o "$tmp/warm" "$url" # the origin indexes its digests; the page cache holds the file
 	builds=hdig
 	[ -n "${OLD:-}" ] && builds="hdig hdig-old"
