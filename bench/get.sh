@@ -1,93 +1,155 @@
 #!/usr/bin/env bash
-# bench/get.sh: `hdig get` against curl and aria2 on loopback, fetching a
-# 256 MiB file from `hdig serve`. Each command runs RUNS times; the median
-# wall time and the peak RSS (/usr/bin/time -v) are reported, then the
-# ratios:
+# bench/get.sh: `hdig get` against curl and aria2c on loopback, from
+# `hdig serve` (which sends Repr-Digest) and from nginx (which sends no
+# digest). Every round runs each command once, alternating, so a noisy
+# machine hits all of them alike; the median wall time and the peak RSS
+# (/usr/bin/time -v) of each are reported, then the ratios of medians:
 #
-#   hdig get -o F             vs  curl -o F && sha256sum F   (target <= 0.8)
-#   hdig get --parallel 4 -o F vs aria2c -x4 -s4              (aria2 verifies nothing)
+#   hdig get -o F              / curl -o F                (target <= 1.1)
+#   hdig get URL > F           / curl URL > F             (target <= 1.5; RSS < 16 MiB)
+#   hdig get URL | cat > F     / curl URL | cat > F       (stdout a pipe)
+#   hdig get --parallel 4 -o F / aria2c -x4 -s4           (target <= 1.0)
 #
-# hdig verifies Repr-Digest while it writes; curl needs a second pass to
-# hash. Times never decide anything here: this prints figures, it asserts
-# nothing.
+# curl and aria2c verify nothing; hdig verifies what the origin sent (from
+# nginx: nothing to verify, sha-256 is computed for the cache). Times never
+# decide anything here: this prints figures, it asserts nothing.
 #
 # Usage: bench/get.sh                 (from anywhere inside the repository)
 #        HDIG=/path/to/hdig bench/get.sh
-#        SIZE_MIB=1024 RUNS=5 bench/get.sh
-# Needs root to install aria2 and time with apt-get when they are missing.
+#        OLD=/path/to/older/hdig bench/get.sh   (adds the older build, alternating)
+#        SIZE_MIB=1024 ROUNDS=5 SERVERS="hdig nginx" bench/get.sh
+#        OUT_DIR=/dev/shm/x bench/get.sh   (outputs and hdig's spool on tmpfs)
+#
+# hdig's spool for stdout (TMPDIR) is OUT_DIR: the same filesystem as the
+# output, as for a user whose TMPDIR and output share a disk.
+#
+# On a shared, loaded machine wall times mostly measure the scheduler: the
+# CPU seconds (user + sys) of each command are printed beside them.
 set -euo pipefail
 
 SIZE_MIB=${SIZE_MIB:-256}
-RUNS=${RUNS:-3}
+ROUNDS=${ROUNDS:-3}
+SERVERS=${SERVERS:-hdig nginx}
 . "$(dirname "$0")/lib.sh"
 need aria2c aria2
 need curl curl
+need nginx nginx-light
 [ -x /usr/bin/time ] || need time time
 
 build_hdig
+[ -n "${OLD:-}" ] && cp "$OLD" "$tmp/hdig-old"
 export HDIG_CACHE_DIR="$tmp/cache"
-
-mkdir -p "$tmp/www" "$tmp/out"
+chmod 755 "$tmp" # nginx workers run as another user
+out_dir=${OUT_DIR:-$tmp/out}
+mkdir -p "$tmp/www" "$out_dir" "$tmp/res"
 head -c $((SIZE_MIB << 20)) /dev/urandom >"$tmp/www/big.bin"
+chmod 644 "$tmp/www/big.bin"
+pids=()
+cleanup_servers() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; }
+trap 'cleanup_servers; cleanup' EXIT
 
-"$tmp/hdig" serve "$tmp/www" --addr 127.0.0.1:0 >"$tmp/serve.out" 2>/dev/null &
-server="hdig serve"
-server_pid=$!
-for _ in $(seq 100); do
-	[ -s "$tmp/serve.out" ] && break
-	sleep 0.05
-done
-base=$(head -1 "$tmp/serve.out" | sed 's/.* at //')
-url="${base}big.bin"
-# Warm up: the origin computes and caches its digests, the page cache holds
-# the file.
-curl -s -o /dev/null "$url"
-curl -s -o /dev/null -H 'Range: bytes=0-0' "$url"
-
-# measure NAME COMMAND...: runs COMMAND RUNS times, prints the median wall
-# seconds and the peak RSS in MiB, and stores them in $secs and $rss.
-measure() {
-	local name=$1
-	shift
-	local times=() peak=0
-	for _ in $(seq "$RUNS"); do
-		rm -rf "$tmp/out"/*
-		sync
-		/usr/bin/time -v "$@" 2>"$tmp/time.txt" >/dev/null || {
-			echo "$name failed:" >&2
-			cat "$tmp/time.txt" >&2
-			exit 1
-		}
-		times+=("$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; print s}' "$tmp/time.txt")")
-		local kb
-		kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time.txt")
-		[ "$kb" -gt "$peak" ] && peak=$kb
+start_hdig() {
+	"$tmp/hdig" serve "$tmp/www" --addr 127.0.0.1:0 >"$tmp/serve.out" 2>"$tmp/serve.err" &
+	pids+=($!)
+	for _ in $(seq 100); do
+		[ -s "$tmp/serve.out" ] && break
+		sleep 0.05
 	done
-	secs=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}')
-	rss=$(awk -v kb="$peak" 'BEGIN {printf "%.1f", kb / 1024}')
-	printf '%-34s %7.2f s  %7.1f MiB/s  peak RSS %6s MiB\n' "$name" "$secs" \
-		"$(awk -v s="$secs" -v m="$SIZE_MIB" 'BEGIN {print (s > 0 ? m / s : 0)}')" "$rss"
+	url="$(head -1 "$tmp/serve.out" | sed 's/.* at //')big.bin"
 }
 
-out="$tmp/out/big.bin"
-echo "$SIZE_MIB MiB over loopback from $server, median of $RUNS runs, $(nproc) CPUs"
-measure "curl -o && sha256sum" sh -c "curl -sf -o '$out' '$url' && sha256sum '$out'"
-curl_s=$secs
-measure "hdig get -o (default parallel)" "$tmp/hdig" get -s --no-cache -o "$out" "$url"
-hdig_s=$secs
-hdig_rss=$rss
-measure "hdig get --parallel 1 -o" "$tmp/hdig" get -s --no-cache --parallel 1 -o "$out" "$url"
-hdig1_s=$secs
-hdig1_rss=$rss
-measure "aria2c -x4 -s4" aria2c -q -x4 -s4 --file-allocation=none --allow-overwrite=true \
-	--auto-file-renaming=false -d "$tmp/out" -o big.bin "$url"
-aria_s=$secs
-measure "hdig get --parallel 4 -o" "$tmp/hdig" get -s --no-cache --parallel 4 -o "$out" "$url"
-hdig4_s=$secs
-hdig4_rss=$rss
+start_nginx() {
+	local port
+	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	mkdir -p "$tmp/nginx/logs"
+	cat >"$tmp/nginx/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/logs/error.log;
+events { worker_connections 64; }
+http {
+	access_log off;
+	client_body_temp_path $tmp/nginx;
+	proxy_temp_path $tmp/nginx;
+	fastcgi_temp_path $tmp/nginx;
+	uwsgi_temp_path $tmp/nginx;
+	scgi_temp_path $tmp/nginx;
+	server { listen 127.0.0.1:$port; root $tmp/www; }
+}
+CONF
+	nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" >"$tmp/nginx/start.out" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 100); do
+		curl -sf -o "$tmp/probe" -r 0-0 "http://127.0.0.1:$port/big.bin" && break
+		sleep 0.05
+	done
+	url="http://127.0.0.1:$port/big.bin"
+}
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
-echo
-echo "hdig get -o (default)   / curl+sha256sum: $(ratio "$hdig_s" "$curl_s")  (target <= 0.8; peak RSS $hdig_rss MiB)"
-echo "hdig get --parallel 1   / curl+sha256sum: $(ratio "$hdig1_s" "$curl_s")  (peak RSS $hdig1_rss MiB)"
-echo "hdig get --parallel 4   / aria2c -x4 -s4: $(ratio "$hdig4_s" "$aria_s")  (peak RSS $hdig4_rss MiB; aria2 verifies nothing)"
+# start_hdig and start_nginx set url; they run in this shell (not in $(…),
+# which would wait for the server) so the trap stops what they started.
+
+# once NAME COMMAND: one timed run; appends "secs kb" to $tmp/res/NAME.
+once() {
+	local name=$1 cmd=$2
+	rm -f "$out_dir"/*
+	/usr/bin/time -v sh -c "$cmd" 2>"$tmp/time.txt" || {
+		echo "$name failed:" >&2
+		cat "$tmp/time.txt" >&2
+		exit 1
+	}
+	awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, a, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + a[i]; t = s}
+		/User time/ {c += $2} /System time/ {c += $2}
+		/Maximum resident set size/ {kb = $2} END {print t, kb, c}' "$tmp/time.txt" >>"$tmp/res/$name"
+}
+
+# median NAME: median seconds; cpu NAME: median CPU seconds; peak NAME:
+# largest RSS in MiB.
+median() { sort -n "$tmp/res/$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+cpu() { sort -n -k3 "$tmp/res/$1" | awk '{a[NR] = $3} END {print a[int((NR + 1) / 2)]}'; }
+peak() { awk '$2 > m {m = $2} END {printf "%.1f", m / 1024}' "$tmp/res/$1"; }
+ratio() {
+	awk -v a="$(median "$1")" -v b="$(median "$2")" -v c="$(cpu "$1")" -v d="$(cpu "$2")" \
+		'BEGIN {printf "%.2f (CPU %.2f)", (b > 0 ? a / b : 0), (d > 0 ? c / d : 0)}'
+}
+
+out="$out_dir/big.bin"
+echo "$SIZE_MIB MiB over loopback, $ROUNDS alternating rounds, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+for server in $SERVERS; do
+	start_"$server"
+	curl -s -o "$tmp/warm" "$url" # the origin indexes its digests; the page cache holds the file
+	builds=hdig
+	[ -n "${OLD:-}" ] && builds="hdig hdig-old"
+	for _ in $(seq "$ROUNDS"); do
+		once "$server.curl-o" "curl -sf -o '$out' '$url'"
+		for b in $builds; do
+			once "$server.$b-o" "'$tmp/$b' get -s --no-cache -o '$out' '$url'"
+		done
+		once "$server.curl-stdout" "curl -sf '$url' >'$out'"
+		for b in $builds; do
+			once "$server.$b-stdout" "TMPDIR='$out_dir' '$tmp/$b' get -s --no-cache '$url' >'$out'"
+		done
+		once "$server.curl-pipe" "curl -sf '$url' | cat >'$out'"
+		for b in $builds; do
+			once "$server.$b-pipe" "TMPDIR='$out_dir' '$tmp/$b' get -s --no-cache '$url' | cat >'$out'"
+		done
+		once "$server.aria2c" "aria2c -q -x4 -s4 --file-allocation=none --allow-overwrite=true --auto-file-renaming=false -d '$out_dir' -o big.bin '$url'"
+		for b in $builds; do
+			once "$server.$b-p4" "'$tmp/$b' get -s --no-cache --parallel 4 -o '$out' '$url'"
+		done
+	done
+	echo
+	echo "from $server:"
+	for f in "$tmp/res/$server".*; do
+		n=${f##*/}
+		printf '  %-22s %6.2f s  %7.1f MiB/s  CPU %5.2f s  peak RSS %6s MiB\n' "${n#*.}" "$(median "$n")" \
+			"$(awk -v s="$(median "$n")" -v m="$SIZE_MIB" 'BEGIN {print (s > 0 ? m / s : 0)}')" "$(cpu "$n")" "$(peak "$n")"
+	done
+	for b in $builds; do
+		echo "  $b get -o          / curl -o         : $(ratio "$server.$b-o" "$server.curl-o")  (target <= 1.1)"
+		echo "  $b get > file      / curl > file     : $(ratio "$server.$b-stdout" "$server.curl-stdout")  (target <= 1.5; peak RSS $(peak "$server.$b-stdout") MiB, target < 16)"
+		echo "  $b get | cat       / curl | cat      : $(ratio "$server.$b-pipe" "$server.curl-pipe")"
+		echo "  $b get --parallel 4 / aria2c -x4 -s4 : $(ratio "$server.$b-p4" "$server.aria2c")  (target <= 1.0)"
+	done
+done

@@ -304,9 +304,9 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	}
 	defer b.Close()
 	hdr := responseFields(resp.Header)
-	content := verify.NewHasher(withTrailer(resp, d.req.algorithms(hdr.content, hdr.md5)))
+	content := verify.NewHasher(withTrailer(d.req, resp, d.req.algorithms(hdr.content, hdr.md5)))
 	defer content.Close()
-	repr := verify.NewHasher(withTrailer(resp, d.req.algorithms(reprFields(resp.Header).all()...)))
+	repr := verify.NewHasher(withTrailer(d.req, resp, d.req.algorithms(reprFields(resp.Header).all()...)))
 	defer repr.Close()
 
 	ctx, cancel := context.WithCancelCause(ctx)

@@ -234,37 +234,11 @@ func (d *download) startHash(algs []verify.Algorithm, wm int64, landed spans) {
 }
 
 // hashAlgorithms are the algorithms computed over the file: the ones the
-// header's digest fields name, the user's (--expect), and sha-256 (it
-// names cached versions).
-// When a trailer announces an Integrity field it is every registered
-// algorithm (bodyAlgorithms); when the header has none, every algorithm
-// Request.algorithms lists. Hashing is what a
-// download spends its CPU on: sha-512 nobody sent is not computed.
+// header's digest fields name, the user's (--expect), sha-256 (it names
+// cached versions), and those a trailer may bring (withTrailer). Hashing is
+// what a download spends its CPU on: sha-512 nobody sent is not computed.
 func (d *download) hashAlgorithms(resp *http.Response, fs ...verify.DigestField) []verify.Algorithm {
-	all := d.req.algorithms(fs...)
-	if digestTrailer(resp) {
-		return withTrailer(resp, all)
-	}
-	named := map[string]bool{"sha-256": true}
-	for _, a := range d.req.expectedAlgorithms() {
-		named[a.Key] = true
-	}
-	sent := false
-	for _, f := range fs {
-		for _, x := range f.Digests {
-			named[x.Algorithm], sent = true, sent || f.Usable()
-		}
-	}
-	if !sent {
-		return all
-	}
-	var algs []verify.Algorithm
-	for _, a := range all {
-		if named[a.Key] {
-			algs = append(algs, a)
-		}
-	}
-	return algs
+	return withTrailer(d.req, resp, d.req.algorithms(fs...))
 }
 
 // digestTrailer says whether a response announces a digest field (RFC 9530,

@@ -166,16 +166,30 @@ func (r *Request) method() string {
 	return http.MethodGet
 }
 
-// algorithms are the digests to compute over a response body: every
-// supported algorithm the response names, asks for, the policy accepts or
-// the user expects (a trailer may name any of them).
+// algorithms are the digests to compute over a response body: the ones
+// that can be compared. Every supported algorithm the fields name, the
+// user's (--expect, --checksum-file), and with a base-version cache
+// sha-256, which names the bytes stored there (Result.SHA256). What the policy accepts or Want-* asks for is
+// added only where a digest may still come in a trailer (withTrailer):
+// hashing what nothing will be compared with is wasted CPU.
 func (r *Request) algorithms(fields ...verify.DigestField) []verify.Algorithm {
-	want := map[string]bool{}
+	want := map[string]bool{"sha-256": r.Delta != nil && r.Delta.Cache != nil}
 	for _, f := range fields {
 		for _, d := range f.Digests {
 			want[d.Algorithm] = true
 		}
 	}
+	for _, a := range r.expectedAlgorithms() {
+		want[a.Key] = true
+	}
+	return pick(want)
+}
+
+// mayTrail are the algorithms a trailer may name when the request
+// advertised trailers (TE: trailers) but the response declared none: those
+// Want-* asked for and the policy accepts.
+func (r *Request) mayTrail() map[string]bool {
+	want := map[string]bool{}
 	for _, p := range append(append([]verify.Pref{}, r.WantRepr...), r.WantContent...) {
 		if p.Weight > 0 {
 			want[p.Algorithm] = true
@@ -184,10 +198,11 @@ func (r *Request) algorithms(fields ...verify.DigestField) []verify.Algorithm {
 	for _, a := range r.Policy.Accept {
 		want[a] = true
 	}
-	for _, a := range r.expectedAlgorithms() {
-		want[a.Key] = true
-	}
-	want["sha-256"] = true // names the bytes in the base-version cache
+	return want
+}
+
+// pick lists the algorithms named in want, in the registry's order.
+func pick(want map[string]bool) []verify.Algorithm {
 	var algs []verify.Algorithm
 	for _, a := range verify.All {
 		if want[a.Key] {

@@ -1,9 +1,7 @@
 package fetch
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 )
@@ -82,92 +80,6 @@ func (s *FileSink) Abort() error {
 // Unchanged makes Commit leave Path as it is and drop the part file: the
 // verified bytes are already there (a 304 for the file the cache links).
 func (s *FileSink) Unchanged() { s.unchanged = true }
-
-// HeldSink holds a body back until it is verified: in memory up to Limit
-// bytes, then in a temporary file. Commit copies it to Out.
-type HeldSink struct {
-	Out   io.Writer
-	Limit int
-	Dir   string // for the spill file; "" = os.TempDir()
-
-	buf  bytes.Buffer
-	file *os.File
-}
-
-// DefaultHoldLimit is how much of a held body stays in memory.
-const DefaultHoldLimit = 8 << 20
-
-func (s *HeldSink) Write(p []byte) (int, error) {
-	if s.file == nil && s.buf.Len()+len(p) > s.limit() {
-		f, err := os.CreateTemp(s.Dir, "hdig-held-*")
-		if err != nil {
-			return 0, fmt.Errorf("spill held body to disk: %w", err)
-		}
-		s.file = f
-		if _, err := s.buf.WriteTo(f); err != nil {
-			return 0, err
-		}
-	}
-	if s.file != nil {
-		return s.file.Write(p)
-	}
-	return s.buf.Write(p)
-}
-
-func (s *HeldSink) limit() int {
-	if s.Limit > 0 {
-		return s.Limit
-	}
-	return DefaultHoldLimit
-}
-
-// Reset discards what was held.
-func (s *HeldSink) Reset() error {
-	s.buf.Reset()
-	return s.drop()
-}
-
-// Commit writes the held body to Out.
-func (s *HeldSink) Commit() error {
-	defer s.drop()
-	if s.file == nil {
-		_, err := s.buf.WriteTo(s.Out)
-		return err
-	}
-	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
-		return err
-	}
-	_, err := io.CopyBuffer(s.Out, s.file, make([]byte, copyBufSize))
-	return err
-}
-
-// Reader reads the held body from its start, without releasing it; it is
-// valid until Commit, Abort or Reset.
-func (s *HeldSink) Reader() (io.Reader, error) {
-	if s.file == nil {
-		return bytes.NewReader(s.buf.Bytes()), nil
-	}
-	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	return io.NewSectionReader(s.file, 0, 1<<62), nil
-}
-
-// Abort discards the held body.
-func (s *HeldSink) Abort() error {
-	s.buf.Reset()
-	return s.drop()
-}
-
-func (s *HeldSink) drop() error {
-	if s.file == nil {
-		return nil
-	}
-	name := s.file.Name()
-	s.file.Close()
-	s.file = nil
-	return os.Remove(name)
-}
 
 // StreamSink passes bytes straight through (-N): nothing can be held back,
 // so a failed verdict can only be reported.

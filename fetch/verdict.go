@@ -3,6 +3,7 @@ package fetch
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -110,26 +111,53 @@ func agree(v *verify.Verdict, hdr, tr verify.DigestField) {
 }
 
 // bodyAlgorithms are the algorithms a body is hashed with: the supported
-// ones the header names, asks for or the policy accepts (withTrailer).
+// ones the header names or the user expects, and sha-256 (Request.algorithms),
+// and those a trailer may bring (withTrailer).
 func bodyAlgorithms(req *Request, resp *http.Response, hdr fields) []verify.Algorithm {
-	return withTrailer(resp, req.algorithms(hdr.all()...))
+	return withTrailer(req, resp, req.algorithms(hdr.all()...))
 }
 
-// withTrailer is every algorithm hdig computes (verify.All) when the
-// response announces an Integrity field as a trailer, else algs: a
-// trailer's digest, deprecated or not, is never left unchecked for want of
-// its hash.
-func withTrailer(resp *http.Response, algs []verify.Algorithm) []verify.Algorithm {
-	if !digestTrailer(resp) {
+// withTrailer adds to algs the algorithms a digest in the trailer may name,
+// known only at the end of the body: every algorithm hdig computes
+// (verify.All) when the response declares an Integrity field in Trailer;
+// when it declares none but the request advertised trailers (TE:
+// trailers), those Want-* asked for and the policy accepts. A trailer's
+// digest, deprecated or not, is never left unchecked for want of its hash.
+func withTrailer(req *Request, resp *http.Response, algs []verify.Algorithm) []verify.Algorithm {
+	var more []verify.Algorithm
+	switch {
+	case digestTrailer(resp):
+		more = verify.All
+	case advertisesTrailers(resp.Request):
+		more = pick(req.mayTrail())
+	default:
 		return algs
 	}
-	out := append([]verify.Algorithm{}, verify.All...)
+	out := append([]verify.Algorithm{}, more...)
 	for _, a := range algs {
 		if !hasAlg(out, a.Key) {
 			out = append(out, a)
 		}
 	}
 	return out
+}
+
+// advertisesTrailers says the request carried TE: trailers (RFC 9110
+// §10.1.4): the origin may then send fields in the trailer it did not
+// declare.
+func advertisesTrailers(r *http.Request) bool {
+	if r == nil {
+		return false
+	}
+	for _, v := range r.Header.Values("TE") {
+		for _, t := range strings.Split(v, ",") {
+			t, _, _ = strings.Cut(t, ";")
+			if strings.EqualFold(strings.TrimSpace(t), "trailers") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // label notes in each check's reason that it came from the trailer; the

@@ -3,26 +3,36 @@ package verify
 import (
 	"hash"
 	"io"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
-// parallelMin is the write size from which a Hasher with several algorithms
-// hashes them concurrently; smaller writes are cheaper done in turn.
-const parallelMin = 16 << 10
+// Pipeline sizes: once pipeFrom bytes have been written, a Hasher copies
+// what it is given into one of pipeSlots buffers of pipeSlot bytes and
+// hands it to one goroutine per algorithm, so hashing runs on other cores
+// while the caller receives the next bytes. The ring bounds the memory
+// (pipeSlots × pipeSlot) and how far hashing may lag: Write blocks while
+// every slot is still being hashed.
+const (
+	pipeFrom  = 256 << 10
+	pipeSlot  = 128 << 10
+	pipeSlots = 4
+)
 
 // Hasher is an io.Writer that feeds every byte written to several digest
-// algorithms at once. With more than one algorithm, large writes are hashed
-// concurrently, one goroutine per extra algorithm, so two algorithms cost
-// little more wall time than one. Write never retains p.
+// algorithms at once. Small inputs are hashed in the caller's goroutine;
+// past pipeFrom bytes the bytes are pipelined to one goroutine per
+// algorithm (see pipeFrom), so two algorithms cost about the wall time of
+// the slower one, and hashing overlaps with the caller's work. Write never
+// retains p. Sums, Written, MarshalBinary and UnmarshalBinary first wait
+// for everything written to be hashed.
 type Hasher struct {
 	algs   []Algorithm
 	hashes []hash.Hash
 	n      int64
 
-	once    sync.Once
-	work    []chan []byte
-	done    sync.WaitGroup
-	stopped bool
+	p *pipe // nil until pipeFrom bytes; nil again after Close
 }
 
 // NewHasher returns a Hasher for the given algorithms.
@@ -37,48 +47,45 @@ func NewHasher(algs []Algorithm) *Hasher {
 // Algorithms returns the algorithms being computed.
 func (h *Hasher) Algorithms() []Algorithm { return h.algs }
 
-// Written returns the number of bytes hashed so far.
+// Written returns the number of bytes written so far.
 func (h *Hasher) Written() int64 { return h.n }
 
-// Write hashes p with every algorithm.
+// Write hashes p with every algorithm (or queues it to be hashed).
 func (h *Hasher) Write(p []byte) (int, error) {
-	h.n += int64(len(p))
-	if len(h.hashes) < 2 || len(p) < parallelMin || h.stopped {
-		for _, x := range h.hashes {
+	if len(h.hashes) == 0 {
+		h.n += int64(len(p))
+		return len(p), nil
+	}
+	if h.p == nil && h.n+int64(len(p)) < pipeFrom {
+		h.n += int64(len(p))
+		for i, x := range h.hashes {
 			x.Write(p)
+			count(h.algs[i].Key, len(p))
 		}
 		return len(p), nil
 	}
-	h.once.Do(h.start)
-	h.done.Add(len(h.work))
-	for _, c := range h.work {
-		c <- p
+	if h.p == nil {
+		h.p = startPipe(h.hashes, h.algs)
+		// The goroutines hold the pipe, not h: an unreferenced Hasher
+		// that was never closed still lets them end.
+		runtime.AddCleanup(h, func(p *pipe) { p.end() }, h.p)
 	}
-	h.hashes[0].Write(p)
-	h.done.Wait()
+	h.n += int64(len(p))
+	h.p.write(p)
 	return len(p), nil
 }
 
-func (h *Hasher) start() {
-	h.work = make([]chan []byte, len(h.hashes)-1)
-	for i := range h.work {
-		c := make(chan []byte)
-		h.work[i] = c
-		x := h.hashes[i+1]
-		go func() {
-			for p := range c {
-				x.Write(p)
-				h.done.Done()
-			}
-		}()
+// wait returns once everything written has been hashed.
+func (h *Hasher) wait() {
+	if h.p != nil {
+		h.p.flush()
 	}
 }
 
 // Sums returns the digests of everything written so far, in the order of
-// the algorithms, and stops the worker goroutines. Writing after Sums
-// continues sequentially.
+// the algorithms. Writing after Sums continues.
 func (h *Hasher) Sums() []Digest {
-	h.Close()
+	h.wait()
 	out := make([]Digest, len(h.hashes))
 	for i, x := range h.hashes {
 		out[i] = Digest{Algorithm: h.algs[i].Key, Value: x.Sum(nil)}
@@ -86,14 +93,13 @@ func (h *Hasher) Sums() []Digest {
 	return out
 }
 
-// Close stops the worker goroutines. It is safe to call more than once.
+// Close waits for the bytes written to be hashed and stops the worker
+// goroutines. It is safe to call more than once; writing after Close
+// starts them again.
 func (h *Hasher) Close() error {
-	if !h.stopped {
-		h.stopped = true
-		for _, c := range h.work {
-			close(c)
-		}
-		h.work = nil
+	if h.p != nil {
+		h.p.stop()
+		h.p = nil
 	}
 	return nil
 }
@@ -108,4 +114,25 @@ func Sum(r io.Reader, algs []Algorithm) ([]Digest, int64, error) {
 		return nil, n, err
 	}
 	return h.Sums(), n, nil
+}
+
+// hashed counts the bytes hashed per algorithm, process-wide, so tests can
+// tell what was computed by counting work.
+var hashed sync.Map // key -> *atomic.Int64
+
+func count(key string, n int) {
+	c, ok := hashed.Load(key)
+	if !ok {
+		c, _ = hashed.LoadOrStore(key, new(atomic.Int64))
+	}
+	c.(*atomic.Int64).Add(int64(n))
+}
+
+// Hashed returns how many bytes have been hashed with the algorithm key by
+// every Hasher of the process so far.
+func Hashed(key string) int64 {
+	if c, ok := hashed.Load(key); ok {
+		return c.(*atomic.Int64).Load()
+	}
+	return 0
 }

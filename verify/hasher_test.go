@@ -34,7 +34,7 @@ func separateSums(algs []Algorithm, data []byte) []Digest {
 }
 
 // Sizes at the edges of the parallel threshold and of Sum's buffer.
-var hasherSizes = []int{0, 1, parallelMin - 1, parallelMin, parallelMin + 1, 256<<10 + 1, 1<<20 + 7}
+var hasherSizes = []int{0, 1, pipeFrom - 1, pipeFrom, pipeFrom + 1, 256<<10 + 1, 1<<20 + 7}
 
 func TestHasherMatchesSeparateSums(t *testing.T) {
 	data := randomBytes(1, 1<<20+7)
@@ -95,7 +95,7 @@ func TestHasherMixedWrites(t *testing.T) {
 	defer h.Close()
 	r := rand.New(rand.NewPCG(3, 4))
 	for off := 0; off < len(data); {
-		n := min(len(data)-off, r.IntN(2*parallelMin)+[]int{0, 200 << 10}[r.IntN(2)])
+		n := min(len(data)-off, r.IntN(2*pipeFrom)+[]int{0, 200 << 10}[r.IntN(2)])
 		h.Write(data[off : off+n])
 		off += n
 	}
@@ -105,39 +105,36 @@ func TestHasherMixedWrites(t *testing.T) {
 }
 
 func TestHasherConcurrentPath(t *testing.T) {
-	big := make([]byte, parallelMin)
-	small := make([]byte, parallelMin-1)
+	big := make([]byte, pipeFrom)
+	small := make([]byte, pipeFrom/2-1)
 	sha256, sha512 := mustLookup(t, "sha-256"), mustLookup(t, "sha-512")
 	tests := []struct {
-		name  string
-		algs  []Algorithm
-		p     []byte
-		split bool
+		name string
+		algs []Algorithm
+		p    []byte
+		pipe bool
 	}{
 		{"two algorithms, big write", []Algorithm{sha256, sha512}, big, true},
 		{"eight algorithms, big write", Algorithms, big, true},
 		{"two algorithms, small writes", []Algorithm{sha256, sha512}, small, false},
-		{"one algorithm, big write", []Algorithm{sha256}, big, false},
+		{"one algorithm, big write", []Algorithm{sha256}, big, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := NewHasher(tt.algs)
 			h.Write(tt.p)
 			h.Write(tt.p)
-			if got := h.work != nil; got != tt.split {
-				t.Fatalf("workers started = %v, want %v", got, tt.split)
+			if got := h.p != nil; got != tt.pipe {
+				t.Fatalf("pipeline started = %v, want %v", got, tt.pipe)
 			}
-			if tt.split && len(h.work) != len(tt.algs)-1 {
-				t.Errorf("%d workers for %d algorithms, want one per extra algorithm", len(h.work), len(tt.algs))
+			if tt.pipe && len(h.p.work) != len(tt.algs) {
+				t.Errorf("%d goroutines for %d algorithms, want one per algorithm", len(h.p.work), len(tt.algs))
 			}
 			sums := h.Sums()
-			if h.work != nil || !h.stopped {
-				t.Error("Sums did not stop the workers")
-			}
-			// Writing after Sums goes on sequentially, and Close is idempotent.
+			// Writing after Sums goes on, and Close is idempotent.
 			h.Write(tt.p)
-			if h.work != nil {
-				t.Error("workers restarted after Close")
+			if err := h.Close(); err != nil || h.p != nil {
+				t.Errorf("Close = %v, pipeline left %v", err, h.p)
 			}
 			if err := h.Close(); err != nil {
 				t.Errorf("second Close = %v", err)
@@ -150,6 +147,35 @@ func TestHasherConcurrentPath(t *testing.T) {
 				t.Errorf("first Sums = %v, want %v", sums, want)
 			}
 		})
+	}
+}
+
+// The pipeline never holds more than its ring, whatever is written, and
+// every algorithm hashes every byte exactly once (counted, not timed).
+func TestHasherPipelineBounded(t *testing.T) {
+	algs := []Algorithm{mustLookup(t, "sha-256"), mustLookup(t, "crc32c")}
+	data := randomBytes(5, 8<<20+3)
+	before := []int64{Hashed("sha-256"), Hashed("crc32c")}
+	h := NewHasher(algs)
+	defer h.Close()
+	for off := 0; off < len(data); off += 1 << 20 {
+		h.Write(data[off:min(off+1<<20, len(data))])
+		if h.p != nil {
+			if n := len(h.p.free) + len(h.p.work[0]); n > pipeSlots {
+				t.Fatalf("%d slots in the ring, want at most %d", n, pipeSlots)
+			}
+		}
+	}
+	if got, want := h.Sums(), separateSums(algs, data); !reflect.DeepEqual(got, want) {
+		t.Errorf("Sums = %v, want %v", got, want)
+	}
+	if h.p == nil || len(h.p.free) != pipeSlots {
+		t.Errorf("after Sums the ring is not back whole")
+	}
+	for i, a := range algs {
+		if got := Hashed(a.Key) - before[i]; got != int64(len(data)) {
+			t.Errorf("%s hashed %d bytes, want %d", a.Key, got, len(data))
+		}
 	}
 }
 

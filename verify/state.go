@@ -37,11 +37,12 @@ var ErrHasherState = errors.New("invalid hasher state")
 // algorithm (encoding.BinaryMarshaler).
 //
 // A Hasher is not safe for concurrent use, and MarshalBinary must not run
-// concurrently with Write; between Writes it needs no Close: Write returns
-// only after every worker goroutine has finished with p, and that wait
-// orders the workers' updates before this read. Hashing can go on, with its
+// concurrently with Write; between Writes it needs no Close: it first waits
+// for the worker goroutines to hash everything written, and that wait
+// orders their updates before this read. Hashing can go on, with its
 // workers, afterwards.
 func (h *Hasher) MarshalBinary() ([]byte, error) {
+	h.wait()
 	b := append([]byte(stateMagic), stateVersion)
 	b = binary.AppendUvarint(b, uint64(h.n))
 	b = binary.AppendUvarint(b, uint64(len(h.hashes)))
@@ -65,6 +66,7 @@ func (h *Hasher) MarshalBinary() ([]byte, error) {
 // changes anything: on error the Hasher is as it was. Like MarshalBinary, it
 // must not run concurrently with Write, and needs no Close.
 func (h *Hasher) UnmarshalBinary(data []byte) error {
+	h.wait()
 	n, states, err := h.decodeState(data)
 	if err != nil {
 		return err

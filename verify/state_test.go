@@ -17,7 +17,7 @@ func TestHasherStateResume(t *testing.T) {
 	}
 	for name, algs := range sets {
 		t.Run(name, func(t *testing.T) {
-			for _, cut := range []int{0, 1, parallelMin, len(data) / 2, len(data)} {
+			for _, cut := range []int{0, 1, pipeFrom, len(data) / 2, len(data)} {
 				first := NewHasher(algs)
 				first.Write(data[:cut])
 				state, err := first.MarshalBinary()
