@@ -62,11 +62,6 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	if method == http.MethodGet && hreq.Header.Get("TE") == "" && hreq.Header.Get("Range") == "" {
-		// Trailers are verified like header fields: an origin that has not
-		// hashed the file yet may stream it and send the digests after it.
-		hreq.Header.Set("TE", "trailers")
-	}
 	hreq = hreq.WithContext(withSentHook(ctx, req.OnRequest))
 	resp, err := c.http.Do(hreq)
 	if err != nil {
