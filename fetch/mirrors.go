@@ -149,8 +149,12 @@ func inward(origin, mirror string) bool {
 		if err != nil {
 			return false
 		}
-		h := u.Hostname()
-		if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+		// A trailing dot and an IPv6 zone name the same host.
+		h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+		if i := strings.IndexByte(h, '%'); i >= 0 {
+			h = h[:i]
+		}
+		if h == "localhost" || strings.HasSuffix(h, ".localhost") {
 			return true
 		}
 		ip := net.ParseIP(h)
