@@ -88,6 +88,9 @@ func NewClient(o Options) (*Client, error) {
 		if limit >= 0 && len(via) > limit {
 			return fmt.Errorf("maximum (%d) redirects followed", limit)
 		}
+		if err := hopRefusal(req.Context(), req.URL); err != nil {
+			return err
+		}
 		if f := redirectHook(req.Context()); f != nil && req.Response != nil {
 			f(req.Response, len(via))
 		}

@@ -109,14 +109,8 @@ func mirrorCandidates(origin, owner string, given []string, link int, h http.Hea
 			skipped = append(skipped, MirrorReport{URL: redacted(ref), From: from, State: MirrorSkipped, Reason: err.Error()})
 		case seen[u]:
 			return false
-		case from == "link" && strings.HasPrefix(origin, "https:") && strings.HasPrefix(u, "http:"):
-			// Integrity would hold, but what is downloaded would be
-			// sent in clear text: the user asked for https.
-			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: "an http mirror of an https origin"})
-		case from == "link" && inward(origin, u):
-			// An origin must not make hdig send requests into the
-			// user's own network (as browsers' Private Network Access).
-			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: "a loopback or private address named by an origin that is not"})
+		case from == "link" && linkRefusal(origin, u) != "":
+			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: linkRefusal(origin, u)})
 		case len(cands) == MaxMirrors:
 			skipped = append(skipped, MirrorReport{URL: u, From: from, State: MirrorSkipped, Reason: fmt.Sprintf("more than %d mirrors", MaxMirrors)})
 		default:
@@ -140,6 +134,38 @@ func mirrorCandidates(origin, owner string, given []string, link int, h http.Hea
 	return cands, skipped
 }
 
+// linkRefusal says why an origin's Link may not send hdig to u (""
+// when it may): an http URL for an https origin (integrity would hold,
+// but what is downloaded would travel in clear text: the user asked for
+// https), or one into the user's own network (as browsers' Private Network
+// Access). It holds for the Link's URL and for every redirect hop from it.
+func linkRefusal(origin, u string) string {
+	switch {
+	case strings.HasPrefix(origin, "https:") && strings.HasPrefix(u, "http:"):
+		return "an http mirror of an https origin"
+	case inward(origin, u):
+		return "a loopback or private address named by an origin that is not"
+	}
+	return ""
+}
+
+// hopRuleKey marks the context of a Link mirror's requests with the
+// origin whose linkRefusal each redirect hop must pass.
+type hopRuleKey struct{}
+
+// hopRefusal is the error that stops a redirect hop of a request made
+// with ctx, nil if it may be followed.
+func hopRefusal(ctx context.Context, u *url.URL) error {
+	origin, ok := ctx.Value(hopRuleKey{}).(string)
+	if !ok {
+		return nil
+	}
+	if why := linkRefusal(origin, u.String()); why != "" {
+		return fmt.Errorf("redirected to %s: %s", u.Redacted(), why)
+	}
+	return nil
+}
+
 // inward says whether mirror is on a literal loopback, private, link-local
 // or unspecified address while origin is not. (Names are not resolved:
 // one that resolves to such an address is not caught.)
@@ -149,8 +175,12 @@ func inward(origin, mirror string) bool {
 		if err != nil {
 			return false
 		}
-		h := u.Hostname()
-		if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+		// A trailing dot and an IPv6 zone name the same host.
+		h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
+		if i := strings.IndexByte(h, '%'); i >= 0 {
+			h = h[:i]
+		}
+		if h == "localhost" || strings.HasSuffix(h, ".localhost") {
 			return true
 		}
 		ip := net.ParseIP(h)

@@ -82,6 +82,9 @@ func (ms *mirrorSet) successor(s *source) *source {
 
 // mirrorPiece fetches piece p's missing bytes from mirror s, once.
 func (d *download) mirrorPiece(ctx context.Context, s *source, p *piece, buf []byte) error {
+	if s.from == "link" {
+		ctx = context.WithValue(ctx, hopRuleKey{}, d.url)
+	}
 	bar := d.prog.Piece(p.id, p.end-p.start, p.next.Load())
 	err := d.attempt(ctx, p, nil, modeRange, buf, bar, s)
 	bar.Done(err == nil)

@@ -8,6 +8,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 )
@@ -41,7 +42,32 @@ func rawSecret(b []byte) ([]byte, error) {
 	if len(b) < MinHMACKey {
 		return nil, fmt.Errorf("httpsig: not a PEM key, and %d bytes are too few for an HMAC secret (want at least %d)", len(b), MinHMACKey)
 	}
+	if what := publicKeyForm(b); what != "" {
+		return nil, fmt.Errorf("httpsig: not a PEM key, and %s, not an HMAC secret: anyone who knows it could forge an hmac-sha256 signature (give a PEM key, or an Ed25519 key's base64 as the argument itself)", what)
+	}
 	return append([]byte(nil), b...), nil
+}
+
+// publicKeyForm names the public key form b is in (DER SPKI or PKCS#1, an
+// OpenSSH line, the base64 of a raw Ed25519 key), "" if none: a public
+// key taken for a secret would let anyone sign.
+func publicKeyForm(b []byte) string {
+	if _, err := x509.ParsePKIXPublicKey(b); err == nil {
+		return "it is a DER (SPKI) public key"
+	}
+	if _, err := x509.ParsePKCS1PublicKey(b); err == nil {
+		return "it is a DER (PKCS#1) RSA public key"
+	}
+	t := bytes.TrimSpace(b)
+	for _, p := range []string{"ssh-", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-"} {
+		if bytes.HasPrefix(t, []byte(p)) {
+			return "it is an OpenSSH public key"
+		}
+	}
+	if raw, err := base64.StdEncoding.DecodeString(string(t)); err == nil && len(raw) == ed25519.PublicKeySize {
+		return "it is the base64 of a 32-byte (Ed25519) public key"
+	}
+	return ""
 }
 
 // GenerateKey makes a new key for alg: ed25519, ECDSA P-256 or P-384, RSA

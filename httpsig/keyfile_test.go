@@ -1,6 +1,9 @@
 package httpsig
 
 import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/pem"
 	"strings"
 	"testing"
 )
@@ -62,5 +65,42 @@ func TestLoadKeyErrors(t *testing.T) {
 	}
 	if _, err := NewSigner(RSAPSSSHA512, k); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPublicKeyIsNoSecret: a public key in a form other than PEM (DER
+// SPKI, an OpenSSH line, the base64 of a raw Ed25519 key) is never taken
+// as an HMAC secret: anyone who knows the public key could then forge an
+// hmac-sha256 signature that verifies.
+func TestPublicKeyIsNoSecret(t *testing.T) {
+	for _, alg := range []string{Ed25519, ECDSAP256SHA256} {
+		k, err := GenerateKey(alg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, pub, err := MarshalKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blk, _ := pem.Decode(pub)
+		forms := map[string][]byte{"DER SPKI": blk.Bytes}
+		if e, ok := k.(ed25519.PrivateKey); ok {
+			raw := e.Public().(ed25519.PublicKey)
+			forms["base64"] = []byte(base64.StdEncoding.EncodeToString(raw) + "\n")
+			forms["OpenSSH"] = []byte("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIHhXb2k8dX4wmiAK0ZUDmL9BaeDkgJYbLaAyN7E6mXfl user@host\n")
+		}
+		for name, b := range forms {
+			if _, err := LoadVerifyingKey(b); err == nil || !strings.Contains(err.Error(), "public key") {
+				t.Errorf("%s %s: LoadVerifyingKey = %v, want an error naming a public key", alg, name, err)
+			}
+			if _, err := LoadSigningKey(b); err == nil {
+				t.Errorf("%s %s: LoadSigningKey accepted a public key as a secret", alg, name)
+			}
+		}
+	}
+	// A secret hdig keygen makes still loads.
+	s, _ := GenerateKey(HMACSHA256)
+	if _, err := LoadVerifyingKey(s.([]byte)); err != nil {
+		t.Errorf("HMAC secret: %v", err)
 	}
 }

@@ -1,0 +1,58 @@
+package fetch
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hdig/hdig/server"
+	"github.com/hdig/hdig/verify"
+)
+
+// TestLinkMirrorRedirectStaysOut: a public origin's Link mirror that
+// redirects (-L) to a loopback address is not followed there: the rule
+// its URL passed holds for every hop. The origin and the mirror are
+// reached by names pinned to 127.0.0.1 (--resolve), so they count as
+// public; the inner address is a literal loopback one.
+func TestLinkMirrorRedirectStaysOut(t *testing.T) {
+	data := genData(pieceTestSize, 1)
+	var inner atomic.Int64
+	in := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer in.Close()
+	mirror := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, in.URL+r.URL.Path, http.StatusFound)
+	}))
+	defer mirror.Close()
+	mu, _ := url.Parse(mirror.URL)
+	origin := newSite(t, siteDir(t, data, ""), nil, true, server.WithDuplicates("http://m.example:"+mu.Port()+"/"))
+	ou, _ := url.Parse(origin.ts.URL)
+	c, err := NewClient(Options{Timeout: testStall, FollowRedirects: true, Connection: Connection{Resolve: map[string]string{
+		"o.example:" + ou.Port(): "127.0.0.1", "m.example:" + mu.Port(): "127.0.0.1"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	opts := pieceOpts
+	opts.LinkMirrors = 4
+	res, err := c.Download(context.Background(), mirrorRequest("http://o.example:"+ou.Port()+"/f"), path, opts)
+	if err != nil {
+		t.Fatalf("Download: %v", err)
+	}
+	assertFileBytes(t, path, data)
+	if !res.Verdict.Verified(verify.ReprDigest) {
+		t.Errorf("verdict %v", res.Verdict.Checks)
+	}
+	if n := inner.Load(); n != 0 {
+		t.Errorf("the loopback address behind the mirror's redirect got %d requests, want 0", n)
+	}
+	if len(res.Mirrors) != 1 || res.Mirrors[0].State == MirrorUsed {
+		t.Errorf("mirrors %+v, want the redirecting one not used", res.Mirrors)
+	}
+}
