@@ -60,7 +60,7 @@ func TestGetTrustKeyRoundTrip(t *testing.T) {
 
 	for _, key := range []string{pub, "origin=" + pub, rawPublic(t, pub), "origin=" + rawPublic(t, pub)} {
 		code, v, errOut := getJSON(t, "--no-cache", "--trust-key", key, "-o", out, signed+"app.js")
-		if code != 0 || v.Verdict != "authentic" || len(v.Signatures) != 2 || !strings.Contains(errOut, "✔ authentic") || !strings.Contains(errOut, `Repr-Digest sha-256 by "origin"`) {
+		if code != 0 || v.Verdict != "authentic" || len(v.Signatures) != 2 || !strings.Contains(errOut, "✔ authentic") || !strings.Contains(errOut, `Repr-Digest sha-256 by "origin"`) || strings.Contains(errOut, "does not cover the request's path") {
 			t.Errorf("--trust-key %s: exit %d, %+v: %s", key, code, v, errOut)
 		}
 	}
@@ -260,4 +260,19 @@ func TestGetTrustKeySubstitution(t *testing.T) {
 		t.Errorf("substituted response: exit %d, verdict %s: %s", code, v.Verdict, errOut)
 	}
 	assertNoFile(t, o)
+
+	// With sig1 dropped, only the sri signature (Chromium's profile: it
+	// covers Unencoded-Digest alone) is left: the bytes are the signer's,
+	// and the verdict says the URL is not bound.
+	proxy.ModifyResponse = func(resp *http.Response) error {
+		for _, f := range []string{"Signature-Input", "Signature"} {
+			v := resp.Header.Get(f)
+			resp.Header.Set(f, v[strings.Index(v, "sri="):])
+		}
+		return nil
+	}
+	code, v, errOut = getJSON(t, "--no-cache", "--no-delta", "--trust-key", pub, "-o", o, srv.URL+"/old.js")
+	if code != 0 || v.Verdict != "authentic" || !strings.Contains(errOut, "does not cover the request's path") {
+		t.Errorf("sri only: exit %d, verdict %s: %s", code, v.Verdict, errOut)
+	}
 }

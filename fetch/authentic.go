@@ -98,6 +98,7 @@ type Signed struct {
 	// label) of a valid signature by a trusted key that covers it in the
 	// header.
 	covered  map[string]string
+	bound    map[string]bool // keyids (else labels) whose valid signature covers the request's path
 	Warnings []string
 }
 
@@ -129,7 +130,7 @@ func (s Signed) Invalid() []SignatureCheck {
 // says which digest fields valid signatures by trusted keys cover. A
 // malformed Signature-Input or Signature is ignored with a warning.
 func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed {
-	out := Signed{covered: map[string]string{}}
+	out := Signed{covered: map[string]string{}, bound: map[string]bool{}}
 	sigs, err := httpsig.ParseSignatures(h)
 	if err != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("signature fields ignored: %v", err))
@@ -177,6 +178,9 @@ func (s *Signed) cover(p httpsig.Params, label string) {
 	if id == "" {
 		id = label
 	}
+	if bindsTarget(p) {
+		s.bound[id] = true
+	}
 	for _, c := range p.Components {
 		if c.Derived() || hasParam(c, "req") || hasParam(c, "tr") {
 			continue
@@ -209,18 +213,23 @@ func (t *Trust) authenticate(res *Result, full bool) error {
 		return &sigError{kind: ErrSignature, base: ErrMismatch, msg: describeSig(bad[0])}
 	}
 	var proved []string
+	bound := false
 	for _, c := range res.Verdict.Checks {
 		if c.Result != verify.Match || strings.HasPrefix(c.Reason, "in trailer") || !signable(c.Field, full) {
 			continue
 		}
 		if id, ok := s.Covers(c.Field, c.Algorithm); ok {
 			proved = appendUnique(proved, fmt.Sprintf("%s %s by %q", c.Field, c.Algorithm, id))
+			bound = bound || s.bound[id]
 			if res.SignedBy == "" {
 				res.SignedBy = id
 			}
 		}
 	}
 	if len(proved) > 0 {
+		if !bound {
+			res.Verdict.Warn(fmt.Sprintf("the signature by %q does not cover the request's path (@path, @target-uri or @request-target with req): it proves these bytes are the signer's, not that they are what this URL names; another file signed with this key could be served here", res.SignedBy))
+		}
 		res.Authentic = proved
 		return nil
 	}
@@ -305,4 +314,19 @@ func paramOf(c httpsig.Component, name string) (any, bool) {
 func hasParam(c httpsig.Component, name string) bool {
 	_, ok := paramOf(c, name)
 	return ok
+}
+
+// bindsTarget says a response signature covers the request's path, so it
+// cannot be moved to another URL of the origin: "@path", "@target-uri" or
+// "@request-target" with req (or any of them in a request's signature).
+func bindsTarget(p httpsig.Params) bool {
+	for _, c := range p.Components {
+		switch c.Name {
+		case "@path", "@target-uri", "@request-target":
+			if hasParam(c, "req") {
+				return true
+			}
+		}
+	}
+	return false
 }
