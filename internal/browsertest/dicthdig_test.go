@@ -3,8 +3,10 @@ package browsertest_test
 import (
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hdig/hdig/server"
@@ -34,4 +36,24 @@ func hdigDictOrigin(t *testing.T, v1, v2 []byte) *server.Server {
 func TestHdigServeDictionaryInBrowser(t *testing.T) {
 	v1, v2 := jsVersions()
 	proveDictionary(t, hdigDictOrigin(t, v1, v2).Handler(), v1, v2, "")
+}
+
+// TestHdigServeDictionaryDCZInBrowser: the same, with dcb taken out of
+// the Accept-Encoding Chromium sends (hdig serve prefers the smaller of
+// equally welcome codings, which is dcb here): hdig serve answers dcz and
+// Chromium decodes it to v2.
+func TestHdigServeDictionaryDCZInBrowser(t *testing.T) {
+	v1, v2 := jsVersions()
+	h := hdigDictOrigin(t, v1, v2).Handler()
+	noDCB := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var keep []string
+		for _, c := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+			if strings.TrimSpace(c) != "dcb" {
+				keep = append(keep, strings.TrimSpace(c))
+			}
+		}
+		r.Header.Set("Accept-Encoding", strings.Join(keep, ", "))
+		h.ServeHTTP(w, r)
+	})
+	proveDictionary(t, noDCB, v1, v2, "dcz")
 }
