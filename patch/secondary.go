@@ -45,7 +45,7 @@ func newSecondary(id byte) (*secondary, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: secondary compressor ID %d (known: 1 djw, 2 lzma, 16 fgk)", ErrUnsupported, id)
 	}
-	if id != secLZMA {
+	if id == secFGK {
 		return nil, fmt.Errorf("%w: secondary compressor %s (ID %d)", ErrUnsupported, name, id)
 	}
 	return &secondary{id: id, name: name}, nil
@@ -55,6 +55,8 @@ func (s *secondary) newDecoder() sectionDecoder {
 	switch s.id {
 	case secLZMA:
 		return &lzmaSection{}
+	case secDJW:
+		return djwSection{}
 	}
 	return nil
 }
