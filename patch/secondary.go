@@ -45,9 +45,6 @@ func newSecondary(id byte) (*secondary, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: secondary compressor ID %d (known: 1 djw, 2 lzma, 16 fgk)", ErrUnsupported, id)
 	}
-	if id == secFGK {
-		return nil, fmt.Errorf("%w: secondary compressor %s (ID %d)", ErrUnsupported, name, id)
-	}
 	return &secondary{id: id, name: name}, nil
 }
 
@@ -58,7 +55,7 @@ func (s *secondary) newDecoder() sectionDecoder {
 	case secDJW:
 		return djwSection{}
 	}
-	return nil
+	return &fgkSection{}
 }
 
 // expand replaces each section of w that dind marks compressed by its
