@@ -168,8 +168,12 @@ func decode12(r *bitReader, h *huffman, mtf []byte, out []byte, skip int) error 
 func (djwSection) decode(src, dst []byte) error {
 	r := &bitReader{b: src}
 	err := djwDecode(r, dst)
-	if err == nil && len(r.b) != 0 {
+	switch {
+	case err != nil:
+	case len(r.b) != 0:
 		err = corruptf("%d bytes left unused", len(r.b))
+	case r.cur != 0:
+		err = corruptf("non-zero bits after the last code")
 	}
 	if err != nil {
 		return corruptf("djw: %w", err)

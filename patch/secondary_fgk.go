@@ -76,6 +76,9 @@ func (h *fgkSection) decode(src, dst []byte) error {
 				if i != len(src)-1 {
 					return corruptf("fgk: %d bytes left unused", len(src)-1-i)
 				}
+				if c>>(bit+1) != 0 {
+					return corruptf("fgk: non-zero bits after the last code")
+				}
 				return nil
 			}
 		}

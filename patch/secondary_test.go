@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,8 +50,19 @@ func TestDecodeXdelta3Secondary(t *testing.T) {
 						args = append(args, "-W", "524288") // 8+ windows
 					}
 					delta := run(t, xd, append(args, "-s", base, tgt)...)
+					theirs := xdelta3Decodes(t, xd, base, delta, ds.target)
 					var out bytes.Buffer
 					err := Undo([]string{"vcdiff"}, bytes.NewReader(ds.base), int64(len(ds.base)), bytes.NewReader(delta), &out)
+					if !theirs {
+						// xdelta3 cannot decode its own -S fgk output once a
+						// section was left uncompressed in an earlier window;
+						// we must fail too, never write other bytes.
+						if err == nil || !errors.Is(err, ErrCorrupt) {
+							t.Fatalf("Undo(vcdiff) of a delta xdelta3 -d rejects: error = %v, want ErrCorrupt", err)
+						}
+						t.Logf("xdelta3 -d rejects its own output of %v; so do we: %v", args, err)
+						return
+					}
 					if err != nil {
 						t.Fatalf("Undo(vcdiff) of xdelta3 %v: %v", args, err)
 					}
@@ -61,6 +73,14 @@ func TestDecodeXdelta3Secondary(t *testing.T) {
 			}
 		}
 	}
+}
+
+// xdelta3Decodes reports whether xdelta3 -d rebuilds target from delta.
+func xdelta3Decodes(t *testing.T, xd, base string, delta, target []byte) bool {
+	t.Helper()
+	p := writeFile(t, t.TempDir(), "delta", delta)
+	out, err := exec.Command(xd, "-d", "-c", "-s", base, p).Output()
+	return err == nil && bytes.Equal(out, target)
 }
 
 func cmpName(c string) string {

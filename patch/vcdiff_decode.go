@@ -235,7 +235,9 @@ func (d *vdecoder) readBody(ind byte, w *window) error {
 	}
 	var dind byte
 	if err == nil {
-		dind, err = d.in.ReadByte()
+		if dind, err = d.in.ReadByte(); err != nil {
+			err = corruptf("truncated delta indicator")
+		}
 		used++
 		if err == nil && dind != 0 && d.sec == nil {
 			err = corruptf("delta indicator %#02x without VCD_DECOMPRESS", dind)
