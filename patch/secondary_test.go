@@ -170,3 +170,27 @@ func TestWriteSecondarySeeds(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondaryBounds: a decompressed section size is checked against the
+// target window before anything is allocated or decoded.
+func TestSecondaryBounds(t *testing.T) {
+	tests := []struct{ name, delta, msg string }{
+		{"data over the window", "d6c3c400 01 02 00 07 05 01 02 00 00 06 00", "data section size"},
+		{"instructions over 6x the window", "d6c3c400 01 01 00 07 05 02 00 02 00 1f 00", "instructions section size"},
+		{"addresses over 5x the window", "d6c3c400 01 10 00 07 05 04 00 00 02 1a 00", "addresses section size"},
+		{"size zero", "d6c3c400 01 02 00 07 05 01 02 00 00 00 00", "decompressed size 0"},
+		{"unknown delta indicator bit", "d6c3c400 01 02 00 05 05 08 00 00 00", "delta indicator bits"},
+		{"lzma without xz header", "d6c3c400 01 02 00 09 05 01 04 00 00 05 01 02 03", "xz stream header"},
+		{"djw out of input", "d6c3c400 01 01 00 07 05 01 02 00 00 05 00", "djw"},
+		{"fgk out of input", "d6c3c400 01 10 00 07 05 01 02 00 00 05 00", "fgk: input ends"},
+		{"truncated compressor ID", "d6c3c400 01", "secondary compressor ID"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := decodeVCDIFF(nil, mustHex(t, tt.delta))
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("DecodeVCDIFF(%s): error = %v, want ErrCorrupt containing %q", tt.delta, err, tt.msg)
+			}
+		})
+	}
+}
