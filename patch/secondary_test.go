@@ -15,8 +15,8 @@ import (
 // text, binary, empty, about 4 MiB (several windows with -W), and a target
 // with nothing in common with its base.
 func secondaryPairs() []dataSet {
-	txt := text(11, 200<<10)
-	bin := random(12, 1<<20)
+	txt := text(11, 100<<10)
+	bin := random(12, 512<<10)
 	big := text(13, 4<<20)
 	return []dataSet{
 		{"text", txt, textEdits(txt, 14, 200)},
@@ -24,7 +24,7 @@ func secondaryPairs() []dataSet {
 		{"empty", nil, nil},
 		{"empty-base", nil, text(16, 30<<10)},
 		{"large", big, textEdits(big, 17, 400)},
-		{"nomatch", random(18, 300<<10), text(19, 300<<10)},
+		{"nomatch", random(18, 100<<10), text(19, 100<<10)},
 	}
 }
 
