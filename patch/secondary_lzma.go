@@ -20,8 +20,8 @@ import (
 // of the same block, whose matches may reach back into earlier windows.
 // The xz headers are parsed here so that the dictionary size they declare
 // can be bounded before it is allocated; the LZMA2 chunks are decoded by
-// github.com/ulikunitz/xz/lzma's Reader2, which reads no further than the
-// bytes it is asked for need, so each section is decoded on its own.
+// github.com/ulikunitz/xz/lzma's Reader2, which reads no more input than
+// the output asked of it needs, so each section is decoded as it comes.
 
 // maxLZMADict bounds the LZMA2 dictionary allocated for a stream: liblzma's
 // largest preset (-9) uses 64 MiB. A stream declaring a larger dictionary
