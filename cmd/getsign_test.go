@@ -247,10 +247,10 @@ func TestGetTrustKeySubstitution(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := httputil.NewSingleHostReverseProxy(origin)
-	direct := proxy.Director
-	proxy.Director = func(r *http.Request) { direct(r); r.URL.Path = "/app.js" }
-	proxy.Transport = &http.Transport{DisableCompression: true} // no gzip asked for and undone on the way
+	proxy := &httputil.ReverseProxy{
+		Rewrite:   func(pr *httputil.ProxyRequest) { pr.SetURL(origin); pr.Out.URL.Path = "/app.js" },
+		Transport: &http.Transport{DisableCompression: true}, // no gzip asked for and undone on the way
+	}
 	srv := httptest.NewServer(proxy)
 	defer srv.Close()
 	pub := filepath.Join(keys, "origin.pem.pub")

@@ -29,7 +29,7 @@ func newPatchCmd(ios *IOStreams) *cobra.Command {
 		Use:   "patch OLD DELTA",
 		Short: "Apply DELTA to OLD and write the result",
 		Long: `Apply a delta to OLD and write the result. VCDIFF (RFC 3284, including
-"xdelta3 -e -S none" output) and gdiff are recognised by their magic bytes;
+what "xdelta3 -e" writes with -S lzma, djw, fgk or none) and gdiff are recognised by their magic bytes;
 a "diff -e" script needs --format diffe.` + exitStatusHelp,
 		Example: `  hdig patch v1.json v1-v2.vcdiff -o v2.json
   hdig patch --format diffe old.txt changes.ed`,

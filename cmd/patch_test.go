@@ -2,9 +2,12 @@ package cmd
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hdig/hdig/internal/peertest"
 )
 
 func TestPatchFailures(t *testing.T) {
@@ -31,7 +34,7 @@ func TestPatchFailures(t *testing.T) {
 		{"truncated", []string{"patch", old, write("short", good[:len(good)/2])}, ExitIntegrity, "corrupt delta"},
 		{"wrong base", []string{"patch", nw, delta}, ExitIntegrity, "corrupt delta"},
 		{"not a delta", []string{"patch", old, nw}, ExitIntegrity, "--format diffe"},
-		{"secondary compression", []string{"patch", old, write("lzma", []byte("\xd6\xc3\xc4\x00\x01\x02"))}, ExitIntegrity, "-S none"},
+		{"unknown secondary compressor", []string{"patch", old, write("sec3", []byte("\xd6\xc3\xc4\x00\x01\x03"))}, ExitIntegrity, "secondary compressor ID 3"},
 		{"missing delta", []string{"patch", old, filepath.Join(dir, "nope")}, ExitUsage, "no such file"},
 		{"bad format", []string{"patch", "--format", "xz", old, delta}, ExitUsage, "--format"},
 	}
@@ -58,5 +61,25 @@ func TestPatchKeepsExistingOutput(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(out); string(b) != "precious" {
 		t.Errorf("existing output = %q after a failed patch, want it untouched", b)
+	}
+}
+
+// TestPatchXdelta3Secondary: hdig patch applies what xdelta3 -e writes
+// with each of its secondary compressors.
+func TestPatchXdelta3Secondary(t *testing.T) {
+	xd := peertest.Need(t, "xdelta3")
+	dir, old, nw := diffFiles(t)
+	want, _ := os.ReadFile(nw)
+	for _, comp := range []string{"lzma", "djw", "fgk"} {
+		delta := filepath.Join(dir, comp+".vcdiff")
+		if out, err := exec.Command(xd, "-e", "-9", "-S", comp, "-f", "-s", old, nw, delta).CombinedOutput(); err != nil {
+			t.Fatalf("xdelta3 -e -S %s: %v %s", comp, err, out)
+		}
+		out := filepath.Join(dir, comp+".out")
+		code, _, stderr := runHdig(t, "patch", old, delta, "-o", out)
+		got, _ := os.ReadFile(out)
+		if code != ExitOK || string(got) != string(want) {
+			t.Errorf("hdig patch of xdelta3 -S %s delta = %d, %d bytes, want 0 and %d bytes: %s", comp, code, len(got), len(want), stderr)
+		}
 	}
 }

@@ -38,7 +38,7 @@ func TestUndoErrors(t *testing.T) {
 		{[]string{"gzip", "vcdiff"}, "", ErrUnsupported},
 		{[]string{"vcdiff", "diffe"}, "", ErrUnsupported},
 		{[]string{"gzip"}, "not gzip", ErrCorrupt},
-		{[]string{"vcdiff"}, "\xd6\xc3\xc4\x00\x01\x02", ErrUnsupported},
+		{[]string{"vcdiff"}, "\xd6\xc3\xc4\x00\x01\x03", ErrUnsupported}, // no compressor ID 3
 	}
 	for _, tt := range tests {
 		err := Undo(tt.ims, bytes.NewReader(nil), 0, bytes.NewReader([]byte(tt.body)), &bytes.Buffer{})

@@ -95,17 +95,3 @@ func TestDecodeXdelta3(t *testing.T) {
 		}
 	}
 }
-
-// TestDecodeXdelta3Secondary: xdelta3's default secondary compression is
-// refused with a hint.
-func TestDecodeXdelta3Secondary(t *testing.T) {
-	xd := xdelta3(t)
-	dir := t.TempDir()
-	base := writeFile(t, dir, "base", text(1, 50000))
-	tgt := writeFile(t, dir, "target", text(2, 50000))
-	delta := run(t, xd, "-e", "-9", "-S", "djw", "-c", "-s", base, tgt)
-	_, err := decodeVCDIFF(text(1, 50000), delta)
-	if err == nil || !bytes.Contains([]byte(err.Error()), []byte("-S none")) {
-		t.Errorf("DecodeVCDIFF of secondary-compressed delta: error = %v, want a hint naming -S none", err)
-	}
-}

@@ -21,9 +21,6 @@ const (
 
 var vcdiffMagic = []byte{0xd6, 0xc3, 0xc4}
 
-// secondaryNames are xdelta3's private secondary compressor IDs.
-var secondaryNames = map[byte]string{1: "djw", 2: "lzma", 16: "fgk"}
-
 // vdecoder decodes one VCDIFF delta.
 type vdecoder struct {
 	cfg     *config
@@ -35,13 +32,15 @@ type vdecoder struct {
 	hist    history
 	written int64
 	body    []byte
+	sec     *secondary // nil without VCD_DECOMPRESS
 }
 
 // DecodeVCDIFF applies the RFC 3284 delta read from delta to the base (its
 // first baseSize bytes) and writes the target to out, one window at a time.
 // It accepts xdelta3's application header and Adler-32 window checksums
-// (verifying the latter) and application-defined code tables; it rejects
-// secondary compression. Malformed deltas give errors wrapping ErrCorrupt.
+// (verifying the latter), application-defined code tables and xdelta3's
+// secondary compressors (lzma, djw, fgk). Malformed deltas give errors
+// wrapping ErrCorrupt.
 func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writer, opts ...Option) error {
 	cfg := newConfig(opts)
 	d := &vdecoder{
@@ -99,12 +98,13 @@ func (d *vdecoder) header() error {
 		return corruptf("unrecognized header indicator bits %#02x", ind)
 	}
 	if ind&vcdDecompress != 0 {
-		id, _ := d.in.ReadByte()
-		name := secondaryNames[id]
-		if name == "" {
-			name = "unknown"
+		id, err := d.in.ReadByte()
+		if err != nil {
+			return corruptf("truncated secondary compressor ID")
 		}
-		return fmt.Errorf("%w: secondary compression (VCD_DECOMPRESS, compressor ID %d, %s); encode with \"xdelta3 -e -S none\"", ErrUnsupported, id, name)
+		if d.sec, err = newSecondary(id); err != nil {
+			return err
+		}
 	}
 	d.table = defaultTable
 	if ind&vcdCodeTable != 0 {
@@ -235,10 +235,15 @@ func (d *vdecoder) readBody(ind byte, w *window) error {
 	}
 	var dind byte
 	if err == nil {
-		dind, err = d.in.ReadByte()
+		if dind, err = d.in.ReadByte(); err != nil {
+			err = corruptf("truncated delta indicator")
+		}
 		used++
-		if err == nil && dind != 0 {
+		if err == nil && dind != 0 && d.sec == nil {
 			err = corruptf("delta indicator %#02x without VCD_DECOMPRESS", dind)
+		}
+		if err == nil && dind&^(vcdDataComp|vcdInstComp|vcdAddrComp) != 0 {
+			err = corruptf("unrecognized delta indicator bits %#02x", dind)
 		}
 	}
 	dataLen := field(int(deltaLen), "data section length")
@@ -266,6 +271,9 @@ func (d *vdecoder) readBody(ind byte, w *window) error {
 	w.data = section{b: body[:dataLen], name: "data"}
 	w.inst = section{b: body[dataLen : dataLen+instLen], name: "instructions"}
 	w.addr = section{b: body[dataLen+instLen:], name: "addresses"}
+	if dind != 0 {
+		return d.sec.expand(w, dind, int(maxDelta))
+	}
 	return nil
 }
 

@@ -73,7 +73,7 @@ var vcdiffErrorTests = []struct {
 	{"bad magic", "", "d6c3c50000", ErrCorrupt, "magic"},
 	{"version", "", "d6c3c40100", ErrUnsupported, "version"},
 	{"sdch", "", "d6c3c45300", ErrUnsupported, "SDCH"},
-	{"secondary lzma", "", "d6c3c4000102", ErrUnsupported, "xdelta3 -e -S none"},
+	{"unknown secondary compressor", "", "d6c3c4000107", ErrUnsupported, "secondary compressor ID 7"},
 	{"header bits", "", "d6c3c40008", ErrCorrupt, "header indicator"},
 	{"window bits", "", "d6c3c4000008", ErrCorrupt, "window indicator"},
 	{"source and target", "", "d6c3c4000003", ErrCorrupt, "VCD_TARGET"},

@@ -1,0 +1,196 @@
+package patch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// secondaryPairs are the base/target pairs of the secondary interop test:
+// text, binary, empty, about 4 MiB (several windows with -W), and a target
+// with nothing in common with its base.
+func secondaryPairs() []dataSet {
+	txt := text(11, 100<<10)
+	bin := random(12, 512<<10)
+	big := text(13, 4<<20)
+	return []dataSet{
+		{"text", txt, textEdits(txt, 14, 200)},
+		{"binary", bin, scatteredEdits(bin, 15, 100)},
+		{"empty", nil, nil},
+		{"empty-base", nil, text(16, 30<<10)},
+		{"large", big, textEdits(big, 17, 400)},
+		{"nomatch", random(18, 100<<10), text(19, 100<<10)},
+	}
+}
+
+// TestDecodeXdelta3Secondary: we decode what xdelta3 -e writes with every
+// secondary compressor (and its default, lzma in Debian's build) at
+// levels 1, 6 and 9, through Undo as hdig patch does.
+func TestDecodeXdelta3Secondary(t *testing.T) {
+	xd := xdelta3(t)
+	comps := []string{"", "lzma", "djw", "fgk", "none"}
+	for _, ds := range secondaryPairs() {
+		dir := t.TempDir()
+		base := writeFile(t, dir, "base", ds.base)
+		tgt := writeFile(t, dir, "target", ds.target)
+		for _, comp := range comps {
+			for _, level := range []string{"-1", "-6", "-9"} {
+				name := ds.name + "/" + cmpName(comp) + level
+				t.Run(name, func(t *testing.T) {
+					args := []string{"-e", level, "-c"}
+					if comp != "" {
+						args = append(args, "-S", comp)
+					}
+					if ds.name == "large" {
+						args = append(args, "-W", "524288") // 8+ windows
+					}
+					delta := run(t, xd, append(args, "-s", base, tgt)...)
+					theirs := xdelta3Decodes(t, xd, base, delta, ds.target)
+					var out bytes.Buffer
+					err := Undo([]string{"vcdiff"}, bytes.NewReader(ds.base), int64(len(ds.base)), bytes.NewReader(delta), &out)
+					if !theirs {
+						// xdelta3 3.0.11 cannot decode its own -S fgk output
+						// for some multi-window deltas; we must fail too.
+						if err == nil || !errors.Is(err, ErrCorrupt) {
+							t.Fatalf("Undo(vcdiff) of a delta xdelta3 -d rejects: error = %v, want ErrCorrupt", err)
+						}
+						t.Logf("xdelta3 -d rejects its own output of %v; so do we: %v", args, err)
+						return
+					}
+					if err != nil {
+						t.Fatalf("Undo(vcdiff) of xdelta3 %v: %v", args, err)
+					}
+					if !bytes.Equal(out.Bytes(), ds.target) {
+						t.Fatalf("Undo(vcdiff) of xdelta3 %v: %d bytes differ from the %d-byte target", args, out.Len(), len(ds.target))
+					}
+				})
+			}
+		}
+	}
+}
+
+// xdelta3Decodes reports whether xdelta3 -d rebuilds target from delta.
+func xdelta3Decodes(t *testing.T, xd, base string, delta, target []byte) bool {
+	t.Helper()
+	p := writeFile(t, t.TempDir(), "delta", delta)
+	out, err := exec.Command(xd, "-d", "-c", "-s", base, p).Output()
+	return err == nil && bytes.Equal(out, target)
+}
+
+func cmpName(c string) string {
+	if c == "" {
+		return "default"
+	}
+	return c
+}
+
+// TestSecondaryUnknownID: a compressor ID xdelta3 does not define is
+// refused, naming it.
+func TestSecondaryUnknownID(t *testing.T) {
+	_, err := decodeVCDIFF(nil, []byte("\xd6\xc3\xc4\x00\x01\x03"))
+	if !errors.Is(err, ErrUnsupported) || !strings.Contains(err.Error(), "ID 3") {
+		t.Errorf("DecodeVCDIFF with compressor ID 3: error = %v, want ErrUnsupported naming ID 3", err)
+	}
+}
+
+// TestSecondaryCorrupt: every truncation and many single-byte changes of
+// real secondary-compressed deltas fail with ErrCorrupt (or decode to
+// something else that the Adler-32 catches), never panic.
+func TestSecondaryCorrupt(t *testing.T) {
+	for _, name := range secondarySeeds(t) {
+		delta, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, target := seedPair()
+		if got, err := decodeVCDIFF(base, delta); err != nil || !bytes.Equal(got, target) {
+			t.Fatalf("%s: seed does not decode: %v", filepath.Base(name), err)
+		}
+		for n := 0; n < len(delta); n++ {
+			if _, err := decodeVCDIFF(base, delta[:n]); err == nil && n < len(delta) {
+				// A cut at a window boundary is a shorter valid delta.
+				continue
+			} else if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("%s cut at %d: error = %v, want ErrCorrupt", filepath.Base(name), n, err)
+			}
+		}
+		for i := 0; i < len(delta); i += 7 {
+			bad := bytes.Clone(delta)
+			bad[i] ^= 0x5a
+			got, err := decodeVCDIFF(base, bad)
+			if err == nil && !bytes.Equal(got, target) {
+				t.Errorf("%s byte %d changed: decoded a different target without error", filepath.Base(name), i)
+			}
+		}
+	}
+}
+
+// seedPair is the base and target of the stored xdelta3 deltas in
+// testdata/xdelta3, which seed the fuzz targets.
+func seedPair() (base, target []byte) {
+	base = text(21, 48<<10)
+	return base, textEdits(base, 22, 60)
+}
+
+// secondarySeeds lists the stored xdelta3 deltas.
+func secondarySeeds(t testing.TB) []string {
+	names, err := filepath.Glob("testdata/xdelta3/*.vcdiff")
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no testdata/xdelta3/*.vcdiff: %v", err)
+	}
+	return names
+}
+
+// TestWriteSecondarySeeds regenerates testdata/xdelta3 and the fuzz seed
+// corpora from xdelta3 when HDIG_WRITE_SEEDS=1.
+func TestWriteSecondarySeeds(t *testing.T) {
+	if os.Getenv("HDIG_WRITE_SEEDS") != "1" {
+		t.Skip("set HDIG_WRITE_SEEDS=1 to regenerate testdata/xdelta3")
+	}
+	xd := xdelta3(t)
+	dir := t.TempDir()
+	b, tg := seedPair()
+	base, tgt := writeFile(t, dir, "base", b), writeFile(t, dir, "target", tg)
+	fuzz := map[string]string{"lzma": "FuzzSecondaryLZMA", "djw": "FuzzSecondaryDJW", "fgk": "FuzzSecondaryFGK"}
+	for comp, target := range fuzz {
+		for _, level := range []string{"-1", "-9"} {
+			delta := run(t, xd, "-e", level, "-S", comp, "-W", "16384", "-c", "-s", base, tgt)
+			name := comp + level
+			writeFile(t, "testdata/xdelta3", name+".vcdiff", delta)
+			if err := os.MkdirAll(filepath.Join("testdata/fuzz", target), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			corpus := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", delta)
+			writeFile(t, filepath.Join("testdata/fuzz", target), "xdelta3"+level, []byte(corpus))
+		}
+	}
+}
+
+// TestSecondaryBounds: a decompressed section size is checked against the
+// target window before anything is allocated or decoded.
+func TestSecondaryBounds(t *testing.T) {
+	tests := []struct{ name, delta, msg string }{
+		{"data over the window", "d6c3c400 01 02 00 07 05 01 02 00 00 06 00", "data section size"},
+		{"instructions over 6x the window", "d6c3c400 01 01 00 07 05 02 00 02 00 1f 00", "instructions section size"},
+		{"addresses over 5x the window", "d6c3c400 01 10 00 07 05 04 00 00 02 1a 00", "addresses section size"},
+		{"size zero", "d6c3c400 01 02 00 07 05 01 02 00 00 00 00", "decompressed size 0"},
+		{"unknown delta indicator bit", "d6c3c400 01 02 00 05 05 08 00 00 00", "delta indicator bits"},
+		{"lzma without xz header", "d6c3c400 01 02 00 09 05 01 04 00 00 05 01 02 03", "xz stream header"},
+		{"djw out of input", "d6c3c400 01 01 00 07 05 01 02 00 00 05 00", "djw"},
+		{"fgk out of input", "d6c3c400 01 10 00 07 05 01 02 00 00 05 00", "fgk: input ends"},
+		{"truncated compressor ID", "d6c3c400 01", "secondary compressor ID"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := decodeVCDIFF(nil, mustHex(t, tt.delta))
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("DecodeVCDIFF(%s): error = %v, want ErrCorrupt containing %q", tt.delta, err, tt.msg)
+			}
+		})
+	}
+}
