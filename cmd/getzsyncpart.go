@@ -21,8 +21,8 @@ import (
 // nothing fetched is lost and no block of another version is kept unchecked.
 
 const (
-	zsyncSideSuffix = ".hdig-zsync"      // the part's binding
-	zsyncSeedSuffix = ".hdig-zsync-seed" // a part of another version
+	zsyncSideSuffix = fetch.ZsyncSidecarSuffix // the part's binding
+	zsyncSeedSuffix = ".hdig-zsync-seed"       // a part of another version
 	maxZsyncSide    = 4 << 10
 )
 
