@@ -18,7 +18,9 @@ import (
 // find its blocks in the seeds (--seed, the -o file, the cached versions of
 // the file's URL), fetch the missing ranges of the target with If-Range,
 // check every block's MD4 as it arrives, then the whole file's SHA-1 and
-// the origin's Repr-Digest before renaming OUT.hdig-part onto OUT.
+// the origin's Repr-Digest before renaming OUT.hdig-part onto OUT. An
+// interrupted run keeps its part for the next (getzsyncpart.go); -C is
+// accepted and changes nothing: every run resumes.
 
 const (
 	maxControlFile  = 256 << 20 // bytes of a .zsync accepted
@@ -38,8 +40,8 @@ func (o *getOptions) checkZsyncFlags() error {
 		return usageErrorf("--zsync-url applies only with --zsync")
 	case o.Output == "":
 		return usageErrorf("--zsync needs -o FILE: blocks are written in place, then checked")
-	case o.Range != "" || o.Continue || o.Head || o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "":
-		return usageErrorf("--zsync cannot be used with -r, -C, -I or a request body")
+	case o.Range != "" || o.Head || o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "":
+		return usageErrorf("--zsync cannot be used with -r, -I or a request body")
 	}
 	if len(o.Sign.TrustKeys) > 0 {
 		// A check asked for and not made would be a verdict saying more
@@ -106,26 +108,38 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 	if max := z.base.Limits.MaxFileSize; max > 0 && z.ctl.Length > max {
 		return nil, fmt.Errorf("%w: the control file's Length is %d bytes, over --max-filesize %d", fetch.ErrTooLarge, z.ctl.Length, max)
 	}
-	part := z.o.Output + fetch.PartSuffix
-	f, err := os.OpenFile(part, os.O_CREATE|os.O_TRUNC|os.O_RDWR, 0o644)
+	part, side := z.o.Output+fetch.PartSuffix, z.o.Output+zsyncSideSuffix
+	f, inPlace, err := z.openPart()
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	done := false
+	done, keep := false, false
 	defer func() {
 		if !done {
 			f.Close()
-			os.Remove(part)
+			if !keep {
+				os.Remove(part)
+				os.Remove(side)
+			}
 		}
 	}()
 	z.bound = &seedBound{out: f, lim: z.base.Limits}
 	m := zsync.NewMatcher(z.ctl, z.bound)
+	if err := z.seedPart(m, f, inPlace); err != nil {
+		return nil, err
+	}
 	if err := z.seed(m); err != nil {
 		return nil, err
 	}
+	os.Remove(z.o.Output + zsyncSeedSuffix) // its blocks are in the part now
 	z.bound.done()
 	pieces, received, err := z.fetchMissing(ctx, m)
 	if err != nil {
+		// What was fetched stays for the next run, bound to the ETag
+		// learned on the way, unless a block proved wrong.
+		if keep = keepPart(err); keep && m.Flush() == nil {
+			keep = writeZsyncSide(side, z.side()) == nil
+		}
 		return nil, err
 	}
 	z.headAfter(ctx)
@@ -149,6 +163,7 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 		return nil, err
 	}
 	done = true
+	os.Remove(side)
 	z.store(res, sha)
 	return res, nil
 }

@@ -94,8 +94,10 @@ func TestGetZsyncRefusesWrongBlocks(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("the output was written")
 	}
-	if _, err := os.Stat(out + ".hdig-part"); err == nil {
-		t.Error("the part file was left behind")
+	for _, p := range []string{out + ".hdig-part", out + zsyncSideSuffix} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was left behind", p)
+		}
 	}
 }
 

@@ -99,7 +99,7 @@ func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 // verify reads the rebuilt file once, hashing it with every algorithm at
 // once: SHA-1 against the control file's, the Repr-Digest of the file's
 // HEAD (or first range response); it returns the file's sha-256 for the
-// cache.
+// cache (nil when the file will not be cached: not computed).
 func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	field := verify.DigestField{Name: verify.ReprDigest}
 	if z.head != nil {
@@ -108,7 +108,7 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	algs := []verify.Algorithm{}
 	for _, a := range verify.All {
 		_, named := field.Get(a.Key)
-		if a.Key == "sha-256" || a.Key == "sha" || field.Usable() && named || z.expects(a.Key) {
+		if a.Key == "sha-256" && z.caches(res) || a.Key == "sha" || field.Usable() && named || z.expects(a.Key) {
 			algs = append(algs, a)
 		}
 	}
@@ -146,8 +146,14 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 			return d.Value, nil
 		}
 	}
-	return nil, errors.New("developer error: no sha-256 computed")
+	if z.caches(res) {
+		return nil, errors.New("developer error: no sha-256 computed")
+	}
+	return nil, nil
 }
+
+// caches reports whether store may link the new version into the cache.
+func (z *zsyncRun) caches(res *fetch.Result) bool { return res.ETag != "" && !z.o.NoCache }
 
 // expects reports whether one of the user's digests is of algorithm key.
 func (z *zsyncRun) expects(key string) bool {
@@ -164,7 +170,7 @@ func (z *zsyncRun) expects(key string) bool {
 // store links the new version into the cache as a base for the next
 // update, when the origin named it with a strong ETag.
 func (z *zsyncRun) store(res *fetch.Result, sha []byte) {
-	if res.ETag == "" {
+	if !z.caches(res) {
 		return
 	}
 	c := z.cache()

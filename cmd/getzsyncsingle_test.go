@@ -117,7 +117,8 @@ func TestGetZsyncSingleRangeOrigin(t *testing.T) {
 }
 
 // TestGetZsyncRangesFail: when ranges cannot be fetched (503 after the
-// first), hdig exits 4 naming the bytes, and leaves no output.
+// first), hdig exits 4 naming the bytes, and leaves no output: only the
+// part and its sidecar, for the next run.
 func TestGetZsyncRangesFail(t *testing.T) {
 	o := &singleRangeOrigin{failAfter: 2}
 	url, seed, out := singleRangeSetup(t, o)
@@ -128,14 +129,14 @@ func TestGetZsyncRangesFail(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("the output was written")
 	}
-	if _, err := os.Stat(out + ".hdig-part"); err == nil {
-		t.Error("the .hdig-part was left")
+	if _, err := os.Stat(out + zsyncSideSuffix); err != nil {
+		t.Errorf("the part's sidecar: %v; want it kept", err)
 	}
 }
 
 // TestGetZsyncInterrupted: Ctrl-C (the context cancelled) while ranges
-// are being fetched exits 130, removes the part file and leaves the old
-// -o file as it was: nothing spliced.
+// are being fetched exits 130, keeps the part file (bound by its sidecar)
+// and leaves the old -o file as it was: nothing spliced.
 func TestGetZsyncInterrupted(t *testing.T) {
 	o := &singleRangeOrigin{}
 	url, seed, out := singleRangeSetup(t, o)
@@ -153,7 +154,9 @@ func TestGetZsyncInterrupted(t *testing.T) {
 	if got, _ := os.ReadFile(out); !bytes.Equal(got, old) {
 		t.Error("the old -o file was changed")
 	}
-	if _, err := os.Stat(out + ".hdig-part"); err == nil {
-		t.Error("the part file was left")
+	for _, p := range []string{out + ".hdig-part", out + zsyncSideSuffix} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%v; want it kept for the next run", err)
+		}
 	}
 }

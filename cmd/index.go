@@ -32,7 +32,8 @@ control file, and the add_header lines that send them. A stock nginx whose
 root is DIR then serves correct Repr-Digest on 200, 206, 304 and HEAD.
 
 Run it again after files change: only files whose identity (size, mtime,
-ctime, inode) changed since the FILE was written are read again. Names nginx
+ctime, inode) changed since the FILE was written are read again, and the
+control files it wrote for files since deleted are removed. Names nginx
 cannot be given safely (control characters, not UTF-8) are left out with a
 warning.` + exitStatusHelp,
 		Example: `  hdig index /srv/www --nginx /etc/nginx/conf.d/hdig-digests.conf && nginx -s reload`,
@@ -69,7 +70,7 @@ func runIndex(opts *indexOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "hdig: %d files, %d read (%d control files written), %d left out\n", st.Files, st.Hashed, st.Controls, st.Refused)
+	fmt.Fprintf(opts.IO.ErrOut, "hdig: %d files, %d read (%d control files written, %d of files gone removed), %d left out\n", st.Files, st.Hashed, st.Controls, st.Removed, st.Refused)
 	if opts.Nginx == "" {
 		return nil
 	}

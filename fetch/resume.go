@@ -23,6 +23,8 @@ import (
 //     (fileid.Same: size, mtime, ctime, inode); else it is hashed again
 //     from its start; complete pieces beyond it are first re-checked
 //     against the Content-Digest they matched.
+//   - A part a zsync run left (PATH.hdig-zsync beside it): a fresh
+//     download, as its blocks have holes between them.
 //   - A part without a usable sidecar: "Range: bytes=LEN-" (If-Range when
 //     an ETag is known), and the part is hashed from its start while the
 //     rest arrives, so Repr-Digest proves it.
@@ -36,6 +38,11 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 		if res, ok := d.alreadyComplete(ctx); ok {
 			return res, nil
 		}
+		return d.fresh(ctx, true)
+	}
+	if _, err := os.Stat(d.path + ZsyncSidecarSuffix); err == nil {
+		d.warn("the part is a zsync run's (blocks with holes between them): started over")
+		os.Remove(d.path + ZsyncSidecarSuffix)
 		return d.fresh(ctx, true)
 	}
 	sc, why := loadSidecar(d.side, d.req.URL, st.Size())

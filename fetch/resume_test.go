@@ -274,3 +274,28 @@ func TestLoadSidecar(t *testing.T) {
 		t.Errorf("missing sidecar: %v, %q", sc, why)
 	}
 }
+
+// TestDownloadContinueZsyncPart: -C on a part an interrupted zsync run
+// left (blocks with a hole between them) does not resume from its end: it
+// starts over, and drops the zsync sidecar.
+func TestDownloadContinueZsyncPart(t *testing.T) {
+	o := newTestOrigin(t, pieceTestSize)
+	data, _ := o.current()
+	path := filepath.Join(t.TempDir(), "f")
+	const have = 1_000_000
+	part := append([]byte(nil), data[:have]...)
+	clear(part[4096:8192]) // a block not fetched yet
+	os.WriteFile(path+PartSuffix, part, 0o644)
+	os.WriteFile(path+ZsyncSidecarSuffix, []byte(`{"sha1":"00"}`), 0o644)
+	res, err := o.get(t, context.Background(), path, DownloadOptions{Continue: true}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	assertFileBytes(t, path, data)
+	if res.Received != int64(len(data)) || !strings.Contains(strings.Join(res.Verdict.Warnings, "\n"), "zsync") {
+		t.Errorf("received %d, want %d (started over); warnings %q", res.Received, len(data), res.Verdict.Warnings)
+	}
+	if _, err := os.Stat(path + ZsyncSidecarSuffix); err == nil {
+		t.Error("the zsync sidecar was left")
+	}
+}

@@ -17,6 +17,11 @@ import (
 // -C resume it: FILE.hdig-resume.
 const SidecarSuffix = ".hdig-resume"
 
+// ZsyncSidecarSuffix names the sidecar of a part an interrupted zsync run
+// left (hdig get --zsync): its blocks are scattered, with holes between
+// them, so it is no prefix to resume from the end.
+const ZsyncSidecarSuffix = ".hdig-zsync"
+
 // sidecarVersion is the format version written.
 const sidecarVersion = 1
 

@@ -47,6 +47,7 @@ type Options struct {
 // Stats say what a run did.
 type Stats struct {
 	Files, Hashed, Controls, Refused int
+	Removed                          int // control files of files gone
 }
 
 // Index walks dir and returns its entries sorted by URI. Files whose name
@@ -90,6 +91,14 @@ func Index(dir string, o Options) ([]Entry, Stats, error) {
 	for p := range have {
 		if !strings.HasSuffix(p, ControlSuffix) {
 			continue
+		}
+		if orphan(root, p, o) {
+			if err := os.Remove(p); err != nil {
+				o.warnf("%s: %v", p, err)
+			} else {
+				st.Removed++
+				continue
+			}
 		}
 		e, made, err := index(root, p, o)
 		if err != nil {

@@ -113,7 +113,7 @@ func (s *scanner) scan() error {
 }
 
 func (s *scanner) run() error {
-	fresh := true
+	fresh, shift := true, false
 	for !s.m.Complete() && !s.m.stop.Load() {
 		if err := s.fill(); err != nil {
 			return err
@@ -122,7 +122,7 @@ func (s *scanner) run() error {
 			return nil
 		}
 		if fresh {
-			s.recompute()
+			s.recompute(shift)
 		}
 		step, err := s.try()
 		if err != nil {
@@ -130,7 +130,9 @@ func (s *scanner) run() error {
 		}
 		if step > 0 {
 			s.pos += step
-			fresh = true
+			// One block on, with pairs: the window's second block is the
+			// next window's first, its rsum known.
+			fresh, shift = true, step == s.bs && s.m.c.SeqMatches == 2
 			continue
 		}
 		s.roll()
@@ -176,8 +178,15 @@ func (s *scanner) fill() error {
 	return nil
 }
 
-func (s *scanner) recompute() {
-	for k := 0; k < s.m.c.SeqMatches; k++ {
+// recompute computes the rsums of the window's blocks; with shift, the
+// window moved one block on and the first block's rsum is the second's.
+func (s *scanner) recompute(shift bool) {
+	k := 0
+	if shift {
+		s.a[0], s.b[0] = s.a[1], s.b[1]
+		k = 1
+	}
+	for ; k < s.m.c.SeqMatches; k++ {
 		s.a[k], s.b[k] = rsum(s.buf[s.pos+k*s.bs : s.pos+(k+1)*s.bs])
 	}
 }

@@ -1,0 +1,143 @@
+package cmd
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/zsync"
+)
+
+// An interrupted zsync run keeps what it fetched: OUT.hdig-part stays with
+// OUT.hdig-zsync, which binds it to the control file (SHA-1, Length,
+// Blocksize) and the origin's ETag. The next run takes a part bound to the
+// same control file and ETag as its output and keeps the blocks already at
+// their place (each checked by rsum and MD4, as fetched ones are); any
+// other part (another version, a plain download's) becomes
+// OUT.hdig-zsync-seed, read as any seed at every offset, then removed. So
+// nothing fetched is lost and no block of another version is kept unchecked.
+
+const (
+	zsyncSideSuffix = fetch.ZsyncSidecarSuffix // the part's binding
+	zsyncSeedSuffix = ".hdig-zsync-seed"       // a part of another version
+	maxZsyncSide    = 4 << 10
+)
+
+// zsyncSide is what OUT.hdig-zsync records.
+type zsyncSide struct {
+	SHA1      string `json:"sha1"` // the control file's, hex
+	Length    int64  `json:"length"`
+	Blocksize int    `json:"blocksize"`
+	ETag      string `json:"etag,omitempty"`
+}
+
+func (z *zsyncRun) side() zsyncSide {
+	s := zsyncSide{SHA1: hex.EncodeToString(z.ctl.SHA1[:]), Length: z.ctl.Length, Blocksize: z.ctl.Blocksize}
+	if z.head != nil {
+		if t := z.head.Header.Get("ETag"); len(t) > 0 && t[0] == '"' {
+			s.ETag = t
+		}
+	}
+	return s
+}
+
+// bound reports whether a part saved with s is a part of this run's
+// target: same control file and, when both are known, the same ETag.
+func (s zsyncSide) bound(now zsyncSide) bool {
+	etag := s.ETag == "" || now.ETag == "" || s.ETag == now.ETag
+	return s.SHA1 == now.SHA1 && s.Length == now.Length && s.Blocksize == now.Blocksize && etag
+}
+
+// readZsyncSide reads OUT.hdig-zsync; ok is false when it is absent or
+// unreadable (the part is then only a seed).
+func readZsyncSide(path string) (s zsyncSide, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return s, false
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxZsyncSide+1))
+	if err != nil || len(b) > maxZsyncSide || json.Unmarshal(b, &s) != nil {
+		return zsyncSide{}, false
+	}
+	return s, true
+}
+
+func writeZsyncSide(path string, s zsyncSide) error {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// openPart opens OUT.hdig-part for this run: the part of an interrupted
+// run of the same target as it is (inPlace), else a new one, an older part
+// moved to OUT.hdig-zsync-seed first. The binding is saved at once, so a
+// run killed at any point leaves a part its sidecar describes.
+func (z *zsyncRun) openPart() (f *os.File, inPlace bool, err error) {
+	out := z.o.Output
+	part, side, seed := out+fetch.PartSuffix, out+zsyncSideSuffix, out+zsyncSeedSuffix
+	now := z.side()
+	saved, ok := readZsyncSide(side)
+	if fi, err := os.Stat(part); err == nil && fi.Mode().IsRegular() {
+		inPlace = ok && saved.bound(now)
+		if !inPlace {
+			// A seed left by a run stopped while seeding holds what that
+			// run's part was built from: it is kept, this part dropped.
+			if _, err := os.Stat(seed); errors.Is(err, os.ErrNotExist) {
+				err = os.Rename(part, seed)
+				if err != nil {
+					return nil, false, err
+				}
+			}
+			os.Remove(out + fetch.SidecarSuffix) // a plain download's, for the part moved
+		}
+	}
+	flag := os.O_CREATE | os.O_RDWR
+	if !inPlace {
+		flag |= os.O_TRUNC
+	}
+	f, err = os.OpenFile(part, flag, 0o644)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := writeZsyncSide(side, now); err != nil {
+		f.Close()
+		return nil, false, err
+	}
+	return f, inPlace, nil
+}
+
+// seedPart takes the blocks the part already holds, then reads a part of
+// another version as a seed; the caller removes OUT.hdig-zsync-seed once
+// seeding is over.
+func (z *zsyncRun) seedPart(m *zsync.Matcher, f *os.File, inPlace bool) error {
+	if inPlace {
+		fi, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if err := m.SeedInPlace(f, fi.Size()); err != nil {
+			return err
+		}
+	}
+	seed := z.o.Output + zsyncSeedSuffix
+	if _, err := os.Stat(seed); err != nil || m.Complete() {
+		return nil
+	}
+	return z.seedFrom(m, seed)
+}
+
+// keepPart reports whether a failed run's part is kept for the next: only
+// when nothing proved its bytes wrong.
+func keepPart(err error) bool {
+	return ExitCode(err) != ExitIntegrity && !errors.Is(err, zsync.ErrMismatch) && !errors.Is(err, fetch.ErrMismatch)
+}
