@@ -150,7 +150,11 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	r = s.adjustRequest(r, rep)
 	rep = s.deltaIdentity(r, rep)
 	h := w.Header()
-	h.Set("Content-Type", rep.ContentType)
+	if sn := rep.snap; sn != nil && rep.ContentType == sn.contentType {
+		h["Content-Type"] = sn.fields.contentType // made once (snapshotsend.go)
+	} else {
+		h.Set("Content-Type", rep.ContentType)
+	}
 	if rep.vary {
 		h.Add("Vary", "Accept-Encoding")
 	}
