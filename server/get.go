@@ -159,7 +159,11 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 		h.Add("Vary", "Accept-Encoding")
 	}
 	if rep.ETag != "" {
-		h.Set("ETag", s.faultETag(rep.ETag))
+		if et := s.faultETag(rep.ETag); rep.snap != nil && et == rep.ETag {
+			h["Etag"] = rep.snap.etagField(et) // "Etag": the canonical key
+		} else {
+			h.Set("ETag", et)
+		}
 	}
 	plan, err := s.planDigests(r, rep)
 	if err != nil {
