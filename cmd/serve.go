@@ -147,6 +147,7 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	logger := slog.New(slog.NewTextHandler(logOut, nil))
 	opts := []server.Option{
 		server.WithLogger(logger),
+		server.WithAccessLog(logOut),
 		server.WithMaxUpload(maxUpload),
 		server.WithWriteTimeout(o.writeTO),
 		server.WithMaxConns(o.maxConns),

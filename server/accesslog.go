@@ -15,19 +15,30 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		lw := &logWriter{ResponseWriter: w}
 		start := time.Now()
 		aborted := true
-		defer func() {
-			st := lw.status
-			if st == 0 {
-				st = http.StatusOK
-			}
-			s.cfg.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method),
-				slog.String("path", r.URL.Path), slog.Int("status", st), slog.Int64("bytes", lw.bytes),
-				slog.Duration("dur", time.Since(start).Round(time.Microsecond)),
-				slog.String("remote", r.RemoteAddr), slog.Bool("aborted", aborted))
-		}()
+		defer func() { s.logRequest(r, lw, start, aborted) }()
 		next.ServeHTTP(lw, r)
 		aborted = false
 	})
+}
+
+// logRequest writes the access log's line for r: by hand to the
+// WithAccessLog writer when there is one, else through the logger.
+func (s *Server) logRequest(r *http.Request, lw *logWriter, start time.Time, aborted bool) {
+	st := lw.status
+	if st == 0 {
+		st = http.StatusOK
+	}
+	if out := s.cfg.accessOut; out != nil {
+		end := time.Now()
+		l := accessLine{method: r.Method, path: r.URL.Path, remote: r.RemoteAddr, status: st,
+			bytes: lw.bytes, dur: end.Sub(start).Round(time.Microsecond), aborted: aborted}
+		writeAccessLine(out, end, &l)
+		return
+	}
+	s.cfg.logger.LogAttrs(r.Context(), slog.LevelInfo, "request", slog.String("method", r.Method),
+		slog.String("path", r.URL.Path), slog.Int("status", st), slog.Int64("bytes", lw.bytes),
+		slog.Duration("dur", time.Since(start).Round(time.Microsecond)),
+		slog.String("remote", r.RemoteAddr), slog.Bool("aborted", aborted))
 }
 
 // logWriter records the status and counts the bytes; ReadFrom keeps the

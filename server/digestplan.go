@@ -86,9 +86,11 @@ func formatRepr(ds []verify.Digest) string {
 	if len(ds) != 1 {
 		return verify.FormatDigests(ds)
 	}
-	key := ds[0].Algorithm + "=" + string(ds[0].Value)
+	// The key is made on the stack: looking up m[string(b)] copies nothing.
+	var buf [96]byte
+	b := append(append(append(buf[:0], ds[0].Algorithm...), '='), ds[0].Value...)
 	reprFields.Lock()
-	v, ok := reprFields.m[key]
+	v, ok := reprFields.m[string(b)]
 	reprFields.Unlock()
 	if ok {
 		return v
@@ -98,7 +100,7 @@ func formatRepr(ds []verify.Digest) string {
 	if len(reprFields.m) >= reprFieldsMax {
 		clear(reprFields.m)
 	}
-	reprFields.m[key] = v
+	reprFields.m[string(b)] = v
 	reprFields.Unlock()
 	return v
 }

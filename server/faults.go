@@ -167,11 +167,11 @@ func WithLegacyDigest() Option {
 
 // faultETag applies WithChangingETag to an entity tag.
 func (s *Server) faultETag(etag string) string {
-	n := s.requests.Add(1)
 	every := s.cfg.faults.etagEvery
 	if every == 0 {
-		return etag
+		return etag // no shared counter touched per request
 	}
+	n := s.requests.Add(1)
 	gen := (n - 1) / every
 	if gen == 0 {
 		return etag

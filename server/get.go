@@ -150,12 +150,20 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	r = s.adjustRequest(r, rep)
 	rep = s.deltaIdentity(r, rep)
 	h := w.Header()
-	h.Set("Content-Type", rep.ContentType)
+	if sn := rep.snap; sn != nil && rep.ContentType == sn.contentType {
+		h["Content-Type"] = sn.fields.contentType // made once (snapshotsend.go)
+	} else {
+		h.Set("Content-Type", rep.ContentType)
+	}
 	if rep.vary {
 		h.Add("Vary", "Accept-Encoding")
 	}
 	if rep.ETag != "" {
-		h.Set("ETag", s.faultETag(rep.ETag))
+		if et := s.faultETag(rep.ETag); rep.snap != nil && et == rep.ETag {
+			h["Etag"] = rep.snap.etagField(et) // "Etag": the canonical key
+		} else {
+			h.Set("ETag", et)
+		}
 	}
 	plan, err := s.planDigests(r, rep)
 	if err != nil {

@@ -18,6 +18,7 @@ type config struct {
 	writable       bool
 	maxUpload      int64
 	logger         *slog.Logger
+	accessOut      io.Writer // WithAccessLog; nil: request lines go to logger
 	stateDir       string
 	compressLimit  int64
 	variantMemory  int64

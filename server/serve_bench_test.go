@@ -2,7 +2,6 @@ package server
 
 import (
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,11 +18,12 @@ func (d *discardWriter) WriteHeader(int)             {}
 func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 
 // BenchmarkSmallGet is the handler's share of a GET of a settled 1 KiB
-// file, access log included (to a discarding text handler).
+// file, access log included (formatted, then discarded), as hdig serve
+// writes it.
 func BenchmarkSmallGet(b *testing.B) {
 	dir := b.TempDir()
 	must(b, os.WriteFile(filepath.Join(dir, "1k.bin"), make([]byte, 1024), 0o644))
-	s, err := New(dir, withSettle(0), WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	s, err := New(dir, withSettle(0), WithAccessLog(io.Discard))
 	must(b, err)
 	defer s.Close()
 	h := s.Handler()

@@ -205,14 +205,26 @@ func (sn *snapshot) etagOf(sum []byte) string {
 	if e := sn.etag.Load(); e != nil && bytes.Equal(e.sum, sum) {
 		return e.tag
 	}
-	e := &etagMemo{sum: sum, tag: etagFor(sum)}
+	tag := etagFor(sum)
+	e := &etagMemo{sum: sum, tag: tag, field: []string{tag}}
 	sn.etag.Store(e)
 	return e.tag
 }
 
+// etagField is the ETag field value tag as a header slice: the one made
+// with the memo when it is the memo's tag, else a new one. Shared slices
+// are only read: Set replaces them, Add copies (capacity is length).
+func (sn *snapshot) etagField(tag string) []string {
+	if e := sn.etag.Load(); e != nil && e.tag == tag {
+		return e.field
+	}
+	return []string{tag}
+}
+
 type etagMemo struct {
-	sum []byte
-	tag string
+	sum   []byte
+	tag   string
+	field []string // []string{tag}
 }
 
 // seedSnapshot gives a snapshot without digests the trusted digests of

@@ -21,15 +21,21 @@ type job struct{ done chan struct{} }
 // It returns a wait for the copy (nil when there is nothing to wait for),
 // which the server runs before the last byte of the response.
 func (h *Handler) recordAsync(ctx context.Context, cur *server.Representation) func() {
-	if _, ok := tagSum(cur.ETag); !ok || cur.Size > h.maxSize {
+	if cur.Size > h.maxSize {
 		return nil
 	}
-	key := cur.File + "\x00" + cur.ETag
 	h.idxMu.Lock()
+	// A version kept already (every GET of it but the first) costs a
+	// lookup: no decoding of its tag, no key made.
 	if h.has(cur.File, cur.ETag) {
 		h.idxMu.Unlock()
 		return nil
 	}
+	if _, ok := tagSum(cur.ETag); !ok {
+		h.idxMu.Unlock()
+		return nil
+	}
+	key := cur.File + "\x00" + cur.ETag
 	j := h.jobs[key]
 	if j == nil && len(h.jobs) < maxPendingRecordings {
 		j = &job{done: make(chan struct{})}
