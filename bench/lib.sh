@@ -30,3 +30,23 @@ build_hdig() { # $tmp/hdig: a copy of $HDIG, else built from the repository
 		(cd "$repo" && go build -o "$tmp/hdig" .)
 	fi
 }
+
+nginx_conf() { # nginx_conf PREFIX ROOT PORT: PREFIX/nginx.conf, a foreground nginx serving ROOT on 127.0.0.1:PORT without logs
+	mkdir -p "$1/logs"
+	cat >"$1/nginx.conf" <<CONF
+daemon off;
+worker_processes 1;
+pid $1/nginx.pid;
+error_log $1/logs/error.log;
+events { worker_connections 64; }
+http {
+	access_log off;
+	client_body_temp_path $1;
+	proxy_temp_path $1;
+	fastcgi_temp_path $1;
+	uwsgi_temp_path $1;
+	scgi_temp_path $1;
+	server { listen 127.0.0.1:$3; root $2; }
+}
+CONF
+}

@@ -71,23 +71,7 @@ chmod a+r "$tmp/www"/*
 
 if [ "$SERVER" = nginx ]; then
 	port=$("$py" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	mkdir -p "$tmp/nginx/logs"
-	cat >"$tmp/nginx/nginx.conf" <<CONF
-daemon off;
-worker_processes 1;
-pid $tmp/nginx/nginx.pid;
-error_log $tmp/nginx/logs/error.log;
-events { worker_connections 64; }
-http {
-	access_log off;
-	client_body_temp_path $tmp/nginx;
-	proxy_temp_path $tmp/nginx;
-	fastcgi_temp_path $tmp/nginx;
-	uwsgi_temp_path $tmp/nginx;
-	scgi_temp_path $tmp/nginx;
-	server { listen 127.0.0.1:$port; root $tmp/www; }
-}
-CONF
+	nginx_conf "$tmp/nginx" "$tmp/www" "$port"
 	nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" &
 	server_pid=$!
 	base="http://127.0.0.1:$port/"
