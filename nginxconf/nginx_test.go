@@ -10,7 +10,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,7 +67,7 @@ http {
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	t.Cleanup(func() { stopNginx(t, cmd.Process, exited) })
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	for i := 0; ; i++ {
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
@@ -248,4 +250,50 @@ func TestIndexKeepsCurrentControlFile(t *testing.T) {
 	if err != nil || c.Length != int64(len(data)) {
 		t.Errorf("a stale control file was kept (Length %v, %v)", c, err)
 	}
+}
+
+// stopNginx stops the master the way nginx is meant to be stopped
+// (SIGTERM: it stops its workers, then exits) and checks that none of its
+// workers outlives it. A SIGKILL to the master left each worker running,
+// orphaned, after every test run.
+func stopNginx(t *testing.T, master *os.Process, exited <-chan struct{}) {
+	workers := childrenOf(master.Pid)
+	master.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(time.Minute): // not an assertion: a stuck master is killed
+		master.Kill()
+		<-exited
+	}
+	for _, pid := range workers {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err == nil {
+			if st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); !strings.Contains(string(st), ") Z ") {
+				t.Errorf("nginx worker %d outlived its master", pid)
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+	}
+}
+
+// childrenOf lists the processes whose parent is pid (from /proc; none
+// where there is no /proc).
+func childrenOf(pid int) []int {
+	entries, _ := os.ReadDir("/proc")
+	var out []int
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+		rest := string(st[strings.LastIndexByte(string(st), ')')+1:])
+		if f := strings.Fields(rest); len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
