@@ -128,7 +128,7 @@ func withTrailer(req *Request, resp *http.Response, algs []verify.Algorithm) []v
 	switch {
 	case digestTrailer(resp):
 		more = verify.All
-	case advertisesTrailers(resp.Request):
+	case advertisesTrailers(resp.Request) || trailersPossible(resp):
 		more = pick(req.mayTrail())
 	default:
 		return algs
@@ -140,6 +140,23 @@ func withTrailer(req *Request, resp *http.Response, algs []verify.Algorithm) []v
 		}
 	}
 	return out
+}
+
+// trailersPossible says the response's framing can end with a trailer
+// section although none was declared: HTTP/1.1 chunked, or HTTP/2 and
+// later. A trailer nobody declared may still name a digest, and one not
+// computed would pass wrong bytes as unverified; a response with its
+// length up front (a static file's usual answer) cannot carry one.
+func trailersPossible(resp *http.Response) bool {
+	if resp.ProtoMajor >= 2 {
+		return true
+	}
+	for _, te := range resp.TransferEncoding {
+		if strings.EqualFold(te, "chunked") {
+			return true
+		}
+	}
+	return false
 }
 
 // advertisesTrailers says the request carried TE: trailers (RFC 9110
