@@ -3,8 +3,6 @@ package dictionary
 import (
 	"bytes"
 	"github.com/hdig/hdig/internal/peertest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -13,26 +11,6 @@ import (
 // skipped, except in CI (CI set), where it fails.
 func zstdCLI(t *testing.T) string {
 	return peertest.Need(t, "zstd")
-}
-
-func writeFile(t *testing.T, dir, name string, b []byte) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func runZstd(t *testing.T, zstd string, args ...string) []byte {
-	t.Helper()
-	var out, errb bytes.Buffer
-	cmd := exec.Command(zstd, args...)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("zstd %v: %v: %s", args, err, errb.String())
-	}
-	return out.Bytes()
 }
 
 // C zstd decodes hdig's dcz: the frame after the 40-byte header, and the
@@ -45,11 +23,11 @@ func TestInteropZstdDecodesDCZ(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	dict := writeFile(t, dir, "v1", v1)
-	frame := writeFile(t, dir, "frame.zst", enc[HeaderLen(CodingDCZ):])
-	whole := writeFile(t, dir, "whole.dcz", enc)
+	dict := peertest.WriteFile(t, dir, "v1", v1)
+	frame := peertest.WriteFile(t, dir, "frame.zst", enc[HeaderLen(CodingDCZ):])
+	whole := peertest.WriteFile(t, dir, "whole.dcz", enc)
 	for _, in := range []string{frame, whole} {
-		got := runZstd(t, zstd, "-q", "-d", "-c", "-D", dict, in)
+		got := peertest.Run(t, zstd, "-q", "-d", "-c", "-D", dict, in)
 		if !bytes.Equal(got, v2) {
 			t.Fatalf("zstd -d -D dict %s: %d bytes, want %d", filepath.Base(in), len(got), len(v2))
 		}
@@ -62,13 +40,13 @@ func TestInteropDCZFromZstd(t *testing.T) {
 	zstd := zstdCLI(t)
 	v1, v2 := versions()
 	dir := t.TempDir()
-	dict := writeFile(t, dir, "v1", v1)
-	data := writeFile(t, dir, "v2", v2)
+	dict := peertest.WriteFile(t, dir, "v1", v1)
+	data := peertest.WriteFile(t, dir, "v2", v2)
 	for _, args := range [][]string{
 		{"-q", "-19", "-c", "-D", dict, data},
 		{"-q", "-19", "-c", "--patch-from=" + dict, data},
 	} {
-		frame := runZstd(t, zstd, args...)
+		frame := peertest.Run(t, zstd, args...)
 		body, _ := AppendHeader(nil, CodingDCZ, HashOf(v1))
 		body = append(body, frame...)
 		got, err := DecodeDCZ(body, v1, Limits{})

@@ -66,8 +66,8 @@ func TestDiffEGNU(t *testing.T) {
 		}
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			old := writeFile(t, dir, "old", []byte(tt.base))
-			nw := writeFile(t, dir, "new", []byte(tt.target))
+			old := peertest.WriteFile(t, dir, "old", []byte(tt.base))
+			nw := peertest.WriteFile(t, dir, "new", []byte(tt.target))
 			script, _ := exec.Command(diff, "-e", old, nw).Output()
 			got, err := applyDiffE([]byte(tt.base), script)
 			if err != nil || string(got) != tt.target {

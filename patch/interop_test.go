@@ -3,9 +3,6 @@ package patch
 import (
 	"bytes"
 	"github.com/hdig/hdig/internal/peertest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 )
 
@@ -13,28 +10,6 @@ import (
 // skipped, except in CI (CI set), where it fails.
 func xdelta3(t *testing.T) string {
 	return peertest.Need(t, "xdelta3")
-}
-
-func writeFile(t *testing.T, dir, name string, b []byte) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func run(t *testing.T, name string, args ...string) []byte {
-	t.Helper()
-	out, err := exec.Command(name, args...).Output()
-	if err != nil {
-		msg := ""
-		if ee, ok := err.(*exec.ExitError); ok {
-			msg = string(ee.Stderr)
-		}
-		t.Fatalf("%s %v: %v %s", name, args, err, msg)
-	}
-	return out
 }
 
 // TestXdelta3DecodesOurs: xdelta3 -d reproduces the target from our deltas,
@@ -45,17 +20,17 @@ func TestXdelta3DecodesOurs(t *testing.T) {
 	for _, ds := range dataSets(t) {
 		t.Run(ds.name, func(t *testing.T) {
 			dir := t.TempDir()
-			base := writeFile(t, dir, "base", ds.base)
-			tgt := writeFile(t, dir, "target", ds.target)
-			theirs := run(t, xd, "-e", "-S", "none", "-A", "-n", "-c", "-s", base, tgt)
+			base := peertest.WriteFile(t, dir, "base", ds.base)
+			tgt := peertest.WriteFile(t, dir, "target", ds.target)
+			theirs := peertest.Run(t, xd, "-e", "-S", "none", "-A", "-n", "-c", "-s", base, tgt)
 			for _, sum := range []bool{false, true} {
 				opts := []Option{WithChecksum(sum)}
 				if sum {
 					opts = append(opts, WithWindowSize(1<<20)) // several windows
 				}
 				ours := encodeVCDIFF(t, ds.base, ds.target, opts...)
-				delta := writeFile(t, dir, "delta", ours)
-				got := run(t, xd, "-d", "-c", "-s", base, delta)
+				delta := peertest.WriteFile(t, dir, "delta", ours)
+				got := peertest.Run(t, xd, "-d", "-c", "-s", base, delta)
 				if !bytes.Equal(got, ds.target) {
 					t.Fatalf("xdelta3 -d of our delta (checksum %v) differs from the target", sum)
 				}
@@ -78,12 +53,12 @@ func TestDecodeXdelta3(t *testing.T) {
 	flags := map[string][]string{"plain": {"-A", "-n"}, "apphdr": {"-n"}, "adler32": {"-A"}, "both": nil}
 	for _, ds := range dataSets(t) {
 		dir := t.TempDir()
-		base := writeFile(t, dir, "base", ds.base)
-		tgt := writeFile(t, dir, "target", ds.target)
+		base := peertest.WriteFile(t, dir, "base", ds.base)
+		tgt := peertest.WriteFile(t, dir, "target", ds.target)
 		for name, extra := range flags {
 			t.Run(ds.name+"/"+name, func(t *testing.T) {
 				args := append(append([]string{"-e", "-S", "none", "-c"}, extra...), "-s", base)
-				delta := run(t, xd, append(args, tgt)...)
+				delta := peertest.Run(t, xd, append(args, tgt)...)
 				got, err := decodeVCDIFF(ds.base, delta)
 				if err != nil {
 					t.Fatalf("DecodeVCDIFF: %v", err)

@@ -2,6 +2,7 @@ package patch
 
 import (
 	"bytes"
+	"github.com/hdig/hdig/internal/peertest"
 	"testing"
 )
 
@@ -23,11 +24,11 @@ func TestXdelta3DecodesEveryLevel(t *testing.T) {
 	xd := xdelta3(t)
 	dir := t.TempDir()
 	for _, ds := range smallSets() {
-		base := writeFile(t, dir, "base", ds.base)
+		base := peertest.WriteFile(t, dir, "base", ds.base)
 		for level := 0; level <= 9; level++ {
 			ours := encodeVCDIFF(t, ds.base, ds.target, WithLevel(level), WithWindowSize(16<<10))
-			delta := writeFile(t, dir, "delta", ours)
-			if got := run(t, xd, "-d", "-c", "-s", base, delta); !bytes.Equal(got, ds.target) {
+			delta := peertest.WriteFile(t, dir, "delta", ours)
+			if got := peertest.Run(t, xd, "-d", "-c", "-s", base, delta); !bytes.Equal(got, ds.target) {
 				t.Fatalf("%s, level %d: xdelta3 -d of our delta differs from the target", ds.name, level)
 			}
 		}

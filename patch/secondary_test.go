@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/hdig/hdig/internal/peertest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,8 +37,8 @@ func TestDecodeXdelta3Secondary(t *testing.T) {
 	comps := []string{"", "lzma", "djw", "fgk", "none"}
 	for _, ds := range secondaryPairs() {
 		dir := t.TempDir()
-		base := writeFile(t, dir, "base", ds.base)
-		tgt := writeFile(t, dir, "target", ds.target)
+		base := peertest.WriteFile(t, dir, "base", ds.base)
+		tgt := peertest.WriteFile(t, dir, "target", ds.target)
 		for _, comp := range comps {
 			for _, level := range []string{"-1", "-6", "-9"} {
 				name := ds.name + "/" + cmpName(comp) + level
@@ -49,7 +50,7 @@ func TestDecodeXdelta3Secondary(t *testing.T) {
 					if ds.name == "large" {
 						args = append(args, "-W", "524288") // 8+ windows
 					}
-					delta := run(t, xd, append(args, "-s", base, tgt)...)
+					delta := peertest.Run(t, xd, append(args, "-s", base, tgt)...)
 					theirs := xdelta3Decodes(t, xd, base, delta, ds.target)
 					var out bytes.Buffer
 					err := Undo([]string{"vcdiff"}, bytes.NewReader(ds.base), int64(len(ds.base)), bytes.NewReader(delta), &out)
@@ -77,7 +78,7 @@ func TestDecodeXdelta3Secondary(t *testing.T) {
 // xdelta3Decodes reports whether xdelta3 -d rebuilds target from delta.
 func xdelta3Decodes(t *testing.T, xd, base string, delta, target []byte) bool {
 	t.Helper()
-	p := writeFile(t, t.TempDir(), "delta", delta)
+	p := peertest.WriteFile(t, t.TempDir(), "delta", delta)
 	out, err := exec.Command(xd, "-d", "-c", "-s", base, p).Output()
 	return err == nil && bytes.Equal(out, target)
 }
@@ -155,18 +156,18 @@ func TestWriteSecondarySeeds(t *testing.T) {
 	xd := xdelta3(t)
 	dir := t.TempDir()
 	b, tg := seedPair()
-	base, tgt := writeFile(t, dir, "base", b), writeFile(t, dir, "target", tg)
+	base, tgt := peertest.WriteFile(t, dir, "base", b), peertest.WriteFile(t, dir, "target", tg)
 	fuzz := map[string]string{"lzma": "FuzzSecondaryLZMA", "djw": "FuzzSecondaryDJW", "fgk": "FuzzSecondaryFGK"}
 	for comp, target := range fuzz {
 		for _, level := range []string{"-1", "-9"} {
-			delta := run(t, xd, "-e", level, "-S", comp, "-W", "16384", "-c", "-s", base, tgt)
+			delta := peertest.Run(t, xd, "-e", level, "-S", comp, "-W", "16384", "-c", "-s", base, tgt)
 			name := comp + level
-			writeFile(t, "testdata/xdelta3", name+".vcdiff", delta)
+			peertest.WriteFile(t, "testdata/xdelta3", name+".vcdiff", delta)
 			if err := os.MkdirAll(filepath.Join("testdata/fuzz", target), 0o755); err != nil {
 				t.Fatal(err)
 			}
 			corpus := fmt.Sprintf("go test fuzz v1\n[]byte(%q)\n", delta)
-			writeFile(t, filepath.Join("testdata/fuzz", target), "xdelta3"+level, []byte(corpus))
+			peertest.WriteFile(t, filepath.Join("testdata/fuzz", target), "xdelta3"+level, []byte(corpus))
 		}
 	}
 }

@@ -2,6 +2,7 @@ package zsync
 
 import (
 	"bytes"
+	"github.com/hdig/hdig/internal/peertest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -25,7 +26,7 @@ func TestZsyncClientAcceptsOurs(t *testing.T) {
 	}
 	srv, ts := newRangeServer(t, map[string][]byte{"/data.bin": cur, "/data.bin.zsync": encode(t, ctl)})
 	dir := t.TempDir()
-	writeFile(t, dir, "old.bin", old)
+	peertest.WriteFile(t, dir, "old.bin", old)
 	out := runTool(t, dir, zs, "-i", "old.bin", "-o", "new.bin", ts.URL+"/data.bin.zsync")
 	got, err := os.ReadFile(filepath.Join(dir, "new.bin"))
 	if err != nil {

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"github.com/hdig/hdig/internal/peertest"
 	"math/rand/v2"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 )
 
@@ -14,15 +12,6 @@ import (
 // skipped, except in CI (CI set), where it fails.
 func tool(t *testing.T, name string) string {
 	return peertest.Need(t, name)
-}
-
-func writeFile(t *testing.T, dir, name string, b []byte) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 func runTool(t *testing.T, dir, name string, args ...string) []byte {

@@ -2,6 +2,7 @@ package zsync
 
 import (
 	"bytes"
+	"github.com/hdig/hdig/internal/peertest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -26,7 +27,7 @@ func TestZsyncmakeSameBytes(t *testing.T) {
 	for i, s := range interopSizes {
 		dir := t.TempDir()
 		data := randomBytes(uint64(i), s.n)
-		path := writeFile(t, dir, "target.bin", data)
+		path := peertest.WriteFile(t, dir, "target.bin", data)
 		args := []string{"-u", "http://127.0.0.1/target.bin", "-o", "theirs.zsync"}
 		if s.bs != 0 {
 			args = append(args, "-b", itoa(s.bs))

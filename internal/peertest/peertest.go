@@ -3,8 +3,10 @@
 package peertest
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 )
 
@@ -25,4 +27,28 @@ func Need(t testing.TB, name string) string {
 		t.Skipf("%s not installed", name)
 	}
 	return p
+}
+
+// WriteFile writes b to dir/name and returns its path; an error fails the
+// test.
+func WriteFile(t testing.TB, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Run runs the peer program name and returns its standard output; a
+// failure fails the test with the program's standard error.
+func Run(t testing.TB, name string, args ...string) []byte {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command(name, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %v: %v: %s", name, args, err, errb.String())
+	}
+	return out.Bytes()
 }
