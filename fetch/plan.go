@@ -184,7 +184,6 @@ type prefixHash struct {
 	busy   bool
 	held   int // snapshots waiting: no new hashing starts
 	err    error
-	buf    []byte
 	// wm0 and state0 are where hashing started, for rewind.
 	wm0    int64
 	state0 []byte
@@ -206,13 +205,7 @@ func newPrefixHash(f io.ReaderAt, h *verify.Hasher, wm int64, landed spans) *pre
 func (p *prefixHash) wrote(off int64, b []byte) {
 	p.mu.Lock()
 	if p.busy || p.held > 0 || p.err != nil || off != p.wm {
-		p.landed.add(off, off+int64(len(b)))
-		if p.busy || p.held > 0 || p.landed.reach(p.wm) == p.wm {
-			p.mu.Unlock()
-			return
-		}
-		p.busy = true
-		p.catchUp()
+		p.landedAt(off, int64(len(b)))
 		return
 	}
 	p.busy = true
@@ -224,29 +217,82 @@ func (p *prefixHash) wrote(off int64, b []byte) {
 	p.catchUp()
 }
 
+// landedAt runs with mu held: it notes n bytes on disk at off, to be read
+// back, and catches up if nobody else is at it; it unlocks.
+func (p *prefixHash) landedAt(off, n int64) {
+	p.landed.add(off, off+n)
+	if p.busy || p.held > 0 || p.landed.reach(p.wm) == p.wm {
+		p.mu.Unlock()
+		return
+	}
+	p.busy = true
+	p.catchUp()
+}
+
+// lend returns one of the hasher's buffers to read the bytes at off into
+// when off is the watermark, so they are hashed from it (wroteLent)
+// without a copy; else nil: the caller reads into its own buffer, and the
+// bytes are hashed when the watermark reaches them.
+func (p *prefixHash) lend(off int64) *verify.Buffer {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.busy || p.held > 0 || p.err != nil || off != p.wm {
+		return nil
+	}
+	// Nobody writes to the hasher while busy is clear and mu held.
+	return p.h.Buffer()
+}
+
+// wroteLent is wrote for n bytes written at off from a lent buffer b,
+// which it takes back: hashed from there when off is still the
+// watermark, else given back, and the bytes read back later.
+func (p *prefixHash) wroteLent(off int64, b *verify.Buffer, n int) {
+	if n == 0 {
+		p.h.Return(b)
+		return
+	}
+	p.mu.Lock()
+	if p.busy || p.held > 0 || p.err != nil || off != p.wm {
+		p.mu.Unlock()
+		p.h.Return(b)
+		p.mu.Lock()
+		p.landedAt(off, int64(n))
+		return
+	}
+	p.busy = true
+	p.mu.Unlock()
+	p.h.Submit(b, n)
+	p.mu.Lock()
+	p.wm += int64(n)
+	p.landed.trim(p.wm)
+	p.catchUp()
+}
+
 // catchUp runs with mu held and busy set: it hashes what landed at the
-// watermark by reading it back, then clears busy and unlocks.
+// watermark by reading it back into the hasher's buffers, then clears busy
+// and unlocks.
 func (p *prefixHash) catchUp() {
 	for p.err == nil && p.held == 0 {
 		end := p.landed.reach(p.wm)
 		if end == p.wm {
 			break
 		}
-		if p.buf == nil {
-			p.buf = make([]byte, copyBufSize)
-		}
-		off, b := p.wm, p.buf[:min(end-p.wm, int64(len(p.buf)))]
+		off := p.wm
 		p.mu.Unlock()
-		_, err := p.f.ReadAt(b, off)
+		b := p.h.Buffer()
+		n := int(min(end-off, int64(len(b.Bytes()))))
+		_, err := p.f.ReadAt(b.Bytes()[:n], off)
 		if err == nil {
-			p.h.Write(b)
+			p.h.Submit(b, n)
+		} else {
+			p.h.Return(b)
 		}
 		p.mu.Lock()
 		if err != nil {
 			p.err = err
 			break
 		}
-		p.wm += int64(len(b))
+		p.wm += int64(n)
 		p.landed.trim(p.wm)
 	}
 	p.busy = false

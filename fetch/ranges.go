@@ -586,31 +586,27 @@ func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMod
 }
 
 // stream copies up to limit bytes (-1: to EOF) from r to the piece's
-// offsets, through the piece hasher h and the prefix hasher.
+// offsets, through the piece hasher h and the prefix hasher. At the
+// prefix hash's watermark it reads into the prefix hasher's own buffer
+// (prefixHash.lend), so those bytes are hashed without a copy.
 func (d *download) stream(p *piece, r *countingReader, limit int64, h *verify.Hasher, buf []byte, bar PieceProgress) error {
 	for limit != 0 {
+		off := p.at()
+		lent := d.ph.lend(off)
 		b := buf
+		if lent != nil {
+			b = lent.Bytes()
+		}
 		if limit > 0 && limit < int64(len(b)) {
 			b = b[:limit]
 		}
 		n, err := io.ReadFull(r, b)
-		if n > 0 {
-			off := p.at()
-			if err := d.req.Limits.checkOutput(off+int64(n), 0, false); err != nil {
-				return err // a stream of unknown length over --max-filesize
-			}
-			if _, werr := d.f.WriteAt(b[:n], off); werr != nil {
-				return &writeError{err: werr}
-			}
-			if h != nil {
-				h.Write(b[:n])
-			}
-			p.next.Add(int64(n))
-			d.ph.wrote(off, b[:n])
-			bar.Add(n)
-			if limit > 0 {
-				limit -= int64(n)
-			}
+		if werr := d.land(p, off, b[:n], h, lent); werr != nil {
+			return werr
+		}
+		bar.Add(n)
+		if limit > 0 {
+			limit -= int64(n)
 		}
 		switch {
 		case err == nil:
@@ -621,6 +617,37 @@ func (d *download) stream(p *piece, r *countingReader, limit int64, h *verify.Ha
 		default:
 			return err
 		}
+	}
+	return nil
+}
+
+// land writes b (read from the piece p's body) at off and hashes it: with
+// the piece hasher h, and with the prefix hasher, to which it gives back
+// the buffer lent (nil: b is the caller's) in every case.
+func (d *download) land(p *piece, off int64, b []byte, h *verify.Hasher, lent *verify.Buffer) error {
+	var err error
+	if len(b) > 0 {
+		err = d.req.Limits.checkOutput(off+int64(len(b)), 0, false) // a stream of unknown length over --max-filesize
+	}
+	if err == nil && len(b) > 0 {
+		if _, werr := d.f.WriteAt(b, off); werr != nil {
+			err = &writeError{err: werr}
+		}
+	}
+	if err != nil || len(b) == 0 {
+		if lent != nil {
+			d.ph.wroteLent(off, lent, 0)
+		}
+		return err
+	}
+	if h != nil {
+		h.Write(b)
+	}
+	p.next.Add(int64(len(b)))
+	if lent != nil {
+		d.ph.wroteLent(off, lent, len(b))
+	} else {
+		d.ph.wrote(off, b)
 	}
 	return nil
 }

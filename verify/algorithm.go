@@ -38,6 +38,11 @@ type Algorithm struct {
 	// New returns a fresh hash whose Sum is exactly the RFC 9530 digest
 	// value bytes (rfc-notes §1.5): big-endian for the checksums.
 	New func() hash.Hash
+	// Inline says the algorithm is cheaper to compute where the bytes are
+	// than to hand them to another goroutine (a Hasher's pipeline): crc32c
+	// runs in hardware at memory speed, so a copy into the pipeline would
+	// cost as much as the hash.
+	Inline bool
 }
 
 // Algorithms lists the eight registered algorithms, Active first, in the
@@ -50,7 +55,7 @@ var Algorithms = []Algorithm{
 	{Key: "unixsum", Status: Deprecated, Size: 2, New: newUnixSum},
 	{Key: "unixcksum", Status: Deprecated, Size: 4, New: newUnixCksum},
 	{Key: "adler", Status: Deprecated, Size: 4, New: func() hash.Hash { return adler32.New() }},
-	{Key: "crc32c", Status: Deprecated, Size: 4, New: func() hash.Hash { return crc32.New(castagnoli) }},
+	{Key: "crc32c", Status: Deprecated, Size: 4, New: func() hash.Hash { return crc32.New(castagnoli) }, Inline: true},
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

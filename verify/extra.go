@@ -19,7 +19,7 @@ const Unregistered Status = "unregistered"
 // digest value, as the services encode it.
 var Extra = []Algorithm{
 	{Key: "sha-384", Status: Unregistered, Size: sha512.Size384, New: sha512.New384},
-	{Key: "crc32", Status: Unregistered, Size: 4, New: func() hash.Hash { return crc32.NewIEEE() }},
+	{Key: "crc32", Status: Unregistered, Size: 4, New: func() hash.Hash { return crc32.NewIEEE() }, Inline: true},
 	{Key: "crc64nvme", Status: Unregistered, Size: 8, New: func() hash.Hash { return crc64.New(crc64NVME) }},
 }
 

@@ -13,24 +13,31 @@ import (
 // hands it to one goroutine per algorithm, so hashing runs on other cores
 // while the caller receives the next bytes. The ring bounds the memory
 // (pipeSlots × pipeSlot) and how far hashing may lag: Write blocks while
-// every slot is still being hashed.
+// every slot is still being hashed. A caller that reads its bytes can
+// read them straight into a slot (Buffer, Submit) and save the copy.
 const (
 	pipeFrom  = 256 << 10
-	pipeSlot  = 128 << 10
+	pipeSlot  = 256 << 10
 	pipeSlots = 4
 )
 
 // Hasher is an io.Writer that feeds every byte written to several digest
-// algorithms at once. Small inputs are hashed in the caller's goroutine;
-// past pipeFrom bytes the bytes are pipelined to one goroutine per
-// algorithm (see pipeFrom), so two algorithms cost about the wall time of
-// the slower one, and hashing overlaps with the caller's work. Write never
-// retains p. Sums, Written, MarshalBinary and UnmarshalBinary first wait
-// for everything written to be hashed.
+// algorithms at once. Inline algorithms (crc32c) are computed in the
+// caller's goroutine. So are the others for small inputs; past pipeFrom
+// bytes they are pipelined to one goroutine per algorithm (see pipeFrom),
+// so two algorithms cost about the wall time of the slower one, and
+// hashing overlaps with the caller's work. Write never retains p. Sums,
+// Written, MarshalBinary and UnmarshalBinary first wait for everything
+// written to be hashed.
 type Hasher struct {
 	algs   []Algorithm
 	hashes []hash.Hash
 	n      int64
+	inline []hash.Hash // Algorithm.Inline: never pipelined
+	piped  []hash.Hash // the others
+	keys   []string    // of piped
+
+	inlineKeys []string
 
 	p *pipe // nil until pipeFrom bytes; nil again after Close
 }
@@ -40,6 +47,11 @@ func NewHasher(algs []Algorithm) *Hasher {
 	h := &Hasher{algs: algs, hashes: make([]hash.Hash, len(algs))}
 	for i, a := range algs {
 		h.hashes[i] = a.New()
+		if a.Inline {
+			h.inline, h.inlineKeys = append(h.inline, h.hashes[i]), append(h.inlineKeys, a.Key)
+		} else {
+			h.piped, h.keys = append(h.piped, h.hashes[i]), append(h.keys, a.Key)
+		}
 	}
 	return h
 }
@@ -52,27 +64,91 @@ func (h *Hasher) Written() int64 { return h.n }
 
 // Write hashes p with every algorithm (or queues it to be hashed).
 func (h *Hasher) Write(p []byte) (int, error) {
-	if len(h.hashes) == 0 {
+	h.hashInline(p)
+	if len(h.piped) == 0 {
 		h.n += int64(len(p))
 		return len(p), nil
 	}
 	if h.p == nil && h.n+int64(len(p)) < pipeFrom {
 		h.n += int64(len(p))
-		for i, x := range h.hashes {
+		for i, x := range h.piped {
 			x.Write(p)
-			count(h.algs[i].Key, len(p))
+			count(h.keys[i], len(p))
 		}
 		return len(p), nil
 	}
-	if h.p == nil {
-		h.p = startPipe(h.hashes, h.algs)
-		// The goroutines hold the pipe, not h: an unreferenced Hasher
-		// that was never closed still lets them end.
-		runtime.AddCleanup(h, func(p *pipe) { p.end() }, h.p)
-	}
+	h.start()
 	h.n += int64(len(p))
 	h.p.write(p)
 	return len(p), nil
+}
+
+// hashInline hashes p with the inline algorithms.
+func (h *Hasher) hashInline(p []byte) {
+	for i, x := range h.inline {
+		x.Write(p)
+		count(h.inlineKeys[i], len(p))
+	}
+}
+
+// start starts the pipeline if it is not running.
+func (h *Hasher) start() {
+	if h.p != nil {
+		return
+	}
+	h.p = startPipe(h.piped, h.keys)
+	// The goroutines hold the pipe, not h: an unreferenced Hasher that
+	// was never closed still lets them end.
+	runtime.AddCleanup(h, func(p *pipe) { p.end() }, h.p)
+}
+
+// A Buffer is lent by a Hasher (Buffer) to read bytes into: Submit hashes
+// them without copying them, Return gives it back unhashed.
+type Buffer struct {
+	s   *slot   // one of the pipeline's slots, or nil
+	own *[]byte // else a buffer of slotPool
+}
+
+// Bytes is the buffer to fill: pipeSlot bytes.
+func (b *Buffer) Bytes() []byte {
+	if b.s != nil {
+		return (*b.s.b)[:cap(*b.s.b)]
+	}
+	return (*b.own)[:cap(*b.own)]
+}
+
+// Buffer lends one of the pipeline's buffers, starting the pipeline; it
+// blocks while every buffer is being hashed. Once the pipeline runs,
+// Buffer and Return may be called while another goroutine writes; Submit
+// may not. Every Buffer must be submitted or returned before Close.
+func (h *Hasher) Buffer() *Buffer {
+	if len(h.piped) == 0 {
+		return &Buffer{own: slotPool.Get().(*[]byte)}
+	}
+	h.start()
+	return &Buffer{s: h.p.lend()}
+}
+
+// Submit hashes the first n bytes of b after everything written before,
+// and takes b back: the caller must not touch b's bytes any more.
+func (h *Hasher) Submit(b *Buffer, n int) {
+	p := b.Bytes()[:n]
+	h.hashInline(p)
+	h.n += int64(n)
+	if b.s == nil {
+		slotPool.Put(b.own)
+		return
+	}
+	h.p.give(b.s, n)
+}
+
+// Return takes b back without hashing its bytes.
+func (h *Hasher) Return(b *Buffer) {
+	if b.s == nil {
+		slotPool.Put(b.own)
+		return
+	}
+	h.p.back(b.s)
 }
 
 // wait returns once everything written has been hashed.

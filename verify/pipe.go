@@ -6,10 +6,11 @@ import (
 	"sync/atomic"
 )
 
-// pipe is a Hasher's bounded ring: the writer fills a slot, then hands it
-// to every algorithm's goroutine; the last one to finish with it puts it
-// back on the free list. Each goroutine takes the slots in the order they
-// were handed out, so every hash sees the bytes in order.
+// pipe is a Hasher's bounded ring: the writer fills a slot (by copying
+// into it, or by reading into one it was lent: Hasher.Buffer), then hands
+// it to every algorithm's goroutine; the last one to finish with it puts
+// it back on the free list. Each goroutine takes the slots in the order
+// they were handed out, so every hash sees the bytes in order.
 type pipe struct {
 	free  chan *slot
 	work  []chan *slot
@@ -26,7 +27,23 @@ type slot struct {
 // slotPool shares the slots' buffers between Hashers (one per range piece).
 var slotPool = sync.Pool{New: func() any { b := make([]byte, 0, pipeSlot); return &b }}
 
-func startPipe(hashes []hash.Hash, algs []Algorithm) *pipe {
+// Process-wide counts of the pipelines' work, so tests can tell how the
+// bytes travelled by counting, not timing: bytes copied into slots, and
+// slots handed to the hashing goroutines.
+var (
+	pipeCopied   atomic.Int64
+	pipeHandoffs atomic.Int64
+)
+
+// PipeCopied returns how many bytes every Hasher of the process has copied
+// into its pipeline so far (bytes read into a lent Buffer are not copied).
+func PipeCopied() int64 { return pipeCopied.Load() }
+
+// PipeHandoffs returns how many buffers every Hasher of the process has
+// handed to its hashing goroutines so far.
+func PipeHandoffs() int64 { return pipeHandoffs.Load() }
+
+func startPipe(hashes []hash.Hash, keys []string) *pipe {
 	p := &pipe{free: make(chan *slot, pipeSlots), work: make([]chan *slot, len(hashes))}
 	for range pipeSlots {
 		p.free <- &slot{b: slotPool.Get().(*[]byte)}
@@ -34,7 +51,7 @@ func startPipe(hashes []hash.Hash, algs []Algorithm) *pipe {
 	for i, x := range hashes {
 		c := make(chan *slot, pipeSlots)
 		p.work[i] = c
-		go p.hash(c, x, algs[i].Key)
+		go p.hash(c, x, keys[i])
 	}
 	return p
 }
@@ -54,6 +71,7 @@ func (p *pipe) hash(c chan *slot, x hash.Hash, key string) {
 
 // write copies b into slots and hands each full one on.
 func (p *pipe) write(b []byte) {
+	pipeCopied.Add(int64(len(b)))
 	for len(b) > 0 {
 		if p.cur == nil {
 			p.cur = <-p.free
@@ -68,12 +86,41 @@ func (p *pipe) write(b []byte) {
 	}
 }
 
+// lend takes a free slot for the caller to fill; safe to call while
+// another goroutine writes (it only takes from the free list).
+func (p *pipe) lend() *slot { return <-p.free }
+
+// give hands on the first n bytes of a lent slot, after the slot being
+// filled, or takes it back unused when n is 0.
+func (p *pipe) give(s *slot, n int) {
+	if n == 0 {
+		p.back(s)
+		return
+	}
+	if p.cur != nil && len(*p.cur.b) > 0 {
+		p.send()
+	}
+	if p.cur != nil {
+		p.back(p.cur)
+	}
+	*s.b = (*s.b)[:n]
+	p.cur = s
+	p.send()
+}
+
+// back puts a slot on the free list unhashed.
+func (p *pipe) back(s *slot) {
+	*s.b = (*s.b)[:0]
+	p.free <- s
+}
+
 // send hands the slot being filled to every goroutine.
 func (p *pipe) send() {
 	s := p.cur
 	p.cur = nil
 	s.left.Store(int32(len(p.work)))
 	p.busy.Add(1)
+	pipeHandoffs.Add(1)
 	for _, c := range p.work {
 		c <- s // never blocks: at most pipeSlots slots exist
 	}
@@ -88,7 +135,8 @@ func (p *pipe) flush() {
 	p.busy.Wait()
 }
 
-// stop flushes, ends the goroutines and gives the buffers back.
+// stop flushes, ends the goroutines and gives the buffers back. No slot
+// may be lent out.
 func (p *pipe) stop() {
 	p.flush()
 	p.end()
