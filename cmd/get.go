@@ -158,7 +158,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION` (positive)")
 	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff (0 or more); a piece failing its Content-Digest is fetched again N times (at least once)")
 	f.StringVarP(&o.Range, "range", "r", "", "ask for byte `RANGE`s: START-END, START- or -SUFFIX, comma-separated")
-	f.IntVar(&o.Parallel, "parallel", 0, "with -o, fetch in `N` concurrent range pieces (default: 1 below 16 MiB, else up to 4; 1: one stream)")
+	f.IntVar(&o.Parallel, "parallel", 0, "fetch in `N` concurrent range pieces, to -o FILE or to stdout held back (default: 1 below 16 MiB, else up to 4; 1: one stream)")
 	f.BoolVarP(&o.Continue, "continue", "C", false, "resume FILE.hdig-part (needs -o; curl's \"-C -\" is accepted too)")
 	f.BoolVar(&o.Delta, "delta", true, "ask for a 226 delta against a cached base version (on when the cache holds one)")
 	f.BoolVar(&o.NoDelta, "no-delta", false, "do not ask for a delta (versions are still cached)")
@@ -248,6 +248,17 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 			return nil, err
 		}
 		return client.Download(ctx, req, o.Output, opts)
+	}
+	if o.holds(req) {
+		// Held back for stdout: spooled anyway, so fetched as -o is.
+		opts := fetch.DownloadOptions{Parallel: o.Parallel, Progress: fetch.NoProgress{}}
+		if !ios.StdoutTTY {
+			opts.Progress = progressFor(ios, o.Silent)
+		}
+		if err := o.Mirr.options(o, req, &opts); err != nil {
+			return nil, err
+		}
+		return client.Hold(ctx, req, &fetch.HeldSink{Out: ios.Out}, opts)
 	}
 	sink, err := o.sink(ios)
 	if err != nil {
@@ -407,7 +418,18 @@ func chain(a, b func(*http.Response)) func(*http.Response) {
 // method, a body, -r or a Range header, a condition, --compressed) is one
 // request.
 func (o *getOptions) downloads(req *fetch.Request) bool {
+	return o.Output != "" && !o.special && o.plainGet(req)
+}
+
+// holds says whether the fetch goes through fetch.Client.Hold: the same
+// plain GET, to stdout held back (not -N).
+func (o *getOptions) holds(req *fetch.Request) bool {
+	return o.Output == "" && !o.NoBuffer && o.plainGet(req)
+}
+
+// plainGet: a GET without body, range, condition or --compressed.
+func (o *getOptions) plainGet(req *fetch.Request) bool {
 	plain := req.Method == "" || strings.EqualFold(req.Method, http.MethodGet)
-	return o.Output != "" && !o.special && !o.Head && plain && req.Body == nil && len(req.Ranges) == 0 &&
+	return !o.Head && plain && req.Body == nil && len(req.Ranges) == 0 &&
 		!req.Compressed && req.Header.Get("Range") == "" && req.Header.Get("If-Range") == "" && !req.Conditional()
 }

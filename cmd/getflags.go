@@ -25,8 +25,8 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 	switch {
 	case o.Parallel < 0 || o.Parallel > fetch.MaxParallel:
 		return nil, usageErrorf("--parallel %d: want 1 to %d (0: chosen from the size)", o.Parallel, fetch.MaxParallel)
-	case o.Parallel > 1 && o.Output == "":
-		return nil, usageErrorf("--parallel needs -o FILE: output to stdout stays one stream")
+	case o.Parallel > 1 && o.Output == "" && o.NoBuffer:
+		return nil, usageErrorf("--parallel needs -o FILE or stdout held back: -N streams one response as it arrives")
 	case o.Continue && o.Output == "":
 		return nil, usageErrorf("-C resumes FILE.hdig-part, so it needs -o FILE")
 	case o.Continue && (o.Range != "" || o.Compressed || o.Head || o.Method != "" || len(o.Data) > 0 || o.DataBinary != "" || o.UploadFile != ""):

@@ -150,6 +150,23 @@ func TestGetParallel(t *testing.T) {
 	assertFile(t, dst, string(data))
 }
 
+// To stdout the body is spooled anyway: it comes in verified range pieces
+// as with -o, and is released only once the whole matched; a whole that
+// does not match its Repr-Digest releases nothing and exits 1.
+func TestGetParallelStdout(t *testing.T) {
+	data := testData(3 << 20)
+	srv := (&rangeOrigin{data: data}).serve(t)
+	code, out, errOut := runHdig(t, "get", "--parallel", "3", srv.URL)
+	if code != 0 || out != string(data) || !strings.Contains(errOut, "3 pieces") {
+		t.Fatalf("exit %d, %d bytes out of %d; stderr %s", code, len(out), len(data), errOut)
+	}
+	lying := (&rangeOrigin{data: data, tamper: func(h http.Header) { h.Set("Repr-Digest", digestField(nil)) }}).serve(t)
+	code, out, errOut = runHdig(t, "get", "--parallel", "3", lying.URL)
+	if code != ExitIntegrity || out != "" || !strings.Contains(errOut, "mismatch Repr-Digest") {
+		t.Fatalf("exit %d, %d bytes out, want %d and none; stderr %s", code, len(out), ExitIntegrity, errOut)
+	}
+}
+
 // TestGetInterruptContinue stops a download once a piece is saved, then
 // resumes it with -C and checks fewer bytes came the second time.
 func TestGetInterruptContinue(t *testing.T) {
@@ -217,7 +234,7 @@ func TestGetProgressSilent(t *testing.T) {
 
 func TestGetRangeUsage(t *testing.T) {
 	for _, args := range [][]string{
-		{"--parallel", "2"},
+		{"--parallel", "2", "-N"},
 		{"--parallel", strconv.Itoa(fetch.MaxParallel + 1), "-o", "f"},
 		{"-C"},
 		{"-r", "0-1", "--compressed"},

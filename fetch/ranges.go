@@ -131,6 +131,7 @@ type download struct {
 	before    spans // on disk before this run's pieces
 	parallel  int
 	resumed   bool   // bytes of an earlier run are in the file
+	spool     bool   // f is a HeldSink's spill file (Hold): no part, no sidecar
 	savedRepr string // the Repr-Digest a loaded sidecar recorded
 	restarts  int
 	mir       *mirrorSet // sources and scheduler with mirrors (mirrors.go)
@@ -359,6 +360,13 @@ func (d *download) warn(w string) {
 // openPart opens the part file; trunc starts it empty and drops a stale
 // sidecar.
 func (d *download) openPart(trunc bool) error {
+	if d.spool {
+		if err := d.f.Truncate(0); err != nil {
+			return &writeError{err: err}
+		}
+		d.pieces, d.digests, d.checks = nil, map[span]string{}, nil
+		return nil
+	}
 	if d.f != nil {
 		d.f.Close()
 	}

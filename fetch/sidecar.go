@@ -68,7 +68,7 @@ type sidecarPiece struct {
 func (d *download) saveSidecar() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.ph == nil || d.f == nil {
+	if d.ph == nil || d.f == nil || d.spool {
 		return nil
 	}
 	wm, state, err := d.ph.snapshot()

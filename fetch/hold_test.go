@@ -1,0 +1,115 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// hold fetches the origin's file to stdout held back (Hold), released into
+// a file; it returns the result, the error and the file's bytes.
+func (o *testOrigin) hold(t *testing.T, opts DownloadOptions, retry int) (*Result, []byte, error) {
+	t.Helper()
+	c, err := NewClient(Options{Timeout: testStall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &Request{URL: o.srv.URL + "/f", Policy: verify.DefaultPolicy(), Retry: retry,
+		WantRepr: []verify.Pref{{Algorithm: "sha-256", Weight: 10}}, WantContent: []verify.Pref{{Algorithm: "sha-256", Weight: 10}}}
+	dir := t.TempDir()
+	out, err := os.Create(filepath.Join(dir, "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	spool := filepath.Join(dir, "tmp")
+	os.Mkdir(spool, 0o755)
+	res, err := c.Hold(context.Background(), req, &HeldSink{Out: out, Dir: spool}, opts)
+	if ents, _ := os.ReadDir(spool); len(ents) != 0 {
+		t.Errorf("spool left in TMPDIR: %v", ents)
+	}
+	got, rerr := os.ReadFile(out.Name())
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	return res, got, err
+}
+
+// A body held back for stdout is fetched in verified range pieces, as -o
+// is, then released whole by the kernel: nothing read back in user space.
+func TestHoldParallel(t *testing.T) {
+	o := newTestOrigin(t, pieceTestSize)
+	before := userCopied.Load()
+	res, got, err := o.hold(t, pieceOpts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	if string(got) != string(data) {
+		t.Fatalf("released %d bytes, want the %d served", len(got), len(data))
+	}
+	if res.Strategy != StrategyRanges || res.Pieces != 9 || res.Outcome() != verify.Verified {
+		t.Errorf("result %s, %d pieces, %s; want ranges, 9, verified", res.Strategy, res.Pieces, res.Outcome())
+	}
+	if !res.Verdict.Verified(verify.ReprDigest) || !res.Verdict.Verified(verify.ContentDigest) {
+		t.Errorf("checks %v", res.Verdict.Checks)
+	}
+	if n := o.ranges.Load(); n != 8 {
+		t.Errorf("%d range requests, want 8", n)
+	}
+	if n := userCopied.Load() - before; runtime.GOOS == "linux" && n != 0 {
+		t.Errorf("%d bytes released through user space, want 0", n)
+	}
+}
+
+// Nothing unverified is released: a lying piece, or a whole that does
+// not match its Repr-Digest, fails with ErrMismatch and stdout gets no
+// byte.
+func TestHoldMismatchReleasesNothing(t *testing.T) {
+	tests := []struct {
+		name   string
+		tamper func(*http.Request, int, http.Header, []byte) (int, []byte)
+	}{
+		{"flipped piece", flip(512 << 10)},
+		{"wrong Repr-Digest", func(r *http.Request, s int, h http.Header, b []byte) (int, []byte) {
+			h.Set("Repr-Digest", sha256Field([]byte("another file")))
+			return s, b
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := newTestOrigin(t, pieceTestSize)
+			o.tamper = tt.tamper
+			res, got, err := o.hold(t, pieceOpts, 1)
+			if !errors.Is(err, ErrMismatch) {
+				t.Fatalf("err = %v, want %v", err, ErrMismatch)
+			}
+			if len(got) != 0 {
+				t.Errorf("%d bytes released, want none", len(got))
+			}
+			if res == nil || len(res.Verdict.Mismatches()) == 0 {
+				t.Errorf("verdict %v, want the mismatch", res)
+			}
+		})
+	}
+}
+
+// Without ranges (no validator) the held body is one stream, verified
+// the same way.
+func TestHoldSingleStream(t *testing.T) {
+	o := newTestOrigin(t, 100_000)
+	res, got, err := o.hold(t, DownloadOptions{}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	if string(got) != string(data) || res.Strategy != StrategyFull || o.ranges.Load() != 0 || res.Outcome() != verify.Verified {
+		t.Errorf("%d bytes, %s, %d ranges, %s; want %d, full, 0, verified", len(got), res.Strategy, o.ranges.Load(), res.Outcome(), len(data))
+	}
+}
