@@ -1,0 +1,55 @@
+package fetch
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// The body is read straight into the hashing ring's buffers: whether to
+// -o FILE in one stream or to stdout held back, no byte is copied into the
+// ring, and the hash goroutines get one handoff per full buffer (counted,
+// not timed).
+func TestBodyHashedWithoutCopy(t *testing.T) {
+	o := newTestOrigin(t, pieceTestSize)
+	data, _ := o.current()
+	maxHandoffs := int64(len(data)/copyBufSize + 1) // the ring's buffers are copyBufSize too
+	check := func(what string, copied, handoffs int64) {
+		t.Helper()
+		if got := verify.PipeCopied() - copied; got != 0 {
+			t.Errorf("%s: %d bytes copied into the hashing ring, want 0", what, got)
+		}
+		if got := verify.PipeHandoffs() - handoffs; got == 0 || got > maxHandoffs {
+			t.Errorf("%s: %d handoffs to the hash goroutines, want 1 to %d", what, got, maxHandoffs)
+		}
+	}
+
+	copied, handoffs := verify.PipeCopied(), verify.PipeHandoffs()
+	path := filepath.Join(t.TempDir(), "f")
+	if _, err := o.get(t, context.Background(), path, DownloadOptions{Parallel: 1}, 0); err != nil {
+		t.Fatal(err)
+	}
+	check("-o", copied, handoffs)
+	assertFileBytes(t, path, data)
+
+	c, err := NewClient(Options{Timeout: testStall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "stdout")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	copied, handoffs = verify.PipeCopied(), verify.PipeHandoffs()
+	req := &Request{URL: o.srv.URL + "/f", Policy: verify.DefaultPolicy()}
+	if _, err := c.Get(context.Background(), req, &HeldSink{Out: f, Dir: t.TempDir()}); err != nil {
+		t.Fatal(err)
+	}
+	check("held", copied, handoffs)
+	assertFileBytes(t, out, data)
+}
