@@ -18,7 +18,8 @@ import (
 //
 // When the request is conditional, or the cache offers a base version or
 // a dictionary, it is Get into held: one response, a 226 delta or a
-// dictionary-compressed body beats any number of pieces.
+// dictionary-compressed body beats any number of pieces. So it is when no
+// spool file can be made: held keeps a small body in memory.
 func (c *Client) Hold(ctx context.Context, req *Request, held *HeldSink, o DownloadOptions) (*Result, error) {
 	ctx = withCredentialsFor(ctx, req.URL)
 	if o.Progress == nil {
@@ -36,9 +37,10 @@ func (c *Client) Hold(ctx context.Context, req *Request, held *HeldSink, o Downl
 	}
 	f, err := held.spool()
 	if err != nil {
-		o.Progress.Finish()
-		held.Abort()
-		return nil, &writeError{err: err}
+		// No spool file (TMPDIR unwritable): a small body still fits in
+		// memory, as it did before; a large one fails as it would have.
+		defer o.Progress.Finish()
+		return c.Get(ctx, req, held)
 	}
 	d := &download{c: c, req: req, path: "stdout", part: "the spool of stdout", f: f, spool: true, o: o, prog: o.Progress}
 	d.hooks()

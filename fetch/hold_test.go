@@ -113,3 +113,26 @@ func TestHoldSingleStream(t *testing.T) {
 		t.Errorf("%d bytes, %s, %d ranges, %s; want %d, full, 0, verified", len(got), res.Strategy, o.ranges.Load(), res.Outcome(), len(data))
 	}
 }
+
+// Without a usable TMPDIR a small body is still held in memory and
+// released once verified, as before Hold spooled from the start.
+func TestHoldNoSpoolDir(t *testing.T) {
+	o := newTestOrigin(t, 100_000)
+	c, err := NewClient(Options{Timeout: testStall})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &Request{URL: o.srv.URL + "/f", Policy: verify.DefaultPolicy()}
+	out := filepath.Join(t.TempDir(), "stdout")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	held := &HeldSink{Out: f, Dir: filepath.Join(t.TempDir(), "missing")}
+	if _, err := c.Hold(context.Background(), req, held, DownloadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	assertFileBytes(t, out, data)
+}
