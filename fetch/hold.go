@@ -2,6 +2,7 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 )
@@ -28,7 +29,10 @@ func (c *Client) Hold(ctx context.Context, req *Request, held *HeldSink, o Downl
 	if o.Parallel < 0 || o.Parallel > MaxParallel || o.Continue {
 		o.Progress.Finish()
 		held.Abort()
-		return nil, fmt.Errorf("parallel %d, continue %v: want 0 (automatic) to %d, and no -C for stdout", o.Parallel, o.Continue, MaxParallel)
+		if o.Continue {
+			return nil, errors.New("continue: a held body has no part file to resume")
+		}
+		return nil, fmt.Errorf("parallel %d: want 0 (automatic) to %d", o.Parallel, MaxParallel)
 	}
 	dl := req.Delta
 	if req.Conditional() || dl != nil && dl.Cache != nil && c.offers(dl, req.URL) {
