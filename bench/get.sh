@@ -7,6 +7,7 @@
 #
 #   hdig get -o F              / curl -o F                (target <= 1.1)
 #   hdig get URL > F           / curl URL > F             (target <= 1.5; RSS < 16 MiB)
+#   hdig get --parallel 1 URL > F / curl URL > F          (the spool filled by one stream)
 #   hdig get URL | cat > F     / curl URL | cat > F       (stdout a pipe)
 #   hdig get --parallel 4 -o F / aria2c -x4 -s4           (target <= 1.0)
 #
@@ -114,6 +115,7 @@ for server in $SERVERS; do
 		for b in $builds; do
 			once "$server.$b-stdout" "TMPDIR='$out_dir' '$tmp/$b' get -s --no-cache '$url' >'$out'"
 		done
+		once "$server.hdig-stdout-p1" "TMPDIR='$out_dir' '$tmp/hdig' get -s --no-cache --parallel 1 '$url' >'$out'"
 		once "$server.curl-pipe" "curl -sf '$url' | cat >'$out'"
 		for b in $builds; do
 			once "$server.$b-pipe" "TMPDIR='$out_dir' '$tmp/$b' get -s --no-cache '$url' | cat >'$out'"
@@ -133,6 +135,7 @@ for server in $SERVERS; do
 	for b in $builds; do
 		echo "  $b get -o          / curl -o         : $(ratio "$server.$b-o" "$server.curl-o")  (target <= 1.1)"
 		echo "  $b get > file      / curl > file     : $(ratio "$server.$b-stdout" "$server.curl-stdout")  (target <= 1.5; peak RSS $(peak "$server.$b-stdout") MiB, target < 16)"
+		[ "$b" = hdig ] && echo "  $b get --parallel 1 > file / curl > file : $(ratio "$server.$b-stdout-p1" "$server.curl-stdout")  (one stream into the spool; peak RSS $(peak "$server.$b-stdout-p1") MiB)"
 		echo "  $b get | cat       / curl | cat      : $(ratio "$server.$b-pipe" "$server.curl-pipe")"
 		echo "  $b get --parallel 4 / aria2c -x4 -s4 : $(ratio "$server.$b-p4" "$server.aria2c")  (target <= 1.0)"
 	done
