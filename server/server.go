@@ -39,6 +39,8 @@ type Server struct {
 
 	indexHashes atomic.Int64 // files the indexer hashed (tests count them)
 	rootLstats  atomic.Int64 // Lstat calls through os.Root (tests count them)
+	begun       atomic.Int64 // requests begun (the indexer gives way to them)
+	indexPauses atomic.Int64 // the indexer's pauses for requests (tests count them)
 }
 
 // New returns a Server for dir. The directory is opened through os.Root, so
