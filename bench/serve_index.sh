@@ -32,14 +32,15 @@ indexed() { # STATE_DIR → how many of the 4 large files it has indexed
 	echo "$n"
 }
 
-# The idle server: its state directory indexed once, before the runs.
+# The idle server's state directory is indexed once, before the runs;
+# both servers are started afresh for each run, so that neither is warmer.
 start_idx "$tmp/idx-idle"
 for _ in $(seq 1200); do
 	[ "$(indexed "$tmp/idx-idle")" = 4 ] && break
 	sleep 0.1
 done
-idle_pid=$idx_pid idle_base=$idx_base
-curl -fsS -o /dev/null "${idle_base}1k.bin"
+kill "$idx_pid" && wait "$idx_pid" 2>/dev/null || true
+idx_pid=""
 
 index_compare() { # label: RUNS alternating wrk runs of CONNS connections, busy then idle
 	local busy="" idle="" left="" bcpu="" icpu="" bm im
@@ -50,10 +51,14 @@ index_compare() { # label: RUNS alternating wrk runs of CONNS connections, busy 
 		busy="$busy $(rps "${idx_base}1k.bin")"
 		bcpu="$bcpu $(tail -n 1 "$cpu_log" | awk '{ print $2 }')"
 		left="$left $((4 - $(indexed "$tmp/idx-busy")))"
+		kill "$idx_pid" && wait "$idx_pid" 2>/dev/null || true
+		start_idx "$tmp/idx-idle"
+		idle_pid=$idx_pid idle_base=$idx_base idx_pid="" idx_base=""
+		curl -fsS -o /dev/null "${idle_base}1k.bin"
 		idle="$idle $(rps "${idle_base}1k.bin")"
 		icpu="$icpu $(tail -n 1 "$cpu_log" | awk '{ print $2 }')"
-		kill "$idx_pid" && wait "$idx_pid" 2>/dev/null || true
-		idx_pid=""
+		kill "$idle_pid" && wait "$idle_pid" 2>/dev/null || true
+		idle_pid=""
 	done
 	bm=$(echo "$busy" | median)
 	im=$(echo "$idle" | median)
@@ -66,4 +71,3 @@ for CONNS in $conns_saved 1; do
 	index_compare "1 KiB -c$CONNS, indexing $INDEX_MIB MiB:"
 done
 CONNS=$conns_saved
-kill "$idle_pid" && wait "$idle_pid" 2>/dev/null || true
