@@ -72,10 +72,10 @@ head -c $((100 << 10)) /dev/urandom >"$tmp/www/100k.bin"
 head -c $((SIZE_MIB << 20)) /dev/urandom >"$tmp/www/big.bin"
 chmod a+r "$tmp/www"/*
 # Past hdig's settle window (2 s) before its first GET: digests hashed from
-# a file changed less than 2 s before are not trusted by its ID, and every
-# GET then hashes the bytes it sends instead of using sendfile, until one
-# after the window confirms them: the large file's first runs would be
-# hashed as they are sent and the later ones not.
+# a file changed less than 2 s before are not trusted by its ID, and a GET
+# within the window hashes the bytes it sends instead of using sendfile
+# (strace: reads and writes, no sendfile), so that short runs (small RUNS,
+# DURATION) of the large file would measure hashing, not sending.
 sleep 2.5
 
 # nginx: loopback only, sendfile, no access log, everything under $tmp.
