@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -141,7 +140,7 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	if o.writeTO < 0 || o.maxConns < 0 {
 		return usageErrorf("--write-timeout %v, --max-conns %d: want 0 or more", o.writeTO, o.maxConns)
 	}
-	tuneGC()
+	tuneGC(ctx)
 	logOut := server.NewLogWriter(ios.ErrOut)
 	defer logOut.Close()
 	logger := slog.New(slog.NewTextHandler(logOut, nil))
@@ -221,20 +220,6 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	}
 	fmt.Fprintf(ios.Out, "serving %s at %s://%s/\n", o.dir, scheme, ln.Addr())
 	return s.Serve(ctx, ln, tlsConfig)
-}
-
-// tuneGC sets the collector for a server, unless GOGC or GOMEMLIMIT
-// say otherwise: its live heap is small (the small-file snapshots and
-// variants are bounded) while every request allocates, so collecting at
-// 4× the live heap instead of 2× saves about a tenth of a small request's
-// CPU time; a soft limit of 1 GiB keeps the heap from growing with it.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(1 << 30)
-	}
 }
 
 // checkAddr checks the syntax of --addr: HOST:PORT with a port number from

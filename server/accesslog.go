@@ -12,6 +12,7 @@ import (
 // abandoned on purpose (WithTruncatedBody) is logged as "aborted".
 func (s *Server) accessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.begun.Add(1)
 		lw := &logWriter{ResponseWriter: w}
 		start := time.Now()
 		aborted := true

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -66,8 +67,37 @@ func appendAccessLine(b []byte, t time.Time, l *accessLine) []byte {
 }
 
 // appendMillis is slog's time format: RFC 3339 with exactly three
-// fractional digits, in t's location.
+// fractional digits, in t's location. The date, time of day and zone of
+// the second are formatted once per second (lastSecond): a busy server
+// writes many lines in each.
 func appendMillis(b []byte, t time.Time) []byte {
+	c := lastSecond.Load()
+	if c == nil || c.sec != t.Unix() || c.loc != t.Location() {
+		if y := t.Year(); y < 0 || y > 9999 {
+			return appendMillisFormat(b, t) // not 4 digits of year
+		}
+		s := t.Format(time.RFC3339)
+		c = &secondText{sec: t.Unix(), loc: t.Location(), date: s[:19], zone: s[19:]}
+		lastSecond.Store(c)
+	}
+	ms := t.Nanosecond() / 1e6
+	b = append(b, c.date...)
+	b = append(b, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10))
+	return append(b, c.zone...)
+}
+
+// secondText is one second of appendMillis's format in one location:
+// "2006-01-02T15:04:05" and the zone ("Z", "+01:00").
+type secondText struct {
+	sec        int64
+	loc        *time.Location
+	date, zone string
+}
+
+var lastSecond atomic.Pointer[secondText]
+
+// appendMillisFormat is appendMillis by time.Format alone.
+func appendMillisFormat(b []byte, t time.Time) []byte {
 	const prefixLen = len("2006-01-02T15:04:05.000")
 	n := len(b)
 	t = t.Round(0).Truncate(time.Millisecond).Add(time.Millisecond / 10)

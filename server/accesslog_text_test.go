@@ -88,3 +88,26 @@ func (l *lineRecorder) Write(p []byte) (int, error) {
 	l.writes = append(l.writes, string(p))
 	return len(p), nil
 }
+
+// The time of a line formatted from the second's memo (lastSecond) is
+// the one time.Format makes, every millisecond of a second, in several
+// locations in turn, and for years that are not 4 digits.
+func TestAccessTimeMemo(t *testing.T) {
+	locs := []*time.Location{time.UTC, time.FixedZone("a", -(3*3600 + 1800)), time.Local}
+	n := 0
+	for _, sec := range []int64{0, 1_795_000_000, 1_795_000_001, -62_000_000_000, 260_000_000_000} {
+		for ms := int64(0); ms < 1000; ms += 37 {
+			for _, loc := range locs {
+				at := time.Unix(sec, ms*1e6+ms%10*1000).In(loc)
+				got, want := string(appendMillis(nil, at)), string(appendMillisFormat(nil, at))
+				if got != want {
+					t.Fatalf("%v: %q, want %q", at, got, want)
+				}
+				n++
+			}
+		}
+	}
+	if n != 5*28*3 {
+		t.Fatalf("compared %d times", n)
+	}
+}

@@ -101,11 +101,11 @@ func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []v
 
 // confirm marks the entry trusted when the bytes of a settled file, hashed
 // as they were sent, had the digests used, and those are all it holds.
-func (e *entry) confirm(used map[string][]byte) {
+func (e *entry) confirm(used usedDigests) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for k, v := range e.sums {
-		if u, ok := used[k]; !ok || string(u) != string(v) {
+		if u, ok := used.get(k); !ok || string(u) != string(v) {
 			return
 		}
 	}

@@ -74,8 +74,8 @@ func (g *guard) WriteHeader(code int) {
 // usedAlgs lists the algorithms of the digests the response used.
 func (g *guard) usedAlgs() []verify.Algorithm {
 	var algs []verify.Algorithm
-	for k := range g.rep.used {
-		if a, ok := verify.Lookup(k); ok {
+	for _, d := range g.rep.used {
+		if a, ok := verify.Lookup(d.Algorithm); ok {
 			algs = append(algs, a)
 		}
 	}
@@ -202,7 +202,7 @@ func (g *guard) check() bool {
 // matches compares sums with the digests the response used.
 func (g *guard) matches(sums []verify.Digest) bool {
 	for _, d := range sums {
-		if !bytes.Equal(d.Value, g.rep.used[d.Algorithm]) {
+		if v, _ := g.rep.used.get(d.Algorithm); !bytes.Equal(d.Value, v) {
 			return false
 		}
 	}

@@ -84,10 +84,15 @@ func plainGet(r *http.Request) bool {
 	if r.Method != http.MethodGet {
 		return false
 	}
-	for _, k := range []string{"Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "A-IM"} {
-		if r.Header.Get(k) != "" {
+	for _, k := range plainGetFields {
+		if v := r.Header[k]; len(v) > 0 && v[0] != "" { // r.Header.Get(k) != ""
 			return false
 		}
 	}
 	return true
 }
+
+// plainGetFields are the request fields that make a GET not plain, in
+// their canonical form (textproto.CanonicalMIMEHeaderKey), as net/http
+// stores them: looked up as they are, without canonicalising each time.
+var plainGetFields = []string{"Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "A-Im"}

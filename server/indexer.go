@@ -17,7 +17,11 @@ import (
 // them, so that a file's first response has its ETag and Repr-Digest in
 // the header without a wait (digestIndex). It is bounded: one goroutine,
 // on a thread at the lowest CPU and I/O priority, one file at a time, and
-// it pauses while any request hashes (requestHashing). A file changed
+// it pauses while any request hashes (requestHashing). While requests
+// come, it also gives way to them (yieldReader): its goroutine holds one
+// of the Go scheduler's processors while it hashes, and the thread's low
+// priority does not give that processor back when the kernel runs other
+// threads instead, so the indexer's share of the time is bounded. A file changed
 // within the settle window is left for a later pass: its digests could not
 // be trusted by its ID.
 
@@ -26,8 +30,14 @@ import (
 const indexEvery = 10 * time.Minute
 
 // indexChunk is the most the indexer reads between two looks at the
-// requests hashing.
-const indexChunk = 1 << 20
+// requests: about a tenth of a millisecond of SHA-256.
+const indexChunk = 256 << 10
+
+// indexBusyPause is the pause after a chunk during which a request began,
+// in multiples of that chunk's time (reading and hashing it): while
+// requests keep coming the indexer takes at most 1/(1+indexBusyPause) of
+// the time, and runs flat out when none come.
+const indexBusyPause = 19
 
 // requestHashing counts the hash passes of requests in progress (a cache
 // entry filled, a body hashed as it is sent): the indexer waits while
@@ -127,7 +137,7 @@ func (s *Server) indexFile(ctx context.Context, name string) indexResult {
 	}
 	h := sha256.New()
 	s.indexHashes.Add(1)
-	if _, err := io.CopyBuffer(h, &yieldReader{ctx: ctx, r: io.NewSectionReader(f, 0, fi.Size())}, make([]byte, 256<<10)); err != nil {
+	if _, err := io.CopyBuffer(h, &yieldReader{ctx: ctx, s: s, r: io.NewSectionReader(f, 0, fi.Size())}, make([]byte, indexChunk)); err != nil {
 		return indexSkipped
 	}
 	if !sameFile(f, id) {
@@ -138,13 +148,24 @@ func (s *Server) indexFile(ctx context.Context, name string) indexResult {
 }
 
 // yieldReader reads at most indexChunk bytes at a time, each once no
-// request is hashing.
+// request is hashing, and, when a request began (Server.begun) since the
+// last chunk began, after a pause of indexBusyPause times that chunk's
+// time (the read, and the hashing of the bytes it returned).
 type yieldReader struct {
-	ctx context.Context
-	r   io.Reader
+	ctx   context.Context
+	s     *Server // nil: no look at the requests begun
+	r     io.Reader
+	begun int64     // s.begun when the last chunk began
+	start time.Time // when the last chunk began; zero: none yet
 }
 
 func (y *yieldReader) Read(p []byte) (int, error) {
+	if s := y.s; s != nil && !y.start.IsZero() && s.begun.Load() != y.begun {
+		s.indexPauses.Add(1)
+		if !s.cfg.sleep(y.ctx, indexBusyPause*time.Since(y.start)) {
+			return 0, y.ctx.Err()
+		}
+	}
 	for requestHashing.Load() > 0 {
 		if !sleep(y.ctx, 5*time.Millisecond) {
 			return 0, y.ctx.Err()
@@ -152,6 +173,9 @@ func (y *yieldReader) Read(p []byte) (int, error) {
 	}
 	if err := y.ctx.Err(); err != nil {
 		return 0, err
+	}
+	if y.s != nil {
+		y.begun, y.start = y.s.begun.Load(), time.Now()
 	}
 	return y.r.Read(p[:min(len(p), indexChunk)])
 }

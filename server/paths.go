@@ -86,6 +86,22 @@ func (s *Server) checkLinks(name string) error {
 	return err
 }
 
+// lstat is os.Root.Lstat, by a single system call for a name of one
+// segment (dirLstat).
+func (s *Server) lstat(name string) (fs.FileInfo, error) {
+	if fi, ok, err := s.top.lstat(name); ok {
+		return fi, err
+	}
+	s.rootLstats.Add(1)
+	return s.root.Lstat(name)
+}
+
+// oneSegment reports whether name, a checked name (fileName), is a
+// single segment: a file or directory at the top of the served one.
+func oneSegment(name string) bool {
+	return name != "." && strings.IndexByte(name, '/') < 0
+}
+
 // linkInfo is checkLinks that also returns the Lstat information of the
 // last component (nil for the directory itself).
 func (s *Server) linkInfo(name string) (fs.FileInfo, error) {
@@ -103,7 +119,7 @@ func (s *Server) linkInfo(name string) (fs.FileInfo, error) {
 		}
 		p := name[:end]
 		var err error
-		fi, err = s.root.Lstat(p)
+		fi, err = s.lstat(p)
 		if err != nil {
 			return nil, err
 		}

@@ -60,7 +60,8 @@ type Representation struct {
 	// (stream.go); it has no ETag.
 	stream     bool
 	streamAlgs []verify.Algorithm // what the guard hashes for the trailers
-	used       map[string][]byte  // the digests this request used, by algorithm
+	used       usedDigests        // the digests this request used, one per algorithm
+	usedBuf    [2]verify.Digest   // room for used without an allocation
 	reopen     func() (*os.File, error)
 	waits      []func() // run before the last byte of the body (BeforeEnd)
 }
@@ -86,16 +87,27 @@ func (r *Representation) BeforeEnd(wait func()) { r.waits = append(r.waits, wait
 // the file's bytes (see server/identity.go); a caller that sends them over
 // bytes it produced otherwise (a delta) checks those bytes against
 // UsedDigests first.
-func (r *Representation) Trusted() bool { return r.used == nil || r.trusted }
+func (r *Representation) Trusted() bool { return len(r.used) == 0 || r.trusted }
 
 // UsedDigests returns the digests this request has used so far (ETag,
 // Repr-Digest, Content-Digest), each algorithm once.
 func (r *Representation) UsedDigests() []verify.Digest {
-	out := make([]verify.Digest, 0, len(r.used))
-	for k, v := range r.used {
-		out = append(out, verify.Digest{Algorithm: k, Value: v})
+	return append([]verify.Digest(nil), r.used...)
+}
+
+// usedDigests are the digests a request used, at most one per algorithm,
+// in the order first used: a request uses one or two, which a slice holds
+// without the allocation of a map.
+type usedDigests []verify.Digest
+
+// get returns the value used for the algorithm key alg.
+func (u usedDigests) get(alg string) ([]byte, bool) {
+	for _, d := range u {
+		if d.Algorithm == alg {
+			return d.Value, true
+		}
 	}
-	return out
+	return nil, false
 }
 
 // Digests returns the digests of the representation data for the given
@@ -106,12 +118,16 @@ func (r *Representation) UsedDigests() []verify.Digest {
 // value, the one it first used, so that what the guard checks at the end
 // is what was sent.
 func (r *Representation) Digests(ctx context.Context, algs []verify.Algorithm) ([]verify.Digest, error) {
-	if r.used == nil {
-		r.used, r.trusted = make(map[string][]byte, 2), true
+	if len(r.used) == 0 {
+		r.used, r.trusted = r.usedBuf[:0], true
 	}
 	var missing []verify.Algorithm
-	for _, a := range algs {
-		if _, ok := r.used[a.Key]; !ok {
+	for i, a := range algs {
+		if _, ok := r.used.get(a.Key); !ok {
+			if missing == nil && i == len(algs)-1 {
+				missing = algs[i:] // the common case: no copy
+				break
+			}
 			missing = append(missing, a)
 		}
 	}
@@ -122,12 +138,15 @@ func (r *Representation) Digests(ctx context.Context, algs []verify.Algorithm) (
 		}
 		r.trusted = r.trusted && trusted
 		for _, d := range ds {
-			r.used[d.Algorithm] = d.Value
+			if _, ok := r.used.get(d.Algorithm); !ok {
+				r.used = append(r.used, d)
+			}
 		}
 	}
 	out := make([]verify.Digest, len(algs))
 	for i, a := range algs {
-		out[i] = verify.Digest{Algorithm: a.Key, Value: r.used[a.Key]}
+		v, _ := r.used.get(a.Key)
+		out[i] = verify.Digest{Algorithm: a.Key, Value: v}
 	}
 	return out, nil
 }

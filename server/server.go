@@ -22,6 +22,7 @@ type Server struct {
 	cfg      config
 	dir      string
 	root     *os.Root
+	top      *dirLstat // Lstat of names at the top of root (lstat_linux.go)
 	cache    *digestCache
 	variants *variantStore
 	gate     *encodeGate  // when and how many variants are built
@@ -37,6 +38,9 @@ type Server struct {
 	handler  http.Handler
 
 	indexHashes atomic.Int64 // files the indexer hashed (tests count them)
+	rootLstats  atomic.Int64 // Lstat calls through os.Root (tests count them)
+	begun       atomic.Int64 // requests begun (the indexer gives way to them)
+	indexPauses atomic.Int64 // the indexer's pauses for requests (tests count them)
 }
 
 // New returns a Server for dir. The directory is opened through os.Root, so
@@ -74,8 +78,9 @@ func New(dir string, opts ...Option) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs, small: newSmallFiles(),
 		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(), zsync: newZsyncCache(),
-		held: &memBudget{limit: maxHeldMemory}, private: privateIDs(&cfg), index: index}
+		held: &memBudget{limit: maxHeldMemory}, private: privateIDs(&cfg), index: index, top: openDirLstat(root)}
 	if err := s.initDictionaries(); err != nil {
+		s.top.close()
 		root.Close()
 		return nil, err
 	}
@@ -97,6 +102,7 @@ func (s *Server) Dir() string { return s.dir }
 func (s *Server) Close() error {
 	s.gate.close()
 	s.index.close()
+	s.top.close()
 	return s.root.Close()
 }
 

@@ -246,12 +246,14 @@ func (s *Server) seedSnapshot(sn *snapshot) {
 
 // memContent is a snapshot's bytes as Content, for one request.
 type memContent struct {
-	*bytes.Reader
-	data []byte
+	bytes.Reader // by value: one allocation for both
+	data         []byte
 }
 
 func newMemContent(data []byte) *memContent {
-	return &memContent{Reader: bytes.NewReader(data), data: data}
+	m := &memContent{data: data}
+	m.Reset(data)
+	return m
 }
 
 // writeTo writes the next n bytes (at most) to w in one Write.

@@ -86,7 +86,8 @@ func (w *bodyWriter) finishStream() {
 	get := func(algs []verify.Algorithm) []verify.Digest {
 		ds := make([]verify.Digest, 0, len(algs))
 		for _, a := range algs {
-			ds = append(ds, verify.Digest{Algorithm: a.Key, Value: rep.used[a.Key]})
+			v, _ := rep.used.get(a.Key)
+			ds = append(ds, verify.Digest{Algorithm: a.Key, Value: v})
 		}
 		return ds
 	}
@@ -108,8 +109,9 @@ func (g *guard) finishStream() bool {
 		return false
 	}
 	sums := g.hasher.Sums()
-	rep.used, rep.trusted = sumMap(sums), true
+	rep.used, rep.trusted = usedDigests(sums), true
 	rep.sums.put(sums, true)
-	g.s.index.add(rep.key.name, rep.key.id, rep.used[sha256Alg.Key])
+	sha, _ := rep.used.get(sha256Alg.Key)
+	g.s.index.add(rep.key.name, rep.key.id, sha)
 	return true
 }

@@ -211,7 +211,9 @@ func (w *bodyWriter) prepare(code int) error {
 	}
 	w.setBodyFaults(sp, head)
 	w.filtered = w.hasher != nil || w.flipAt >= 0 || w.truncAt >= 0 || f.rate > 0
-	w.start = time.Now()
+	if f.rate > 0 {
+		w.start = time.Now() // the rate limit's origin (throttle)
+	}
 	return nil
 }
 
