@@ -73,3 +73,13 @@ func TestPlainGetFieldsCanonical(t *testing.T) {
 		t.Error("a GET with A-IM is plain")
 	}
 }
+
+// TestOneSegmentRefusesParents: only a name of one segment inside DIR may
+// go to the fstatat on DIR's descriptor.
+func TestOneSegmentRefusesParents(t *testing.T) {
+	for name, want := range map[string]bool{"a.txt": true, "..a": true, "": false, ".": false, "..": false, "a/b": false, "../x": false} {
+		if got := oneSegment(name); got != want {
+			t.Errorf("oneSegment(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

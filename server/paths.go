@@ -99,7 +99,9 @@ func (s *Server) lstat(name string) (fs.FileInfo, error) {
 // oneSegment reports whether name, a checked name (fileName), is a
 // single segment: a file or directory at the top of the served one.
 func oneSegment(name string) bool {
-	return name != "." && strings.IndexByte(name, '/') < 0
+	// ".." is refused by fileName already; refused here too, as this is
+	// what lets a name go to fstatat on DIR's descriptor.
+	return name != "" && name != "." && name != ".." && strings.IndexByte(name, '/') < 0
 }
 
 // linkInfo is checkLinks that also returns the Lstat information of the
