@@ -87,6 +87,29 @@ func TestMatchSeedEqualsTarget(t *testing.T) {
 	}
 }
 
+// TestMatchHashesTwoAtOnce: where the seed holds the target's blocks in
+// order, the scan hashes each window together with the next block
+// (md4Two) and uses that MD4 for the next window: about one MD4 per block,
+// nearly all computed in pairs, edits or not.
+func TestMatchHashesTwoAtOnce(t *testing.T) {
+	target := randomBytes(31, 1<<20)
+	edited := append([]byte(nil), target...)
+	for k := range 8 {
+		copy(edited[k*(1<<17)+5000:], randomBytes(uint64(40+k), 700))
+	}
+	for _, c := range []struct {
+		name  string
+		seed  []byte
+		edits int64
+	}{{"same", target, 0}, {"8 edits", edited, 8}} {
+		r := rebuild(t, target, 2048, c.seed)
+		blocks := int64(r.m.c.Blocks())
+		if m := r.m; m.Tested > blocks+4*c.edits+2 || m.Paired < m.Tested-4*c.edits-2 {
+			t.Errorf("%s: %d MD4s, %d of them in pairs, for %d blocks; want at most %d, all but %d in pairs", c.name, m.Tested, m.Paired, blocks, blocks+4*c.edits+2, 4*c.edits+2)
+		}
+	}
+}
+
 func TestMatchEmptySeed(t *testing.T) {
 	data := randomBytes(2, 100_000)
 	if r := rebuild(t, data, 2048, nil); r.fetched != int64(len(data)) || r.ranges != 1 {

@@ -31,11 +31,14 @@ type scanner struct {
 	a, b  [2]uint16 // rsums of the window's first and second block
 	hint  int       // block expected at pos after a match, or -1
 	h     md4
-	md1   [md4Size]byte
-	md2   [md4Size]byte
+	md1   [md4Size]byte // MD4 of the window's first block, when ok1
+	md2   [md4Size]byte // MD4 of the block at md2At, when ok2
+	ok1   bool
+	ok2   bool
+	md2At int64 // offset in the reader of the block md2 is of
 	g     gather
 
-	fromSeed, tested, probed int64
+	fromSeed, tested, paired, probed int64
 }
 
 // Seed looks for the target's blocks in one seed and writes those it
@@ -107,6 +110,7 @@ func (s *scanner) scan() error {
 	m.mu.Lock()
 	m.FromSeed += s.fromSeed
 	m.Tested += s.tested
+	m.Paired += s.paired
 	m.Probed += s.probed
 	m.mu.Unlock()
 	return err
@@ -203,35 +207,30 @@ func (s *scanner) roll() {
 // returns how far to jump on (0: no match here).
 func (s *scanner) try() (int, error) {
 	m := s.m
-	w1 := s.buf[s.pos : s.pos+s.bs]
-	sum1, sum2 := s.md1[:0], s.md2[:0] // the windows' MD4s, once computed
+	s.startWindow()
 	key1 := join(s.a[0], s.b[0]) & m.mask
-	if h := s.hint; h >= 0 && h < len(m.have) && !m.have[h].Load() && m.c.Rsums[h] == key1 && s.strong(h, w1, &sum1) {
+	if h := s.hint; h >= 0 && h < len(m.have) && !m.have[h].Load() && m.c.Rsums[h] == key1 && m.checksumMatches(h, s.first(true)) {
 		s.hint = h + 1 // the block after the last match goes on
-		return s.bs, s.take(h, w1)
+		return s.bs, s.take(h, s.block(0))
 	}
 	s.hint = -1
 	jump := 0
-	lo, hi := s.idx.lookup(key1)
-	for p := lo; p < hi; p = s.idx.live(p + 1) {
+	p, hi := s.idx.lookup(key1)
+	for ; p < hi; p = s.idx.find(key1, p+1, hi) {
 		s.probed++
 		i := int(s.idx.sorted[p])
 		pair := m.c.SeqMatches == 2 && i+1 < len(m.have)
 		if pair && join(s.a[1], s.b[1])&m.mask != m.c.Rsums[i+1] {
 			continue
 		}
-		if !s.strong(i, w1, &sum1) {
+		if !m.checksumMatches(i, s.first(pair)) || pair && !m.checksumMatches(i+1, s.second()) {
 			continue
 		}
-		w2 := s.buf[s.pos+s.bs : s.pos+2*s.bs]
-		if pair && !s.strong(i+1, w2, &sum2) {
-			continue
-		}
-		if err := s.take(i, w1); err != nil {
+		if err := s.take(i, s.block(0)); err != nil {
 			return 0, err
 		}
 		if pair {
-			if err := s.take(i+1, w2); err != nil {
+			if err := s.take(i+1, s.block(1)); err != nil {
 				return 0, err
 			}
 		}
@@ -243,6 +242,56 @@ func (s *scanner) try() (int, error) {
 		}
 	}
 	return jump, nil
+}
+
+// block returns the window's block k (0 or 1).
+func (s *scanner) block(k int) []byte { return s.buf[s.pos+k*s.bs : s.pos+(k+1)*s.bs] }
+
+// startWindow forgets the MD4s of the last window, keeping the one of the
+// block after it when the window moved onto that block.
+func (s *scanner) startWindow() {
+	s.ok1 = s.ok2 && s.md2At == s.at+int64(s.pos)
+	if s.ok1 {
+		s.md1 = s.md2
+	}
+	s.ok2 = false
+}
+
+// first returns the MD4 of the window's first block. With next, when a
+// match is likely to go on into the block after it, both are hashed at
+// once (md4Two): the second costs little more, and the next window or
+// the pair check finds it done.
+func (s *scanner) first(next bool) []byte {
+	if s.ok1 {
+		return s.md1[:]
+	}
+	if next && s.pos+2*s.bs <= s.n {
+		md4Two(s.block(0), s.block(1), &s.md1, &s.md2)
+		s.ok2, s.md2At = true, s.at+int64(s.pos+s.bs)
+		s.tested += 2
+		s.paired += 2
+	} else {
+		s.sum(s.block(0), &s.md1)
+		s.tested++
+	}
+	s.ok1 = true
+	return s.md1[:]
+}
+
+// second returns the MD4 of the window's second block.
+func (s *scanner) second() []byte {
+	if !s.ok2 || s.md2At != s.at+int64(s.pos+s.bs) {
+		s.sum(s.block(1), &s.md2)
+		s.ok2, s.md2At = true, s.at+int64(s.pos+s.bs)
+		s.tested++
+	}
+	return s.md2[:]
+}
+
+func (s *scanner) sum(w []byte, out *[md4Size]byte) {
+	s.h.Reset()
+	s.h.Write(w)
+	s.h.Sum(out[:0])
 }
 
 // take writes block i unless another scan did, and retires from this
@@ -261,17 +310,4 @@ func (s *scanner) take(i int, w []byte) error {
 		}
 	}
 	return nil
-}
-
-// strong reports whether the MD4 of window w matches block i's checksum;
-// *sum keeps the window's MD4 (empty: not computed yet) for the next
-// candidate.
-func (s *scanner) strong(i int, w []byte, sum *[]byte) bool {
-	if len(*sum) == 0 {
-		s.tested++
-		s.h.Reset()
-		s.h.Write(w)
-		*sum = s.h.Sum((*sum)[:0])
-	}
-	return s.m.checksumMatches(i, *sum)
 }
