@@ -2,10 +2,11 @@ package zsync
 
 import "math/bits"
 
-// index finds the blocks whose stored rsum equals a key. Blocks are
-// grouped by a hash of their rsum into one or two slots per block (a
-// counting sort), so a lookup reads the slot's bounds and the few keys in
-// it, no search. Its size follows the block count only.
+// index finds the blocks whose stored rsum equals a key. A bit filter of
+// about 16 bits per block rejects most keys no block has at once (maybe);
+// blocks are grouped by a hash of their rsum into one or two slots per
+// block (a counting sort), so a lookup reads the slot's bounds and the few
+// keys in it, no search. Its size follows the block count only.
 //
 // Blocks that need no more looking for are skipped in constant amortised
 // time (next, a union-find of "the next live position"), so a target made
@@ -16,7 +17,9 @@ type index struct {
 	pos    []int32  // position of each block in sorted
 	next   []int32  // next[p] == p: position p is live; else a later position
 	start  []int32  // slot h holds the positions [start[h], start[h+1])
-	shift  uint
+	shift  uint     // a key's slot: the top bits of its hash
+	filter []uint64 // bit hash>>fshift is set when a block may have the key
+	fshift uint
 }
 
 func newIndex(rsums []uint32) *index {
@@ -24,6 +27,8 @@ func newIndex(rsums []uint32) *index {
 	k := max(bits.Len(uint(n)), 1) // 2^k slots: one or two per block
 	x := &index{sorted: make([]int32, n), keys: make([]uint32, n), pos: make([]int32, n), next: make([]int32, n+1), start: make([]int32, 1<<k+1)}
 	x.shift = uint(32 - k)
+	kf := min(k+4, 26) // filter bits: 16 to 32 per block, at most 8 MiB
+	x.filter, x.fshift = make([]uint64, (1<<kf+63)/64), uint(32-kf)
 	for _, r := range rsums {
 		x.start[x.slot(r)+1]++
 	}
@@ -32,6 +37,8 @@ func newIndex(rsums []uint32) *index {
 	}
 	fill := append([]int32(nil), x.start[:len(x.start)-1]...)
 	for b, r := range rsums {
+		f := keyHash(r) >> x.fshift
+		x.filter[f/64] |= 1 << (f % 64)
 		h := x.slot(r)
 		p := fill[h]
 		fill[h]++
@@ -43,16 +50,24 @@ func newIndex(rsums []uint32) *index {
 	return x
 }
 
-func (x *index) slot(key uint32) uint32 { return (key * 0x9e3779b1) >> x.shift }
+func keyHash(key uint32) uint32 { return key * 0x9e3779b1 }
+
+func (x *index) slot(key uint32) uint32 { return keyHash(key) >> x.shift }
+
+// maybe reports whether a block may have rsum key: false is sure.
+func (x *index) maybe(key uint32) bool {
+	f := keyHash(key) >> x.fshift
+	return x.filter[f/64]&(1<<(f%64)) != 0
+}
 
 // lookup returns the first live position of a block whose rsum is key,
 // and the end of its slot; walk on with find(key, p+1, hi).
 func (x *index) lookup(key uint32) (p, hi int) {
+	if !x.maybe(key) {
+		return 0, 0
+	}
 	h := x.slot(key)
 	lo, hi := int(x.start[h]), int(x.start[h+1])
-	if lo == hi {
-		return hi, hi
-	}
 	return x.find(key, lo, hi), hi
 }
 

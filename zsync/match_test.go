@@ -110,6 +110,18 @@ func TestMatchHashesTwoAtOnce(t *testing.T) {
 	}
 }
 
+// TestMatchSkipsUnknownRsums: in a seed that shares nothing with the
+// target, most windows' rsums belong to no block; the scan rolls past
+// them without looking them up, so windows looked up stay a small part of
+// the seed's offsets.
+func TestMatchSkipsUnknownRsums(t *testing.T) {
+	target, seed := randomBytes(51, 1<<20), randomBytes(52, 1<<20)
+	r := rebuild(t, target, 2048, seed)
+	if limit := int64(len(seed) / 8); r.m.Tried > limit {
+		t.Errorf("%d windows looked up in a seed of %d bytes sharing nothing with the target, want at most %d", r.m.Tried, len(seed), limit)
+	}
+}
+
 func TestMatchEmptySeed(t *testing.T) {
 	data := randomBytes(2, 100_000)
 	if r := rebuild(t, data, 2048, nil); r.fetched != int64(len(data)) || r.ranges != 1 {

@@ -38,7 +38,7 @@ type scanner struct {
 	md2At int64 // offset in the reader of the block md2 is of
 	g     gather
 
-	fromSeed, tested, paired, probed int64
+	fromSeed, tried, tested, paired, probed int64
 }
 
 // Seed looks for the target's blocks in one seed and writes those it
@@ -109,6 +109,7 @@ func (s *scanner) scan() error {
 	m := s.m
 	m.mu.Lock()
 	m.FromSeed += s.fromSeed
+	m.Tried += s.tried
 	m.Tested += s.tested
 	m.Paired += s.paired
 	m.Probed += s.probed
@@ -139,11 +140,37 @@ func (s *scanner) run() error {
 			fresh, shift = true, step == s.bs && s.m.c.SeqMatches == 2
 			continue
 		}
-		s.roll()
-		s.pos++
+		s.skip()
 		fresh = false
 	}
 	return nil
+}
+
+// skip rolls the window on by one byte, then on past every window whose
+// rsum no block has (index.maybe), while the buffer holds the next byte
+// and the windows start before the seed's end and the segment's limit.
+func (s *scanner) skip() {
+	s.roll()
+	s.pos++
+	last := s.n - s.win - 1 // the last window that can roll on in buf
+	if s.eof {
+		last = min(last, s.end-1)
+	}
+	if s.limit >= 0 {
+		last = int(min(int64(last), s.limit-s.at-1))
+	}
+	buf, bs, pos, n := s.buf, s.bs, s.pos, uint16(s.bs)
+	a0, b0, a1, b1 := s.a[0], s.b[0], s.a[1], s.b[1]
+	pair, mask := s.m.c.SeqMatches == 2, s.m.mask
+	for pos <= last && !s.idx.maybe(join(a0, b0)&mask) {
+		out, in := buf[pos], buf[pos+bs]
+		a0, b0 = roll(a0, b0, out, in, n)
+		if pair {
+			a1, b1 = roll(a1, b1, in, buf[pos+2*bs], n)
+		}
+		pos++
+	}
+	s.pos, s.a[0], s.b[0], s.a[1], s.b[1] = pos, a0, b0, a1, b1
 }
 
 // fill makes sure win+1 bytes from pos are in the buffer, reading more or,
@@ -207,6 +234,7 @@ func (s *scanner) roll() {
 // returns how far to jump on (0: no match here).
 func (s *scanner) try() (int, error) {
 	m := s.m
+	s.tried++
 	s.startWindow()
 	key1 := join(s.a[0], s.b[0]) & m.mask
 	if h := s.hint; h >= 0 && h < len(m.have) && !m.have[h].Load() && m.c.Rsums[h] == key1 && m.checksumMatches(h, s.first(true)) {
