@@ -147,7 +147,9 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	}
 	// A dictionary is input to the decoded output, as a delta's base is.
 	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.n + dict.size() }, expands: decoded}
-	n, err := io.CopyBuffer(bounded, out, make([]byte, copyBufSize))
+	buf := copyBufs.Get().(*[copyBufSize]byte)
+	n, err := io.CopyBuffer(bounded, out, buf[:])
+	copyBufs.Put(buf)
 	if bounded.err != nil {
 		err = bounded.err // whatever the decoder made of it
 	}

@@ -53,7 +53,7 @@ func (m *Matcher) Seed(r io.Reader) error {
 
 // parallelMin is the seed size from which SeedAt splits the scan (a
 // variable for tests).
-var parallelMin int64 = 8 << 20
+var parallelMin int64 = 1 << 20
 
 // SeedAt is Seed for a seed of size bytes read at random: with workers
 // above 1 and a large seed, it scans that many segments at once (each
