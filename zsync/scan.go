@@ -16,27 +16,29 @@ const seedBuf = 256 << 10
 // Its index, MD4, counters and write gathering are its own: scanners of
 // one Matcher run at once, sharing only the blocks written.
 type scanner struct {
-	m     *Matcher
-	idx   *index
-	r     io.Reader
-	buf   []byte
-	pos   int   // offset in buf of the window
-	n     int   // bytes valid in buf (zeros included after EOF)
-	end   int   // offset in buf where the seed ends, once eof
-	at    int64 // offset in the reader of buf[0]
-	limit int64 // windows start before this offset in the reader (-1: all)
-	eof   bool
-	win   int // bytes looked at from pos: Blocksize × SeqMatches
-	bs    int
-	a, b  [2]uint16 // rsums of the window's first and second block
-	hint  int       // block expected at pos after a match, or -1
-	h     md4
-	md1   [md4Size]byte // MD4 of the window's first block, when ok1
-	md2   [md4Size]byte // MD4 of the block at md2At, when ok2
-	ok1   bool
-	ok2   bool
-	md2At int64 // offset in the reader of the block md2 is of
-	g     gather
+	m       *Matcher
+	idx     *index
+	r       io.Reader
+	buf     []byte
+	pos     int   // offset in buf of the window
+	n       int   // bytes valid in buf (zeros included after EOF)
+	end     int   // offset in buf where the seed ends, once eof
+	at      int64 // offset in the reader of buf[0]
+	limit   int64 // windows start before this offset in the reader (-1: all)
+	eof     bool
+	win     int // bytes looked at from pos: Blocksize × SeqMatches
+	bs      int
+	a, b    [2]uint16 // rsums of the window's first and second block
+	hint    int       // block expected at pos after a match, or -1
+	h       md4
+	md1     [md4Size]byte // MD4 of the window's first block, when ok1
+	md2     [md4Size]byte // MD4 of its second block, when ok2
+	ok1     bool
+	ok2     bool
+	ahead   [8][md4Size]byte // MD4s of aheadN blocks from offset aheadAt on
+	aheadAt int64            // in the reader
+	aheadN  int
+	g       gather
 
 	fromSeed, tried, tested, paired, probed int64
 }
@@ -275,45 +277,59 @@ func (s *scanner) try() (int, error) {
 // block returns the window's block k (0 or 1).
 func (s *scanner) block(k int) []byte { return s.buf[s.pos+k*s.bs : s.pos+(k+1)*s.bs] }
 
-// startWindow forgets the MD4s of the last window, keeping the one of the
-// block after it when the window moved onto that block.
-func (s *scanner) startWindow() {
-	s.ok1 = s.ok2 && s.md2At == s.at+int64(s.pos)
-	if s.ok1 {
-		s.md1 = s.md2
-	}
-	s.ok2 = false
-}
+// startWindow forgets the MD4s of the last window's blocks; those hashed
+// ahead stay.
+func (s *scanner) startWindow() { s.ok1, s.ok2 = false, false }
 
 // first returns the MD4 of the window's first block. With next, when a
-// match is likely to go on into the block after it, both are hashed at
-// once (md4Two): the second costs little more, and the next window or
-// the pair check finds it done.
+// run of matching blocks is likely to go on, the block and the ones after
+// it are hashed at once (md4Eight, else md4Two): the others cost little
+// more, and the next windows or the pair check find them done.
 func (s *scanner) first(next bool) []byte {
 	if s.ok1 {
 		return s.md1[:]
 	}
-	if next && s.pos+2*s.bs <= s.n {
-		md4Two(s.block(0), s.block(1), &s.md1, &s.md2)
-		s.ok2, s.md2At = true, s.at+int64(s.pos+s.bs)
-		s.tested += 2
-		s.paired += 2
-	} else {
+	s.ok1 = true
+	off := s.at + int64(s.pos)
+	if s.hashed(off, &s.md1) {
+		return s.md1[:]
+	}
+	switch {
+	case next && md4Eight(s.buf[s.pos:s.n], s.bs, &s.ahead):
+		s.aheadAt, s.aheadN = off, 8
+	case next && s.pos+2*s.bs <= s.n:
+		md4Two(s.block(0), s.block(1), &s.ahead[0], &s.ahead[1])
+		s.aheadAt, s.aheadN = off, 2
+	default:
 		s.sum(s.block(0), &s.md1)
 		s.tested++
+		return s.md1[:]
 	}
-	s.ok1 = true
+	s.tested += int64(s.aheadN)
+	s.paired += int64(s.aheadN)
+	s.md1 = s.ahead[0]
 	return s.md1[:]
 }
 
 // second returns the MD4 of the window's second block.
 func (s *scanner) second() []byte {
-	if !s.ok2 || s.md2At != s.at+int64(s.pos+s.bs) {
+	if !s.ok2 && !s.hashed(s.at+int64(s.pos+s.bs), &s.md2) {
 		s.sum(s.block(1), &s.md2)
-		s.ok2, s.md2At = true, s.at+int64(s.pos+s.bs)
 		s.tested++
 	}
+	s.ok2 = true
 	return s.md2[:]
+}
+
+// hashed copies into sum the MD4 hashed ahead of the block at offset off
+// of the reader, if there is one.
+func (s *scanner) hashed(off int64, sum *[md4Size]byte) bool {
+	d := off - s.aheadAt
+	if s.aheadN == 0 || d < 0 || d%int64(s.bs) != 0 || d/int64(s.bs) >= int64(s.aheadN) {
+		return false
+	}
+	*sum = s.ahead[d/int64(s.bs)]
+	return true
 }
 
 func (s *scanner) sum(w []byte, out *[md4Size]byte) {
