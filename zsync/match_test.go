@@ -300,12 +300,19 @@ func TestMatchRepetitiveWork(t *testing.T) {
 }
 
 // TestRsumFormula: rsum equals its definition (a = Σx, b = Σ(n-i)·x mod
-// 2^16) at every length around the unrolled step.
+// 2^16) at every length around the unrolled step, for mixed bytes and for
+// bytes all 0xff (the largest sums of its lanes).
 func TestRsumFormula(t *testing.T) {
 	p := make([]byte, 5000)
 	for i := range p {
 		p[i] = byte(i*131 + i/7)
 	}
+	testRsumFormula(t, p)
+	testRsumFormula(t, bytes.Repeat([]byte{0xff}, 5000))
+}
+
+func testRsumFormula(t *testing.T, p []byte) {
+	t.Helper()
 	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 2048, 4096, 5000} {
 		var a, b uint16
 		for i, x := range p[:n] {
