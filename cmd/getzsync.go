@@ -23,10 +23,10 @@ import (
 // accepted and changes nothing: every run resumes.
 
 const (
-	maxControlFile  = 256 << 20 // bytes of a .zsync accepted
-	zsyncBatch      = 16        // ranges asked for per request
-	zsyncSeedBuffer = 1 << 20
-	zsyncParallel   = 4 // range requests at once without --parallel
+	maxControlFile    = 256 << 20 // bytes of a .zsync accepted
+	zsyncBatch        = 16        // ranges asked for per request
+	zsyncVerifyBuffer = 128 << 10 // read size of the check of the rebuilt file
+	zsyncParallel     = 4         // range requests at once without --parallel
 )
 
 // seedWorkers is how many segments of a large seed are scanned at once.

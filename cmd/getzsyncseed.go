@@ -114,7 +114,7 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	}
 	h := verify.NewHasher(algs)
 	defer h.Close()
-	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, z.ctl.Length), make([]byte, zsyncSeedBuffer)); err != nil {
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, z.ctl.Length), make([]byte, zsyncVerifyBuffer)); err != nil {
 		return nil, err
 	}
 	sums := h.Sums()

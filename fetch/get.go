@@ -151,7 +151,9 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if out == body {
 		n, err = copyHashed(bounded, counted, hasher) // no tee: read into the hasher's buffers
 	} else {
-		n, err = io.CopyBuffer(bounded, out, make([]byte, copyBufSize))
+		buf := copyBufs.Get().(*[copyBufSize]byte)
+		n, err = io.CopyBuffer(bounded, out, buf[:])
+		copyBufs.Put(buf)
 	}
 	if bounded.err != nil {
 		err = bounded.err // whatever the decoder made of it

@@ -18,6 +18,11 @@ import (
 // N pieces still keep memory flat.
 const copyBufSize = 256 << 10
 
+// copyBufs keeps the body-copy buffers of finished requests for the next:
+// a run of many small requests (zsync's batches of ranges, retries) reuses
+// a few rather than touching fresh memory for each.
+var copyBufs = sync.Pool{New: func() any { return new([copyBufSize]byte) }}
+
 // DownloadOptions configure Client.Download.
 type DownloadOptions struct {
 	// Parallel is the number of concurrent range pieces: 0 chooses from

@@ -1,65 +1,82 @@
 package zsync
 
-import (
-	"math/bits"
-	"sort"
-)
+import "math/bits"
 
-// index finds the blocks whose stored rsum equals a key. A bit filter
-// rejects most keys at once; the rest are found by binary search in the
-// block numbers sorted by rsum. Its size follows the block count only.
+// index finds the blocks whose stored rsum equals a key. A bit filter of
+// about 16 bits per block rejects most keys no block has at once (maybe);
+// blocks are grouped by a hash of their rsum into one or two slots per
+// block (a counting sort), so a lookup reads the slot's bounds and the few
+// keys in it, no search. Its size follows the block count only.
 //
 // Blocks that need no more looking for are skipped in constant amortised
 // time (next, a union-find of "the next live position"), so a target made
 // of one block repeated costs no more to match than any other.
 type index struct {
-	rsums  []uint32
-	sorted []int32 // block numbers ordered by rsum, then number
-	pos    []int32 // position of each block in sorted
-	next   []int32 // next[p] == p: position p is live; else a later position
-	filter []uint64
-	shift  uint
+	sorted []int32  // block numbers grouped by slot, in block order within one
+	keys   []uint32 // keys[p] is the rsum of block sorted[p]
+	pos    []int32  // position of each block in sorted
+	next   []int32  // next[p] == p: position p is live; else a later position
+	start  []int32  // slot h holds the positions [start[h], start[h+1])
+	shift  uint     // a key's slot: the top bits of its hash
+	filter []uint64 // bit hash>>fshift is set when a block may have the key
+	fshift uint
 }
 
 func newIndex(rsums []uint32) *index {
-	x := &index{rsums: rsums, sorted: make([]int32, len(rsums)), pos: make([]int32, len(rsums)), next: make([]int32, len(rsums)+1)}
-	for i := range x.sorted {
-		x.sorted[i] = int32(i)
+	n := len(rsums)
+	k := max(bits.Len(uint(n)), 1) // 2^k slots: one or two per block
+	x := &index{sorted: make([]int32, n), keys: make([]uint32, n), pos: make([]int32, n), next: make([]int32, n+1), start: make([]int32, 1<<k+1)}
+	x.shift = uint(32 - k)
+	kf := min(k+4, 26) // filter bits: 16 to 32 per block, at most 8 MiB
+	x.filter, x.fshift = make([]uint64, (1<<kf+63)/64), uint(32-kf)
+	for _, r := range rsums {
+		x.start[x.slot(r)+1]++
 	}
-	sort.Slice(x.sorted, func(i, j int) bool {
-		a, b := x.sorted[i], x.sorted[j]
-		return rsums[a] < rsums[b] || rsums[a] == rsums[b] && a < b
-	})
-	for p, b := range x.sorted {
-		x.pos[b] = int32(p)
+	for h := 1; h < len(x.start); h++ {
+		x.start[h] += x.start[h-1]
+	}
+	fill := append([]int32(nil), x.start[:len(x.start)-1]...)
+	for b, r := range rsums {
+		f := keyHash(r) >> x.fshift
+		x.filter[f/64] |= 1 << (f % 64)
+		h := x.slot(r)
+		p := fill[h]
+		fill[h]++
+		x.sorted[p], x.keys[p], x.pos[b] = int32(b), r, p
 	}
 	for p := range x.next {
 		x.next[p] = int32(p)
 	}
-	// About 16 filter bits per block, from 2^6 to 2^26 bits.
-	k := bits.Len(uint(len(rsums))) + 4
-	k = min(max(k, 6), 26)
-	x.filter = make([]uint64, 1<<(k-6))
-	x.shift = uint(32 - k)
-	for _, r := range rsums {
-		h := x.slot(r)
-		x.filter[h>>6] |= 1 << (h & 63)
-	}
 	return x
 }
 
-func (x *index) slot(key uint32) uint32 { return (key * 0x9e3779b1) >> x.shift }
+func keyHash(key uint32) uint32 { return key * 0x9e3779b1 }
 
-// lookup returns the positions [lo, hi) in sorted of the blocks whose
-// rsum is key; walk them with live.
-func (x *index) lookup(key uint32) (lo, hi int) {
-	h := x.slot(key)
-	if x.filter[h>>6]&(1<<(h&63)) == 0 {
+func (x *index) slot(key uint32) uint32 { return keyHash(key) >> x.shift }
+
+// maybe reports whether a block may have rsum key: false is sure.
+func (x *index) maybe(key uint32) bool {
+	f := keyHash(key) >> x.fshift
+	return x.filter[f/64]&(1<<(f%64)) != 0
+}
+
+// lookup returns the first live position of a block whose rsum is key,
+// and the end of its slot; walk on with find(key, p+1, hi).
+func (x *index) lookup(key uint32) (p, hi int) {
+	if !x.maybe(key) {
 		return 0, 0
 	}
-	lo = sort.Search(len(x.sorted), func(i int) bool { return x.rsums[x.sorted[i]] >= key })
-	hi = sort.Search(len(x.sorted), func(i int) bool { return x.rsums[x.sorted[i]] > key })
-	return x.live(lo), hi
+	h := x.slot(key)
+	lo, hi := int(x.start[h]), int(x.start[h+1])
+	return x.find(key, lo, hi), hi
+}
+
+// find returns the first live position from p before hi whose key is key,
+// or hi.
+func (x *index) find(key uint32, p, hi int) int {
+	for p = x.live(p); p < hi && x.keys[p] != key; p = x.live(p + 1) {
+	}
+	return min(p, hi)
 }
 
 // live returns the first live position from p on (len(sorted) if none).

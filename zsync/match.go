@@ -33,7 +33,9 @@ type Matcher struct {
 
 	FromSeed int64 // target bytes found in seeds and written
 	Fetched  int64 // target bytes written by Fetched
+	Tried    int64 // windows looked up (the others a filter passed over),
 	Tested   int64 // windows whose MD4 was computed: the matcher's work,
+	Paired   int64 // of them, those computed with others at once,
 	Probed   int64 // with the candidate blocks it looked at
 }
 

@@ -87,6 +87,44 @@ func TestMatchSeedEqualsTarget(t *testing.T) {
 	}
 }
 
+// TestMatchHashesAhead: where the seed holds the target's blocks in
+// order, the scan hashes the window's block with the next ones at once
+// (md4Eight, or md4Two without eight lanes) and the next windows use those
+// MD4s: about one MD4 per block, nearly all computed together, the few
+// more hashed ahead past an edit bounded by 8 per edit.
+func TestMatchHashesAhead(t *testing.T) {
+	target := randomBytes(31, 1<<20)
+	edited := append([]byte(nil), target...)
+	for k := range 8 {
+		copy(edited[k*(1<<17)+5000:], randomBytes(uint64(40+k), 700))
+	}
+	for _, c := range []struct {
+		name  string
+		seed  []byte
+		edits int64
+	}{{"same", target, 0}, {"8 edits", edited, 8}} {
+		for _, bs := range []int{2048, 4096} {
+			r := rebuild(t, target, bs, c.seed)
+			blocks, slack := int64(r.m.c.Blocks()), 8*c.edits+8
+			if m := r.m; m.Tested > blocks+slack || m.Paired < m.Tested-slack {
+				t.Errorf("%s, blocks of %d: %d MD4s, %d of them together, for %d blocks; want at most %d, all but %d together", c.name, bs, m.Tested, m.Paired, blocks, blocks+slack, slack)
+			}
+		}
+	}
+}
+
+// TestMatchSkipsUnknownRsums: in a seed that shares nothing with the
+// target, most windows' rsums belong to no block; the scan rolls past
+// them without looking them up, so windows looked up stay a small part of
+// the seed's offsets.
+func TestMatchSkipsUnknownRsums(t *testing.T) {
+	target, seed := randomBytes(51, 1<<20), randomBytes(52, 1<<20)
+	r := rebuild(t, target, 2048, seed)
+	if limit := int64(len(seed) / 8); r.m.Tried > limit {
+		t.Errorf("%d windows looked up in a seed of %d bytes sharing nothing with the target, want at most %d", r.m.Tried, len(seed), limit)
+	}
+}
+
 func TestMatchEmptySeed(t *testing.T) {
 	data := randomBytes(2, 100_000)
 	if r := rebuild(t, data, 2048, nil); r.fetched != int64(len(data)) || r.ranges != 1 {
@@ -262,12 +300,19 @@ func TestMatchRepetitiveWork(t *testing.T) {
 }
 
 // TestRsumFormula: rsum equals its definition (a = Σx, b = Σ(n-i)·x mod
-// 2^16) at every length around the unrolled step.
+// 2^16) at every length around the unrolled step, for mixed bytes and for
+// bytes all 0xff (the largest sums of its lanes).
 func TestRsumFormula(t *testing.T) {
 	p := make([]byte, 5000)
 	for i := range p {
 		p[i] = byte(i*131 + i/7)
 	}
+	testRsumFormula(t, p)
+	testRsumFormula(t, bytes.Repeat([]byte{0xff}, 5000))
+}
+
+func testRsumFormula(t *testing.T, p []byte) {
+	t.Helper()
 	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 2048, 4096, 5000} {
 		var a, b uint16
 		for i, x := range p[:n] {

@@ -1,6 +1,7 @@
 package zsync
 
 import (
+	"bytes"
 	"encoding/hex"
 	"strings"
 	"testing"
@@ -51,5 +52,77 @@ func BenchmarkRsum2K(b *testing.B) {
 	b.SetBytes(int64(len(p)))
 	for b.Loop() {
 		rsum(p)
+	}
+}
+
+// TestMD4Two: two MD4s computed at once equal each computed alone, for
+// every tail length around the padding's one-block and two-block cases.
+func TestMD4Two(t *testing.T) {
+	for _, n := range []int{0, 1, 15, 16, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 200, 2048, 4096 + 56} {
+		p, q := randomBytes(uint64(n), n), randomBytes(uint64(n)+1000, n)
+		var sp, sq [md4Size]byte
+		md4Two(p, q, &sp, &sq)
+		for _, c := range []struct {
+			in  []byte
+			got []byte
+		}{{p, sp[:]}, {q, sq[:]}} {
+			h := newMD4()
+			h.Write(c.in)
+			if want := h.Sum(nil); !bytes.Equal(c.got, want) {
+				t.Errorf("md4Two of %d bytes: %x, want %x", n, c.got, want)
+			}
+		}
+	}
+}
+
+func BenchmarkMD4Two2K(b *testing.B) {
+	p := make([]byte, 4096)
+	var s0, s1 [md4Size]byte
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		md4Two(p[:2048], p[2048:], &s0, &s1)
+	}
+}
+
+// TestMD4Eight: eight MD4s at once equal each computed alone, and the
+// lanes' block function equals the one-lane one, for block sizes from 64
+// bytes to 16 KiB.
+func TestMD4Eight(t *testing.T) {
+	for _, bs := range []int{64, 128, 2048, 4096, 16384} {
+		p := randomBytes(uint64(bs), 8*bs+100)
+		var out [8][md4Size]byte
+		if !md4Eight(p, bs, &out) {
+			if haveMD4x8 {
+				t.Fatalf("block size %d: md4Eight declined with eight lanes available", bs)
+			}
+			continue
+		}
+		for k := range 8 {
+			h := newMD4()
+			h.Write(p[k*bs : (k+1)*bs])
+			if want := h.Sum(nil); !bytes.Equal(out[k][:], want) {
+				t.Errorf("block size %d, block %d: md4Eight %x, want %x", bs, k, out[k], want)
+			}
+		}
+	}
+	p := randomBytes(99, 8*4096)
+	var got, want [4][8]uint32
+	for l := range 8 {
+		got[0][l], got[1][l], got[2][l], got[3][l] = uint32(l), uint32(l*3), uint32(l*5), uint32(l*7)
+	}
+	want = got
+	md4x8(&got, p, 4096, 4096/64)
+	md4x8Lanes(&want, p, 4096, 4096/64)
+	if got != want {
+		t.Errorf("md4x8 state %x, want %x as one lane after another", got, want)
+	}
+}
+
+func BenchmarkMD4Eight4K(b *testing.B) {
+	p := make([]byte, 8*4096)
+	var out [8][md4Size]byte
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		md4Eight(p, 4096, &out)
 	}
 }

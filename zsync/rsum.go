@@ -1,23 +1,35 @@
 package zsync
 
+import "encoding/binary"
+
 // The rolling checksum of zsync (after rsync): over a window x[0..n-1],
 // a = sum of x[i] and b = sum of (n-i)·x[i], both modulo 2^16. The 32-bit
 // value is a<<16 | b; a control file stores its low RsumBytes bytes.
 
 // rsum computes the rolling checksum of the window p. b is the sum of the
 // running sums of a (rsync's s2 += s1), eight bytes a step: the sums wrap
-// modulo 2^32, which keeps them right modulo 2^16.
+// modulo 2^32, which keeps them right modulo 2^16. A step reads the eight
+// bytes as one word and splits it into its even and odd bytes, four 16-bit
+// lanes each; one multiplication then sums a word's lanes, weighted or not,
+// into its top lane (the lower lanes' partial sums stay under 2^16, so
+// nothing carries into it).
 func rsum(p []byte) (a, b uint16) {
-	var s1, s2 uint32
+	const (
+		lanes = 0x00ff00ff00ff00ff
+		ones  = 0x0001000100010001
+		even  = 2 | 4<<16 | 6<<32 | 8<<48 // weights of bytes 6, 4, 2, 0
+		odd   = 1 | 3<<16 | 5<<32 | 7<<48 // of bytes 7, 5, 3, 1
+	)
+	var s1, s2 uint64
 	for len(p) >= 8 {
-		x0, x1, x2, x3 := uint32(p[0]), uint32(p[1]), uint32(p[2]), uint32(p[3])
-		x4, x5, x6, x7 := uint32(p[4]), uint32(p[5]), uint32(p[6]), uint32(p[7])
-		s2 += 8*s1 + 8*x0 + 7*x1 + 6*x2 + 5*x3 + 4*x4 + 3*x5 + 2*x6 + x7
-		s1 += x0 + x1 + x2 + x3 + x4 + x5 + x6 + x7
+		w := binary.LittleEndian.Uint64(p)
+		e, o := w&lanes, w>>8&lanes
+		s2 += 8*s1 + (e*even+o*odd)>>48
+		s1 += ((e + o) * ones) >> 48
 		p = p[8:]
 	}
 	for _, x := range p {
-		s1 += uint32(x)
+		s1 += uint64(x)
 		s2 += s1
 	}
 	return uint16(s1), uint16(s2)

@@ -16,26 +16,31 @@ const seedBuf = 256 << 10
 // Its index, MD4, counters and write gathering are its own: scanners of
 // one Matcher run at once, sharing only the blocks written.
 type scanner struct {
-	m     *Matcher
-	idx   *index
-	r     io.Reader
-	buf   []byte
-	pos   int   // offset in buf of the window
-	n     int   // bytes valid in buf (zeros included after EOF)
-	end   int   // offset in buf where the seed ends, once eof
-	at    int64 // offset in the reader of buf[0]
-	limit int64 // windows start before this offset in the reader (-1: all)
-	eof   bool
-	win   int // bytes looked at from pos: Blocksize × SeqMatches
-	bs    int
-	a, b  [2]uint16 // rsums of the window's first and second block
-	hint  int       // block expected at pos after a match, or -1
-	h     md4
-	md1   [md4Size]byte
-	md2   [md4Size]byte
-	g     gather
+	m       *Matcher
+	idx     *index
+	r       io.Reader
+	buf     []byte
+	pos     int   // offset in buf of the window
+	n       int   // bytes valid in buf (zeros included after EOF)
+	end     int   // offset in buf where the seed ends, once eof
+	at      int64 // offset in the reader of buf[0]
+	limit   int64 // windows start before this offset in the reader (-1: all)
+	eof     bool
+	win     int // bytes looked at from pos: Blocksize × SeqMatches
+	bs      int
+	a, b    [2]uint16 // rsums of the window's first and second block
+	hint    int       // block expected at pos after a match, or -1
+	h       md4
+	md1     [md4Size]byte // MD4 of the window's first block, when ok1
+	md2     [md4Size]byte // MD4 of its second block, when ok2
+	ok1     bool
+	ok2     bool
+	ahead   [8][md4Size]byte // MD4s of aheadN blocks from offset aheadAt on
+	aheadAt int64            // in the reader
+	aheadN  int
+	g       gather
 
-	fromSeed, tested, probed int64
+	fromSeed, tried, tested, paired, probed int64
 }
 
 // Seed looks for the target's blocks in one seed and writes those it
@@ -50,7 +55,7 @@ func (m *Matcher) Seed(r io.Reader) error {
 
 // parallelMin is the seed size from which SeedAt splits the scan (a
 // variable for tests).
-var parallelMin int64 = 8 << 20
+var parallelMin int64 = 1 << 20
 
 // SeedAt is Seed for a seed of size bytes read at random: with workers
 // above 1 and a large seed, it scans that many segments at once (each
@@ -106,7 +111,9 @@ func (s *scanner) scan() error {
 	m := s.m
 	m.mu.Lock()
 	m.FromSeed += s.fromSeed
+	m.Tried += s.tried
 	m.Tested += s.tested
+	m.Paired += s.paired
 	m.Probed += s.probed
 	m.mu.Unlock()
 	return err
@@ -135,11 +142,37 @@ func (s *scanner) run() error {
 			fresh, shift = true, step == s.bs && s.m.c.SeqMatches == 2
 			continue
 		}
-		s.roll()
-		s.pos++
+		s.skip()
 		fresh = false
 	}
 	return nil
+}
+
+// skip rolls the window on by one byte, then on past every window whose
+// rsum no block has (index.maybe), while the buffer holds the next byte
+// and the windows start before the seed's end and the segment's limit.
+func (s *scanner) skip() {
+	s.roll()
+	s.pos++
+	last := s.n - s.win - 1 // the last window that can roll on in buf
+	if s.eof {
+		last = min(last, s.end-1)
+	}
+	if s.limit >= 0 {
+		last = int(min(int64(last), s.limit-s.at-1))
+	}
+	buf, bs, pos, n := s.buf, s.bs, s.pos, uint16(s.bs)
+	a0, b0, a1, b1 := s.a[0], s.b[0], s.a[1], s.b[1]
+	pair, mask := s.m.c.SeqMatches == 2, s.m.mask
+	for pos <= last && !s.idx.maybe(join(a0, b0)&mask) {
+		out, in := buf[pos], buf[pos+bs]
+		a0, b0 = roll(a0, b0, out, in, n)
+		if pair {
+			a1, b1 = roll(a1, b1, in, buf[pos+2*bs], n)
+		}
+		pos++
+	}
+	s.pos, s.a[0], s.b[0], s.a[1], s.b[1] = pos, a0, b0, a1, b1
 }
 
 // fill makes sure win+1 bytes from pos are in the buffer, reading more or,
@@ -203,35 +236,31 @@ func (s *scanner) roll() {
 // returns how far to jump on (0: no match here).
 func (s *scanner) try() (int, error) {
 	m := s.m
-	w1 := s.buf[s.pos : s.pos+s.bs]
-	sum1, sum2 := s.md1[:0], s.md2[:0] // the windows' MD4s, once computed
+	s.tried++
+	s.startWindow()
 	key1 := join(s.a[0], s.b[0]) & m.mask
-	if h := s.hint; h >= 0 && h < len(m.have) && !m.have[h].Load() && m.c.Rsums[h] == key1 && s.strong(h, w1, &sum1) {
+	if h := s.hint; h >= 0 && h < len(m.have) && !m.have[h].Load() && m.c.Rsums[h] == key1 && m.checksumMatches(h, s.first(true)) {
 		s.hint = h + 1 // the block after the last match goes on
-		return s.bs, s.take(h, w1)
+		return s.bs, s.take(h, s.block(0))
 	}
 	s.hint = -1
 	jump := 0
-	lo, hi := s.idx.lookup(key1)
-	for p := lo; p < hi; p = s.idx.live(p + 1) {
+	p, hi := s.idx.lookup(key1)
+	for ; p < hi; p = s.idx.find(key1, p+1, hi) {
 		s.probed++
 		i := int(s.idx.sorted[p])
 		pair := m.c.SeqMatches == 2 && i+1 < len(m.have)
 		if pair && join(s.a[1], s.b[1])&m.mask != m.c.Rsums[i+1] {
 			continue
 		}
-		if !s.strong(i, w1, &sum1) {
+		if !m.checksumMatches(i, s.first(pair)) || pair && !m.checksumMatches(i+1, s.second()) {
 			continue
 		}
-		w2 := s.buf[s.pos+s.bs : s.pos+2*s.bs]
-		if pair && !s.strong(i+1, w2, &sum2) {
-			continue
-		}
-		if err := s.take(i, w1); err != nil {
+		if err := s.take(i, s.block(0)); err != nil {
 			return 0, err
 		}
 		if pair {
-			if err := s.take(i+1, w2); err != nil {
+			if err := s.take(i+1, s.block(1)); err != nil {
 				return 0, err
 			}
 		}
@@ -243,6 +272,70 @@ func (s *scanner) try() (int, error) {
 		}
 	}
 	return jump, nil
+}
+
+// block returns the window's block k (0 or 1).
+func (s *scanner) block(k int) []byte { return s.buf[s.pos+k*s.bs : s.pos+(k+1)*s.bs] }
+
+// startWindow forgets the MD4s of the last window's blocks; those hashed
+// ahead stay.
+func (s *scanner) startWindow() { s.ok1, s.ok2 = false, false }
+
+// first returns the MD4 of the window's first block. With next, when a
+// run of matching blocks is likely to go on, the block and the ones after
+// it are hashed at once (md4Eight, else md4Two): the others cost little
+// more, and the next windows or the pair check find them done.
+func (s *scanner) first(next bool) []byte {
+	if s.ok1 {
+		return s.md1[:]
+	}
+	s.ok1 = true
+	off := s.at + int64(s.pos)
+	if s.hashed(off, &s.md1) {
+		return s.md1[:]
+	}
+	switch {
+	case next && md4Eight(s.buf[s.pos:s.n], s.bs, &s.ahead):
+		s.aheadAt, s.aheadN = off, 8
+	case next && s.pos+2*s.bs <= s.n:
+		md4Two(s.block(0), s.block(1), &s.ahead[0], &s.ahead[1])
+		s.aheadAt, s.aheadN = off, 2
+	default:
+		s.sum(s.block(0), &s.md1)
+		s.tested++
+		return s.md1[:]
+	}
+	s.tested += int64(s.aheadN)
+	s.paired += int64(s.aheadN)
+	s.md1 = s.ahead[0]
+	return s.md1[:]
+}
+
+// second returns the MD4 of the window's second block.
+func (s *scanner) second() []byte {
+	if !s.ok2 && !s.hashed(s.at+int64(s.pos+s.bs), &s.md2) {
+		s.sum(s.block(1), &s.md2)
+		s.tested++
+	}
+	s.ok2 = true
+	return s.md2[:]
+}
+
+// hashed copies into sum the MD4 hashed ahead of the block at offset off
+// of the reader, if there is one.
+func (s *scanner) hashed(off int64, sum *[md4Size]byte) bool {
+	d := off - s.aheadAt
+	if s.aheadN == 0 || d < 0 || d%int64(s.bs) != 0 || d/int64(s.bs) >= int64(s.aheadN) {
+		return false
+	}
+	*sum = s.ahead[d/int64(s.bs)]
+	return true
+}
+
+func (s *scanner) sum(w []byte, out *[md4Size]byte) {
+	s.h.Reset()
+	s.h.Write(w)
+	s.h.Sum(out[:0])
 }
 
 // take writes block i unless another scan did, and retires from this
@@ -261,17 +354,4 @@ func (s *scanner) take(i int, w []byte) error {
 		}
 	}
 	return nil
-}
-
-// strong reports whether the MD4 of window w matches block i's checksum;
-// *sum keeps the window's MD4 (empty: not computed yet) for the next
-// candidate.
-func (s *scanner) strong(i int, w []byte, sum *[]byte) bool {
-	if len(*sum) == 0 {
-		s.tested++
-		s.h.Reset()
-		s.h.Write(w)
-		*sum = s.h.Sum((*sum)[:0])
-	}
-	return s.m.checksumMatches(i, *sum)
 }
