@@ -36,7 +36,7 @@ func newIndex(size int64, hlen, ways int, minStep int64, entries int) *index {
 	} else {
 		x.step = (size + n - 1) / n
 	}
-	x.table = make([]uint32, n)
+	x.table = newTable(int(n))
 	x.shift = uint(64 - bits.TrailingZeros64(uint64(n/int64(ways))))
 	x.kbits = uint(bits.Len64(uint64(n))) // every offset/step+1 is at most n
 	return x

@@ -95,13 +95,13 @@ func (m *matcher) window(t []byte) []op {
 	}
 	lit, predT, predS := 0, -1, int64(0)
 	for q := 0; q < len(t); {
-		c := m.best(t, q, lit, predT, predS)
+		c := m.best(t, q, lit, predT, predS, candidate{})
 		if c.n == 0 {
 			q++
 			continue
 		}
 		for k := 1; c.n < m.tune.lazyLen && k <= m.tune.lazySteps && q+k < c.start+c.n; k++ {
-			if c2 := m.best(t, q+k, lit, predT, predS); m.laterBetter(c2, c, q+k) {
+			if c2 := m.best(t, q+k, lit, predT, predS, c); m.laterBetter(c2, c, q+k) {
 				c = c2
 			}
 		}
@@ -129,6 +129,12 @@ type candidate struct {
 	n     int
 	addr  int64
 	self  bool
+}
+
+// covers reports whether base offset sp at target position q lies on the
+// diagonal of source copy c, within it: a match from there is c again.
+func (c candidate) covers(q int, sp int64) bool {
+	return c.n > 0 && !c.self && sp-int64(q) == c.addr-int64(c.start) && c.start <= q && q < c.start+c.n
 }
 
 // gain estimates the bytes a copy saves over adding its bytes: its length
@@ -162,17 +168,21 @@ func (m *matcher) laterBetter(c2, c candidate, q int) bool {
 
 // best returns the match covering position q that saves the most (n == 0:
 // none).
-func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
+//
+// A candidate on the diagonal of one already found (seen, the match the
+// lazy look-ahead compares with, or c) is that match again: it is skipped
+// without comparing its bytes with the base again.
+func (m *matcher) best(t []byte, q, lit, predT int, predS int64, seen candidate) candidate {
 	var c candidate
 	if predT >= 0 && q-predT <= predictRange {
-		if sp := predS + int64(q-predT); sp < m.src.size {
+		if sp := predS + int64(q-predT); sp < m.src.size && !seen.covers(q, sp) {
 			if f := m.src.matchForward(sp, t[q:]); f >= minPredicted && m.fits(sp, f) {
 				c = candidate{start: q, n: f, addr: sp}
 			}
 		}
 	}
 	if m.anchored {
-		if c2 := m.onAnchor(t, q, predT, predS); m.better(c2, c, q) {
+		if c2 := m.onAnchor(t, q, predT, predS, seen); m.better(c2, c, q) {
 			c = c2
 		}
 	}
@@ -180,13 +190,18 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
 		if m.loc.center < 0 || max(center-m.loc.center, m.loc.center-center) > localMove {
 			m.loc.build(m.src, center)
 		}
-		if c2 := m.loc.match(m.src, t, q, lit); c2.n > 0 && m.fits(c2.addr, c2.n) && m.better(c2, c, q) {
-			c = c2
+		if sp := m.loc.find(t, q); sp >= 0 && !seen.covers(q, sp) && !c.covers(q, sp) {
+			if c2 := m.loc.match(m.src, t, q, lit, sp); c2.n > 0 && m.fits(c2.addr, c2.n) && m.better(c2, c, q) {
+				c = c2
+			}
 		}
 	}
 	for _, x := range m.idx {
 		m.cands = x.lookup(m.cands[:0], t[q:])
 		for _, sp := range m.cands {
+			if seen.covers(q, sp) || c.covers(q, sp) {
+				continue
+			}
 			if f := m.src.verify(sp, t[q:]); f >= x.hlen {
 				b := m.src.verifyBack(sp, t[lit:q])
 				c2 := candidate{start: q - b, n: f + b, addr: sp - int64(b)}
@@ -216,9 +231,9 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
 // onAnchor returns the match at q on the diagonal of the last long copy
 // (the base and target aligned as before a short change), unless that is
 // where the last copy's continuation was already tried.
-func (m *matcher) onAnchor(t []byte, q, predT int, predS int64) candidate {
+func (m *matcher) onAnchor(t []byte, q, predT int, predS int64, seen candidate) candidate {
 	sp := m.anchor + m.tpos + int64(q)
-	if sp < 0 || sp >= m.src.size || predT >= 0 && sp == predS+int64(q-predT) {
+	if sp < 0 || sp >= m.src.size || predT >= 0 && sp == predS+int64(q-predT) || seen.covers(q, sp) {
 		return candidate{}
 	}
 	if f := m.src.matchForward(sp, t[q:]); f >= minPredicted && m.fits(sp, f) {

@@ -29,8 +29,9 @@ type source struct {
 	probe  []byte
 	probes int  // probes left in the current window (matcher only)
 	whole  bool // the cache holds the whole base: no probes needed
-	// reads and readBytes count the ReadAt calls, so tests bound the work.
-	reads, readBytes int64
+	// reads and readBytes count the ReadAt calls, and compared the bytes
+	// of target the matcher compared with the base, so tests bound the work.
+	reads, readBytes, compared int64
 }
 
 type block struct {
@@ -212,6 +213,7 @@ func (s *source) matchForward(off int64, t []byte) int {
 			return done
 		}
 		k := commonPrefix(p, t[done:])
+		s.compared += int64(k)
 		done += k
 		if k < len(p) {
 			return done
@@ -234,6 +236,7 @@ func (s *source) matchBackward(end int64, t []byte) int {
 			return n
 		}
 		k := commonSuffix(t[:len(t)-n], p)
+		s.compared += int64(k)
 		n += k
 		if k < len(p) {
 			return n
