@@ -74,6 +74,19 @@ func (x *index) lookup(dst []int64, b []byte) []int64 {
 	return dst
 }
 
+// touch reads the first entry of the bucket of every position in
+// t[from:to] and returns a value made of them, so that the reads are kept.
+// A bucket is one cache line; the reads do not depend on each other, so
+// the memory system serves them in parallel, where a lookup at a time
+// waits for each miss in turn (the 16 MiB profile spent 40% there).
+func (x *index) touch(t []byte, from, to int) uint32 {
+	var sum uint32
+	for q := from; q < to && q+x.hlen <= len(t); q++ {
+		sum += x.table[int(x.hash(t[q:])>>x.shift)*x.ways]
+	}
+	return sum
+}
+
 // indexBase adds the whole base to the indexes. A base the block cache
 // holds whole is read into the cache and indexed from there, so it is read
 // once in all; a larger one is streamed past the indexes in 1 MiB pieces

@@ -1,9 +1,6 @@
 package patch
 
-import (
-	"encoding/binary"
-	"io"
-)
+import "io"
 
 // The matcher finds copies for one target window at a time (the scheme of
 // xdelta3 and bsdiff-lite): the base is indexed once by a hash table of
@@ -33,8 +30,8 @@ const (
 	minPredicted = 6   // shortest continuation match worth a copy
 	minRun       = 8   // shortest run of one byte emitted as RUN
 	anchorLen    = 256 // a copy at least this long sets the diagonal tried first
-	selfBits     = 18
-	selfLen      = 8
+	minBatch     = 4   // positions whose index buckets are read ahead after a copy
+	maxBatch     = 64  // ... and at most, in a long run without copies
 )
 
 // op is one instruction the matcher chose.
@@ -54,20 +51,23 @@ type matcher struct {
 	tpos     int64 // target offset of the window's start
 	anchor   int64 // base offset less target offset of the last long copy
 	anchored bool
-	ttable   []int32
+	self     *selfIndex // nil: no copies from the target
 	ops      []op
 	cands    []int64
 	segMin   int64
 	segMax   int64
+	// The index buckets of target positions before touched were read
+	// ahead by touch; the next batch reads ahead this many positions.
+	touched, batch int
+	sink           uint64
 }
 
 // newMatcher indexes the base. self enables copies from the target window.
 func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher, error) {
 	m := &matcher{src: newSource(base, size, cfg.cacheSize), tune: levels[cfg.level], lastEnd: -1}
 	m.loc.center = -1
-	m.tune.self = m.tune.self && self
-	if m.tune.self {
-		m.ttable = make([]int32, 1<<selfBits)
+	if m.tune.self && self {
+		m.self = newSelfIndex()
 	}
 	if size < 16 {
 		return m, nil
@@ -89,9 +89,10 @@ func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher,
 func (m *matcher) window(t []byte) []op {
 	m.ops = m.ops[:0]
 	m.segMin, m.segMax = -1, -1
+	m.touched, m.batch = 0, minBatch
 	m.src.probes = len(t)/4 + 1024
-	if m.tune.self {
-		clear(m.ttable)
+	if m.self != nil {
+		clear(m.self.table)
 	}
 	lit, predT, predS := 0, -1, int64(0)
 	for q := 0; q < len(t); {
@@ -109,6 +110,7 @@ func (m *matcher) window(t []byte) []op {
 		m.ops = append(m.ops, op{kind: instCopy, n: c.n, addr: c.addr, self: c.self})
 		q, lit = c.start+c.n, c.start+c.n
 		predT, predS = -1, 0
+		m.batch = minBatch
 		if !c.self {
 			predT, predS = q, c.addr+int64(c.n)
 			m.lastEnd = predS
@@ -196,6 +198,9 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64, seen candidate)
 			}
 		}
 	}
+	if q >= m.touched {
+		m.readAhead(t, q)
+	}
 	for _, x := range m.idx {
 		m.cands = x.lookup(m.cands[:0], t[q:])
 		for _, sp := range m.cands {
@@ -211,21 +216,26 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64, seen candidate)
 			}
 		}
 	}
-	if m.tune.self && q+selfLen <= len(t) {
-		slot := binary.LittleEndian.Uint64(t[q:]) * 0x9E3779B97F4A7C15 >> (64 - selfBits)
-		// An entry at or beyond q was left by a look-ahead past the copy chosen.
-		if tp := int(m.ttable[slot]) - 1; tp >= 0 && tp < q {
-			if f := commonPrefix(t[tp:], t[q:]); f >= selfLen {
-				b := commonSuffix(t[lit:q], t[:tp])
-				c2 := candidate{start: q - b, n: f + b, addr: int64(tp - b), self: true}
-				if f+b >= minMatch && m.gain(c2, q) >= minGain && m.better(c2, c, q) {
-					c = c2
-				}
-			}
+	if m.self != nil {
+		if c2 := m.self.match(t, q, lit); c2.n >= minMatch && m.gain(c2, q) >= minGain && m.better(c2, c, q) {
+			c = c2
 		}
-		m.ttable[slot] = int32(q + 1)
 	}
 	return c
+}
+
+// readAhead touches the index buckets of the next batch of positions from
+// q. A batch is short after a copy, which may be followed by another at
+// once, and doubles while no copy is found.
+func (m *matcher) readAhead(t []byte, q int) {
+	m.touched = q + m.batch
+	m.batch = min(2*m.batch, maxBatch)
+	for _, x := range m.idx {
+		m.sink += uint64(x.touch(t, q, m.touched))
+	}
+	if m.self != nil {
+		m.sink += m.self.touch(t, q, m.touched)
+	}
 }
 
 // onAnchor returns the match at q on the diagonal of the last long copy

@@ -36,3 +36,15 @@ func TestMatcherComparesEachByteOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestSelfIndexReadsOnlyLikelyMatches: in a window of random bytes, where
+// nothing repeats, the target index's slots are all taken by other bytes;
+// their tags reject them without reading the window at the position they
+// name (a cache miss each in a window of megabytes).
+func TestSelfIndexReadsOnlyLikelyMatches(t *testing.T) {
+	target := random(53, 4<<20)
+	m := matchWindows(t, random(54, 64<<10), target, 4<<20)
+	if max := int64(len(target) / 1000); m.self.compared > max {
+		t.Errorf("compared the window at %d earlier positions, want at most %d", m.self.compared, max)
+	}
+}

@@ -48,7 +48,16 @@ func newSource(r io.ReaderAt, size int64, cacheSize int) *source {
 	ways := min(cacheWays, slots)
 	sets := (slots + ways - 1) / ways
 	need := (size + blockSize - 1) / blockSize
-	return &source{r: r, size: size, blocks: make([]block, sets*ways), sets: int64(sets), whole: need <= int64(sets*ways)}
+	blocks := make([]block, sets*ways)
+	if size >= hugeMin {
+		// One allocation for all blocks, in huge pages; a smaller base
+		// gets blocks of its size as they are loaded.
+		slab := newBytes(len(blocks) * blockSize)
+		for i := range blocks {
+			blocks[i].data = slab[i*blockSize : i*blockSize : (i+1)*blockSize]
+		}
+	}
+	return &source{r: r, size: size, blocks: blocks, sets: int64(sets), whole: need <= int64(sets*ways)}
 }
 
 // cached reports whether the block holding off is in the cache.

@@ -24,7 +24,7 @@ func EncodeVCDIFF(base io.ReaderAt, baseSize int64, target io.Reader, out io.Wri
 	if _, err := bw.Write([]byte{0xd6, 0xc3, 0xc4, 0, 0}); err != nil {
 		return err
 	}
-	buf := make([]byte, cfg.windowSize)
+	buf := newBytes(cfg.windowSize)
 	for first := true; ; first = false {
 		n, rerr := io.ReadFull(target, buf)
 		if rerr != nil && !errors.Is(rerr, io.EOF) && !errors.Is(rerr, io.ErrUnexpectedEOF) {
