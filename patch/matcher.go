@@ -64,7 +64,7 @@ type matcher struct {
 
 // newMatcher indexes the base. self enables copies from the target window.
 func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher, error) {
-	m := &matcher{src: newSource(base, size, cfg.cacheSize), tune: levels[cfg.level], lastEnd: -1}
+	m := &matcher{src: newSource(base, size, encoderCache(size, cfg.cacheSize)), tune: levels[cfg.level], lastEnd: -1}
 	m.loc.center = -1
 	if m.tune.self && self {
 		m.self = newSelfIndex()
@@ -83,6 +83,18 @@ func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher,
 		return nil, err
 	}
 	return m, nil
+}
+
+// encoderCache is the block cache the matcher reads a base of size bytes
+// through: all of it if it fits in cacheSize (it is then read once), else
+// a quarter of cacheSize. Copies then read the base again in order, and a
+// cache larger than the neighbourhood of the recent copies only costs
+// memory to fill (a third of the encode time of a 1 GiB base at 64 MiB).
+func encoderCache(size int64, cacheSize int) int {
+	if size <= int64(cacheSize) {
+		return cacheSize
+	}
+	return cacheSize / 4
 }
 
 // window returns the instructions that produce t.

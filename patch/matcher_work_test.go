@@ -48,3 +48,23 @@ func TestSelfIndexReadsOnlyLikelyMatches(t *testing.T) {
 		t.Errorf("compared the window at %d earlier positions, want at most %d", m.self.compared, max)
 	}
 }
+
+// TestEncoderCacheOfLargeBase: a base the block cache holds is cached
+// whole; a larger one is read through a quarter of the cache size, whose
+// memory the copies, reading the base in order, do not need (filling 64
+// MiB of cache was a third of the encode time of a 1 GiB base).
+func TestEncoderCacheOfLargeBase(t *testing.T) {
+	for _, c := range []struct {
+		base, cache, want int
+	}{
+		{3 << 20, 4 << 20, 3 << 20},
+		{4 << 20, 4 << 20, 4 << 20},
+		{6 << 20, 4 << 20, 1 << 20},
+	} {
+		base := random(55, c.base)
+		m := matchWindows(t, base, base[:1<<20], 1<<20, WithCacheSize(c.cache))
+		if got := len(m.src.blocks) * blockSize; got != c.want {
+			t.Errorf("base of %d bytes, cache size %d: cache of %d bytes, want %d", c.base, c.cache, got, c.want)
+		}
+	}
+}

@@ -47,7 +47,8 @@ func WithMaxWindow(n int) Option { return func(c *config) { c.maxWindow = n } }
 func WithWindowSize(n int) Option { return func(c *config) { c.windowSize = n } }
 
 // WithCacheSize sets how many bytes of the base the block cache keeps
-// (default 64 MiB). Bases up to this size are read once.
+// (default 64 MiB). Bases up to this size are read once; the encoders read
+// a larger base through a quarter of it.
 func WithCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }
 
 // WithMaxText bounds the text diffe reads into memory (default 64 MiB).
