@@ -24,14 +24,13 @@ import "io"
 // target index has 2^18 entries; the base is read through the block cache
 // (source.go).
 const (
-	minMatch     = 8   // shortest match found through an index worth a copy
-	minGain      = 5   // ... if its length less its address size is at least this
-	predictRange = 64  // bytes after a copy in which its continuation is tried
-	minPredicted = 6   // shortest continuation match worth a copy
-	minRun       = 8   // shortest run of one byte emitted as RUN
-	anchorLen    = 256 // a copy at least this long sets the diagonal tried first
-	minBatch     = 4   // positions whose index buckets are read ahead after a copy
-	maxBatch     = 64  // ... and at most, in a long run without copies
+	minMatch     = 8  // shortest match found through an index worth a copy
+	minGain      = 5  // ... if its length less its address size is at least this
+	predictRange = 64 // bytes after a copy in which its continuation is tried
+	minPredicted = 6  // shortest continuation match worth a copy
+	minRun       = 8  // shortest run of one byte emitted as RUN
+	minBatch     = 4  // positions whose index buckets are read ahead after a copy
+	maxBatch     = 64 // ... and at most, in a long run without copies
 )
 
 // op is one instruction the matcher chose.
@@ -47,10 +46,11 @@ type matcher struct {
 	idx      []*index
 	tune     tuning
 	loc      local
-	lastEnd  int64 // end of the last source copy; -1: none yet
+	lastEnd  int64    // end of the last source copy; -1: none yet
+	near     [4]int64 // starts of the last source copies (the near cache); -1: none
+	nearSlot int
 	tpos     int64 // target offset of the window's start
-	anchor   int64 // base offset less target offset of the last long copy
-	anchored bool
+	diag     diagonals
 	self     *selfIndex // nil: no copies from the target
 	ops      []op
 	cands    []int64
@@ -64,7 +64,7 @@ type matcher struct {
 
 // newMatcher indexes the base. self enables copies from the target window.
 func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher, error) {
-	m := &matcher{src: newSource(base, size, encoderCache(size, cfg.cacheSize)), tune: levels[cfg.level], lastEnd: -1}
+	m := &matcher{src: newSource(base, size, encoderCache(size, cfg.cacheSize)), tune: levels[cfg.level], lastEnd: -1, near: [4]int64{-1, -1, -1, -1}}
 	m.loc.center = -1
 	if m.tune.self && self {
 		m.self = newSelfIndex()
@@ -126,8 +126,10 @@ func (m *matcher) window(t []byte) []op {
 		if !c.self {
 			predT, predS = q, c.addr+int64(c.n)
 			m.lastEnd = predS
+			m.near[m.nearSlot] = c.addr
+			m.nearSlot = (m.nearSlot + 1) % len(m.near)
 			if c.n >= anchorLen {
-				m.anchor, m.anchored = c.addr-m.tpos-int64(c.start), true
+				m.diag.note(c.addr - m.tpos - int64(c.start))
 			}
 			m.noteSegment(c.addr, c.addr+int64(c.n))
 		}
@@ -152,17 +154,30 @@ func (c candidate) covers(q int, sp int64) bool {
 }
 
 // gain estimates the bytes a copy saves over adding its bytes: its length
-// less the size of its address, which is small near the last source copy
-// (the near cache) or, for a copy from the target, near q (VCD_HERE).
+// less the size of its address. A source address is written as the
+// smallest of its distances from the start of a recent source copy (the
+// near cache), from the start of the window's segment (VCD_SELF, taking
+// the segment so far) and, as an estimate of where the next copy starts,
+// from the end of the last one; a copy from the target as its distance
+// back from q (VCD_HERE).
 func (m *matcher) gain(c candidate, q int) int {
 	if c.n == 0 {
 		return 0
 	}
-	d := c.addr - m.lastEnd
 	if c.self {
-		d = int64(q) - c.addr
+		return c.n - varintLen(uint64(int64(q)-c.addr))
 	}
-	return c.n - varintLen(uint64(max(d, -d)))
+	d := c.addr - m.lastEnd
+	d = max(d, -d)
+	for _, a := range m.near {
+		if a >= 0 && c.addr >= a {
+			d = min(d, c.addr-a)
+		}
+	}
+	if m.segMin >= 0 && c.addr >= m.segMin {
+		d = min(d, c.addr-m.segMin)
+	}
+	return c.n - varintLen(uint64(d))
 }
 
 // better reports whether c2 found at q should replace c.
@@ -195,8 +210,8 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64, seen candidate)
 			}
 		}
 	}
-	if m.anchored {
-		if c2 := m.onAnchor(t, q, predT, predS, seen); m.better(c2, c, q) {
+	for _, d := range m.diag.d[:m.diag.n] {
+		if c2 := m.onDiagonal(t, q, d, predT, predS, seen, c); m.better(c2, c, q) {
 			c = c2
 		}
 	}
@@ -248,31 +263,6 @@ func (m *matcher) readAhead(t []byte, q int) {
 	if m.self != nil {
 		m.sink += m.self.touch(t, q, m.touched)
 	}
-}
-
-// onAnchor returns the match at q on the diagonal of the last long copy
-// (the base and target aligned as before a short change), unless that is
-// where the last copy's continuation was already tried.
-func (m *matcher) onAnchor(t []byte, q, predT int, predS int64, seen candidate) candidate {
-	sp := m.anchor + m.tpos + int64(q)
-	if sp < 0 || sp >= m.src.size || predT >= 0 && sp == predS+int64(q-predT) || seen.covers(q, sp) {
-		return candidate{}
-	}
-	if f := m.src.matchForward(sp, t[q:]); f >= minPredicted && m.fits(sp, f) {
-		return candidate{start: q, n: f, addr: sp}
-	}
-	return candidate{}
-}
-
-// localCenter is where the local search looks for q: the base position on
-// the last long copy's diagonal, else the end of the last source copy.
-func (m *matcher) localCenter(q int) int64 {
-	if m.anchored {
-		if p := m.anchor + m.tpos + int64(q); p >= 0 && p < m.src.size {
-			return p
-		}
-	}
-	return m.lastEnd
 }
 
 // fits reports whether a copy of base [addr, addr+n) keeps the window's

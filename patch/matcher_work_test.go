@@ -68,3 +68,55 @@ func TestEncoderCacheOfLargeBase(t *testing.T) {
 		}
 	}
 }
+
+// TestMatcherResumesEarlierDiagonal: after a long copy from elsewhere in
+// the base (a licence header pasted into a file of a tar), the target goes
+// on where it was: a continuation too short for the sparse index to be
+// sure to find is found on the diagonal of the earlier long copy. (A tar
+// of Go sources: 3400 bytes at -l 9 where xdelta3 writes 2625.)
+func TestMatcherResumesEarlierDiagonal(t *testing.T) {
+	base := random(56, 64<<10)
+	var target []byte
+	target = append(target, base[:4000]...)
+	target = append(target, base[40000:40400]...) // from elsewhere
+	target = append(target, base[4400:4500]...)   // back on the first diagonal
+	target = append(target, random(57, 50)...)
+	target = append(target, base[4550:8000]...)
+	m := matchWindows(t, base, target, len(target), WithIndexSize(1024))
+	pos := 0
+	for _, o := range m.ops {
+		if o.kind == instCopy && !o.self && pos <= 4400 && pos+o.n >= 4500 && o.addr-int64(pos) == 0 {
+			return
+		}
+		pos += o.n
+	}
+	t.Errorf("target [4400, 4500) not copied from the base at the same offset; ops: %+v", m.ops)
+}
+
+// TestGainCountsAddressCaches: the matcher's estimate of a copy's address
+// size is the size the encoder writes when the address is near the start
+// of a recent copy (the near cache) or of the window's segment (VCD_SELF),
+// not only near the end of the last copy: it used to count 3 bytes for an
+// address written in 1.
+func TestGainCountsAddressCaches(t *testing.T) {
+	m := &matcher{lastEnd: 1 << 20, near: [4]int64{5000, 1 << 21, -1, -1}, segMin: -1}
+	for _, c := range []struct {
+		addr   int64
+		segMin int64
+	}{{5010, -1}, {5000 + 200, -1}, {300, 100}} {
+		m.segMin = c.segMin
+		seg := max(c.segMin, 0)
+		cache := newAddrCache(4, 3)
+		here := 1 << 22
+		for _, a := range m.near {
+			if a >= 0 {
+				cache.encode(nil, int(a-seg), here)
+			}
+		}
+		enc, _ := cache.encode(nil, int(c.addr-seg), here)
+		cand := candidate{start: 0, n: 100, addr: c.addr}
+		if got := 100 - m.gain(cand, 0); got != len(enc) {
+			t.Errorf("copy from %d (segment from %d): estimated %d address bytes, the encoder writes %d", c.addr, seg, got, len(enc))
+		}
+	}
+}
