@@ -9,7 +9,7 @@ import (
 
 // EncodeVCDIFF writes an RFC 3284 delta from the base (its first baseSize
 // bytes) to the target read from target. The target is encoded in windows
-// (WithWindowSize, default 8 MiB), each a VCD_SOURCE window naming only the
+// (WithWindowSize, default 16 MiB), each a VCD_SOURCE window naming only the
 // part of the base its copies use; instructions use the default code table,
 // its combined ADD+COPY codes and the address caches. WithChecksum adds
 // xdelta3's Adler-32 per window. "xdelta3 -d" decodes the output.
