@@ -9,8 +9,9 @@ import "io"
 // holds as many offsets as the level's ways, for text whose 8-byte
 // strings repeat). Each target position is hashed; candidates from the
 // base indexes, from the target already seen, from the continuation of
-// the previous copy, from the diagonal of the last long copy and from a
-// dense index of the base around it (matchlocal.go) are verified and
+// the previous copy, from the diagonals of the last long copies
+// (diagonal.go) and from a dense index of the base around the most recent
+// one (matchlocal.go) are verified and
 // extended forward and backward, and the one saving the most bytes (its
 // length less its address's size) wins. A short winner is compared with
 // the candidates of the next few positions first (lazy matching).
@@ -21,8 +22,8 @@ import "io"
 // or more can be found; larger bases are sampled more sparsely (step =
 // size / entries), so only matches of at least step+7 bytes are sure to be
 // found (135 bytes for a 1 GiB base), while long matches always are. The
-// target index has 2^18 entries; the base is read through the block cache
-// (source.go).
+// target index has 2^18 entries (matchself.go); the base is read through
+// the block cache (source.go).
 const (
 	minMatch     = 8  // shortest match found through an index worth a copy
 	minGain      = 5  // ... if its length less its address size is at least this
@@ -59,7 +60,7 @@ type matcher struct {
 	// The index buckets of target positions before touched were read
 	// ahead by touch; the next batch reads ahead this many positions.
 	touched, batch int
-	sink           uint64
+	sink           uint64 // sum of the entries read ahead, so the reads are kept
 }
 
 // newMatcher indexes the base. self enables copies from the target window.
