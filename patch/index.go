@@ -36,7 +36,7 @@ func newIndex(size int64, hlen, ways int, minStep int64, entries int) *index {
 	} else {
 		x.step = (size + n - 1) / n
 	}
-	x.table = make([]uint32, n)
+	x.table = newTable(int(n))
 	x.shift = uint(64 - bits.TrailingZeros64(uint64(n/int64(ways))))
 	x.kbits = uint(bits.Len64(uint64(n))) // every offset/step+1 is at most n
 	return x
@@ -72,6 +72,19 @@ func (x *index) lookup(dst []int64, b []byte) []int64 {
 		}
 	}
 	return dst
+}
+
+// touch reads the first entry of the bucket of every position in
+// t[from:to] and returns a value made of them, so that the reads are kept.
+// A bucket is one cache line; the reads do not depend on each other, so
+// the memory system serves them in parallel, where a lookup at a time
+// waits for each miss in turn (the 16 MiB profile spent 40% there).
+func (x *index) touch(t []byte, from, to int) uint32 {
+	var sum uint32
+	for q := from; q < to && q+x.hlen <= len(t); q++ {
+		sum += x.table[int(x.hash(t[q:])>>x.shift)*x.ways]
+	}
+	return sum
 }
 
 // indexBase adds the whole base to the indexes. A base the block cache

@@ -70,3 +70,51 @@ func TestDecodeXdelta3(t *testing.T) {
 		}
 	}
 }
+
+// TestXdelta3DecodesDefaultWindows: the encoder's default windows (16
+// MiB, twice xdelta3's, for fewer window headers) are within what xdelta3
+// -d accepts (it refuses larger ones: "hard window size exceeded").
+func TestXdelta3DecodesDefaultWindows(t *testing.T) {
+	xd := xdelta3(t)
+	base := random(58, 1<<20)
+	target := bytes.Repeat(base, 17)
+	ours := encodeVCDIFF(t, base, target)
+	if n := countWindows(t, ours); n != 2 {
+		t.Fatalf("%d windows for %d bytes of target, want 2", n, len(target))
+	}
+	dir := t.TempDir()
+	got := peertest.Run(t, xd, "-d", "-c", "-s", peertest.WriteFile(t, dir, "base", base), peertest.WriteFile(t, dir, "delta", ours))
+	if !bytes.Equal(got, target) {
+		t.Fatal("xdelta3 -d of our delta differs from the target")
+	}
+}
+
+// countWindows counts the windows of a delta with no header extensions.
+func countWindows(t *testing.T, d []byte) int {
+	t.Helper()
+	uvarint := func(i int) (uint64, int) {
+		var v uint64
+		for ; i < len(d); i++ {
+			v = v<<7 | uint64(d[i]&0x7f)
+			if d[i] < 0x80 {
+				return v, i + 1
+			}
+		}
+		t.Fatal("delta truncated in a varint")
+		return 0, 0
+	}
+	n, i := 0, 5
+	for i < len(d) {
+		ind := d[i]
+		i++
+		if ind&(vcdSource|vcdTarget) != 0 {
+			_, i = uvarint(i)
+			_, i = uvarint(i)
+		}
+		var dl uint64
+		dl, i = uvarint(i)
+		i += int(dl)
+		n++
+	}
+	return n
+}

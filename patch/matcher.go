@@ -1,9 +1,6 @@
 package patch
 
-import (
-	"encoding/binary"
-	"io"
-)
+import "io"
 
 // The matcher finds copies for one target window at a time (the scheme of
 // xdelta3 and bsdiff-lite): the base is indexed once by a hash table of
@@ -12,8 +9,9 @@ import (
 // holds as many offsets as the level's ways, for text whose 8-byte
 // strings repeat). Each target position is hashed; candidates from the
 // base indexes, from the target already seen, from the continuation of
-// the previous copy, from the diagonal of the last long copy and from a
-// dense index of the base around it (matchlocal.go) are verified and
+// the previous copy, from the diagonals of the last long copies
+// (diagonal.go) and from a dense index of the base around the most recent
+// one (matchlocal.go) are verified and
 // extended forward and backward, and the one saving the most bytes (its
 // length less its address's size) wins. A short winner is compared with
 // the candidates of the next few positions first (lazy matching).
@@ -24,17 +22,16 @@ import (
 // or more can be found; larger bases are sampled more sparsely (step =
 // size / entries), so only matches of at least step+7 bytes are sure to be
 // found (135 bytes for a 1 GiB base), while long matches always are. The
-// target index has 2^18 entries; the base is read through the block cache
-// (source.go).
+// target index has 2^18 entries (matchself.go); the base is read through
+// the block cache (source.go).
 const (
-	minMatch     = 8   // shortest match found through an index worth a copy
-	minGain      = 5   // ... if its length less its address size is at least this
-	predictRange = 64  // bytes after a copy in which its continuation is tried
-	minPredicted = 6   // shortest continuation match worth a copy
-	minRun       = 8   // shortest run of one byte emitted as RUN
-	anchorLen    = 256 // a copy at least this long sets the diagonal tried first
-	selfBits     = 18
-	selfLen      = 8
+	minMatch     = 8  // shortest match found through an index worth a copy
+	minGain      = 5  // ... if its length less its address size is at least this
+	predictRange = 64 // bytes after a copy in which its continuation is tried
+	minPredicted = 6  // shortest continuation match worth a copy
+	minRun       = 8  // shortest run of one byte emitted as RUN
+	minBatch     = 4  // positions whose index buckets are read ahead after a copy
+	maxBatch     = 64 // ... and at most, in a long run without copies
 )
 
 // op is one instruction the matcher chose.
@@ -50,24 +47,28 @@ type matcher struct {
 	idx      []*index
 	tune     tuning
 	loc      local
-	lastEnd  int64 // end of the last source copy; -1: none yet
+	lastEnd  int64    // end of the last source copy; -1: none yet
+	near     [4]int64 // starts of the last source copies (the near cache); -1: none
+	nearSlot int
 	tpos     int64 // target offset of the window's start
-	anchor   int64 // base offset less target offset of the last long copy
-	anchored bool
-	ttable   []int32
+	diag     diagonals
+	self     *selfIndex // nil: no copies from the target
 	ops      []op
 	cands    []int64
 	segMin   int64
 	segMax   int64
+	// The index buckets of target positions before touched were read
+	// ahead by touch; the next batch reads ahead this many positions.
+	touched, batch int
+	sink           uint64 // sum of the entries read ahead, so the reads are kept
 }
 
 // newMatcher indexes the base. self enables copies from the target window.
 func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher, error) {
-	m := &matcher{src: newSource(base, size, cfg.cacheSize), tune: levels[cfg.level], lastEnd: -1}
+	m := &matcher{src: newSource(base, size, encoderCache(size, cfg.cacheSize)), tune: levels[cfg.level], lastEnd: -1, near: [4]int64{-1, -1, -1, -1}}
 	m.loc.center = -1
-	m.tune.self = m.tune.self && self
-	if m.tune.self {
-		m.ttable = make([]int32, 1<<selfBits)
+	if m.tune.self && self {
+		m.self = newSelfIndex()
 	}
 	if size < 16 {
 		return m, nil
@@ -85,23 +86,36 @@ func newMatcher(base io.ReaderAt, size int64, cfg *config, self bool) (*matcher,
 	return m, nil
 }
 
+// encoderCache is the block cache the matcher reads a base of size bytes
+// through: all of it if it fits in cacheSize (it is then read once), else
+// a quarter of cacheSize. Copies then read the base again in order, and a
+// cache larger than the neighbourhood of the recent copies only costs
+// memory to fill (a third of the encode time of a 1 GiB base at 64 MiB).
+func encoderCache(size int64, cacheSize int) int {
+	if size <= int64(cacheSize) {
+		return cacheSize
+	}
+	return cacheSize / 4
+}
+
 // window returns the instructions that produce t.
 func (m *matcher) window(t []byte) []op {
 	m.ops = m.ops[:0]
 	m.segMin, m.segMax = -1, -1
+	m.touched, m.batch = 0, minBatch
 	m.src.probes = len(t)/4 + 1024
-	if m.tune.self {
-		clear(m.ttable)
+	if m.self != nil {
+		clear(m.self.table)
 	}
 	lit, predT, predS := 0, -1, int64(0)
 	for q := 0; q < len(t); {
-		c := m.best(t, q, lit, predT, predS)
+		c := m.best(t, q, lit, predT, predS, candidate{})
 		if c.n == 0 {
 			q++
 			continue
 		}
 		for k := 1; c.n < m.tune.lazyLen && k <= m.tune.lazySteps && q+k < c.start+c.n; k++ {
-			if c2 := m.best(t, q+k, lit, predT, predS); m.laterBetter(c2, c, q+k) {
+			if c2 := m.best(t, q+k, lit, predT, predS, c); m.laterBetter(c2, c, q+k) {
 				c = c2
 			}
 		}
@@ -109,11 +123,14 @@ func (m *matcher) window(t []byte) []op {
 		m.ops = append(m.ops, op{kind: instCopy, n: c.n, addr: c.addr, self: c.self})
 		q, lit = c.start+c.n, c.start+c.n
 		predT, predS = -1, 0
+		m.batch = minBatch
 		if !c.self {
 			predT, predS = q, c.addr+int64(c.n)
 			m.lastEnd = predS
+			m.near[m.nearSlot] = c.addr
+			m.nearSlot = (m.nearSlot + 1) % len(m.near)
 			if c.n >= anchorLen {
-				m.anchor, m.anchored = c.addr-m.tpos-int64(c.start), true
+				m.diag.note(c.addr - m.tpos - int64(c.start))
 			}
 			m.noteSegment(c.addr, c.addr+int64(c.n))
 		}
@@ -131,18 +148,37 @@ type candidate struct {
 	self  bool
 }
 
+// covers reports whether base offset sp at target position q lies on the
+// diagonal of source copy c, within it: a match from there is c again.
+func (c candidate) covers(q int, sp int64) bool {
+	return c.n > 0 && !c.self && sp-int64(q) == c.addr-int64(c.start) && c.start <= q && q < c.start+c.n
+}
+
 // gain estimates the bytes a copy saves over adding its bytes: its length
-// less the size of its address, which is small near the last source copy
-// (the near cache) or, for a copy from the target, near q (VCD_HERE).
+// less the size of its address. A source address is written as the
+// smallest of its distances from the start of a recent source copy (the
+// near cache), from the start of the window's segment (VCD_SELF, taking
+// the segment so far) and, as an estimate of where the next copy starts,
+// from the end of the last one; a copy from the target as its distance
+// back from q (VCD_HERE).
 func (m *matcher) gain(c candidate, q int) int {
 	if c.n == 0 {
 		return 0
 	}
-	d := c.addr - m.lastEnd
 	if c.self {
-		d = int64(q) - c.addr
+		return c.n - varintLen(uint64(int64(q)-c.addr))
 	}
-	return c.n - varintLen(uint64(max(d, -d)))
+	d := c.addr - m.lastEnd
+	d = max(d, -d)
+	for _, a := range m.near {
+		if a >= 0 && c.addr >= a {
+			d = min(d, c.addr-a)
+		}
+	}
+	if m.segMin >= 0 && c.addr >= m.segMin {
+		d = min(d, c.addr-m.segMin)
+	}
+	return c.n - varintLen(uint64(d))
 }
 
 // better reports whether c2 found at q should replace c.
@@ -162,17 +198,21 @@ func (m *matcher) laterBetter(c2, c candidate, q int) bool {
 
 // best returns the match covering position q that saves the most (n == 0:
 // none).
-func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
+//
+// A candidate on the diagonal of one already found (seen, the match the
+// lazy look-ahead compares with, or c) is that match again: it is skipped
+// without comparing its bytes with the base again.
+func (m *matcher) best(t []byte, q, lit, predT int, predS int64, seen candidate) candidate {
 	var c candidate
 	if predT >= 0 && q-predT <= predictRange {
-		if sp := predS + int64(q-predT); sp < m.src.size {
+		if sp := predS + int64(q-predT); sp < m.src.size && !seen.covers(q, sp) {
 			if f := m.src.matchForward(sp, t[q:]); f >= minPredicted && m.fits(sp, f) {
 				c = candidate{start: q, n: f, addr: sp}
 			}
 		}
 	}
-	if m.anchored {
-		if c2 := m.onAnchor(t, q, predT, predS); m.better(c2, c, q) {
+	for _, d := range m.diag.d[:m.diag.n] {
+		if c2 := m.onDiagonal(t, q, d, predT, predS, seen, c); m.better(c2, c, q) {
 			c = c2
 		}
 	}
@@ -180,13 +220,21 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
 		if m.loc.center < 0 || max(center-m.loc.center, m.loc.center-center) > localMove {
 			m.loc.build(m.src, center)
 		}
-		if c2 := m.loc.match(m.src, t, q, lit); c2.n > 0 && m.fits(c2.addr, c2.n) && m.better(c2, c, q) {
-			c = c2
+		if sp := m.loc.find(t, q); sp >= 0 && !seen.covers(q, sp) && !c.covers(q, sp) {
+			if c2 := m.loc.match(m.src, t, q, lit, sp); c2.n > 0 && m.fits(c2.addr, c2.n) && m.better(c2, c, q) {
+				c = c2
+			}
 		}
+	}
+	if q >= m.touched {
+		m.readAhead(t, q)
 	}
 	for _, x := range m.idx {
 		m.cands = x.lookup(m.cands[:0], t[q:])
 		for _, sp := range m.cands {
+			if seen.covers(q, sp) || c.covers(q, sp) {
+				continue
+			}
 			if f := m.src.verify(sp, t[q:]); f >= x.hlen {
 				b := m.src.verifyBack(sp, t[lit:q])
 				c2 := candidate{start: q - b, n: f + b, addr: sp - int64(b)}
@@ -196,46 +244,26 @@ func (m *matcher) best(t []byte, q, lit, predT int, predS int64) candidate {
 			}
 		}
 	}
-	if m.tune.self && q+selfLen <= len(t) {
-		slot := binary.LittleEndian.Uint64(t[q:]) * 0x9E3779B97F4A7C15 >> (64 - selfBits)
-		// An entry at or beyond q was left by a look-ahead past the copy chosen.
-		if tp := int(m.ttable[slot]) - 1; tp >= 0 && tp < q {
-			if f := commonPrefix(t[tp:], t[q:]); f >= selfLen {
-				b := commonSuffix(t[lit:q], t[:tp])
-				c2 := candidate{start: q - b, n: f + b, addr: int64(tp - b), self: true}
-				if f+b >= minMatch && m.gain(c2, q) >= minGain && m.better(c2, c, q) {
-					c = c2
-				}
-			}
+	if m.self != nil {
+		if c2 := m.self.match(t, q, lit); c2.n >= minMatch && m.gain(c2, q) >= minGain && m.better(c2, c, q) {
+			c = c2
 		}
-		m.ttable[slot] = int32(q + 1)
 	}
 	return c
 }
 
-// onAnchor returns the match at q on the diagonal of the last long copy
-// (the base and target aligned as before a short change), unless that is
-// where the last copy's continuation was already tried.
-func (m *matcher) onAnchor(t []byte, q, predT int, predS int64) candidate {
-	sp := m.anchor + m.tpos + int64(q)
-	if sp < 0 || sp >= m.src.size || predT >= 0 && sp == predS+int64(q-predT) {
-		return candidate{}
+// readAhead touches the index buckets of the next batch of positions from
+// q. A batch is short after a copy, which may be followed by another at
+// once, and doubles while no copy is found.
+func (m *matcher) readAhead(t []byte, q int) {
+	m.touched = q + m.batch
+	m.batch = min(2*m.batch, maxBatch)
+	for _, x := range m.idx {
+		m.sink += uint64(x.touch(t, q, m.touched))
 	}
-	if f := m.src.matchForward(sp, t[q:]); f >= minPredicted && m.fits(sp, f) {
-		return candidate{start: q, n: f, addr: sp}
+	if m.self != nil {
+		m.sink += m.self.touch(t, q, m.touched)
 	}
-	return candidate{}
-}
-
-// localCenter is where the local search looks for q: the base position on
-// the last long copy's diagonal, else the end of the last source copy.
-func (m *matcher) localCenter(q int) int64 {
-	if m.anchored {
-		if p := m.anchor + m.tpos + int64(q); p >= 0 && p < m.src.size {
-			return p
-		}
-	}
-	return m.lastEnd
 }
 
 // fits reports whether a copy of base [addr, addr+n) keeps the window's

@@ -48,17 +48,24 @@ func (l *local) build(src *source, center int64) bool {
 	return true
 }
 
-// match returns the local candidate for t[q:], extended backward into
-// t[lit:q], or n == 0.
-func (l *local) match(src *source, t []byte, q, lit int) candidate {
+// find returns the base offset indexed for the 4 bytes at t[q:], or -1.
+func (l *local) find(t []byte, q int) int64 {
 	if q+4 > len(t) {
-		return candidate{}
+		return -1
 	}
-	i := int(l.table[localHash(t[q:])]) - 1
+	i := int64(l.table[localHash(t[q:])]) - 1
 	if i < 0 {
-		return candidate{}
+		return -1
 	}
+	return l.start + i
+}
+
+// match returns the local candidate at base offset sp (from find) for
+// t[q:], extended backward into t[lit:q], or n == 0.
+func (l *local) match(src *source, t []byte, q, lit int, sp int64) candidate {
+	i := int(sp - l.start)
 	f := commonPrefix(l.data[i:], t[q:])
+	src.compared += int64(f)
 	if f == len(l.data)-i && q+f < len(t) {
 		f += src.matchForward(l.start+int64(len(l.data)), t[q+f:])
 	}

@@ -3,7 +3,7 @@ package patch
 // Defaults for the limits and sizes an Option can change.
 const (
 	DefaultMaxWindow  = 64 << 20  // largest target window a decoder accepts (xdelta3's hard maximum)
-	DefaultWindowSize = 8 << 20   // target window the vcdiff encoder writes (xdelta3's default)
+	DefaultWindowSize = 16 << 20  // target window the vcdiff encoder writes (the largest xdelta3 -d accepts)
 	DefaultCacheSize  = 64 << 20  // bytes of base kept in the block cache
 	DefaultMaxText    = 64 << 20  // largest diffe script or text input
 	DefaultIndexSize  = 1 << 24   // source index entries (4 bytes each) of the encoder
@@ -43,11 +43,14 @@ type Option func(*config)
 // WithMaxWindow bounds the target window a decoder accepts (default 64 MiB).
 func WithMaxWindow(n int) Option { return func(c *config) { c.maxWindow = n } }
 
-// WithWindowSize sets the target window of the vcdiff encoder (default 8 MiB).
+// WithWindowSize sets the target window of the vcdiff encoder (default 16
+// MiB, the largest xdelta3 -d accepts: fewer windows than xdelta3's 8 MiB
+// mean fewer window headers and first copies with no address cache).
 func WithWindowSize(n int) Option { return func(c *config) { c.windowSize = n } }
 
 // WithCacheSize sets how many bytes of the base the block cache keeps
-// (default 64 MiB). Bases up to this size are read once.
+// (default 64 MiB). Bases up to this size are read once; the encoders read
+// a larger base through a quarter of it.
 func WithCacheSize(n int) Option { return func(c *config) { c.cacheSize = n } }
 
 // WithMaxText bounds the text diffe reads into memory (default 64 MiB).

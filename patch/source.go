@@ -29,8 +29,9 @@ type source struct {
 	probe  []byte
 	probes int  // probes left in the current window (matcher only)
 	whole  bool // the cache holds the whole base: no probes needed
-	// reads and readBytes count the ReadAt calls, so tests bound the work.
-	reads, readBytes int64
+	// reads and readBytes count the ReadAt calls, and compared the bytes
+	// of target the matcher compared with the base, so tests bound the work.
+	reads, readBytes, compared int64
 }
 
 type block struct {
@@ -47,7 +48,16 @@ func newSource(r io.ReaderAt, size int64, cacheSize int) *source {
 	ways := min(cacheWays, slots)
 	sets := (slots + ways - 1) / ways
 	need := (size + blockSize - 1) / blockSize
-	return &source{r: r, size: size, blocks: make([]block, sets*ways), sets: int64(sets), whole: need <= int64(sets*ways)}
+	blocks := make([]block, sets*ways)
+	if size >= hugeMin {
+		// One allocation for all blocks, in huge pages; a smaller base
+		// gets blocks of its size as they are loaded.
+		slab := newBytes(len(blocks) * blockSize)
+		for i := range blocks {
+			blocks[i].data = slab[i*blockSize : i*blockSize : (i+1)*blockSize]
+		}
+	}
+	return &source{r: r, size: size, blocks: blocks, sets: int64(sets), whole: need <= int64(sets*ways)}
 }
 
 // cached reports whether the block holding off is in the cache.
@@ -212,6 +222,7 @@ func (s *source) matchForward(off int64, t []byte) int {
 			return done
 		}
 		k := commonPrefix(p, t[done:])
+		s.compared += int64(k)
 		done += k
 		if k < len(p) {
 			return done
@@ -234,6 +245,7 @@ func (s *source) matchBackward(end int64, t []byte) int {
 			return n
 		}
 		k := commonSuffix(t[:len(t)-n], p)
+		s.compared += int64(k)
 		n += k
 		if k < len(p) {
 			return n

@@ -9,7 +9,7 @@ import (
 
 // EncodeVCDIFF writes an RFC 3284 delta from the base (its first baseSize
 // bytes) to the target read from target. The target is encoded in windows
-// (WithWindowSize, default 8 MiB), each a VCD_SOURCE window naming only the
+// (WithWindowSize, default 16 MiB), each a VCD_SOURCE window naming only the
 // part of the base its copies use; instructions use the default code table,
 // its combined ADD+COPY codes and the address caches. WithChecksum adds
 // xdelta3's Adler-32 per window. "xdelta3 -d" decodes the output.
@@ -24,7 +24,7 @@ func EncodeVCDIFF(base io.ReaderAt, baseSize int64, target io.Reader, out io.Wri
 	if _, err := bw.Write([]byte{0xd6, 0xc3, 0xc4, 0, 0}); err != nil {
 		return err
 	}
-	buf := make([]byte, cfg.windowSize)
+	buf := newBytes(cfg.windowSize)
 	for first := true; ; first = false {
 		n, rerr := io.ReadFull(target, buf)
 		if rerr != nil && !errors.Is(rerr, io.EOF) && !errors.Is(rerr, io.ErrUnexpectedEOF) {
