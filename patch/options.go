@@ -2,7 +2,7 @@ package patch
 
 // Defaults for the limits and sizes an Option can change.
 const (
-	DefaultMaxWindow  = 64 << 20  // largest target window a decoder accepts (xdelta3's hard maximum)
+	DefaultMaxWindow  = 64 << 20  // largest target window hdig's decoder accepts (xdelta3 -d refuses windows over 16 MiB)
 	DefaultWindowSize = 16 << 20  // target window the vcdiff encoder writes (the largest xdelta3 -d accepts)
 	DefaultCacheSize  = 64 << 20  // bytes of base kept in the block cache
 	DefaultMaxText    = 64 << 20  // largest diffe script or text input
