@@ -68,7 +68,9 @@ func (m *Matcher) SeedAt(r io.ReaderAt, size int64, workers int) error {
 		return m.Seed(io.NewSectionReader(r, 0, size))
 	}
 	seg := (size + int64(workers) - 1) / int64(workers)
-	over := int64(m.c.Blocksize*m.c.SeqMatches) + 1
+	// A window starting before the limit reads win+1 bytes; a run of
+	// matching blocks may go on by one more block past it (pastLimit).
+	over := int64(m.c.Blocksize*(m.c.SeqMatches+1)) + 1
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for k := range workers {
@@ -125,7 +127,7 @@ func (s *scanner) run() error {
 		if err := s.fill(); err != nil {
 			return err
 		}
-		if s.eof && s.pos >= s.end || s.limit >= 0 && s.at+int64(s.pos) >= s.limit {
+		if s.eof && s.pos >= s.end || s.pastLimit() && (s.hint < 0 || s.at+int64(s.pos) >= s.limit+int64(s.bs)) {
 			return nil
 		}
 		if fresh {
@@ -147,6 +149,12 @@ func (s *scanner) run() error {
 	}
 	return nil
 }
+
+// pastLimit says whether the window starts at or past the segment's
+// limit, where the next segment's windows start: a run of matching blocks
+// that reached it goes on by one block (its last block has no pair to be
+// looked up by, in the next segment), nothing else is looked for.
+func (s *scanner) pastLimit() bool { return s.limit >= 0 && s.at+int64(s.pos) >= s.limit }
 
 // skip rolls the window on by one byte, then on past every window whose
 // rsum no block has (index.maybe), while the buffer holds the next byte
@@ -244,6 +252,9 @@ func (s *scanner) try() (int, error) {
 		return s.bs, s.take(h, s.block(0))
 	}
 	s.hint = -1
+	if s.pastLimit() {
+		return 0, nil // only a run's continuation is looked for here
+	}
 	jump := 0
 	p, hi := s.idx.lookup(key1)
 	for ; p < hi; p = s.idx.find(key1, p+1, hi) {

@@ -71,3 +71,36 @@ func smallSegments(t *testing.T) {
 	parallelMin = 64 << 10
 	t.Cleanup(func() { parallelMin = old })
 }
+
+// TestSeedAtRunEndingAtBoundary: the last block of a run of matching
+// blocks has no pair to be looked up by; the serial scan finds it as the
+// continuation of the run (hint). A segment's run that reaches its limit
+// goes on by that one block, so SeedAt finds what Seed finds wherever the
+// segments meet.
+func TestSeedAtRunEndingAtBoundary(t *testing.T) {
+	old := parallelMin
+	parallelMin = 1
+	t.Cleanup(func() { parallelMin = old })
+	const bs = 256
+	target := randomBytes(71, 4*bs+248)
+	c, err := Read(bytes.NewReader(encode(t, makeControl(t, target, bs))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pre := 0; pre <= 2*bs; pre += 7 {
+		seed := splice(randomBytes(72, pre), target, randomBytes(73, 100)) // the short last block is not found
+		ref := NewMatcher(c, &memFile{})
+		if err := ref.Seed(bytes.NewReader(seed)); err != nil {
+			t.Fatal(err)
+		}
+		for workers := 2; workers <= 4; workers++ {
+			m := NewMatcher(c, &memFile{})
+			if err := m.SeedAt(bytes.NewReader(seed), int64(len(seed)), workers); err != nil {
+				t.Fatal(err)
+			}
+			if m.MissingBytes() != ref.MissingBytes() {
+				t.Errorf("%d junk bytes before, %d segments: %d bytes missing, want %d as one scan", pre, workers, m.MissingBytes(), ref.MissingBytes())
+			}
+		}
+	}
+}
