@@ -71,6 +71,7 @@ func validDeltaFormat(f string) bool {
 }
 
 func runDiff(opts *diffOptions) error {
+	patch.HugePages.Store(true) // a short-lived process: see patch.HugePages
 	old, oldSize, err := openDeltaInput(opts.Old)
 	if err != nil {
 		return err
