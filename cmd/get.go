@@ -260,6 +260,9 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 		if err := o.Mirr.options(o, req, &opts); err != nil {
 			return nil, err
 		}
+		if opts.Parallel == 1 {
+			opts.LinkMirrors = 0 // one stream means the origin's alone
+		}
 		return client.Hold(ctx, req, &fetch.HeldSink{Out: ios.Out}, opts)
 	}
 	sink, err := o.sink(ios)

@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/server"
@@ -116,4 +118,24 @@ func heldRanges(t *testing.T, base string, open <-chan struct{}) *httptest.Serve
 	}))
 	t.Cleanup(ts.Close)
 	return ts
+}
+
+// TestGetStdoutNoLinkMirrorsByDefault: to stdout without --parallel the
+// body comes in one stream from the origin; a mirror the origin names in
+// Link: rel=duplicate is not asked (as --mirror is refused there).
+func TestGetStdoutNoLinkMirrorsByDefault(t *testing.T) {
+	data := bytes.Repeat([]byte("mirror test "), 400<<10) // 4.8 MB
+	d := t.TempDir()
+	os.WriteFile(filepath.Join(d, "f"), data, 0o644)
+	var asked atomic.Int32
+	mirror := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked.Add(1)
+		http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(data))
+	}))
+	defer mirror.Close()
+	front := startServe(t, d, "--duplicate", mirror.URL+"/")
+	code, out, errOut := runHdig(t, "get", front+"f")
+	if code != 0 || out != string(data) || asked.Load() != 0 {
+		t.Fatalf("exit %d, %d bytes of %d, mirror asked %d times, want 0; stderr %s", code, len(out), len(data), asked.Load(), errOut)
+	}
 }
