@@ -48,6 +48,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
+serve_base() { # serve_base OUT: waits (up to 5 s) for `hdig serve`'s first line in OUT; prints its URL
+	for _ in $(seq 50); do
+		[ -s "$1" ] && break
+		sleep 0.1
+	done
+	sed -n '1s/^serving .* at \(http:\/\/[^ ]*\)$/\1/p' "$1"
+}
+
 need=()
 command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ] || need+=(nginx-light)
 command -v wrk >/dev/null 2>&1 || need+=(wrk)
@@ -210,11 +218,7 @@ start_ttfb() {
 	: >"$tmp/ttfb.out"
 	"$tmp/hdig" serve "$tmp/ttfb" --addr 127.0.0.1:0 --state-dir "$tmp/state" >"$tmp/ttfb.out" 2>"$tmp/ttfb.err" &
 	ttfb_pid=$!
-	for _ in $(seq 50); do
-		[ -s "$tmp/ttfb.out" ] && break
-		sleep 0.1
-	done
-	ttfb_base="$(sed -n '1s/^serving .* at \(http:\/\/[^ ]*\)$/\1/p' "$tmp/ttfb.out")"
+	ttfb_base="$(serve_base "$tmp/ttfb.out")"
 }
 start_ttfb
 u_te=$(ttfb "${ttfb_base}zz-unindexed.bin" -H 'TE: trailers')

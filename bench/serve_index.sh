@@ -20,11 +20,7 @@ start_idx() { # STATE_DIR → idx_pid, idx_base
 	: >"$1.out"
 	"$tmp/hdig" serve "$tmp/idx" --addr 127.0.0.1:0 --state-dir "$1" >"$1.out" 2>"$1.err" &
 	idx_pid=$!
-	for _ in $(seq 50); do
-		[ -s "$1.out" ] && break
-		sleep 0.1
-	done
-	idx_base="$(sed -n '1s/^serving .* at \(http:\/\/[^ ]*\)$/\1/p' "$1.out")"
+	idx_base="$(serve_base "$1.out")"
 }
 indexed() { # STATE_DIR → how many of the 4 large files it has indexed
 	local n=0 i

@@ -16,12 +16,7 @@ import (
 // a file; it returns the result, the error and the file's bytes.
 func (o *testOrigin) hold(t *testing.T, opts DownloadOptions, retry int) (*Result, []byte, error) {
 	t.Helper()
-	c, err := NewClient(Options{Timeout: testStall})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := &Request{URL: o.srv.URL + "/f", Policy: verify.DefaultPolicy(), Retry: retry,
-		WantRepr: []verify.Pref{{Algorithm: "sha-256", Weight: 10}}, WantContent: []verify.Pref{{Algorithm: "sha-256", Weight: 10}}}
+	c, req := o.request(t, retry)
 	dir := t.TempDir()
 	out, err := os.Create(filepath.Join(dir, "stdout"))
 	if err != nil {

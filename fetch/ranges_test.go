@@ -146,13 +146,20 @@ func (o *testOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // get downloads the origin's file into dir/f.
 func (o *testOrigin) get(t testing.TB, ctx context.Context, path string, opts DownloadOptions, retry int) (*Result, error) {
 	t.Helper()
+	c, req := o.request(t, retry)
+	return c.Download(ctx, req, path, opts)
+}
+
+// request returns a client and a GET of the origin's file asking for
+// sha-256 digests.
+func (o *testOrigin) request(t testing.TB, retry int) (*Client, *Request) {
+	t.Helper()
 	c, err := NewClient(Options{Timeout: testStall})
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &Request{URL: o.srv.URL + "/f", Policy: verify.DefaultPolicy(), Retry: retry,
+	return c, &Request{URL: o.srv.URL + "/f", Policy: verify.DefaultPolicy(), Retry: retry,
 		WantRepr: []verify.Pref{{Algorithm: "sha-256", Weight: 10}}, WantContent: []verify.Pref{{Algorithm: "sha-256", Weight: 10}}}
-	return c.Download(ctx, req, path, opts)
 }
 
 func assertFileBytes(t *testing.T, path string, want []byte) {
