@@ -39,6 +39,10 @@ const indexChunk = 256 << 10
 // the time, and runs flat out when none come.
 const indexBusyPause = 19
 
+// indexMaxPause bounds that pause: a chunk that took long (a stalled
+// disk, a descheduled thread) says little about the requests.
+const indexMaxPause = time.Second
+
 // requestHashing counts the hash passes of requests in progress (a cache
 // entry filled, a body hashed as it is sent): the indexer waits while
 // there are any.
@@ -162,7 +166,7 @@ type yieldReader struct {
 func (y *yieldReader) Read(p []byte) (int, error) {
 	if s := y.s; s != nil && !y.start.IsZero() && s.begun.Load() != y.begun {
 		s.indexPauses.Add(1)
-		if !s.cfg.sleep(y.ctx, indexBusyPause*time.Since(y.start)) {
+		if !s.cfg.sleep(y.ctx, min(indexBusyPause*time.Since(y.start), indexMaxPause)) {
 			return 0, y.ctx.Err()
 		}
 	}

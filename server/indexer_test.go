@@ -51,3 +51,20 @@ func TestIndexerGivesWayToRequests(t *testing.T) {
 		t.Errorf("%d chunks read with no request: %d more pauses, want none", chunks, p-chunks)
 	}
 }
+
+// TestIndexerPauseBounded: a chunk that took long (a stalled disk, a
+// descheduled thread) does not make the indexer wait 19 times as long.
+func TestIndexerPauseBounded(t *testing.T) {
+	s, err := New(fixture(t), withSettle(0), WithAccessLog(io.Discard))
+	must(t, err)
+	defer s.Close()
+	var asked time.Duration
+	s.cfg.sleep = func(_ context.Context, d time.Duration) bool { asked = d; return true }
+	y := &yieldReader{ctx: context.Background(), s: s, r: &countReader{}, begun: s.begun.Load() - 1, start: time.Now().Add(-time.Minute)}
+	if _, err := y.Read(make([]byte, 16)); err != nil {
+		t.Fatal(err)
+	}
+	if asked != indexMaxPause {
+		t.Fatalf("paused %v after a chunk of a minute, want %v", asked, indexMaxPause)
+	}
+}
