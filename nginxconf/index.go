@@ -69,18 +69,25 @@ func Index(dir string, o Options) ([]Entry, Stats, error) {
 		have[p] = true
 	}
 	var entries []Entry
-	for _, p := range paths {
-		if strings.HasSuffix(p, ControlSuffix) {
-			continue
-		}
+	add := func(p string) (Entry, bool) { // indexes p and counts it, or warns
 		e, made, err := index(root, p, o)
 		if err != nil {
 			o.warnf("%s: %v (left out)", p, err)
-			continue
+			return e, false
 		}
 		st.Files++
 		if made {
 			st.Hashed++
+		}
+		return e, true
+	}
+	for _, p := range paths {
+		if strings.HasSuffix(p, ControlSuffix) {
+			continue
+		}
+		e, ok := add(p)
+		if !ok {
+			continue
 		}
 		if e.wrote {
 			st.Controls++
@@ -100,16 +107,9 @@ func Index(dir string, o Options) ([]Entry, Stats, error) {
 				continue
 			}
 		}
-		e, made, err := index(root, p, o)
-		if err != nil {
-			o.warnf("%s: %v (left out)", p, err)
-			continue
+		if e, ok := add(p); ok {
+			entries = append(entries, e)
 		}
-		st.Files++
-		if made {
-			st.Hashed++
-		}
-		entries = append(entries, e)
 	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].URI < entries[j].URI })
 	return entries, st, nil
