@@ -36,12 +36,13 @@ func (h *Handler) SetRates(encode, send int64) {
 }
 
 // slow reports whether making the delta from base to cur is estimated to
-// take longer than sending cur whole, and longer than onPathFloor.
-func (h *Handler) slow(cur *server.Representation, base version) bool {
+// take longer than sending the rival bytes the server sends otherwise
+// (cur whole, or its encoded variant), and longer than onPathFloor.
+func (h *Handler) slow(cur *server.Representation, base version, rival int64) bool {
 	h.rateMu.Lock()
 	defer h.rateMu.Unlock()
 	encode := float64(base.Size+cur.Size) / float64(h.encodeRate)
-	send := float64(cur.Size) / float64(h.sendRate)
+	send := float64(rival) / float64(h.sendRate)
 	return encode > max(send, onPathFloor.Seconds()) || h.pinned && encode > send
 }
 
