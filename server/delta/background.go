@@ -88,8 +88,13 @@ func (h *Handler) encodeLater(cur *server.Representation, base version, codings,
 		defer h.bgBusy.Store(false)
 		defer f.Close()
 		ctx := context.WithValue(context.Background(), backgroundKey{}, true)
-		if _, err := h.bestDelta(ctx, bg, base, codings, aim); err != nil {
+		d, err := h.bestDelta(ctx, bg, base, codings, aim)
+		if err != nil {
 			h.log.Warn("delta in background", "file", cur.File, "base", base.ETag, "err", err)
+			return
+		}
+		if d.size > codeOnPathMax {
+			h.codeAll(d, deltaEncodings) // the next request takes the smallest its client accepts
 		}
 	}()
 }
