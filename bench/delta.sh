@@ -111,7 +111,10 @@ origin_sends() {
 	cp "$new" "$tmp/www/w/.$p" && mv "$tmp/www/w/.$p" "$tmp/www/w/$p"
 	avail="Available-Dictionary: :$(openssl dgst -sha256 -binary "$old" | base64 -w0):"
 	o226=- odcb=- odcz=-
-	if await '^226' "$tmp/o226" "A-IM: vcdiff" "If-None-Match: $e1" "Accept-Encoding: zstd, br"; then
+	local delta=("A-IM: vcdiff" "If-None-Match: $e1" "Accept-Encoding: zstd, br")
+	if await '^226' "$tmp/o226" "${delta[@]}"; then
+		# A delta over 32 KiB is coded in the background: until then it goes as it is.
+		[ "$(stat -c %s "$tmp/o226")" -le $((32 << 10)) ] || await '^226 (zstd|br)' "$tmp/o226" "${delta[@]}" || true
 		o226=$(stat -c %s "$tmp/o226")
 		case $got in
 		*zstd) zstd -q -d -f "$tmp/o226" -o "$tmp/o226.vcdiff" && decodes "$old" "$tmp/o226.vcdiff" "$new" && o226=${o226}z ;;

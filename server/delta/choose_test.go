@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hdig/hdig/dictionary"
@@ -46,8 +47,19 @@ func offerBoth(t *testing.T, v1, v2 []byte, ae string) offered {
 	var o offered
 	o.delta, o.deltaBody = getWith(t, url, "A-IM", "vcdiff", "If-None-Match", e1, "Accept-Encoding", ae)
 	o.dict, o.dictBody = getWith(t, url, "Available-Dictionary", avail, "Accept-Encoding", ae+", dcb, dcz")
+	// Both were made for the requests above: choosing between them makes
+	// no delta, coding or variant.
+	var encodes atomic.Int32
+	encodeHook = func(bool) { encodes.Add(1) }
+	codeHook = encodeHook
+	defer func() { encodeHook, codeHook = nil, nil }()
+	variants, _ := filepath.Glob(filepath.Join(state, "variants", "*"))
 	o.both, o.bb = getWith(t, url, "A-IM", "vcdiff", "If-None-Match", e1, "Available-Dictionary", avail,
 		"Accept-Encoding", ae+", dcb, dcz", "Want-Content-Digest", "sha-256")
+	after, _ := filepath.Glob(filepath.Join(state, "variants", "*"))
+	if encodes.Load() != 0 || len(after) != len(variants) {
+		t.Errorf("both offered: %d deltas or codings made and %d variants, want 0 and the %d made before", encodes.Load(), len(after), len(variants))
+	}
 	if o.delta.StatusCode != http.StatusIMUsed {
 		t.Fatalf("base offered: status %d, want 226 (%v)", o.delta.StatusCode, o.delta.Header)
 	}
