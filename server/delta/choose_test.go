@@ -66,16 +66,19 @@ func offerBoth(t *testing.T, v1, v2 []byte, ae string) offered {
 	if enc := o.dict.Header.Get("Content-Encoding"); enc != "dcb" && enc != "dcz" {
 		t.Fatalf("dictionary offered: Content-Encoding %q, want dcb or dcz", enc)
 	}
-	t.Logf("226 %d bytes (%s), %s %d bytes; both offered: %d %q %d bytes", len(o.deltaBody), o.delta.Header.Get("Content-Encoding"),
-		o.dict.Header.Get("Content-Encoding"), len(o.dictBody), o.both.StatusCode, o.both.Header.Get("Content-Encoding"), len(o.bb))
+	t.Logf("226 %d bytes (%s), %s %d bytes; both offered: %d %q %d bytes, Vary %q", len(o.deltaBody), o.delta.Header.Get("Content-Encoding"),
+		o.dict.Header.Get("Content-Encoding"), len(o.dictBody), o.both.StatusCode, o.both.Header.Get("Content-Encoding"), len(o.bb), o.both.Header.Values("Vary"))
 	return o
 }
 
-// varies reports whether the response's Vary lists each of names.
+// varies reports whether the response's Vary lists each of names, once.
 func varies(resp *http.Response, names ...string) bool {
-	v := strings.ToLower(strings.Join(resp.Header.Values("Vary"), ","))
+	count := map[string]int{}
+	for _, t := range strings.Split(strings.Join(resp.Header.Values("Vary"), ","), ",") {
+		count[strings.ToLower(strings.TrimSpace(t))]++
+	}
 	for _, n := range names {
-		if !strings.Contains(v, strings.ToLower(n)) {
+		if count[strings.ToLower(n)] != 1 {
 			return false
 		}
 	}

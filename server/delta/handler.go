@@ -312,7 +312,9 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, d coded, base ve
 	} else {
 		hd.Del("Content-Encoding")
 	}
-	hd.Add("Vary", "Accept-Encoding")
+	if !listsVary(hd.Values("Vary"), "Accept-Encoding") {
+		hd.Add("Vary", "Accept-Encoding")
+	}
 	hd.Set("IM", strings.Join(d.ims, ", "))
 	hd.Set("Delta-Base", base.ETag)
 	hd.Set("Cache-Control", "no-store, im")
@@ -322,4 +324,16 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, d coded, base ve
 	if _, err := io.Copy(w, f); err != nil && !errors.Is(err, r.Context().Err()) {
 		h.log.Debug("delta write", "err", err)
 	}
+}
+
+// listsVary reports whether the Vary field lines already list name (or *).
+func listsVary(lines []string, name string) bool {
+	for _, l := range lines {
+		for _, t := range strings.Split(l, ",") {
+			if t = strings.TrimSpace(t); t == "*" || strings.EqualFold(t, name) {
+				return true
+			}
+		}
+	}
+	return false
 }
