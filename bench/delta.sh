@@ -14,6 +14,12 @@
 #    client accepts zstd (here "zstd -19", close to the origin's), against
 #    "xdelta3 -9 -S djw" (-S none for the tar, as in issue 15) and
 #    "zstd -19 --patch-from". xdelta3 -d decodes every hdig delta.
+#    Then end to end: what hdig serve sends a client (curl) holding the
+#    old version, when the new one is served: for a base alone (226), for
+#    a dictionary alone (dcb, dcz), and for everything offered ("wire",
+#    the origin's pick, which the wire ratios are of). The origin makes
+#    large deltas and codings in the background: each is asked for until
+#    it comes, at most ORIGIN_WAIT (600) seconds. DELTA_SIZES=" " skips 1.
 #
 # The machine may be shared: rerun on a quiet one for absolute figures;
 # the ratios come from runs side by side. HDIG=path uses a binary built
@@ -52,6 +58,83 @@ decodes() {
 	rm -f "$tmp/rebuilt"
 }
 
+# start_origin: hdig serve on $tmp/www, /w/* offered as dictionaries, its
+# state (history, variants) in $tmp/state; sets origin (http://HOST:PORT).
+start_origin() {
+	mkdir -p "$tmp/www/w" "$tmp/state"
+	"$hdig" serve "$tmp/www" --addr 127.0.0.1:0 --state-dir "$tmp/state" --dictionary '/w/*' >"$tmp/serve.out" 2>"$tmp/serve.err" &
+	server_pid=$!
+	for _ in $(seq 1 100); do
+		grep -q '^serving' "$tmp/serve.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	origin=$(sed -n 's/^serving .* at \(.*\)\/$/\1/p' "$tmp/serve.out")
+	[ -n "$origin" ] || { echo "delta.sh: hdig serve did not start" >&2; cat "$tmp/serve.err" >&2; exit 1; }
+}
+
+# ask OUT FIELD...: GET $url with the fields; the body goes to OUT; sets
+# got to "STATUS CODING" (- for none).
+ask() {
+	local out=$1 f args=()
+	shift
+	for f in "$@"; do args+=(-H "$f"); done
+	curl -s -o "$out" -D "$tmp/hdr" "${args[@]}" "$url"
+	got=$(tr -d '\r' <"$tmp/hdr" | awk 'NR == 1 {s = $2} tolower($1) == "content-encoding:" {c = $2} END {print s, (c == "" ? "-" : c)}')
+}
+
+# await WANT OUT FIELD...: asks until got matches the regular expression
+# WANT (the origin makes large deltas and dictionary codings in the
+# background: until then it sends 200), at most ORIGIN_WAIT (600) seconds;
+# reports whether it did.
+await() {
+	local want=$1 i
+	shift
+	for i in $(seq 1 "${ORIGIN_WAIT:-600}"); do
+		ask "$@"
+		[[ $got =~ $want ]] && return 0
+		sleep 1
+	done
+	return 1
+}
+
+# origin_sends PAIR OLD NEW: serves OLD as /w/PAIR, fetches it, replaces it
+# with NEW and sets o226, odcb, odcz (bytes sent for each offer alone, -
+# for none) and sent and how (bytes and what was sent when everything is
+# offered). 226 and dcz bodies are decoded and compared with NEW.
+origin_sends() {
+	local p=$1 old=$2 new=$3 e1 avail
+	url=$origin/w/$p
+	cp "$old" "$tmp/www/w/.$p" && mv "$tmp/www/w/.$p" "$tmp/www/w/$p"
+	ask "$tmp/ov1" "Accept-Encoding: identity"
+	e1=$(tr -d '\r' <"$tmp/hdr" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
+	cmp -s "$tmp/ov1" "$old" || { echo "delta.sh: $p: the origin did not send the old version" >&2; exit 1; }
+	cp "$new" "$tmp/www/w/.$p" && mv "$tmp/www/w/.$p" "$tmp/www/w/$p"
+	avail="Available-Dictionary: :$(openssl dgst -sha256 -binary "$old" | base64 -w0):"
+	o226=- odcb=- odcz=-
+	local delta=("A-IM: vcdiff" "If-None-Match: $e1" "Accept-Encoding: zstd, br")
+	if await '^226' "$tmp/o226" "${delta[@]}"; then
+		# A delta over 32 KiB is coded in the background: until then it goes as it is.
+		[ "$(stat -c %s "$tmp/o226")" -le $((32 << 10)) ] || await '^226 (zstd|br)' "$tmp/o226" "${delta[@]}" || true
+		o226=$(stat -c %s "$tmp/o226")
+		case $got in
+		*zstd) zstd -q -d -f "$tmp/o226" -o "$tmp/o226.vcdiff" && decodes "$old" "$tmp/o226.vcdiff" "$new" && o226=${o226}z ;;
+		*br) o226=${o226}b ;;
+		*) decodes "$old" "$tmp/o226" "$new" ;;
+		esac
+	fi
+	if [ "$(stat -c %s "$new")" -le $((32 << 20)) ]; then # server.DefaultCompressLimit: no coding above
+		await '^200 dcb' "$tmp/odcb" "$avail" "Accept-Encoding: dcb" && odcb=$(stat -c %s "$tmp/odcb")
+		if await '^200 dcz' "$tmp/odcz" "$avail" "Accept-Encoding: dcz"; then
+			odcz=$(stat -c %s "$tmp/odcz")
+			tail -c +41 "$tmp/odcz" | zstd -q -d -D "$old" -o "$tmp/odcz.out"
+			cmp -s "$tmp/odcz.out" "$new" || { echo "delta.sh: $p: the dcz body does not decode to the new version" >&2; exit 1; }
+		fi
+	fi
+	ask "$tmp/oall" "A-IM: vcdiff" "If-None-Match: $e1" "$avail" "Accept-Encoding: zstd, br, dcb, dcz"
+	sent=$(stat -c %s "$tmp/oall") how=${got/ /:}
+	rm -f "$tmp"/o226* "$tmp"/odc* "$tmp/oall" "$tmp/ov1" "$tmp/www/w/$p"
+}
+
 echo "== encode CPU seconds (user + system; wall in the last columns): random base with 1 MiB"
 echo "   inserted at 4 KiB; best of $RUNS alternating runs, $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 printf '%-9s %9s %9s %9s %9s %9s %9s %9s %8s %8s\n' size hdig_s xd3_s xd3-9_s "vs xd3" "vs xd3-9" hdig_MiB xd3_MiB hdig_w xd3_w
@@ -76,7 +159,9 @@ echo "== bytes on real data (ratio: hdig / peer)"
 pairs=${DELTA_PAIRS:-$tmp/pairs} # DELTA_PAIRS=DIR reuses the pairs made there before
 mkdir -p "$pairs"
 [ -s "$pairs/pairs" ] || make_pairs "$pairs"
-printf '%-9s %11s %11s %11s %11s %11s %11s %9s %9s %9s\n' pair xd3-9 zstd-pf hdig-l0 hdig-l6 hdig-l9 "l9+zstd" "l9/xd3" "wire/xd3" "wire/zpf"
+start_origin
+printf '%-9s %11s %11s %11s %11s %11s %11s %11s %11s %11s %11s %-9s %9s %9s %9s\n' pair xd3-9 zstd-pf hdig-l0 hdig-l6 hdig-l9 "l9+zstd" \
+	"226" dcb dcz wire sent "l9/xd3" "wire/xd3" "wire/zpf"
 while read -r p; do
 	o=$pairs/$p.old n=$pairs/$p.new
 	sec=djw
@@ -91,7 +176,12 @@ while read -r p; do
 	done
 	zstd -q -19 -f "$tmp/h9" -o "$tmp/h9.zst"
 	xs=$(stat -c %s "$tmp/x") zs=$(stat -c %s "$tmp/z") wz=$(stat -c %s "$tmp/h9.zst")
-	wire=$((wz < sz[2] ? wz : sz[2]))
-	printf '%-9s %11d %11d %11d %11d %11d %11d %9s %9s %9s\n' "$p" "$xs" "$zs" "${sz[0]}" "${sz[1]}" "${sz[2]}" "$wz" \
-		"$(ratio "${sz[2]}" "$xs")" "$(ratio "$wire" "$xs")" "$(ratio "$wire" "$zs")"
+	origin_sends "$p" "$o" "$n"
+	wire=$sent
+	printf '%-9s %11d %11d %11d %11d %11d %11d %11s %11s %11s %11d %-9s %9s %9s %9s\n' "$p" "$xs" "$zs" "${sz[0]}" "${sz[1]}" "${sz[2]}" "$wz" \
+		"$o226" "$odcb" "$odcz" "$wire" "$how" "$(ratio "${sz[2]}" "$xs")" "$(ratio "$wire" "$xs")" "$(ratio "$wire" "$zs")"
 done <"$pairs/pairs"
+echo "(226, dcb, dcz: body bytes hdig serve sends a client holding the old version that offers only that (the 226"
+echo " in its smallest coding of zstd and br: suffix z or b), - when it sends none; wire: the bytes it sends when"
+echo " offered everything (A-IM, If-None-Match, Available-Dictionary, Accept-Encoding: zstd, br, dcb, dcz), and"
+echo " sent: its status and Content-Encoding; all fetched with curl)"

@@ -122,6 +122,36 @@ func TestDictionaryLargeInBackground(t *testing.T) {
 	}
 }
 
+// A dictionary coding of a file above syncDictMax (but within
+// syncBuildMax) is built in the background too: Brotli at quality 11 and
+// zstd's best level take most of a second for 1 MiB, not milliseconds.
+func TestDictionaryMidSizeInBackground(t *testing.T) {
+	root := t.TempDir()
+	mid1 := strings.Repeat(dictV1, 1+syncDictMax/len(dictV1))
+	mid2 := strings.Repeat(dictV2, 1+syncDictMax/len(dictV2))
+	if len(mid2) > syncBuildMax {
+		t.Fatalf("test file of %d bytes: want at most syncBuildMax", len(mid2))
+	}
+	must(t, os.MkdirAll(filepath.Join(root, "assets"), 0o755))
+	must(t, os.WriteFile(filepath.Join(root, "assets/mid.js"), []byte(mid1), 0o644))
+	s, ts := start(t, root, WithDelta(newMemStore(t)), WithDictionary("/assets/*"))
+	raw(t, ts, "GET", "/assets/mid.js")
+	must(t, os.WriteFile(filepath.Join(root, "assets/mid.js"), []byte(mid2), 0o644))
+	avail := dictionary.FormatAvailableDictionary(dictionary.HashOf([]byte(mid1)))
+	hs := []string{"Accept-Encoding: dcz", "Available-Dictionary: " + avail}
+	first := raw(t, ts, "GET", "/assets/mid.js", hs...)
+	wantHeader(t, first, "Content-Encoding", "")
+	s.gate.bg.Wait()
+	if s.gate.builds != 1 {
+		t.Fatalf("background builds: want 1, got %d", s.gate.builds)
+	}
+	second := raw(t, ts, "GET", "/assets/mid.js", hs...)
+	wantHeader(t, second, "Content-Encoding", "dcz")
+	// A plain compression of the same file is still made in the request.
+	zr := raw(t, ts, "GET", "/assets/mid.js", "Accept-Encoding: zstd")
+	wantHeader(t, zr, "Content-Encoding", "zstd")
+}
+
 // C zstd decodes the server's dcz after its 40-byte header with the
 // dictionary the header names.
 func TestDictionaryZstdCLI(t *testing.T) {

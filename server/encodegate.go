@@ -12,8 +12,9 @@ import (
 
 // Encoded variants are built under a policy that keeps a burst of
 // requests for large text files from taking the memory and the CPU, and
-// from making clients wait: variants of files up to syncBuildMax are built
-// in the request (milliseconds), a few at a time; larger ones are built in
+// from making clients wait: variants of files up to syncBuildMax (a
+// dictionary coding: syncDictMax) are built in the request (milliseconds),
+// a few at a time; larger ones are built in
 // the background, at most largeBuildSlots at once, while the request that
 // found the variant missing, and every request until it is ready, gets
 // identity (always acceptable, RFC 9110 §12.5.3). A variant that was built
@@ -21,6 +22,20 @@ import (
 // evicting another, so a working set larger than the budget does not
 // rebuild variants in a loop.
 const syncBuildMax = 1 << 20
+
+// syncDictMax is the largest file whose dictionary coding (dcb, dcz) is
+// built in the request: Brotli at quality 11 and zstd's best level against
+// a dictionary take tens of milliseconds for 256 KiB but most of a second
+// for 1 MiB, far longer than sending it.
+const syncDictMax = 256 << 10
+
+// syncMax is the largest file whose variant in enc is built in the request.
+func syncMax(enc string) int64 {
+	if _, _, ok := parseDictEnc(enc); ok {
+		return syncDictMax
+	}
+	return syncBuildMax
+}
 
 // errNotReady: the variant is not built yet; identity is served.
 var errNotReady = errors.New("variant not built yet")
@@ -61,7 +76,7 @@ func (g *encodeGate) close() {
 // (id, read through f) has sha-256 sum, or errNotReady.
 func (s *Server) encodedVariant(r *http.Request, name string, id *Representation, sum []byte, enc string, f io.ReaderAt) (*variant, error) {
 	g := s.gate
-	if id.Size <= syncBuildMax {
+	if id.Size <= syncMax(enc) {
 		select {
 		case g.small <- struct{}{}:
 		case <-r.Context().Done():

@@ -108,23 +108,29 @@ func qvalue(params string) float64 {
 	return q
 }
 
-// deltaIdentity returns the identity in place of an encoded variant when
-// the request asks the delta step for a delta (A-IM and an If-None-Match
-// not naming the variant): a delta is made between identities, and a 226
-// carries its own content coding. Without a delta the identity is sent.
-func (s *Server) deltaIdentity(r *http.Request, rep *Representation) *Representation {
+// deltaIdentity returns the identity of an encoded variant rep when the
+// request asks the delta step for a delta (A-IM and an If-None-Match not
+// naming the variant), nil otherwise: a delta is made between identities,
+// and a 226 carries its own content coding. current reports that
+// If-None-Match names the identity itself: the client holds the current
+// instance, and the identity answers (304).
+func (s *Server) deltaIdentity(r *http.Request, rep *Representation) (id *Representation, current bool) {
 	if s.cfg.delta == nil || rep.identity == nil || r.Method != http.MethodGet ||
 		r.Header.Get("A-IM") == "" || r.Header.Get("If-None-Match") == "" {
-		return rep
+		return nil, false
 	}
 	tags, err := httpfield.ParseETags(r.Header.Values("If-None-Match"))
 	if err != nil {
-		return rep
+		return nil, false
 	}
 	for _, t := range tags {
-		if t == "*" || strings.TrimPrefix(t, "W/") == rep.ETag {
-			return rep
+		t = strings.TrimPrefix(t, "W/")
+		if t == "*" || t == rep.ETag {
+			return nil, false
+		}
+		if t == rep.identity.ETag {
+			return rep.identity, true
 		}
 	}
-	return rep.identity
+	return rep.identity, false
 }

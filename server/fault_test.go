@@ -214,7 +214,7 @@ func TestWithLegacyDigest(t *testing.T) {
 // A delta step installed with WithDelta sees the selected representation.
 type fakeDelta struct{ seen *Representation }
 
-func (f *fakeDelta) ServeDelta(w http.ResponseWriter, r *http.Request, cur *Representation) bool {
+func (f *fakeDelta) ServeDelta(w http.ResponseWriter, r *http.Request, cur *Representation, _ int64) bool {
 	f.seen = cur
 	if r.Header.Get("A-IM") == "" {
 		return false

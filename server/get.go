@@ -145,10 +145,65 @@ func contentType(name string, f io.ReaderAt) string {
 
 // serveRep sends a selected representation with http.ServeContent, which
 // evaluates If-Match, If-None-Match (304), If-Range, Range (206, multipart,
-// 416). The digest fields are set around it by a bodyWriter.
+// 416). The digest fields are set around it by a bodyWriter. A request
+// for a delta (A-IM) gets a 226 only when its body is smaller than rep's:
+// an encoded variant (a compression, or a dictionary coding) may be.
 func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Representation) {
 	r = s.adjustRequest(r, rep)
-	rep = s.deltaIdentity(r, rep)
+	if id, current := s.deltaIdentity(r, rep); current {
+		rep = id
+	} else if id != nil && s.serveDelta(w, r, id, rep.Size) {
+		return
+	}
+	plan, ok := s.repHeaders(w, r, rep)
+	if !ok {
+		return
+	}
+	if s.cfg.delta != nil && s.cfg.delta.ServeDelta(w, r, rep, rep.Size) {
+		return
+	}
+	bw := newBodyWriter(w, r, s, rep, plan)
+	defer bw.close()
+	if s.sendSnapshot(bw, r, rep) {
+		return
+	}
+	var content io.ReadSeeker = rep.Content
+	if f, ok := rep.Content.(*os.File); ok {
+		content = newSizedFile(f, rep.Size)
+	}
+	g := s.newGuard(bw, r, rep)
+	defer g.close()
+	http.ServeContent(g, r, "", rep.ModTime, content)
+	g.finish()
+	bw.finish()
+}
+
+// serveDelta offers the delta step the identity id of the encoded variant
+// the server selected, whose size (rival) a 226 must beat, with the
+// identity's fields set. It reports whether the response was written;
+// when not, the identity's fields are taken back.
+func (s *Server) serveDelta(w http.ResponseWriter, r *http.Request, id *Representation, rival int64) bool {
+	h := w.Header()
+	saved := h.Clone()
+	sw, _ := w.(*signWriter)
+	unencoded := sw != nil && sw.unencoded
+	if _, ok := s.repHeaders(w, r, id); !ok || s.cfg.delta.ServeDelta(w, r, id, rival) {
+		return true
+	}
+	clear(h)
+	for k, v := range saved {
+		h[k] = v
+	}
+	if sw != nil {
+		sw.unencoded = unencoded
+	}
+	return false
+}
+
+// repHeaders sets the fields of rep's response: Content-Type, Vary, ETag,
+// the digests planned, the dictionary fields. It reports false when it
+// answered with an error instead.
+func (s *Server) repHeaders(w http.ResponseWriter, r *http.Request, rep *Representation) (*digestPlan, bool) {
 	h := w.Header()
 	if sn := rep.snap; sn != nil && rep.ContentType == sn.contentType {
 		h["Content-Type"] = sn.fields.contentType // made once (snapshotsend.go)
@@ -168,31 +223,15 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	plan, err := s.planDigests(r, rep)
 	if err != nil {
 		s.internalError(w, r, err)
-		return
+		return nil, false
 	}
 	plan.setHeaders(h)
 	s.dictionaryFields(r, h, rep, plan)
 	if err := s.setUnencoded(w, r, rep, plan); err != nil {
 		s.internalError(w, r, err)
-		return
+		return nil, false
 	}
-	if s.cfg.delta != nil && s.cfg.delta.ServeDelta(w, r, rep) {
-		return
-	}
-	bw := newBodyWriter(w, r, s, rep, plan)
-	defer bw.close()
-	if s.sendSnapshot(bw, r, rep) {
-		return
-	}
-	var content io.ReadSeeker = rep.Content
-	if f, ok := rep.Content.(*os.File); ok {
-		content = newSizedFile(f, rep.Size)
-	}
-	g := s.newGuard(bw, r, rep)
-	defer g.close()
-	http.ServeContent(g, r, "", rep.ModTime, content)
-	g.finish()
-	bw.finish()
+	return plan, true
 }
 
 // adjustRequest applies what changes the request before ServeContent sees

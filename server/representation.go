@@ -163,9 +163,13 @@ func etagFor(sha256 []byte) string {
 // Repr-Digest of the selected (current) representation. ServeDelta returns
 // false to let the server answer normally, true when it wrote the response
 // itself. r.Method tells HEAD from GET; server/delta leaves HEAD to the
-// server (226 is defined for GET only).
+// server (226 is defined for GET only). rival is the size of the body the
+// server sends when ServeDelta returns false: cur's, or, when the server
+// selected an encoded variant of cur (a compression, a dcb or dcz
+// dictionary coding), the variant's; a 226 is worth sending only when its
+// body is smaller.
 type DeltaHandler interface {
-	ServeDelta(w http.ResponseWriter, r *http.Request, cur *Representation) bool
+	ServeDelta(w http.ResponseWriter, r *http.Request, cur *Representation, rival int64) bool
 }
 
 // ReplaceObserver may be implemented by a DeltaHandler that keeps history:

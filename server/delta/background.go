@@ -36,12 +36,13 @@ func (h *Handler) SetRates(encode, send int64) {
 }
 
 // slow reports whether making the delta from base to cur is estimated to
-// take longer than sending cur whole, and longer than onPathFloor.
-func (h *Handler) slow(cur *server.Representation, base version) bool {
+// take longer than sending the rival bytes the server sends otherwise
+// (cur whole, or its encoded variant), and longer than onPathFloor.
+func (h *Handler) slow(cur *server.Representation, base version, rival int64) bool {
 	h.rateMu.Lock()
 	defer h.rateMu.Unlock()
 	encode := float64(base.Size+cur.Size) / float64(h.encodeRate)
-	send := float64(cur.Size) / float64(h.sendRate)
+	send := float64(rival) / float64(h.sendRate)
 	return encode > max(send, onPathFloor.Seconds()) || h.pinned && encode > send
 }
 
@@ -87,8 +88,13 @@ func (h *Handler) encodeLater(cur *server.Representation, base version, codings,
 		defer h.bgBusy.Store(false)
 		defer f.Close()
 		ctx := context.WithValue(context.Background(), backgroundKey{}, true)
-		if _, err := h.bestDelta(ctx, bg, base, codings, aim); err != nil {
+		d, err := h.bestDelta(ctx, bg, base, codings, aim)
+		if err != nil {
 			h.log.Warn("delta in background", "file", cur.File, "base", base.ETag, "err", err)
+			return
+		}
+		if d.size > codeOnPathMax {
+			h.codeAll(d, deltaEncodings) // the next request takes the smallest its client accepts
 		}
 	}()
 }

@@ -3,6 +3,7 @@ package delta
 import (
 	"bytes"
 	"io"
+	"math/rand"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -111,5 +112,50 @@ func TestSlowEncodeInBackground(t *testing.T) {
 	resp, _ = o.get(map[string]string{"A-IM": "vcdiff, identity;q=0", "If-None-Match": e1})
 	if resp.StatusCode != http.StatusIMUsed || onPath.Load() != 1 {
 		t.Errorf("identity refused: status %d, %d encodes on the path; want 226 and 1", resp.StatusCode, onPath.Load())
+	}
+}
+
+// A delta too large to code quickly is sent as it is, and coded in the
+// background for the next request: no coding is made on the request path.
+func TestLargeDeltaCodedInBackground(t *testing.T) {
+	rnd := rand.New(rand.NewSource(3))
+	v1 := make([]byte, 256<<10) // incompressible: the 226 beats a br or zstd 200
+	rnd.Read(v1)
+	extra := make([]byte, 48<<10)
+	for i := range extra {
+		extra[i] = "0123456789abcdef"[rnd.Intn(16)] // little to copy; entropy coding halves it
+	}
+	v2 := append(bytes.Clone(v1), extra...)
+	o := newOrigin(t, DefaultHistory)
+	o.put(v1)
+	r1, _ := o.get(nil)
+	e1 := r1.Header.Get("ETag")
+	o.put(v2)
+	var onPath, inBackground atomic.Int32
+	codeHook = func(background bool) {
+		if background {
+			inBackground.Add(1)
+		} else {
+			onPath.Add(1)
+		}
+	}
+	defer func() { codeHook = nil }()
+	ask := map[string]string{"A-IM": "vcdiff", "If-None-Match": e1, "Accept-Encoding": "zstd, br"}
+	resp, first := o.get(ask)
+	o.h.Wait()
+	if resp.StatusCode != http.StatusIMUsed || resp.Header.Get("Content-Encoding") != "" || len(first) <= codeOnPathMax {
+		t.Fatalf("first request: %d %q, %d bytes; want 226 with the delta of more than %d bytes as it is",
+			resp.StatusCode, resp.Header.Get("Content-Encoding"), len(first), codeOnPathMax)
+	}
+	if onPath.Load() != 0 || inBackground.Load() != 2 {
+		t.Errorf("codings: %d on the request path, %d in the background; want 0 and 2 (zstd, br)", onPath.Load(), inBackground.Load())
+	}
+	resp, body := o.get(ask)
+	enc := resp.Header.Get("Content-Encoding")
+	if resp.StatusCode != http.StatusIMUsed || enc == "" || len(body) >= len(first) || !bytes.Equal(uncode(t, enc, body), first) {
+		t.Errorf("second request: %d %q, %d bytes; want 226 in a coding smaller than %d bytes", resp.StatusCode, enc, len(body), len(first))
+	}
+	if onPath.Load() != 0 || inBackground.Load() != 2 {
+		t.Errorf("after the second request: %d codings on the request path, %d in the background; want 0 and 2", onPath.Load(), inBackground.Load())
 	}
 }

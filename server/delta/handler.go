@@ -180,13 +180,15 @@ func (h *Handler) BeforeReplace(cur *server.Representation) {
 
 // ServeDelta answers a GET with 226 when it asks for a delta-coding (A-IM)
 // from a retained version (If-None-Match) and a delta smaller than the
-// instance can be made; with 406 when the client refused identity and no
+// instance can be made, and smaller, in the content coding that makes it
+// smallest, than the rival bytes the server sends otherwise (the instance,
+// or its compressed or dictionary-coded variant); with 406 when the client refused identity and no
 // delta applies; otherwise it leaves the response to the server.
 //
 // A HEAD is always left to the server (200, or 304 as for any HEAD): 226
 // is defined for GET only (RFC 3229 §10.4.1), and a HEAD should not make
 // the origin compute a delta it will not send.
-func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server.Representation) bool {
+func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server.Representation, rival int64) bool {
 	if r.Method != http.MethodGet || cur.Encoding != "" {
 		return false
 	}
@@ -213,7 +215,7 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	if len(codings) == 0 || !found || r.Header.Get("Range") != "" {
 		return h.notAcceptable(w, aim, "no delta-coding can be applied")
 	}
-	if !refusesIdentity(aim) && !h.stored(cur, base, codings) && h.slow(cur, base) {
+	if !refusesIdentity(aim) && !h.stored(cur, base, codings) && h.slow(cur, base, rival) {
 		// Sending the file is quicker than making the delta first.
 		h.encodeLater(cur, base, codings, aim)
 		return false
@@ -237,7 +239,11 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 			return h.notAcceptable(w, aim, "the delta could not be made")
 		}
 	}
-	h.write(w, r, h.smallestCoding(r, d), base)
+	sent := h.smallestCoding(r, d)
+	if sent.size >= rival && !refusesIdentity(aim) {
+		return false // the server's answer is smaller
+	}
+	h.write(w, r, sent, base)
 	return true
 }
 
@@ -306,7 +312,9 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, d coded, base ve
 	} else {
 		hd.Del("Content-Encoding")
 	}
-	hd.Add("Vary", "Accept-Encoding")
+	if !listsVary(hd.Values("Vary"), "Accept-Encoding") {
+		hd.Add("Vary", "Accept-Encoding")
+	}
 	hd.Set("IM", strings.Join(d.ims, ", "))
 	hd.Set("Delta-Base", base.ETag)
 	hd.Set("Cache-Control", "no-store, im")
@@ -316,4 +324,16 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, d coded, base ve
 	if _, err := io.Copy(w, f); err != nil && !errors.Is(err, r.Context().Err()) {
 		h.log.Debug("delta write", "err", err)
 	}
+}
+
+// listsVary reports whether the Vary field lines already list name (or *).
+func listsVary(lines []string, name string) bool {
+	for _, l := range lines {
+		for _, t := range strings.Split(l, ",") {
+			if t = strings.TrimSpace(t); t == "*" || strings.EqualFold(t, name) {
+				return true
+			}
+		}
+	}
+	return false
 }
