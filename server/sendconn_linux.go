@@ -7,6 +7,9 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -253,6 +256,7 @@ func (c *sendConn) blockingLoop(sock, src int, want int64) (int64, error) {
 	if err := unix.SetsockoptTimeval(sock, unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv); err != nil {
 		return 0, nil
 	}
+	raiseSendBuffer(sock)
 	if err := unix.SetNonblock(sock, false); err != nil {
 		return 0, nil
 	}
@@ -300,3 +304,38 @@ func (c *sendConn) blockingLoop(sock, src int, want int64) (int64, error) {
 }
 
 var _ io.ReaderFrom = (*sendConn)(nil)
+
+// raiseSendBuffer gives the socket the largest send buffer the system
+// allows (net.core.wmem_max; the kernel doubles what is asked) when that
+// is more than both its buffer now and the most autotuning would give it
+// (the third value of net.ipv4.tcp_wmem): half as many wakeups per GiB.
+// The buffer then stays (no more autotuning), never below what
+// autotuning could reach.
+func raiseSendBuffer(sock int) {
+	limit, ceiling := sendBufferLimits()
+	cur, err := unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_SNDBUF)
+	if err != nil || limit == 0 || 2*limit <= max(cur, ceiling) {
+		return
+	}
+	unix.SetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_SNDBUF, limit)
+}
+
+// sendBufferLimits reads net.core.wmem_max and the third value of
+// net.ipv4.tcp_wmem once; 0 when unknown.
+var sendBufferLimits = sync.OnceValues(func() (limit, ceiling int) {
+	return sysctlInt("/proc/sys/net/core/wmem_max", 0), sysctlInt("/proc/sys/net/ipv4/tcp_wmem", 2)
+})
+
+// sysctlInt returns the i-th number of the file at path, 0 when unknown.
+func sysctlInt(path string, i int) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if i >= len(f) {
+		return 0
+	}
+	n, _ := strconv.Atoi(f[i])
+	return n
+}

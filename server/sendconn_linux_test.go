@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // largeFixture writes a file of size random bytes as big.bin in a new
@@ -166,4 +168,34 @@ func TestSendConnCloseEndsBlockingSend(t *testing.T) {
 	case <-time.After(60 * time.Second): // a safety net, not a measure
 		t.Fatal("the send goes on after Close")
 	}
+}
+
+// TestRaiseSendBuffer: a blocking send's socket gets the system's largest
+// send buffer when that is more than autotuning could give, and never a
+// smaller one than it had.
+func TestRaiseSendBuffer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	must(t, err)
+	defer c.Close()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	must(t, err)
+	limit, ceiling := sendBufferLimits()
+	rc.Control(func(fd uintptr) {
+		before, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
+		must(t, err)
+		raiseSendBuffer(int(fd))
+		after, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
+		must(t, err)
+		want := before
+		if limit > 0 && 2*limit > max(before, ceiling) {
+			want = 2 * limit
+		}
+		if after != want || after < before {
+			t.Errorf("send buffer %d after raiseSendBuffer, want %d (it was %d; wmem_max %d, tcp_wmem max %d)",
+				after, want, before, limit, ceiling)
+		}
+	})
 }
