@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -76,7 +77,9 @@ func (l sendListener) Accept() (net.Conn, error) {
 	if err != nil {
 		return c, nil
 	}
-	return &sendConn{Conn: tc, tcp: tc, rc: rc}, nil
+	sc := &sendConn{Conn: tc, tcp: tc, rc: rc}
+	sc.readFn = sc.readOnce
+	return sc, nil
 }
 
 // sendConn is an accepted TCP connection whose ReadFrom sends files in
@@ -91,25 +94,28 @@ type sendConn struct {
 	deadline atomic.Int64 // the write deadline, unix nanoseconds; 0: none
 	sending  atomic.Bool  // a blocking sendfile may be under way
 	closing  atomic.Bool
+
+	rmu    sync.Mutex // one Read at a time: the fields below
+	rbuf   []byte
+	rn     int
+	rerr   error
+	readFn func(uintptr) bool // readOnce, made once
 }
 
 // Read reads with MSG_DONTWAIT, so that a read started while the socket is
 // in blocking mode still returns at once when there is nothing to read.
+// Reads are one at a time anyway (the descriptor's read lock): the buffer
+// and results live in the sendConn, so a read allocates nothing.
 func (c *sendConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var err error
-	rerr := c.rc.Read(func(fd uintptr) bool {
-		for {
-			n, err = recvNoWait(int(fd), p)
-			if err != unix.EINTR {
-				break
-			}
-		}
-		return err != unix.EAGAIN
-	})
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	c.rbuf = p
+	rerr := c.rc.Read(c.readFn)
+	n, err := c.rn, c.rerr
+	c.rbuf, c.rerr = nil, nil
 	switch {
 	case rerr != nil:
 		return 0, c.opError("read", rerr)
@@ -121,13 +127,25 @@ func (c *sendConn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// readOnce is what the poller calls while a Read waits: false asks it to
+// wait for the socket to be readable.
+func (c *sendConn) readOnce(fd uintptr) bool {
+	for {
+		c.rn, c.rerr = recvNoWait(int(fd), c.rbuf)
+		if c.rerr != unix.EINTR {
+			return c.rerr != unix.EAGAIN
+		}
+	}
+}
+
 // recvNoWait is recvfrom(2) with MSG_DONTWAIT and no address.
 func recvNoWait(fd int, p []byte) (int, error) {
-	n, _, err := unix.Recvfrom(fd, p, unix.MSG_DONTWAIT)
-	if err != nil {
-		return 0, err
+	n, _, e := unix.Syscall6(unix.SYS_RECVFROM, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)),
+		unix.MSG_DONTWAIT, 0, 0)
+	if e != 0 {
+		return 0, e
 	}
-	return n, nil
+	return int(n), nil
 }
 
 func (c *sendConn) opError(op string, err error) error {
@@ -285,6 +303,8 @@ func (c *sendConn) blockingLoop(sock, src int, want int64) (int64, error) {
 			continue
 		case err == unix.EAGAIN:
 			return sent, nil // stalled: the poller takes over
+		case sent == 0 && (err == unix.EINVAL || err == unix.ENOSYS || err == unix.EOPNOTSUPP):
+			return 0, nil // no sendfile for this file: the poller's ReadFrom copies
 		case err != nil:
 			return sent, os.NewSyscallError("sendfile", err)
 		case n == 0:

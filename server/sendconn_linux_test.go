@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -198,4 +199,34 @@ func TestRaiseSendBuffer(t *testing.T) {
 				after, want, before, limit, ceiling)
 		}
 	})
+}
+
+// TestSendConnRead: a sendConn reads as a TCPConn does: the bytes sent,
+// a timeout error that says so once the read deadline passed, io.EOF once
+// the peer closed.
+func TestSendConnRead(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	must(t, err)
+	defer client.Close()
+	c, err := wrapSendListener(ln).Accept()
+	must(t, err)
+	defer c.Close()
+	if _, ok := c.(*sendConn); !ok {
+		t.Fatalf("accepted %T, want *sendConn", c)
+	}
+	must(t, c.SetReadDeadline(time.Now().Add(-time.Second)))
+	var ne net.Error
+	if _, err := c.Read(make([]byte, 1)); !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read past the deadline: %v, want a timeout", err)
+	}
+	must(t, c.SetReadDeadline(time.Time{}))
+	fmt.Fprint(client, "abc")
+	client.Close()
+	got, err := io.ReadAll(c)
+	if err != nil || string(got) != "abc" {
+		t.Errorf("read %q, %v; want \"abc\" and io.EOF", got, err)
+	}
 }
