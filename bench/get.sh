@@ -20,6 +20,9 @@
 #        OLD=/path/to/older/hdig bench/get.sh   (adds the older build, alternating)
 #        SIZE_MIB=1024 ROUNDS=5 SERVERS="hdig nginx" bench/get.sh
 #        OUT_DIR=/dev/shm/x bench/get.sh   (outputs and hdig's spool on tmpfs)
+#        SERVERS="hdig nginx nginx_sendfile" bench/get.sh   (adds nginx with
+#          Debian's nginx.conf settings, sendfile on and tcp_nopush on; plain
+#          nginx uses its compiled default, sendfile off: read and write of 32 KiB)
 #
 # hdig's spool for stdout (TMPDIR) is OUT_DIR: the same filesystem as the
 # output, as for a user whose TMPDIR and output share a disk.
@@ -59,11 +62,11 @@ start_hdig() {
 	url="$(head -1 "$tmp/serve.out" | sed 's/.* at //')big.bin"
 }
 
-start_nginx() {
-	local port
+start_nginx() { # start_nginx [DIRECTIVES [PREFIX]]
+	local port dir=${2:-$tmp/nginx}
 	port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	nginx_conf "$tmp/nginx" "$tmp/www" "$port"
-	nginx -p "$tmp/nginx" -c "$tmp/nginx/nginx.conf" >"$tmp/nginx/start.out" 2>&1 &
+	nginx_conf "$dir" "$tmp/www" "$port" "${1:-}"
+	nginx -p "$dir" -c "$dir/nginx.conf" >"$dir/start.out" 2>&1 &
 	pids+=($!)
 	for _ in $(seq 100); do
 		curl -sf -o "$tmp/probe" -r 0-0 "http://127.0.0.1:$port/big.bin" && break
@@ -71,6 +74,8 @@ start_nginx() {
 	done
 	url="http://127.0.0.1:$port/big.bin"
 }
+
+start_nginx_sendfile() { start_nginx "sendfile on; tcp_nopush on;" "$tmp/nginx-sendfile"; }
 
 # start_hdig and start_nginx set url; they run in this shell (not in $(…),
 # which would wait for the server) so the trap stops what they started.

@@ -31,7 +31,7 @@ build_hdig() { # $tmp/hdig: a copy of $HDIG, else built from the repository
 	fi
 }
 
-nginx_conf() { # nginx_conf PREFIX ROOT PORT: PREFIX/nginx.conf, a foreground nginx serving ROOT on 127.0.0.1:PORT without logs
+nginx_conf() { # nginx_conf PREFIX ROOT PORT [DIRECTIVES]: PREFIX/nginx.conf, a foreground nginx serving ROOT on 127.0.0.1:PORT without logs
 	mkdir -p "$1/logs"
 	cat >"$1/nginx.conf" <<CONF
 daemon off;
@@ -41,6 +41,7 @@ error_log $1/logs/error.log;
 events { worker_connections 64; }
 http {
 	access_log off;
+	${4:-}
 	client_body_temp_path $1;
 	proxy_temp_path $1;
 	fastcgi_temp_path $1;

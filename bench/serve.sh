@@ -157,8 +157,23 @@ rps() { # URL → requests/s of one wrk run; logs URL and server CPU µs per req
 	echo "$out" | awk -v u="$1" -v c=$((c1 - c0)) -v t="$tick" '/requests in/ { printf "%s %.1f\n", u, c / t / $1 * 1e6 }' >>"$cpu_log"
 	echo "$out" | awk '/^Requests\/sec/ { printf "%.0f\n", $2 }'
 }
-mbps() { # URL → MB/s of one curl GET
-	curl -fsS -o /dev/null -w '%{speed_download}\n' "$1" | awk '{ printf "%.1f\n", $1 / 1e6 }'
+# The server's threads' CPU time in ns (schedstat) and context switches
+# (voluntary + involuntary): finer than clock ticks for one large GET.
+sched() { # PID... → "ns switches"
+	local p
+	for p in "$@"; do
+		cat /proc/"$p"/task/*/schedstat | awk '{ ns += $1 } END { printf "%.0f ", ns }'
+		cat /proc/"$p"/task/*/status | awk '/ctxt_switches/ { n += $2 } END { printf "%.0f\n", n }'
+	done | awk '{ ns += $1; n += $2 } END { printf "%.0f %.0f\n", ns, n }'
+}
+mbps() { # URL → MB/s of one curl GET; logs URL, server CPU ms and context switches per GiB
+	local pids s0 s1 out
+	pids=$(server_pids "$1")
+	s0=$(sched $pids)
+	out=$(curl -fsS -o /dev/null -w '%{speed_download} %{size_download}\n' "$1")
+	s1=$(sched $pids)
+	echo "$s0 $s1 $out" | awk -v u="$1" '{ g = $6 / 2^30; printf "%s %.1f %.0f\n", u, ($3 - $1) / 1e6 / g, ($4 - $2) / g }' >>"$cpu_log"
+	echo "$out" | awk '{ printf "%.1f\n", $1 / 1e6 }'
 }
 median() { tr ' ' '\n' | awk 'NF' | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
@@ -180,6 +195,15 @@ compare() { # label unit measure file
 		nc=$(awk -v u="${nginx_base}$file" '$1 == u { print $2 }' "$cpu_log" | tr '\n' ' ' | median)
 		hc=$(awk -v u="${hdig_base}$file" '$1 == u { print $2 }' "$cpu_log" | tr '\n' ' ' | median)
 		printf '%-9s server CPU per request: nginx %s µs, hdig %s µs (ratio nginx/hdig %s)\n' "$label" "$nc" "$hc" "$(ratio "$nc" "$hc")"
+	fi
+	if [ "$measure" = mbps ]; then
+		local nc hc ns hs
+		nc=$(awk -v u="${nginx_base}$file" '$1 == u { print $2 }' "$cpu_log" | tr '\n' ' ' | median)
+		hc=$(awk -v u="${hdig_base}$file" '$1 == u { print $2 }' "$cpu_log" | tr '\n' ' ' | median)
+		ns=$(awk -v u="${nginx_base}$file" '$1 == u { print $3 }' "$cpu_log" | tr '\n' ' ' | median)
+		hs=$(awk -v u="${hdig_base}$file" '$1 == u { print $3 }' "$cpu_log" | tr '\n' ' ' | median)
+		printf '%-9s server CPU per GiB: nginx %s ms, hdig %s ms (ratio nginx/hdig %s); context switches per GiB: nginx %s, hdig %s\n' \
+			"$label" "$nc" "$hc" "$(ratio "$nc" "$hc")" "$ns" "$hs"
 	fi
 }
 

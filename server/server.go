@@ -135,6 +135,7 @@ const shutdownGrace = 5 * time.Second
 // enabled). It returns nil after a shutdown caused by ctx.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tlsConfig *tls.Config) error {
 	srv := s.HTTPServer()
+	ln = wrapSendListener(ln)
 	if s.cfg.maxConns > 0 {
 		lim := newConnLimiter(ln, s.cfg.maxConns)
 		ln, srv.ConnState = lim, lim.track

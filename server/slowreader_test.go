@@ -40,6 +40,14 @@ type countedConn struct {
 	once sync.Once
 }
 
+// ReadFrom keeps the connection's own (sendfile) for net/http.
+func (c *countedConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(writerOnly{c.Conn}, r)
+}
+
 func (c *countedConn) Close() error {
 	c.once.Do(func() { c.l.mu.Lock(); c.l.open--; c.l.mu.Unlock() })
 	return c.Conn.Close()
@@ -60,12 +68,13 @@ func (h requestLog) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
-// serveLn runs s.Serve on a counting loopback listener.
+// serveLn runs s.Serve on a counting loopback listener, whose connections
+// are those Serve makes of a TCP listener's (wrapSendListener).
 func serveLn(t *testing.T, s *Server) (string, *countingListener) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)
-	cl := &countingListener{Listener: ln}
+	cl := &countingListener{Listener: wrapSendListener(ln)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, cl, nil) }()

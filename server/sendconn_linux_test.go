@@ -1,0 +1,232 @@
+//go:build linux
+
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// largeFixture writes a file of size random bytes as big.bin in a new
+// directory.
+func largeFixture(t *testing.T, size int) (dir string, data []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	data = make([]byte, size)
+	rand.Read(data)
+	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), data, 0o644))
+	return dir, data
+}
+
+// httpSniffLen is what net/http's response.ReadFrom copies through its
+// buffer, with the header, before it hands the rest to the connection's
+// ReadFrom; the guard sends the last byte itself.
+const httpSniffLen = 512
+
+// sendCounts is a snapshot of sendStats.
+type sendCounts struct{ calls, fallbacks, bytes int64 }
+
+func readSendStats() sendCounts {
+	return sendCounts{sendStats.calls.Load(), sendStats.fallbacks.Load(), sendStats.bytes.Load()}
+}
+
+// TestLargeFileOneBlockingSend: a cached large file leaves in a few
+// blocking sendfile calls (one per blockingChunk), not in one call per
+// socket buffer's worth through the poller; its bytes are the file's, over
+// a keep-alive connection that then answers the next requests (net/http
+// reads it in the background while the socket is in blocking mode).
+func TestLargeFileOneBlockingSend(t *testing.T) {
+	const size = 24 << 20
+	dir, data := largeFixture(t, size)
+	s, err := New(dir, withSettle(0))
+	must(t, err)
+	base, cl := serveLn(t, s)
+	client := &http.Client{Transport: &http.Transport{}}
+	defer client.CloseIdleConnections()
+	for i := range 3 {
+		before := readSendStats()
+		resp, err := client.Get(base + "/big.bin")
+		must(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		must(t, err)
+		if resp.StatusCode != 200 || !bytes.Equal(body, data) {
+			t.Fatalf("GET %d: status %d, %d bytes, want 200 and the file's %d bytes", i, resp.StatusCode, len(body), size)
+		}
+		d := readSendStats()
+		calls, sent := d.calls-before.calls, d.bytes-before.bytes
+		if calls < 1 {
+			t.Fatalf("GET %d: no blocking sendfile call", i)
+		}
+		// A loaded machine may stall the client past stallWait: the
+		// rest then goes through the poller (a fallback).
+		if want := int64(size - httpSniffLen - 1); d.fallbacks == before.fallbacks && (sent != want || calls > size/blockingChunk+2) {
+			t.Errorf("GET %d: %d bytes in %d blocking calls, want %d bytes in at most %d",
+				i, sent, calls, want, size/blockingChunk+2)
+		}
+	}
+	resp, err := client.Get(base + "/hello.json")
+	must(t, err)
+	resp.Body.Close()
+	cl.mu.Lock()
+	defer cl.mu.Unlock()
+	if cl.max != 1 {
+		t.Errorf("%d connections, want the one keep-alive connection for every request", cl.max)
+	}
+}
+
+// TestBlockingSendStalledClient: a client that reads nothing makes the
+// blocking call give up after stallWait (EAGAIN); the poller takes over
+// and the write timeout drops the client, as before.
+func TestBlockingSendStalledClient(t *testing.T) {
+	const size = 32 << 20
+	dir, _ := largeFixture(t, size)
+	logs := requestLog{lines: make(chan string, 16)}
+	s, err := New(dir, WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond), withSettle(0))
+	must(t, err)
+	base, _ := serveLn(t, s)
+	before := readSendStats()
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	must(t, err)
+	defer conn.Close()
+	conn.(*net.TCPConn).SetReadBuffer(4 << 10)
+	fmt.Fprintf(conn, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+	select {
+	case line := <-logs.lines:
+		if !strings.Contains(line, "bytes=") || strings.Contains(line, fmt.Sprintf("bytes=%d ", size)) {
+			t.Errorf("the stalled client got the whole file: %s", line)
+		}
+	case <-time.After(60 * time.Second): // a safety net, not a measure
+		t.Fatal("the handler still writes to a client that reads nothing")
+	}
+	d := readSendStats()
+	if d.calls == before.calls || d.fallbacks == before.fallbacks {
+		t.Errorf("blocking calls %d, fallbacks %d: want the send started blocking, then moved to the poller",
+			d.calls-before.calls, d.fallbacks-before.fallbacks)
+	}
+}
+
+// TestSendConnCloseEndsBlockingSend: Close during a send to a client that
+// reads slowly returns, and the send ends with an error (shutdown wakes a
+// blocking call), instead of waiting for the client.
+func TestSendConnCloseEndsBlockingSend(t *testing.T) {
+	const size = 64 << 20
+	dir, _ := largeFixture(t, size)
+	f, err := os.Open(filepath.Join(dir, "big.bin"))
+	must(t, err)
+	defer f.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	must(t, err)
+	defer client.Close()
+	c, err := wrapSendListener(ln).Accept()
+	must(t, err)
+	sc, ok := c.(*sendConn)
+	if !ok {
+		t.Fatalf("accepted %T, want *sendConn", c)
+	}
+	go func() { // a slow reader: 4 KiB at a time
+		r := bufio.NewReaderSize(client, 4<<10)
+		buf := make([]byte, 4<<10)
+		for {
+			if _, err := r.Read(buf); err != nil {
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	done := make(chan error, 1)
+	before := readSendStats()
+	go func() {
+		_, err := sc.ReadFrom(&io.LimitedReader{R: f, N: size})
+		done <- err
+	}()
+	for readSendStats().calls == before.calls && !sc.sending.Load() {
+		time.Sleep(time.Millisecond)
+	}
+	must(t, sc.Close())
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("the send of %d bytes to a slow reader ended without an error after Close", size)
+		}
+	case <-time.After(60 * time.Second): // a safety net, not a measure
+		t.Fatal("the send goes on after Close")
+	}
+}
+
+// TestRaiseSendBuffer: a blocking send's socket gets the system's largest
+// send buffer when that is more than autotuning could give, and never a
+// smaller one than it had.
+func TestRaiseSendBuffer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	must(t, err)
+	defer c.Close()
+	rc, err := c.(*net.TCPConn).SyscallConn()
+	must(t, err)
+	limit, ceiling := sendBufferLimits()
+	rc.Control(func(fd uintptr) {
+		before, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
+		must(t, err)
+		raiseSendBuffer(int(fd))
+		after, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
+		must(t, err)
+		want := before
+		if limit > 0 && 2*limit > max(before, ceiling) {
+			want = 2 * limit
+		}
+		if after != want || after < before {
+			t.Errorf("send buffer %d after raiseSendBuffer, want %d (it was %d; wmem_max %d, tcp_wmem max %d)",
+				after, want, before, limit, ceiling)
+		}
+	})
+}
+
+// TestSendConnRead: a sendConn reads as a TCPConn does: the bytes sent,
+// a timeout error that says so once the read deadline passed, io.EOF once
+// the peer closed.
+func TestSendConnRead(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	must(t, err)
+	defer client.Close()
+	c, err := wrapSendListener(ln).Accept()
+	must(t, err)
+	defer c.Close()
+	if _, ok := c.(*sendConn); !ok {
+		t.Fatalf("accepted %T, want *sendConn", c)
+	}
+	must(t, c.SetReadDeadline(time.Now().Add(-time.Second)))
+	var ne net.Error
+	if _, err := c.Read(make([]byte, 1)); !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read past the deadline: %v, want a timeout", err)
+	}
+	must(t, c.SetReadDeadline(time.Time{}))
+	fmt.Fprint(client, "abc")
+	client.Close()
+	got, err := io.ReadAll(c)
+	if err != nil || string(got) != "abc" {
+		t.Errorf("read %q, %v; want \"abc\" and io.EOF", got, err)
+	}
+}
