@@ -105,7 +105,9 @@ func (m *matcher) window(t []byte) []op {
 	m.ops = m.ops[:0]
 	m.segMin, m.segMax = -1, -1
 	m.touched, m.batch = 0, minBatch
-	clear(m.same[:]) // the encoder resets its caches every window
+	// The encoder resets its caches every window.
+	m.near, m.nearSlot = [4]int64{-1, -1, -1, -1}, 0
+	clear(m.same[:])
 	m.src.probes = len(t)/4 + 1024
 	if m.self != nil {
 		clear(m.self.table)
@@ -127,10 +129,10 @@ func (m *matcher) window(t []byte) []op {
 		q, lit = c.start+c.n, c.start+c.n
 		predT, predS = -1, 0
 		m.batch = minBatch
+		m.noteAddr(c)
 		if !c.self {
 			predT, predS = q, c.addr+int64(c.n)
 			m.lastEnd = predS
-			m.noteAddr(c.addr)
 			if c.n >= anchorLen {
 				m.diag.note(c.addr - m.tpos - int64(c.start))
 			}
@@ -190,11 +192,16 @@ func (m *matcher) gain(c candidate, q int) int {
 	return c.n - varintLen(uint64(d))
 }
 
-// noteAddr records the address of a source copy in the near and same caches.
-func (m *matcher) noteAddr(addr int64) {
-	m.near[m.nearSlot] = addr
+// noteAddr records the address of copy c in the near and same caches as
+// the encoder will. A copy from the target takes a slot of the near cache
+// with an address of no use to copies from the base (-1 here).
+func (m *matcher) noteAddr(c candidate) {
+	m.near[m.nearSlot] = -1
+	if !c.self {
+		m.near[m.nearSlot] = c.addr
+		m.same[c.addr%sameSlots] = c.addr + 1
+	}
 	m.nearSlot = (m.nearSlot + 1) % len(m.near)
-	m.same[addr%sameSlots] = addr + 1
 }
 
 // better reports whether c2 found at q should replace c.
