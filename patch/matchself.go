@@ -18,7 +18,7 @@ type selfIndex struct {
 const (
 	selfBits = 18
 	selfLen  = 8
-	selfWays = 4
+	selfWays = 4 // entries per bucket: match shifts them by hand
 )
 
 func newSelfIndex() *selfIndex { return &selfIndex{table: make([]uint64, 1<<selfBits)} }
@@ -26,9 +26,9 @@ func newSelfIndex() *selfIndex { return &selfIndex{table: make([]uint64, 1<<self
 func selfHash(b []byte) uint64 { return binary.LittleEndian.Uint64(b) * 0x9E3779B97F4A7C15 }
 
 // bucket returns the entries for hash h.
-func (s *selfIndex) bucket(h uint64) []uint64 {
+func (s *selfIndex) bucket(h uint64) *[selfWays]uint64 {
 	i := int(h>>(64-selfBits)) &^ (selfWays - 1)
-	return s.table[i : i+selfWays]
+	return (*[selfWays]uint64)(s.table[i : i+selfWays])
 }
 
 // touch reads the slots of t[from:to] ahead, as index.touch does.
@@ -49,10 +49,11 @@ func (s *selfIndex) match(t []byte, q, lit int) candidate {
 	h := selfHash(t[q:])
 	bucket := s.bucket(h)
 	var c candidate
+	tag := h << 32
 	for _, old := range bucket {
 		// An entry at or beyond q was left by a look-ahead past the copy chosen.
 		tp := int(uint32(old)) - 1
-		if tp < 0 || tp >= q || uint32(old>>32) != uint32(h) {
+		if old&^(1<<32-1) != tag || tp < 0 || tp >= q {
 			continue
 		}
 		s.compared++
@@ -66,8 +67,7 @@ func (s *selfIndex) match(t []byte, q, lit int) candidate {
 			c = c2
 		}
 	}
-	copy(bucket[1:], bucket[:selfWays-1])
-	bucket[0] = uint64(q+1) | h<<32
+	bucket[3], bucket[2], bucket[1], bucket[0] = bucket[2], bucket[1], bucket[0], uint64(q+1)|tag
 	return c
 }
 
