@@ -25,13 +25,14 @@ import "io"
 // target index has 2^18 entries (matchself.go); the base is read through
 // the block cache (source.go).
 const (
-	minMatch     = 8  // shortest match found through an index worth a copy
-	minGain      = 5  // ... if its length less its address size is at least this
-	predictRange = 64 // bytes after a copy in which its continuation is tried
-	minPredicted = 6  // shortest continuation match worth a copy
-	minRun       = 8  // shortest run of one byte emitted as RUN
-	minBatch     = 4  // positions whose index buckets are read ahead after a copy
-	maxBatch     = 64 // ... and at most, in a long run without copies
+	minMatch     = 8       // shortest match found through an index worth a copy
+	minGain      = 5       // ... if its length less its address size is at least this
+	predictRange = 64      // bytes after a copy in which its continuation is tried
+	minPredicted = 6       // shortest continuation match worth a copy
+	minRun       = 8       // shortest run of one byte emitted as RUN
+	minBatch     = 4       // positions whose index buckets are read ahead after a copy
+	maxBatch     = 64      // ... and at most, in a long run without copies
+	sameSlots    = 3 * 256 // the default code table's same cache
 )
 
 // op is one instruction the matcher chose.
@@ -50,7 +51,8 @@ type matcher struct {
 	lastEnd  int64    // end of the last source copy; -1: none yet
 	near     [4]int64 // starts of the last source copies (the near cache); -1: none
 	nearSlot int
-	tpos     int64 // target offset of the window's start
+	same     [sameSlots]int64 // source copies' addresses+1 by address mod sameSlots (the same cache); 0: none
+	tpos     int64            // target offset of the window's start
 	diag     diagonals
 	self     *selfIndex // nil: no copies from the target
 	ops      []op
@@ -103,6 +105,9 @@ func (m *matcher) window(t []byte) []op {
 	m.ops = m.ops[:0]
 	m.segMin, m.segMax = -1, -1
 	m.touched, m.batch = 0, minBatch
+	// The encoder resets its caches every window.
+	m.near, m.nearSlot = [4]int64{-1, -1, -1, -1}, 0
+	clear(m.same[:])
 	m.src.probes = len(t)/4 + 1024
 	if m.self != nil {
 		clear(m.self.table)
@@ -124,11 +129,10 @@ func (m *matcher) window(t []byte) []op {
 		q, lit = c.start+c.n, c.start+c.n
 		predT, predS = -1, 0
 		m.batch = minBatch
+		m.noteAddr(c)
 		if !c.self {
 			predT, predS = q, c.addr+int64(c.n)
 			m.lastEnd = predS
-			m.near[m.nearSlot] = c.addr
-			m.nearSlot = (m.nearSlot + 1) % len(m.near)
 			if c.n >= anchorLen {
 				m.diag.note(c.addr - m.tpos - int64(c.start))
 			}
@@ -155,18 +159,25 @@ func (c candidate) covers(q int, sp int64) bool {
 }
 
 // gain estimates the bytes a copy saves over adding its bytes: its length
-// less the size of its address. A source address is written as the
-// smallest of its distances from the start of a recent source copy (the
-// near cache), from the start of the window's segment (VCD_SELF, taking
-// the segment so far) and, as an estimate of where the next copy starts,
-// from the end of the last one; a copy from the target as its distance
-// back from q (VCD_HERE).
+// less the size of its address. A source address copied before in the
+// window and still in its slot of the same cache costs one byte (the
+// matcher keys the slots by base offset where the encoder keys them by
+// offset in the segment: the same addresses share a slot either way,
+// though the encoder's slots also take copies from the target). Else it
+// is written as the smallest of its distances from the start of a recent
+// source copy (the near cache), from the start of the window's segment
+// (VCD_SELF, taking the segment so far) and, as an estimate of where the
+// next copy starts, from the end of the last one; a copy from the target
+// as its distance back from q (VCD_HERE).
 func (m *matcher) gain(c candidate, q int) int {
 	if c.n == 0 {
 		return 0
 	}
 	if c.self {
-		return c.n - varintLen(uint64(int64(q)-c.addr))
+		return selfGain(c, q)
+	}
+	if m.same[c.addr%sameSlots] == c.addr+1 {
+		return c.n - 1 // one byte: its slot in the same cache
 	}
 	d := c.addr - m.lastEnd
 	d = max(d, -d)
@@ -179,6 +190,18 @@ func (m *matcher) gain(c candidate, q int) int {
 		d = min(d, c.addr-m.segMin)
 	}
 	return c.n - varintLen(uint64(d))
+}
+
+// noteAddr records the address of copy c in the near and same caches as
+// the encoder will. A copy from the target takes a slot of the near cache
+// with an address of no use to copies from the base (-1 here).
+func (m *matcher) noteAddr(c candidate) {
+	m.near[m.nearSlot] = -1
+	if !c.self {
+		m.near[m.nearSlot] = c.addr
+		m.same[c.addr%sameSlots] = c.addr + 1
+	}
+	m.nearSlot = (m.nearSlot + 1) % len(m.near)
 }
 
 // better reports whether c2 found at q should replace c.

@@ -120,3 +120,67 @@ func TestGainCountsAddressCaches(t *testing.T) {
 		}
 	}
 }
+
+// TestGainCountsSameCache: a copy from the address of an earlier copy in
+// the window costs one byte, its slot in the same cache, as the encoder
+// writes it; the matcher used to count the distance from the near cache
+// (3 bytes here), so it could prefer another candidate for the same bytes.
+func TestGainCountsSameCache(t *testing.T) {
+	m := &matcher{lastEnd: 1 << 20, near: [4]int64{-1, -1, -1, -1}, segMin: -1}
+	cache := newAddrCache(4, 3)
+	here := 1 << 22
+	const addr = 3 << 20
+	m.noteAddr(candidate{n: 100, addr: addr})
+	cache.encode(nil, addr, here)
+	for i := int64(1); i <= 4; i++ { // the near cache moves on; the same cache keeps addr
+		m.noteAddr(candidate{n: 100, addr: i*1000 + 1})
+		cache.encode(nil, int(i*1000+1), here)
+	}
+	enc, _ := cache.encode(nil, addr, here)
+	cand := candidate{start: 0, n: 100, addr: addr}
+	if got := 100 - m.gain(cand, 0); got != len(enc) || got != 1 {
+		t.Errorf("copy from %d again: estimated %d address bytes, the encoder writes %d (want 1)", addr, got, len(enc))
+	}
+}
+
+// TestSelfIndexFindsLongerEarlierMatch: new text that repeats in the
+// target is copied whole from its first occurrence, although a later one
+// shares only its first 20 bytes; the target index kept one position per
+// hash, the latest, and the copy was cut in two.
+func TestSelfIndexFindsLongerEarlierMatch(t *testing.T) {
+	x := random(55, 300)
+	target := append(bytes.Clone(x), x[:20]...)
+	target = append(append(target, random(56, 100)...), x...)
+	from := len(target) - len(x)
+	m := matchWindows(t, random(57, 64<<10), target, len(target))
+	pos := 0
+	for _, o := range m.ops {
+		if o.kind == instCopy && pos <= from && pos+o.n >= len(target) {
+			return
+		}
+		pos += o.n
+	}
+	t.Errorf("target [%d, %d) not one copy; ops: %+v", from, len(target), m.ops)
+}
+
+// TestGainCountsCopiesFromTarget: copies from the target take slots of
+// the encoder's near cache (with their address in the target window), so
+// after four of them a copy from next to an earlier copy from the base is
+// written as its whole address; the matcher counted 1 byte for it.
+func TestGainCountsCopiesFromTarget(t *testing.T) {
+	m := &matcher{lastEnd: -1, near: [4]int64{-1, -1, -1, -1}, segMin: -1}
+	cache := newAddrCache(4, 3)
+	const seg = 1 << 22 // bytes of base before the target in the encoder's addresses
+	m.noteAddr(candidate{n: 100, addr: 1 << 20})
+	cache.encode(nil, 1<<20, seg)
+	for i := 1; i <= 4; i++ {
+		m.noteAddr(candidate{n: 20, addr: int64(100 * i), self: true})
+		cache.encode(nil, seg+100*i, seg+1000*i)
+	}
+	const addr = 1<<20 + 10
+	enc, _ := cache.encode(nil, addr, seg+5000)
+	cand := candidate{start: 0, n: 100, addr: addr}
+	if got := 100 - m.gain(cand, 0); got != len(enc) {
+		t.Errorf("copy from %d: estimated %d address bytes, the encoder writes %d", addr, got, len(enc))
+	}
+}
