@@ -40,9 +40,20 @@ import (
 // bytes before the send moves to the poller.
 const stallWait = 100 * time.Millisecond
 
-// blockingChunk is the most one blocking call sends: between calls the
-// write deadline and Close are looked at.
+// blockingChunk is the most one blocking call sends (see also
+// sendBufferCalls): between calls the write deadline and Close are looked
+// at.
 const blockingChunk = 64 << 20
+
+// sendBufferCalls bounds a blocking call to this many socket buffers'
+// worth. A call returns only when all its bytes went out or the client
+// kept it waiting stallWait at once; a client that frees half its buffer
+// just within each stallWait would otherwise keep a 64 MiB call (and its
+// thread) going for minutes with a small buffer, past the write deadline
+// and the progress watch, which sees the file's offset move only when a
+// call returns. With the bound a call lasts at most about
+// 2*sendBufferCalls*stallWait.
+const sendBufferCalls = 4
 
 // blockingMin is the smallest file sent in blocking mode: below it, the
 // poller's few round trips cost less than the mode switches.
@@ -288,7 +299,7 @@ func (c *sendConn) blockingLoop(sock, src int, want int64) (int64, error) {
 		if d := c.deadline.Load(); d != 0 && time.Now().UnixNano() >= d {
 			return sent, os.ErrDeadlineExceeded
 		}
-		chunk := int64(blockingChunk)
+		chunk := callSize(sock)
 		if want >= 0 {
 			chunk = min(chunk, want-sent)
 		}
@@ -324,6 +335,17 @@ func (c *sendConn) blockingLoop(sock, src int, want int64) (int64, error) {
 }
 
 var _ io.ReaderFrom = (*sendConn)(nil)
+
+// callSize is the most the next blocking call asks for: blockingChunk,
+// or sendBufferCalls times the socket's send buffer when that is less
+// (autotuning may have grown it since the last call).
+func callSize(sock int) int64 {
+	buf, err := unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_SNDBUF)
+	if err != nil || buf <= 0 {
+		return blockingChunk
+	}
+	return min(blockingChunk, sendBufferCalls*int64(buf))
+}
 
 // raiseSendBuffer gives the socket the largest send buffer the system
 // allows (net.core.wmem_max; the kernel doubles what is asked) when that

@@ -45,8 +45,9 @@ func readSendStats() sendCounts {
 }
 
 // TestLargeFileOneBlockingSend: a cached large file leaves in a few
-// blocking sendfile calls (one per blockingChunk), not in one call per
-// socket buffer's worth through the poller; its bytes are the file's, over
+// blocking sendfile calls (one per blockingChunk or sendBufferCalls
+// buffers), not in one call per socket buffer's worth through the poller;
+// its bytes are the file's, over
 // a keep-alive connection that then answers the next requests (net/http
 // reads it in the background while the socket is in blocking mode).
 func TestLargeFileOneBlockingSend(t *testing.T) {
@@ -74,9 +75,12 @@ func TestLargeFileOneBlockingSend(t *testing.T) {
 		}
 		// A loaded machine may stall the client past stallWait: the
 		// rest then goes through the poller (a fallback).
-		if want := int64(size - httpSniffLen - 1); d.fallbacks == before.fallbacks && (sent != want || calls > size/blockingChunk+2) {
+		// A call asks for at most sendBufferCalls send buffers, and an
+		// autotuned buffer over loopback starts above 1 MiB.
+		most := int64(size/min(blockingChunk, sendBufferCalls<<20) + 2)
+		if want := int64(size - httpSniffLen - 1); d.fallbacks == before.fallbacks && (sent != want || calls > most) {
 			t.Errorf("GET %d: %d bytes in %d blocking calls, want %d bytes in at most %d",
-				i, sent, calls, want, size/blockingChunk+2)
+				i, sent, calls, want, most)
 		}
 	}
 	resp, err := client.Get(base + "/hello.json")
@@ -228,5 +232,58 @@ func TestSendConnRead(t *testing.T) {
 	got, err := io.ReadAll(c)
 	if err != nil || string(got) != "abc" {
 		t.Errorf("read %q, %v; want \"abc\" and io.EOF", got, err)
+	}
+}
+
+// TestBlockingCallBoundedBySendBuffer: one blocking sendfile asks for at
+// most sendBufferCalls socket buffers' worth. A call returns only when
+// its count went out or the client kept it waiting stallWait at once, so
+// a bigger call to a client that frees half its small buffer just within
+// each stallWait would hold the thread past the write deadline and Close's
+// checks, and keep the file's offset (the progress watch's measure) still.
+func TestBlockingCallBoundedBySendBuffer(t *testing.T) {
+	const size = 8 << 20
+	dir, data := largeFixture(t, size)
+	f, err := os.Open(filepath.Join(dir, "big.bin"))
+	must(t, err)
+	defer f.Close()
+	saved := sendBufferLimits
+	sendBufferLimits = func() (int, int) { return 0, 0 } // keep the small buffer
+	defer func() { sendBufferLimits = saved }()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	must(t, err)
+	defer client.Close()
+	c, err := wrapSendListener(ln).Accept()
+	must(t, err)
+	defer c.Close()
+	sc := c.(*sendConn)
+	var buf int
+	sc.rc.Control(func(fd uintptr) {
+		must(t, unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF, 64<<10))
+		buf, err = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
+		must(t, err)
+	})
+	got := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(client)
+		got <- b
+	}()
+	before := readSendStats()
+	n, err := sc.ReadFrom(&io.LimitedReader{R: f, N: size})
+	if err != nil || n != size {
+		t.Fatalf("sent %d bytes, %v; want %d", n, err, size)
+	}
+	sc.Close()
+	if b := <-got; !bytes.Equal(b, data) {
+		t.Fatalf("the client got %d bytes, not the file's %d", len(b), size)
+	}
+	d := readSendStats()
+	calls, sent := d.calls-before.calls, d.bytes-before.bytes
+	if limit := int64(sendBufferCalls * buf); d.fallbacks == before.fallbacks && calls < sent/limit {
+		t.Errorf("%d bytes in %d blocking calls with a %d-byte send buffer, want at most %d bytes a call",
+			sent, calls, buf, limit)
 	}
 }
