@@ -348,18 +348,35 @@ func callSize(sock int) int64 {
 }
 
 // raiseSendBuffer gives the socket the largest send buffer the system
-// allows (net.core.wmem_max; the kernel doubles what is asked) when that
-// is more than both its buffer now and the most autotuning would give it
-// (the third value of net.ipv4.tcp_wmem): half as many wakeups per GiB.
-// The buffer then stays (no more autotuning), never below what
-// autotuning could reach.
+// allows (net.core.wmem_max; the kernel doubles what is asked), up to
+// maxSendBuffer, when that is more than both its buffer now and the most
+// autotuning would give it (the third value of net.ipv4.tcp_wmem): half
+// as many wakeups per GiB. The buffer then stays (no more autotuning),
+// never below what autotuning could reach.
 func raiseSendBuffer(sock int) {
 	limit, ceiling := sendBufferLimits()
 	cur, err := unix.GetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_SNDBUF)
-	if err != nil || limit == 0 || 2*limit <= max(cur, ceiling) {
+	if err != nil {
 		return
 	}
-	unix.SetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_SNDBUF, limit)
+	if ask := sendBufferAsk(limit, ceiling, cur); ask > 0 {
+		unix.SetsockoptInt(sock, unix.SOL_SOCKET, unix.SO_SNDBUF, ask)
+	}
+}
+
+// maxSendBuffer bounds what raiseSendBuffer asks for (the kernel then
+// doubles it): the buffer stays with the connection, and one whose client
+// stops reading holds all of it, times the connections.
+const maxSendBuffer = 8 << 20
+
+// sendBufferAsk is the send buffer to ask for given wmem_max (limit), the
+// most autotuning gives (ceiling) and the buffer now (cur); 0: leave it.
+func sendBufferAsk(limit, ceiling, cur int) int {
+	ask := min(limit, maxSendBuffer)
+	if ask <= 0 || 2*ask <= max(cur, ceiling) {
+		return 0
+	}
+	return ask
 }
 
 // sendBufferLimits reads net.core.wmem_max and the third value of

@@ -47,9 +47,9 @@ func readSendStats() sendCounts {
 // TestLargeFileOneBlockingSend: a cached large file leaves in a few
 // blocking sendfile calls (one per blockingChunk or sendBufferCalls
 // buffers), not in one call per socket buffer's worth through the poller;
-// its bytes are the file's, over
-// a keep-alive connection that then answers the next requests (net/http
-// reads it in the background while the socket is in blocking mode).
+// its bytes are the file's, over a keep-alive connection that then answers
+// the next requests (net/http reads it in the background while the socket
+// is in blocking mode).
 func TestLargeFileOneBlockingSend(t *testing.T) {
 	const size = 24 << 20
 	dir, data := largeFixture(t, size)
@@ -195,8 +195,8 @@ func TestRaiseSendBuffer(t *testing.T) {
 		after, err := unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF)
 		must(t, err)
 		want := before
-		if limit > 0 && 2*limit > max(before, ceiling) {
-			want = 2 * limit
+		if ask := min(limit, maxSendBuffer); ask > 0 && 2*ask > max(before, ceiling) {
+			want = 2 * ask
 		}
 		if after != want || after < before {
 			t.Errorf("send buffer %d after raiseSendBuffer, want %d (it was %d; wmem_max %d, tcp_wmem max %d)",
@@ -285,5 +285,26 @@ func TestBlockingCallBoundedBySendBuffer(t *testing.T) {
 	if limit := int64(sendBufferCalls * buf); d.fallbacks == before.fallbacks && calls < sent/limit {
 		t.Errorf("%d bytes in %d blocking calls with a %d-byte send buffer, want at most %d bytes a call",
 			sent, calls, buf, limit)
+	}
+}
+
+// TestSendBufferAskBounded: a system whose net.core.wmem_max is huge (some
+// tuning guides set 2 GiB) gives each connection sent in blocking mode at
+// most maxSendBuffer to ask for, not wmem_max: the buffer stays with the
+// connection, and a client that stops reading pins all of it (page cache
+// the kernel cannot free, against tcp_mem for every socket), times
+// the connections.
+func TestSendBufferAskBounded(t *testing.T) {
+	for _, c := range []struct{ limit, ceiling, cur, want int }{
+		{4 << 20, 4 << 20, 2 << 20, 4 << 20},       // this machine: ask wmem_max
+		{212992, 4 << 20, 1 << 20, 0},              // autotuning may reach more
+		{2 << 30, 4 << 20, 1 << 20, maxSendBuffer}, // huge wmem_max
+		{0, 4 << 20, 1 << 20, 0},                   // unknown
+		{2 << 30, 64 << 20, 1 << 20, 0},            // autotuning reaches more than the bound
+	} {
+		if got := sendBufferAsk(c.limit, c.ceiling, c.cur); got != c.want {
+			t.Errorf("sendBufferAsk(wmem_max %d, tcp_wmem max %d, now %d) = %d, want %d",
+				c.limit, c.ceiling, c.cur, got, c.want)
+		}
 	}
 }
