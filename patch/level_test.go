@@ -15,7 +15,23 @@ func smallSets() []dataSet {
 		{"shifting", bin, shiftingInserts(bin, 44, 15)},
 		{"text", txt, textEdits(txt, 45, 30)},
 		{"empty target", txt, nil},
+		{"self copies", bin, selfCopies(bin)},
 	}
+}
+
+// selfCopies returns a target made mostly of copies of its own new bytes,
+// near (overlapping runs) and far (earlier windows), with spans of base
+// between: the self and here address modes, and the target index.
+func selfCopies(base []byte) []byte {
+	fresh := random(46, 6<<10)
+	var t []byte
+	for i := range 12 {
+		t = append(t, fresh[i*300:i*300+900]...)
+		t = append(t, bytes.Repeat(fresh[i:i+7], 40+i*9)...)
+		t = append(t, base[i*4096:i*4096+700]...)
+		t = append(t, t[len(t)/3:len(t)/3+1500]...)
+	}
+	return t
 }
 
 // TestXdelta3DecodesEveryLevel: xdelta3 -d rebuilds the target from our
