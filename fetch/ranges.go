@@ -613,6 +613,7 @@ func (d *download) stream(p *piece, r *countingReader, limit int64, h *verify.Ha
 		if limit > 0 && limit < int64(len(b)) {
 			b = b[:limit]
 		}
+		b = d.req.Limits.readCap(off, b)
 		n, err := io.ReadFull(r, b)
 		if werr := d.land(p, off, b[:n], h, lent); werr != nil {
 			return werr
