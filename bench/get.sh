@@ -6,6 +6,8 @@
 # (/usr/bin/time -v) of each are reported, then the ratios of medians:
 #
 #   hdig get -o F              / curl -o F                (target <= 1.1)
+#   hdig get --parallel 1 -o F / curl -o F                (one stream, as curl: no
+#                                                          pieces read back for the hash)
 #   hdig get URL > F           / curl URL > F             (target <= 1.5; RSS < 16 MiB)
 #   hdig get --parallel 1 URL > F / curl URL > F          (the spool filled by one stream)
 #   hdig get URL | cat > F     / curl URL | cat > F       (stdout a pipe)
@@ -116,6 +118,7 @@ for server in $SERVERS; do
 		for b in $builds; do
 			once "$server.$b-o" "'$tmp/$b' get -s --no-cache -o '$out' '$url'"
 		done
+		once "$server.hdig-o-p1" "'$tmp/hdig' get -s --no-cache --parallel 1 -o '$out' '$url'"
 		once "$server.curl-stdout" "curl -sf '$url' >'$out'"
 		for b in $builds; do
 			once "$server.$b-stdout" "TMPDIR='$out_dir' '$tmp/$b' get -s --no-cache '$url' >'$out'"
@@ -139,6 +142,7 @@ for server in $SERVERS; do
 	done
 	for b in $builds; do
 		echo "  $b get -o          / curl -o         : $(ratio "$server.$b-o" "$server.curl-o")  (target <= 1.1)"
+		[ "$b" = hdig ] && echo "  $b get --parallel 1 -o / curl -o    : $(ratio "$server.$b-o-p1" "$server.curl-o")  (one stream, no pieces)"
 		echo "  $b get > file      / curl > file     : $(ratio "$server.$b-stdout" "$server.curl-stdout")  (target <= 1.5; peak RSS $(peak "$server.$b-stdout") MiB, target < 16)"
 		[ "$b" = hdig ] && echo "  $b get --parallel 1 > file / curl > file : $(ratio "$server.$b-stdout-p1" "$server.curl-stdout")  (one stream into the spool; peak RSS $(peak "$server.$b-stdout-p1") MiB)"
 		echo "  $b get | cat       / curl | cat      : $(ratio "$server.$b-pipe" "$server.curl-pipe")"
