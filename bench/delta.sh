@@ -62,14 +62,8 @@ decodes() {
 # state (history, variants) in $tmp/state; sets origin (http://HOST:PORT).
 start_origin() {
 	mkdir -p "$tmp/www/w" "$tmp/state"
-	"$hdig" serve "$tmp/www" --addr 127.0.0.1:0 --state-dir "$tmp/state" --dictionary '/w/*' >"$tmp/serve.out" 2>"$tmp/serve.err" &
-	server_pid=$!
-	for _ in $(seq 1 100); do
-		grep -q '^serving' "$tmp/serve.out" 2>/dev/null && break
-		sleep 0.1
-	done
-	origin=$(sed -n 's/^serving .* at \(.*\)\/$/\1/p' "$tmp/serve.out")
-	[ -n "$origin" ] || { echo "delta.sh: hdig serve did not start" >&2; cat "$tmp/serve.err" >&2; exit 1; }
+	serve_hdig "$hdig" "$tmp/www" --state-dir "$tmp/state" --dictionary '/w/*'
+	origin=$served
 }
 
 # ask OUT FIELD...: GET $url with the fields; the body goes to OUT; sets

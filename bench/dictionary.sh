@@ -52,14 +52,8 @@ done
 
 www=$tmp/www
 mkdir -p "$www/d" "$tmp/out"
-"$tmp/hdig" serve "$www" --addr 127.0.0.1:0 --dictionary '/d/*' >"$tmp/serve.out" 2>"$tmp/serve.err" &
-server_pid=$!
-for _ in $(seq 1 100); do
-	grep -q '^serving' "$tmp/serve.out" 2>/dev/null && break
-	sleep 0.1
-done
-base=$(sed -n 's/^serving .* at \(.*\)\/$/\1/p' "$tmp/serve.out")
-[ -n "$base" ] || { echo "dictionary.sh: hdig serve did not start" >&2; cat "$tmp/serve.err" >&2; exit 1; }
+serve_hdig "$tmp/hdig" "$www" --dictionary '/d/*'
+base=$served
 
 # fetch NAME CODING OUT: GET /d/NAME with the dictionary until the body
 # comes in CODING (large files are encoded in the background); prints the

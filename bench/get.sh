@@ -6,13 +6,17 @@
 # (/usr/bin/time -v) of each are reported, then the ratios of medians:
 #
 #   hdig get -o F              / curl -o F                (target <= 1.1)
+#   hdig get --parallel 1 -o F / curl -o F                (one stream, as curl: no
+#                                                          pieces read back for the hash)
 #   hdig get URL > F           / curl URL > F             (target <= 1.5; RSS < 16 MiB)
 #   hdig get --parallel 1 URL > F / curl URL > F          (the spool filled by one stream)
+#   hdig get URL > F, cache on / curl URL > F             (the default: the body is
+#                                                          also kept as a base version)
 #   hdig get URL | cat > F     / curl URL | cat > F       (stdout a pipe)
 #   hdig get --parallel 4 -o F / aria2c -x4 -s4           (target <= 1.0)
 #
 # curl and aria2c verify nothing; hdig verifies what the origin sent (from
-# nginx: nothing to verify, sha-256 is computed for the cache). Times never
+# nginx with --no-cache: nothing to verify, nothing hashed). Times never
 # decide anything here: this prints figures, it asserts nothing.
 #
 # Usage: bench/get.sh                 (from anywhere inside the repository)
@@ -80,10 +84,12 @@ start_nginx_sendfile() { start_nginx "sendfile on; tcp_nopush on;" "$tmp/nginx-s
 # start_hdig and start_nginx set url; they run in this shell (not in $(…),
 # which would wait for the server) so the trap stops what they started.
 
-# once NAME COMMAND: one timed run; appends "secs kb" to $tmp/res/NAME.
+# once NAME COMMAND [SETUP]: one timed run (SETUP runs before, untimed);
+# appends "secs kb cpu" to $tmp/res/NAME.
 once() {
 	local name=$1 cmd=$2
 	rm -f "$out_dir"/*
+	[ -z "${3:-}" ] || sh -c "$3"
 	/usr/bin/time -v sh -c "$cmd" 2>"$tmp/time.txt" || {
 		echo "$name failed:" >&2
 		cat "$tmp/time.txt" >&2
@@ -116,11 +122,15 @@ for server in $SERVERS; do
 		for b in $builds; do
 			once "$server.$b-o" "'$tmp/$b' get -s --no-cache -o '$out' '$url'"
 		done
+		once "$server.hdig-o-p1" "'$tmp/hdig' get -s --no-cache --parallel 1 -o '$out' '$url'"
 		once "$server.curl-stdout" "curl -sf '$url' >'$out'"
 		for b in $builds; do
 			once "$server.$b-stdout" "TMPDIR='$out_dir' '$tmp/$b' get -s --no-cache '$url' >'$out'"
 		done
 		once "$server.hdig-stdout-p1" "TMPDIR='$out_dir' '$tmp/hdig' get -s --no-cache --parallel 1 '$url' >'$out'"
+		for b in $builds; do # the default: the body is also kept as a base version, in an empty cache
+			once "$server.$b-stdout-cache" "HDIG_CACHE_DIR='$tmp/cache-run' TMPDIR='$out_dir' '$tmp/$b' get -s '$url' >'$out'" "rm -rf '$tmp/cache-run'"
+		done
 		once "$server.curl-pipe" "curl -sf '$url' | cat >'$out'"
 		for b in $builds; do
 			once "$server.$b-pipe" "TMPDIR='$out_dir' '$tmp/$b' get -s --no-cache '$url' | cat >'$out'"
@@ -139,8 +149,10 @@ for server in $SERVERS; do
 	done
 	for b in $builds; do
 		echo "  $b get -o          / curl -o         : $(ratio "$server.$b-o" "$server.curl-o")  (target <= 1.1)"
+		[ "$b" = hdig ] && echo "  $b get --parallel 1 -o / curl -o    : $(ratio "$server.$b-o-p1" "$server.curl-o")  (one stream, no pieces)"
 		echo "  $b get > file      / curl > file     : $(ratio "$server.$b-stdout" "$server.curl-stdout")  (target <= 1.5; peak RSS $(peak "$server.$b-stdout") MiB, target < 16)"
 		[ "$b" = hdig ] && echo "  $b get --parallel 1 > file / curl > file : $(ratio "$server.$b-stdout-p1" "$server.curl-stdout")  (one stream into the spool; peak RSS $(peak "$server.$b-stdout-p1") MiB)"
+		echo "  $b get > file, cache on / curl > file : $(ratio "$server.$b-stdout-cache" "$server.curl-stdout")  (the default: the body also becomes a cached base; peak RSS $(peak "$server.$b-stdout-cache") MiB)"
 		echo "  $b get | cat       / curl | cat      : $(ratio "$server.$b-pipe" "$server.curl-pipe")"
 		echo "  $b get --parallel 4 / aria2c -x4 -s4 : $(ratio "$server.$b-p4" "$server.aria2c")  (target <= 1.0)"
 	done

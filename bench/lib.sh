@@ -51,3 +51,16 @@ http {
 }
 CONF
 }
+
+serve_hdig() { # serve_hdig HDIG DIR [ARGS...]: HDIG serve DIR on loopback (any port) with ARGS, in the background; sets server_pid and served (http://HOST:PORT); exits if it does not start
+	local bin=$1 dir=$2
+	shift 2
+	"$bin" serve "$dir" --addr 127.0.0.1:0 "$@" >"$tmp/serve.out" 2>"$tmp/serve.err" &
+	server_pid=$!
+	for _ in $(seq 1 100); do
+		grep -q '^serving' "$tmp/serve.out" 2>/dev/null && break
+		sleep 0.1
+	done
+	served=$(sed -n 's/^serving .* at \(.*\)\/$/\1/p' "$tmp/serve.out")
+	[ -n "$served" ] || { echo "$(basename "$0"): hdig serve did not start" >&2; cat "$tmp/serve.err" >&2; exit 1; }
+}

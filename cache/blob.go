@@ -23,6 +23,45 @@ import (
 // It returns the stored entry; a body over MaxBytes is refused with
 // ErrTooLarge.
 func (c *Cache) Put(e Entry, r io.Reader) (Entry, error) {
+	return c.putBlob(e, func(f *os.File) (int64, string, error) { return c.copyHashed(f, r) })
+}
+
+// PutVerified stores the first size bytes of src as a version of e.URL,
+// as Put does, when e.SHA256 is their sha-256 computed by the caller as
+// they arrived (the spool of a body held back until it was verified):
+// they are copied by the kernel where it can (copy_file_range, a reflink
+// where the filesystem shares extents) and not hashed again. Open checks
+// a version against its sha-256 whenever it is used, so bytes that do not
+// match their sum make a version that is dropped, never one that is used.
+// A size over MaxBytes is refused with ErrTooLarge before anything is
+// copied.
+func (c *Cache) PutVerified(e Entry, src *os.File, size int64) (Entry, error) {
+	if !validSum(e.SHA256) {
+		return Entry{}, fmt.Errorf("cache put %s: sha-256 %q is not 64 lowercase hex digits", e.URL, e.SHA256)
+	}
+	if c.MaxBytes > 0 && size > c.MaxBytes {
+		return Entry{}, fmt.Errorf("cache put %s: %w (%d bytes)", e.URL, ErrTooLarge, c.MaxBytes)
+	}
+	return c.putBlob(e, func(f *os.File) (int64, string, error) {
+		if _, err := src.Seek(0, io.SeekStart); err != nil {
+			return 0, "", err
+		}
+		// *os.File's ReadFrom copies from an *os.File in the kernel.
+		n, err := f.ReadFrom(io.LimitReader(src, size))
+		if err == nil && n != size {
+			err = fmt.Errorf("copied %d bytes, want %d", n, size)
+		}
+		if err == nil {
+			err = f.Sync()
+		}
+		return n, e.SHA256, err
+	})
+}
+
+// putBlob writes a new blob with fill (which returns its size and
+// sha-256), renames it to its content address and records e as a version
+// of e.URL, trimmed to PerURL versions, evicting beyond MaxBytes.
+func (c *Cache) putBlob(e Entry, fill func(*os.File) (int64, string, error)) (Entry, error) {
 	if e.URL == "" {
 		return Entry{}, errors.New("cache put: empty URL")
 	}
@@ -31,7 +70,7 @@ func (c *Cache) Put(e Entry, r io.Reader) (Entry, error) {
 	if err != nil {
 		return Entry{}, fmt.Errorf("cache put: %w", err)
 	}
-	n, sum, err := c.copyHashed(f, r)
+	n, sum, err := fill(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -158,7 +158,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.DurationVar(&o.Timeout, "timeout", fetch.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION` (positive)")
 	f.IntVar(&o.Retry, "retry", 0, "retry a failed transfer (with -o: a failed piece) `N` times with backoff (0 or more); a piece failing its Content-Digest is fetched again N times (at least once)")
 	f.StringVarP(&o.Range, "range", "r", "", "ask for byte `RANGE`s: START-END, START- or -SUFFIX, comma-separated")
-	f.IntVar(&o.Parallel, "parallel", 0, "fetch in `N` concurrent range pieces, to -o FILE or to stdout held back (default with -o: 1 below 16 MiB, else up to 4; to stdout: 1, one stream)")
+	f.IntVar(&o.Parallel, "parallel", 0, "fetch in `N` concurrent range pieces, to -o FILE or to stdout held back (default with -o: 1 below 16 MiB, else up to 4 once one stream proves slower than 64 MiB/s; to stdout: 1, one stream)")
 	f.BoolVarP(&o.Continue, "continue", "C", false, "resume FILE.hdig-part (needs -o; curl's \"-C -\" is accepted too)")
 	f.BoolVar(&o.Delta, "delta", true, "ask for a 226 delta against a cached base version (on when the cache holds one)")
 	f.BoolVar(&o.NoDelta, "no-delta", false, "do not ask for a delta (versions are still cached)")

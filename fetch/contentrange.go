@@ -42,9 +42,14 @@ type reply struct {
 	resp   *http.Response
 	ctx    context.Context
 	cancel context.CancelCauseFunc
+	// hold keeps the response open after a piece read from it in
+	// modeHead, for the next piece (onestream.go); closed says it was
+	// closed all the same (a failed attempt).
+	hold, closed bool
 }
 
 func (r *reply) close() {
+	r.closed = true
 	r.resp.Body.Close()
 	r.cancel(nil)
 }

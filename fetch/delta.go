@@ -153,12 +153,20 @@ func (c *Client) storeHeld(store *cache.Cache, res *Result, held *HeldSink) {
 	if !storable(res) {
 		return
 	}
-	r, err := held.Reader()
-	if err != nil {
-		res.Verdict.Warn(fmt.Sprintf("not cached: %v", err))
-		return
+	var err error
+	if f, size := held.spooled(); f != nil {
+		// The spool's bytes are those hashed as they arrived: copied,
+		// not hashed again (1 GiB: a second or more of CPU).
+		e := entryFor(res)
+		e.SHA256 = hex.EncodeToString(res.SHA256)
+		_, err = store.PutVerified(e, f, size)
+	} else {
+		var r io.Reader
+		if r, err = held.Reader(); err == nil {
+			_, err = store.Put(entryFor(res), r)
+		}
 	}
-	if _, err := store.Put(entryFor(res), r); err != nil && !errors.Is(err, cache.ErrTooLarge) {
+	if err != nil && !errors.Is(err, cache.ErrTooLarge) {
 		res.Verdict.Warn(fmt.Sprintf("not cached: %v", err))
 	}
 }

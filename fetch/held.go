@@ -83,8 +83,24 @@ func (s *HeldSink) Reader() (io.Reader, error) {
 	if s.file == nil {
 		return bytes.NewReader(s.buf.Bytes()), nil
 	}
-	return io.NewSectionReader(s.file, 0, s.size), nil
+	return readBackCounter{io.NewSectionReader(s.file, 0, s.size)}, nil
 }
+
+// heldReadBack counts the bytes read back from spill files through
+// Reader, for tests.
+var heldReadBack atomic.Int64
+
+type readBackCounter struct{ r io.Reader }
+
+func (c readBackCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	heldReadBack.Add(int64(n))
+	return n, err
+}
+
+// spooled returns the spill file and how many bytes of it are held; nil
+// when the body is held in memory. Valid until Commit, Abort or Reset.
+func (s *HeldSink) spooled() (*os.File, int64) { return s.file, s.size }
 
 // Abort discards the held body.
 func (s *HeldSink) Abort() error {

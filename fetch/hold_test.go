@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -130,4 +132,47 @@ func TestHoldNoSpoolDir(t *testing.T) {
 	}
 	data, _ := o.current()
 	assertFileBytes(t, out, data)
+}
+
+// A body held back for stdout becomes a cached base version without being
+// read back or hashed again: the spool is copied into the cache by the
+// kernel, under the sha-256 computed as it arrived, and Open (which checks
+// every version it hands out) finds the served bytes.
+func TestHoldCachedWithoutReadBack(t *testing.T) {
+	o := newTestOrigin(t, pieceTestSize)
+	store, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	c, req := o.request(t, 0)
+	req.Delta = &Delta{Cache: store}
+	out, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	before := heldReadBack.Load()
+	res, err := c.Hold(context.Background(), req, &HeldSink{Out: out, Dir: t.TempDir()}, pieceOpts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	assertFileBytes(t, out.Name(), data)
+	if n := heldReadBack.Load() - before; n != 0 {
+		t.Errorf("%d bytes of the spool read back to cache it, want 0", n)
+	}
+	vs, err := store.Versions(req.URL)
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("cached versions %v, %v; want 1 (verdict %v)", vs, err, res.Verdict.Checks)
+	}
+	b, err := store.Open(vs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	got := make([]byte, b.Size())
+	if _, err := b.ReadAt(got, 0); err != nil || !bytes.Equal(got, data) {
+		t.Errorf("cached %d bytes (%v), want the %d served", len(got), err, len(data))
+	}
 }

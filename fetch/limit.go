@@ -59,6 +59,15 @@ func (l Limits) checkLength(n int64) error {
 // naming --max-filesize or --max-ratio.
 func (l Limits) CheckRebuilt(out, in int64) error { return l.checkOutput(out, in, true) }
 
+// readCap bounds a read at off of a body of unknown length to the byte
+// past MaxFileSize, so a body over it stops there, not a buffer later.
+func (l Limits) readCap(off int64, b []byte) []byte {
+	if l.MaxFileSize > 0 && l.MaxFileSize-off < int64(len(b)) {
+		return b[:max(l.MaxFileSize-off+1, 1)]
+	}
+	return b
+}
+
 // checkOutput fails once out bytes written would exceed MaxFileSize or,
 // when the output is decoded or rebuilt, the ratio bound for in bytes in.
 func (l Limits) checkOutput(out, in int64, expands bool) error {

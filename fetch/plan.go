@@ -172,10 +172,12 @@ func planPieces(missing spans, size int64) []*piece {
 // watermark are hashed from the writer's buffer; bytes that landed beyond
 // it are read back when the watermark reaches them, soon enough to be in
 // the page cache. One goroutine hashes at a time (busy); others only note
-// what landed and return.
+// what landed and return. With no algorithm (none) it only keeps the
+// watermark: nothing is read back, no buffer lent.
 type prefixHash struct {
-	f io.ReaderAt
-	h *verify.Hasher
+	f    io.ReaderAt
+	h    *verify.Hasher
+	none bool
 
 	mu     sync.Mutex
 	idle   *sync.Cond // signalled when busy turns false
@@ -194,7 +196,7 @@ type prefixHash struct {
 // keeps its own copy of landed: the caller's spans (download.before) are
 // read by other goroutines while this one's grow.
 func newPrefixHash(f io.ReaderAt, h *verify.Hasher, wm int64, landed spans) *prefixHash {
-	p := &prefixHash{f: f, h: h, wm: wm, landed: append(spans(nil), landed...), wm0: wm}
+	p := &prefixHash{f: f, h: h, none: len(h.Algorithms()) == 0, wm: wm, landed: append(spans(nil), landed...), wm0: wm}
 	p.state0, p.err0 = h.MarshalBinary()
 	p.landed.trim(wm)
 	p.idle = sync.NewCond(&p.mu)
@@ -236,7 +238,7 @@ func (p *prefixHash) landedAt(off, n int64) {
 func (p *prefixHash) lend(off int64) *verify.Buffer {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.busy || p.held > 0 || p.err != nil || off != p.wm {
+	if p.none || p.busy || p.held > 0 || p.err != nil || off != p.wm {
 		return nil
 	}
 	// Nobody writes to the hasher while busy is clear and mu held.
@@ -276,6 +278,11 @@ func (p *prefixHash) catchUp() {
 		end := p.landed.reach(p.wm)
 		if end == p.wm {
 			break
+		}
+		if p.none {
+			p.wm = end // nothing to hash them with
+			p.landed.trim(p.wm)
+			continue
 		}
 		off := p.wm
 		p.mu.Unlock()

@@ -3,11 +3,13 @@ package fetch
 import (
 	"bytes"
 	"crypto/sha256"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hdig/hdig/verify"
@@ -131,5 +133,42 @@ func TestPrefixHash(t *testing.T) {
 	r.Write(data[wm:])
 	if got := r.Sums()[0].Value; !bytes.Equal(got, want[:]) {
 		t.Errorf("state saved at %d does not continue to the whole hash", wm)
+	}
+}
+
+// countingReaderAt counts the bytes read back.
+type countingReaderAt struct {
+	r io.ReaderAt
+	n atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(b []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(b, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// With no algorithm to compute (an origin that sends no digest, with
+// --no-cache) the bytes that landed beyond the watermark are not read back
+// and no buffer is lent: there is nothing to hash them with. Pieces from
+// nginx read back three quarters of a file for nothing.
+func TestPrefixHashNothingToHash(t *testing.T) {
+	data := genData(3<<20, 1)
+	f := &countingReaderAt{r: bytes.NewReader(data)}
+	h := verify.NewHasher(nil)
+	defer h.Close()
+	ph := newPrefixHash(f, h, 0, nil)
+	half := int64(len(data) / 2)
+	ph.wrote(half, data[half:]) // beyond the watermark
+	if b := ph.lend(0); b != nil {
+		ph.wroteLent(0, b, 0)
+		t.Errorf("a buffer was lent to hash nothing")
+	}
+	ph.wrote(0, data[:half])
+	if wm, err := ph.finish(); wm != int64(len(data)) || err != nil {
+		t.Fatalf("finish = %d, %v; want %d", wm, err, len(data))
+	}
+	if n := f.n.Load(); n != 0 {
+		t.Errorf("%d bytes read back, want 0", n)
 	}
 }

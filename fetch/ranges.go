@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -26,7 +27,8 @@ var copyBufs = sync.Pool{New: func() any { return new([copyBufSize]byte) }}
 // DownloadOptions configure Client.Download.
 type DownloadOptions struct {
 	// Parallel is the number of concurrent range pieces: 0 chooses from
-	// the size (AutoParallel), 1 is one stream; at most MaxParallel.
+	// the size (AutoParallel), used once one stream proves slow
+	// (onestream.go); 1 is one stream; at most MaxParallel.
 	Parallel int
 	// Continue resumes PATH.hdig-part (-C); see Client.Download.
 	Continue bool
@@ -39,6 +41,11 @@ type DownloadOptions struct {
 	// added to them (0: none). See mirrors.go.
 	Mirrors     []string
 	LinkMirrors int
+
+	// splitAfter and slowStream override the default split's interval
+	// and rate (onestream.go) for tests; 0: the defaults.
+	splitAfter time.Duration
+	slowStream int64
 }
 
 // Download fetches req (a GET without body, Ranges or Compressed) into
@@ -142,6 +149,7 @@ type download struct {
 	mir       *mirrorSet // sources and scheduler with mirrors (mirrors.go)
 
 	received atomic.Int64
+	ranged   atomic.Bool // a Range request was sent (else one stream)
 	retries  atomic.Int64
 	mu       sync.Mutex // guards what follows, and sidecar writes
 	digests  map[span]string
@@ -345,7 +353,7 @@ func (d *download) result() *Result {
 		r.URL = d.req.URL
 	}
 	r.URL = redacted(r.URL)
-	if len(d.pieces) > 1 || d.resumed {
+	if len(d.pieces) > 1 && d.ranged.Load() || d.resumed {
 		r.Strategy, r.Pieces = StrategyRanges, len(d.pieces)
 	}
 	r.Mirrors = d.mirrorReports()
@@ -461,7 +469,8 @@ const (
 )
 
 // transfer runs the plan: the first response feeds piece 0 and up to
-// d.parallel workers take the other pieces in order.
+// d.parallel workers take the other pieces in order (by default only once
+// one stream proves slow: onestream.go).
 func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) error {
 	if err := d.req.Limits.checkLength(d.total); err != nil {
 		first.close()
@@ -481,16 +490,20 @@ func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) er
 		failed   error
 	)
 	fail := func(err error) { failOnce.Do(func() { failed = err; cancel(err) }) }
+	g := d.gate(gctx, mode)
 	for w := range max(1, min(d.parallel, len(d.pieces))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			buf := make([]byte, copyBufSize)
 			if w == 0 {
-				if err := d.piece(gctx, d.pieces[0], first, mode, buf, nil); err != nil {
+				defer g.alone()
+				if err := d.firstStream(gctx, first, mode, buf, queue, g); err != nil {
 					fail(err)
 					return
 				}
+			} else if !g.wait(gctx) {
+				return
 			}
 			for p := range queue {
 				if gctx.Err() != nil {
@@ -555,15 +568,19 @@ func (d *download) piece(ctx context.Context, p *piece, r *reply, mode bodyMode,
 
 // attempt reads one response into the piece: r, or a new range request
 // for the piece's missing bytes.
-func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMode, buf []byte, bar PieceProgress, src *source) error {
+func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMode, buf []byte, bar PieceProgress, src *source) (err error) {
 	from := p.at()
 	if r == nil {
-		var err error
+		d.ranged.Store(true)
 		if r, err = d.sendTo(ctx, src, http.MethodGet, from, p.end, d.validator(src)); err != nil {
 			return err
 		}
 	}
-	defer r.close()
+	defer func() {
+		if err != nil || !r.hold || mode != modeHead {
+			r.close()
+		}
+	}()
 	limit := int64(-1)
 	if p.end >= 0 {
 		limit = p.end - from
@@ -581,7 +598,7 @@ func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMod
 	idle := newIdleReader(r.resp.Body, d.c.timeout, r.cancel)
 	defer idle.stop()
 	body := &countingReader{r: idle}
-	err := d.stream(p, body, limit, h, buf, bar)
+	err = d.stream(p, body, limit, h, buf, bar)
 	if err == nil && mode != modeHead && limit >= 0 {
 		err = expectEOF(body)
 	}
@@ -613,6 +630,7 @@ func (d *download) stream(p *piece, r *countingReader, limit int64, h *verify.Ha
 		if limit > 0 && limit < int64(len(b)) {
 			b = b[:limit]
 		}
+		b = d.req.Limits.readCap(off, b)
 		n, err := io.ReadFull(r, b)
 		if werr := d.land(p, off, b[:n], h, lent); werr != nil {
 			return werr

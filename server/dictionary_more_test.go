@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,21 +101,9 @@ func TestDictionaryBlobChanged(t *testing.T) {
 // A file above syncBuildMax is encoded in the background: identity (or
 // the usual coding) meanwhile, the dictionary coding once built.
 func TestDictionaryLargeInBackground(t *testing.T) {
-	root := t.TempDir()
 	big1 := strings.Repeat(dictV1, 1+syncBuildMax/len(dictV1))
 	big2 := strings.Repeat(dictV2, 1+syncBuildMax/len(dictV2))
-	must(t, os.MkdirAll(filepath.Join(root, "assets"), 0o755))
-	must(t, os.WriteFile(filepath.Join(root, "assets/big.js"), []byte(big1), 0o644))
-	s, ts := start(t, root, WithDelta(newMemStore(t)), WithDictionary("/assets/*"))
-	raw(t, ts, "GET", "/assets/big.js")
-	must(t, os.WriteFile(filepath.Join(root, "assets/big.js"), []byte(big2), 0o644))
-	avail := dictionary.FormatAvailableDictionary(dictionary.HashOf([]byte(big1)))
-	hs := []string{"Accept-Encoding: dcb", "Available-Dictionary: " + avail}
-	first := raw(t, ts, "GET", "/assets/big.js", hs...)
-	wantHeader(t, first, "Content-Encoding", "")
-	s.gate.bg.Wait()
-	second := raw(t, ts, "GET", "/assets/big.js", hs...)
-	wantHeader(t, second, "Content-Encoding", "dcb")
+	_, second := dictionaryInBackground(t, "big.js", big1, big2, "dcb")
 	got, err := dictionary.Decode("dcb", second.body, []byte(big1), dictionary.Limits{})
 	must(t, err)
 	if string(got) != big2 {
@@ -126,30 +115,41 @@ func TestDictionaryLargeInBackground(t *testing.T) {
 // syncBuildMax) is built in the background too: Brotli at quality 11 and
 // zstd's best level take most of a second for 1 MiB, not milliseconds.
 func TestDictionaryMidSizeInBackground(t *testing.T) {
-	root := t.TempDir()
 	mid1 := strings.Repeat(dictV1, 1+syncDictMax/len(dictV1))
 	mid2 := strings.Repeat(dictV2, 1+syncDictMax/len(dictV2))
 	if len(mid2) > syncBuildMax {
 		t.Fatalf("test file of %d bytes: want at most syncBuildMax", len(mid2))
 	}
-	must(t, os.MkdirAll(filepath.Join(root, "assets"), 0o755))
-	must(t, os.WriteFile(filepath.Join(root, "assets/mid.js"), []byte(mid1), 0o644))
+	ts, _ := dictionaryInBackground(t, "mid.js", mid1, mid2, "dcz")
+	// A plain compression of the same file is still made in the request.
+	zr := raw(t, ts, "GET", "/assets/mid.js", "Accept-Encoding: zstd")
+	wantHeader(t, zr, "Content-Encoding", "zstd")
+}
+
+// dictionaryInBackground serves /assets/NAME as v1 then v2 and asks for
+// v2 in coding against v1: the first answer is not coded, one build runs
+// in the background, the answer after it is coded. It returns the server
+// and that answer.
+func dictionaryInBackground(t *testing.T, name, v1, v2, coding string) (*httptest.Server, *rawResponse) {
+	t.Helper()
+	root := t.TempDir()
+	file := filepath.Join(root, "assets", name)
+	must(t, os.MkdirAll(filepath.Dir(file), 0o755))
+	must(t, os.WriteFile(file, []byte(v1), 0o644))
 	s, ts := start(t, root, WithDelta(newMemStore(t)), WithDictionary("/assets/*"))
-	raw(t, ts, "GET", "/assets/mid.js")
-	must(t, os.WriteFile(filepath.Join(root, "assets/mid.js"), []byte(mid2), 0o644))
-	avail := dictionary.FormatAvailableDictionary(dictionary.HashOf([]byte(mid1)))
-	hs := []string{"Accept-Encoding: dcz", "Available-Dictionary: " + avail}
-	first := raw(t, ts, "GET", "/assets/mid.js", hs...)
+	raw(t, ts, "GET", "/assets/"+name)
+	must(t, os.WriteFile(file, []byte(v2), 0o644))
+	avail := dictionary.FormatAvailableDictionary(dictionary.HashOf([]byte(v1)))
+	hs := []string{"Accept-Encoding: " + coding, "Available-Dictionary: " + avail}
+	first := raw(t, ts, "GET", "/assets/"+name, hs...)
 	wantHeader(t, first, "Content-Encoding", "")
 	s.gate.bg.Wait()
 	if s.gate.builds != 1 {
 		t.Fatalf("background builds: want 1, got %d", s.gate.builds)
 	}
-	second := raw(t, ts, "GET", "/assets/mid.js", hs...)
-	wantHeader(t, second, "Content-Encoding", "dcz")
-	// A plain compression of the same file is still made in the request.
-	zr := raw(t, ts, "GET", "/assets/mid.js", "Accept-Encoding: zstd")
-	wantHeader(t, zr, "Content-Encoding", "zstd")
+	second := raw(t, ts, "GET", "/assets/"+name, hs...)
+	wantHeader(t, second, "Content-Encoding", coding)
+	return ts, second
 }
 
 // C zstd decodes the server's dcz after its 40-byte header with the

@@ -25,13 +25,7 @@ type offered struct {
 func offerBoth(t *testing.T, v1, v2 []byte, ae string) offered {
 	t.Helper()
 	dir, state := t.TempDir(), t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "assets"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "assets", "app.txt")
-	if err := os.WriteFile(file, v1, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeAsset(t, dir, v1)
 	url, stop := dictOrigin(t, dir, state)
 	t.Cleanup(stop)
 	url += "/assets/app.txt"
@@ -149,13 +143,7 @@ func TestBothOfferedDeltaSmaller(t *testing.T) {
 // delta is sent (here: it is made in the background), not the identity;
 // and a 304 when If-None-Match names the current identity.
 func TestDeltaDeclinedSendsVariant(t *testing.T) {
-	v1, v2 := text(3000, 1), text(3000, 2)
-	o := newOrigin(t, DefaultHistory)
-	o.h.SetRates(1, 1<<40) // encoding 1 B/s, sending 1 TiB/s: never worth waiting for
-	o.put(v1)
-	r1, _ := o.get(nil)
-	e1 := r1.Header.Get("ETag")
-	o.put(v2)
+	o, _, e1 := slowEncodeOrigin(t)
 	r2, _ := o.get(nil)
 	e2 := r2.Header.Get("ETag")
 	zv, zbody := o.get(map[string]string{"Accept-Encoding": "zstd"})

@@ -46,9 +46,7 @@ func uncode(t *testing.T, enc string, b []byte) []byte {
 func TestDelta226ContentCoding(t *testing.T) {
 	v1, v2 := text(3000, 1), text(3000, 2)
 	o := newOrigin(t, DefaultHistory)
-	o.put(v1)
-	r1, _ := o.get(nil)
-	e1 := r1.Header.Get("ETag")
+	e1 := o.putETag(v1)
 	o.put(v2)
 	_, plain := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": e1})
 	for _, ae := range []string{"zstd", "br", "br, zstd", "gzip, zstd;q=0.1"} {
@@ -79,22 +77,8 @@ func TestDelta226ContentCoding(t *testing.T) {
 // is not made on the request path: the request gets 200, the delta is
 // made in the background, one at a time, and the next request gets it.
 func TestSlowEncodeInBackground(t *testing.T) {
-	v1, v2 := text(3000, 1), text(3000, 2)
-	o := newOrigin(t, DefaultHistory)
-	o.h.SetRates(1, 1<<40) // encoding 1 B/s, sending 1 TiB/s: never worth waiting for
-	o.put(v1)
-	r1, _ := o.get(nil)
-	e1 := r1.Header.Get("ETag")
-	o.put(v2)
-	var onPath, inBackground atomic.Int32
-	encodeHook = func(background bool) {
-		if background {
-			inBackground.Add(1)
-		} else {
-			onPath.Add(1)
-		}
-	}
-	defer func() { encodeHook = nil }()
+	o, v2, e1 := slowEncodeOrigin(t)
+	onPath, inBackground := countWhere(t, &encodeHook)
 	resp, body := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": e1})
 	if resp.StatusCode != http.StatusOK || !bytes.Equal(body, v2) {
 		t.Fatalf("first request: status %d, %d bytes; want 200 with the file", resp.StatusCode, len(body))
@@ -127,19 +111,9 @@ func TestLargeDeltaCodedInBackground(t *testing.T) {
 	}
 	v2 := append(bytes.Clone(v1), extra...)
 	o := newOrigin(t, DefaultHistory)
-	o.put(v1)
-	r1, _ := o.get(nil)
-	e1 := r1.Header.Get("ETag")
+	e1 := o.putETag(v1)
 	o.put(v2)
-	var onPath, inBackground atomic.Int32
-	codeHook = func(background bool) {
-		if background {
-			inBackground.Add(1)
-		} else {
-			onPath.Add(1)
-		}
-	}
-	defer func() { codeHook = nil }()
+	onPath, inBackground := countWhere(t, &codeHook)
 	ask := map[string]string{"A-IM": "vcdiff", "If-None-Match": e1, "Accept-Encoding": "zstd, br"}
 	resp, first := o.get(ask)
 	o.h.Wait()
@@ -158,4 +132,31 @@ func TestLargeDeltaCodedInBackground(t *testing.T) {
 	if onPath.Load() != 0 || inBackground.Load() != 2 {
 		t.Errorf("after the second request: %d codings on the request path, %d in the background; want 0 and 2", onPath.Load(), inBackground.Load())
 	}
+}
+
+// countWhere sets *hook, until the test ends, to count the calls made on
+// the request path and in the background.
+func countWhere(t *testing.T, hook *func(background bool)) (onPath, inBackground *atomic.Int32) {
+	onPath, inBackground = new(atomic.Int32), new(atomic.Int32)
+	*hook = func(background bool) {
+		if background {
+			inBackground.Add(1)
+		} else {
+			onPath.Add(1)
+		}
+	}
+	t.Cleanup(func() { *hook = nil })
+	return onPath, inBackground
+}
+
+// slowEncodeOrigin serves two text versions with an encode rate that makes
+// no delta worth waiting for; it returns the second version and the
+// first one's ETag.
+func slowEncodeOrigin(t *testing.T) (o *origin, v2 []byte, e1 string) {
+	o = newOrigin(t, DefaultHistory)
+	o.h.SetRates(1, 1<<40) // encoding 1 B/s, sending 1 TiB/s: never worth waiting for
+	e1 = o.putETag(text(3000, 1))
+	v2 = text(3000, 2)
+	o.put(v2)
+	return o, v2, e1
 }

@@ -63,6 +63,13 @@ func (o *origin) put(b []byte) {
 	}
 }
 
+// putETag puts b as the file's new version and returns its ETag.
+func (o *origin) putETag(b []byte) string {
+	o.put(b)
+	resp, _ := o.get(nil)
+	return resp.Header.Get("ETag")
+}
+
 func (o *origin) get(hdr map[string]string) (*http.Response, []byte) {
 	o.t.Helper()
 	req, _ := http.NewRequest("GET", o.url, nil)

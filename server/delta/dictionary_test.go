@@ -53,13 +53,7 @@ func getWith(t *testing.T, url string, hdr ...string) (*http.Response, []byte) {
 func TestDictionaryRestart(t *testing.T) {
 	dir, state := t.TempDir(), t.TempDir()
 	v1, v2 := text(3000, 1), text(3000, 2)
-	if err := os.MkdirAll(filepath.Join(dir, "assets"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(dir, "assets", "app.txt")
-	if err := os.WriteFile(file, v1, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	file := writeAsset(t, dir, v1)
 	url, stop := dictOrigin(t, dir, state)
 	resp, _ := getWith(t, url+"/assets/app.txt")
 	if got := resp.Header.Get("Use-As-Dictionary"); !strings.Contains(got, `match="/assets/*"`) {
@@ -90,4 +84,17 @@ func TestDictionaryRestart(t *testing.T) {
 	if len(names) != 1 {
 		t.Fatalf("variants on disk: want one dcz, got %v", names)
 	}
+}
+
+// writeAsset writes body to DIR/assets/app.txt and returns its path.
+func writeAsset(t *testing.T, dir string, body []byte) string {
+	t.Helper()
+	file := filepath.Join(dir, "assets", "app.txt")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
 }

@@ -1,0 +1,72 @@
+package fetch
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// oneStreamSize is large enough for the default to plan pieces.
+const oneStreamSize = parallelFrom + 1<<20 + 333
+
+// By default a download the size splits starts as one stream and, while
+// that stream stays fast (here: never measured), reads every piece from
+// the first response: no Range request, the whole verified, reported as
+// one full response.
+func TestDefaultOneStreamWhileFast(t *testing.T) {
+	o := newTestOrigin(t, oneStreamSize)
+	path := filepath.Join(t.TempDir(), "f")
+	res, err := o.get(t, context.Background(), path, DownloadOptions{splitAfter: time.Hour}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	assertFileBytes(t, path, data)
+	assertAbsent(t, path+PartSuffix, path+SidecarSuffix)
+	if n := o.ranges.Load(); n != 0 {
+		t.Errorf("%d range requests, want 0: one stream", n)
+	}
+	if res.Strategy != StrategyFull || res.Pieces != 1 || res.Received != int64(len(data)) || res.Outcome() != verify.Verified {
+		t.Errorf("%s, %d pieces, %d received, %s; want full, 1, %d, verified", res.Strategy, res.Pieces, res.Received, res.Outcome(), len(data))
+	}
+	if !res.Verdict.Verified(verify.ReprDigest) || !res.Verdict.Verified(verify.ContentDigest) {
+		t.Errorf("checks %v", res.Verdict.Checks)
+	}
+}
+
+// A first stream slower than the bound (here: any) opens the gate at the
+// first measure: the pieces left come by Range requests, each checked, and
+// the file is whole.
+func TestDefaultSplitsSlowStream(t *testing.T) {
+	o := newTestOrigin(t, oneStreamSize)
+	path := filepath.Join(t.TempDir(), "f")
+	res, err := o.get(t, context.Background(), path, DownloadOptions{splitAfter: time.Millisecond, slowStream: 1 << 50}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	assertFileBytes(t, path, data)
+	if o.ranges.Load() == 0 {
+		t.Errorf("no range request: the slow stream was not split")
+	}
+	if res.Strategy != StrategyRanges || res.Received != int64(len(data)) || res.Outcome() != verify.Verified {
+		t.Errorf("%s, %d received, %s; want ranges, %d, verified", res.Strategy, res.Received, res.Outcome(), len(data))
+	}
+}
+
+// --parallel N splits at once, whatever the first stream's rate.
+func TestExplicitParallelSplitsAtOnce(t *testing.T) {
+	o := newTestOrigin(t, oneStreamSize)
+	path := filepath.Join(t.TempDir(), "f")
+	if _, err := o.get(t, context.Background(), path, DownloadOptions{Parallel: 2, splitAfter: time.Hour}, 0); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	assertFileBytes(t, path, data)
+	if o.ranges.Load() == 0 {
+		t.Errorf("no range request with --parallel 2")
+	}
+}
