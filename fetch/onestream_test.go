@@ -2,7 +2,9 @@ package fetch
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -68,5 +70,34 @@ func TestExplicitParallelSplitsAtOnce(t *testing.T) {
 	assertFileBytes(t, path, data)
 	if o.ranges.Load() == 0 {
 		t.Errorf("no range request with --parallel 2")
+	}
+}
+
+// The gate's watch reads the plan from its own goroutine. A first stream
+// that breaks, and whose retry by Range meets a new version, restarts the
+// download, which plans again: transfer returns only once the watch is
+// done, or the new plan is written while the watch may read the old one
+// (go test -race reports it in about one run in five: the runtime's
+// timers sometimes order the watch's read first). The file is then the
+// new version, whole.
+func TestOneStreamRestartAfterWatch(t *testing.T) {
+	o := newTestOrigin(t, oneStreamSize)
+	o.cut.Store(true)
+	var once sync.Once
+	o.before = func(r *http.Request) bool {
+		if r.Header.Get("Range") != "" {
+			once.Do(func() { o.setVersion(oneStreamSize, 2) })
+		}
+		return true
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	res, err := o.get(t, context.Background(), path, DownloadOptions{splitAfter: time.Hour}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	assertFileBytes(t, path, data)
+	if res.Outcome() != verify.Verified {
+		t.Errorf("%s after the restart, want verified", res.Outcome())
 	}
 }
