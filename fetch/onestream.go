@@ -28,6 +28,7 @@ const (
 // gate holds nobody back.
 type streamGate struct {
 	open, over         chan struct{}
+	done               chan struct{} // closed when the watch returned
 	openOnce, overOnce sync.Once
 }
 
@@ -38,7 +39,7 @@ func (d *download) gate(ctx context.Context, mode bodyMode) *streamGate {
 	if d.o.Parallel != 0 || mode != modeHead || d.parallel < 2 || len(d.pieces) < 2 {
 		return nil
 	}
-	g := &streamGate{open: make(chan struct{}), over: make(chan struct{})}
+	g := &streamGate{open: make(chan struct{}), over: make(chan struct{}), done: make(chan struct{})}
 	every, rate := d.o.splitAfter, d.o.slowStream
 	if every <= 0 {
 		every = splitAfter
@@ -46,7 +47,10 @@ func (d *download) gate(ctx context.Context, mode bodyMode) *streamGate {
 	if rate <= 0 {
 		rate = slowStream
 	}
-	go d.watch(ctx, g, every, float64(rate)*every.Seconds())
+	go func() {
+		defer close(g.done)
+		d.watch(ctx, g, every, float64(rate)*every.Seconds())
+	}()
 	return g
 }
 
@@ -107,6 +111,15 @@ func (g *streamGate) wait(ctx context.Context) bool {
 		return false
 	case <-ctx.Done():
 		return false
+	}
+}
+
+// stop ends the watch and waits for it (transfer, before it returns): a
+// restart plans the download again, and the watch reads the plan.
+func (g *streamGate) stop() {
+	if g != nil {
+		g.alone()
+		<-g.done
 	}
 }
 

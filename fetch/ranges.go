@@ -491,6 +491,7 @@ func (d *download) transfer(ctx context.Context, first *reply, mode bodyMode) er
 	)
 	fail := func(err error) { failOnce.Do(func() { failed = err; cancel(err) }) }
 	g := d.gate(gctx, mode)
+	defer g.stop()
 	for w := range max(1, min(d.parallel, len(d.pieces))) {
 		wg.Add(1)
 		go func() {
