@@ -3,7 +3,9 @@ package fetch
 import (
 	"context"
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,5 +101,32 @@ func TestOneStreamRestartAfterWatch(t *testing.T) {
 	assertFileBytes(t, path, data)
 	if res.Outcome() != verify.Verified {
 		t.Errorf("%s after the restart, want verified", res.Outcome())
+	}
+}
+
+// A resumed part that fails Repr-Digest is fetched again in full; when
+// that is one stream, the result says so (full, one piece), not the range
+// requests of the resume it replaced.
+func TestOneStreamAfterFailedResumeReportsFull(t *testing.T) {
+	o := newTestOrigin(t, oneStreamSize)
+	path := filepath.Join(t.TempDir(), "f")
+	interrupt(t, o, path, 4, firstPieces)
+	f, err := os.OpenFile(path+PartSuffix, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteAt([]byte("garbage"), 100_000) // within the hashed prefix
+	f.Close()
+	res, err := o.get(t, context.Background(), path, DownloadOptions{Continue: true, splitAfter: time.Hour}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	assertFileBytes(t, path, data)
+	if !strings.Contains(strings.Join(res.Verdict.Warnings, "\n"), "fetched again in full") {
+		t.Fatalf("warnings %q, want the part fetched again in full", res.Verdict.Warnings)
+	}
+	if res.Strategy != StrategyFull || res.Pieces != 1 {
+		t.Errorf("%s, %d pieces after a one-stream refetch; want full, 1", res.Strategy, res.Pieces)
 	}
 }
