@@ -178,6 +178,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	resp := r.resp
 	d.adopt(resp)
 	d.resumed, d.before, d.refStatus, d.total = false, nil, resp.StatusCode, resp.ContentLength
+	d.ranged.Store(false) // this response starts the transfer the result describes
 	d.ref = responseFields(resp.Header)
 	d.startHash(d.hashAlgorithms(resp, d.ref.all()...), 0, nil)
 	d.parallel = 1
