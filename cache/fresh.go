@@ -14,10 +14,14 @@ import (
 // (§4.2.3: Age, or responseTime minus Date if larger). RFC 9842 §2.2.1
 // lets a client use a dictionary only while it is fresh. It returns the
 // instant the response goes stale, and ok false when it is not fresh now
-// or must not be kept (no-store; no-cache, which demands revalidation
+// or must not be kept (no-store, unless im says it is for caches that do
+// not know RFC 3229, as Storable; no-cache, which demands revalidation
 // before every use). s-maxage is for shared caches and is ignored; so is
 // stale-while-revalidate, as hdig never revalidates a dictionary.
 func Freshness(h http.Header, responseTime time.Time) (expires time.Time, ok bool) {
+	if !Storable(h) {
+		return time.Time{}, false
+	}
 	date, hasDate := httpTime(h.Get("Date"))
 	if !hasDate {
 		date = responseTime
@@ -26,7 +30,7 @@ func Freshness(h http.Header, responseTime time.Time) (expires time.Time, ok boo
 	for _, line := range h.Values("Cache-Control") {
 		for name, arg := range directiveArgs(line) {
 			switch name {
-			case "no-store", "no-cache":
+			case "no-cache":
 				return time.Time{}, false
 			case "max-age":
 				if explicit {

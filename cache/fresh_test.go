@@ -25,6 +25,8 @@ func TestFreshness(t *testing.T) {
 		{"heuristic", http.Header{"Last-Modified": {now.Add(-100 * time.Hour).Format(http.TimeFormat)}, "Date": {date}}, 10 * time.Hour},
 		{"nothing", http.Header{"Date": {date}}, 0},
 		{"no-store", http.Header{"Cache-Control": {"max-age=3600, no-store"}}, 0},
+		{"no-store beside im (RFC 3229 §10.8.2)", http.Header{"Cache-Control": {"no-store, im, max-age=30"}}, 30 * time.Second},
+		{"im alone gives no lifetime", http.Header{"Cache-Control": {"no-store, im"}, "Date": {date}}, 0},
 		{"no-cache", http.Header{"Cache-Control": {"no-cache, max-age=3600"}}, 0},
 		{"max-age=0", http.Header{"Cache-Control": {"max-age=0"}}, 0},
 		{"bad max-age", http.Header{"Cache-Control": {"max-age=soon"}, "Expires": {now.Add(time.Hour).Format(http.TimeFormat)}}, 0},

@@ -338,6 +338,10 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	}
 	res.Strategy, res.IM, res.DeltaBase = StrategyDelta, ims, e.ETag
 	res.Bytes, res.Received = out.n, counted.n
+	// The content coding was of the delta bytes: what is written is the
+	// instance, which the base (an identity version) and the delta make,
+	// and which Repr-Digest is checked against; so it may become a base.
+	res.Encoding = ""
 	var le *limitError
 	if errors.As(out.err, &le) && le.ratio {
 		return fmt.Errorf("%w: applying %s to %s: %v", errDeltaFailed, strings.Join(ims, ", "), e.ETag, le)

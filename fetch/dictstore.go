@@ -12,6 +12,7 @@ import (
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/dictionary"
+	"github.com/hdig/hdig/verify"
 )
 
 // dictEntry decides whether the response of res becomes a dictionary
@@ -26,7 +27,16 @@ func dictEntry(res *Result, now time.Time) (d cache.Dict, sum []byte, note strin
 	no := func(format string, a ...any) (cache.Dict, []byte, string, bool) {
 		return cache.Dict{}, nil, "Use-As-Dictionary: not stored: " + fmt.Sprintf(format, a...), false
 	}
-	if res.Status != http.StatusOK {
+	switch res.Status {
+	case http.StatusOK:
+	case http.StatusIMUsed:
+		// The instance rebuilt from a 226 is the 200 the origin would have
+		// sent (RFC 3229 §10.6, §10.7.2), and the 226's fields are its:
+		// stored only once a digest of the rebuilt bytes proved them.
+		if !rebuiltVerified(res.Verdict) {
+			return no("nothing verified the instance rebuilt from the 226 (no Repr-Digest matched)")
+		}
+	default:
 		return no("a %d is not the whole representation", res.Status)
 	}
 	sum = res.SHA256
@@ -68,6 +78,21 @@ func dictEntry(res *Result, now time.Time) (d cache.Dict, sum []byte, note strin
 	d = cache.Dict{URL: base.String(), Origin: p.Origin(), Match: use.Match, MatchDest: use.MatchDest, ID: use.ID,
 		Type: use.Type, Expires: expires, SHA256: hex.EncodeToString(sum)}
 	return d, sum, "", true
+}
+
+// rebuiltVerified says a digest of the whole rebuilt instance matched
+// and none failed: not only Content-Digest or Content-MD5, which are of
+// the delta bytes.
+func rebuiltVerified(v verify.Verdict) bool {
+	if v.Outcome() != verify.Verified {
+		return false
+	}
+	for _, c := range v.Checks {
+		if c.Result == verify.Match && c.Field != verify.ContentDigest && c.Field != verify.ContentMD5 {
+			return true
+		}
+	}
+	return false
 }
 
 // storeDict keeps the bytes written for res as a dictionary when the

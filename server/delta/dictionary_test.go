@@ -86,6 +86,32 @@ func TestDictionaryRestart(t *testing.T) {
 	}
 }
 
+// A 226 of a file offered as a dictionary keeps its max-age after
+// "no-store, im" (RFC 3229 §5.5's example): a client that knows RFC 3229
+// ignores that no-store (§10.8.2) and keeps the rebuilt version as its
+// dictionary, fresh as long as the 200 would have been.
+func TestDictionary226KeepsMaxAge(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	file := writeAsset(t, dir, text(3000, 1))
+	url, stop := dictOrigin(t, dir, state)
+	defer stop()
+	resp, _ := getWith(t, url+"/assets/app.txt", "Accept-Encoding", "identity")
+	etag, cc := resp.Header.Get("ETag"), resp.Header.Get("Cache-Control")
+	if !strings.HasPrefix(cc, "max-age=") {
+		t.Fatalf("200: Cache-Control %q; want a max-age", cc)
+	}
+	if err := os.WriteFile(file, text(3000, 2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ = getWith(t, url+"/assets/app.txt", "Accept-Encoding", "identity", "A-IM", "vcdiff", "If-None-Match", etag)
+	if resp.StatusCode != http.StatusIMUsed || resp.Header.Get("Use-As-Dictionary") == "" {
+		t.Fatalf("status %d, Use-As-Dictionary %q; want a 226 offering itself", resp.StatusCode, resp.Header.Get("Use-As-Dictionary"))
+	}
+	if got := resp.Header.Values("Cache-Control"); len(got) != 1 || got[0] != "no-store, im, "+cc {
+		t.Errorf("226: Cache-Control %q; want %q", got, "no-store, im, "+cc)
+	}
+}
+
 // writeAsset writes body to DIR/assets/app.txt and returns its path.
 func writeAsset(t *testing.T, dir string, body []byte) string {
 	t.Helper()

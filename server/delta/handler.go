@@ -317,7 +317,14 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, d coded, base ve
 	}
 	hd.Set("IM", strings.Join(d.ims, ", "))
 	hd.Set("Delta-Base", base.ETag)
-	hd.Set("Cache-Control", "no-store, im")
+	// A cache that knows RFC 3229 ignores no-store beside im (§10.8.2):
+	// the freshness the response had (a dictionary's max-age) is kept for
+	// it, as in RFC 3229 §5.5's "no-store, im, max-age=30".
+	cc := "no-store, im"
+	if prev := hd.Values("Cache-Control"); len(prev) > 0 {
+		cc += ", " + strings.Join(prev, ", ")
+	}
+	hd.Set("Cache-Control", cc)
 	hd.Set("Content-Length", strconv.FormatInt(d.size, 10))
 	hd.Del("Accept-Ranges")
 	w.WriteHeader(http.StatusIMUsed)
