@@ -67,13 +67,15 @@ start_origin() {
 }
 
 # ask OUT FIELD...: GET $url with the fields; the body goes to OUT; sets
-# got to "STATUS CODING" (- for none).
+# got to "STATUS CODING" (- for none): a 226's compression after its delta
+# coding (IM: vcdiff, zstd), else the Content-Encoding.
 ask() {
 	local out=$1 f args=()
 	shift
 	for f in "$@"; do args+=(-H "$f"); done
 	curl -s -o "$out" -D "$tmp/hdr" "${args[@]}" "$url"
-	got=$(tr -d '\r' <"$tmp/hdr" | awk 'NR == 1 {s = $2} tolower($1) == "content-encoding:" {c = $2} END {print s, (c == "" ? "-" : c)}')
+	got=$(tr -d '\r' <"$tmp/hdr" | awk 'NR == 1 {s = $2} tolower($1) == "content-encoding:" {c = $2} tolower($1) == "im:" {i = $3}
+		END {if (s == 226) c = i; print s, (c == "" ? "-" : c)}')
 }
 
 # await WANT OUT FIELD...: asks until got matches the regular expression
@@ -105,7 +107,7 @@ origin_sends() {
 	cp "$new" "$tmp/www/w/.$p" && mv "$tmp/www/w/.$p" "$tmp/www/w/$p"
 	avail="Available-Dictionary: :$(openssl dgst -sha256 -binary "$old" | base64 -w0):"
 	o226=- odcb=- odcz=-
-	local delta=("A-IM: vcdiff" "If-None-Match: $e1" "Accept-Encoding: zstd, br")
+	local delta=("A-IM: vcdiff, zstd, br" "If-None-Match: $e1")
 	if await '^226' "$tmp/o226" "${delta[@]}"; then
 		# A delta over 32 KiB is coded in the background: until then it goes as it is.
 		[ "$(stat -c %s "$tmp/o226")" -le $((32 << 10)) ] || await '^226 (zstd|br)' "$tmp/o226" "${delta[@]}" || true
@@ -124,7 +126,7 @@ origin_sends() {
 			cmp -s "$tmp/odcz.out" "$new" || { echo "delta.sh: $p: the dcz body does not decode to the new version" >&2; exit 1; }
 		fi
 	fi
-	ask "$tmp/oall" "A-IM: vcdiff" "If-None-Match: $e1" "$avail" "Accept-Encoding: zstd, br, dcb, dcz"
+	ask "$tmp/oall" "A-IM: vcdiff, zstd, br" "If-None-Match: $e1" "$avail" "Accept-Encoding: zstd, br, dcb, dcz"
 	sent=$(stat -c %s "$tmp/oall") how=${got/ /:}
 	rm -f "$tmp"/o226* "$tmp"/odc* "$tmp/oall" "$tmp/ov1" "$tmp/www/w/$p"
 }
@@ -177,5 +179,6 @@ while read -r p; do
 done <"$pairs/pairs"
 echo "(226, dcb, dcz: body bytes hdig serve sends a client holding the old version that offers only that (the 226"
 echo " in its smallest coding of zstd and br: suffix z or b), - when it sends none; wire: the bytes it sends when"
-echo " offered everything (A-IM, If-None-Match, Available-Dictionary, Accept-Encoding: zstd, br, dcb, dcz), and"
+echo " offered everything (A-IM: vcdiff, zstd, br, If-None-Match, Available-Dictionary, Accept-Encoding: zstd, br,"
+echo " dcb, dcz), and"
 echo " sent: its status and Content-Encoding; all fetched with curl)"

@@ -4,13 +4,15 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
-// With --compressed the 226 comes content-coded (zstd or br over the
-// vcdiff, RFC 3229 §10.7): hdig undoes the coding, applies the delta and
-// verifies Repr-Digest over the rebuilt file.
-func TestGetDeltaContentCoded(t *testing.T) {
+// With --compressed the A-IM accepts the delta compressed by zstd or br
+// after its coding, and the 226 comes so ("IM: vcdiff, zstd", RFC 3229
+// §10.7.3): hdig undoes both, and verifies Repr-Digest over the rebuilt
+// file. An explicit --im is sent as it is.
+func TestGetDeltaCompressed(t *testing.T) {
 	site, cacheDir := t.TempDir(), t.TempDir()
 	file := filepath.Join(site, "app.js")
 	out := filepath.Join(t.TempDir(), "app.js")
@@ -24,7 +26,15 @@ func TestGetDeltaContentCoded(t *testing.T) {
 	if code != 0 || v.Status != 226 || v.Transfer.Strategy != "delta" || v.Verdict != "verified" {
 		t.Fatalf("second fetch: exit %d, %+v: %s", code, v, errOut)
 	}
+	if im := strings.Join(v.Transfer.IM, ", "); im != "vcdiff, zstd" && im != "vcdiff, br" {
+		t.Errorf("second fetch: IM %q, want vcdiff compressed by zstd or br", im)
+	}
 	if got, _ := os.ReadFile(out); !bytes.Equal(got, versionText(2)) {
 		t.Errorf("rebuilt %d bytes, want version 2 (%d bytes)", len(got), len(versionText(2)))
+	}
+	os.WriteFile(file, versionText(3), 0o644)
+	code, v, errOut = getJSON(t, "--compressed", "--im", "vcdiff", "--cache-dir", cacheDir, "-o", out, url)
+	if code != 0 || v.Status != 226 || strings.Join(v.Transfer.IM, ", ") != "vcdiff" {
+		t.Fatalf("--im vcdiff: exit %d, status %d, IM %q; want 226 vcdiff: %s", code, v.Status, v.Transfer.IM, errOut)
 	}
 }

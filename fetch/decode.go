@@ -7,15 +7,17 @@ import (
 	"compress/zlib"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 
 	"github.com/andybalholm/brotli"
 	"github.com/hdig/hdig/dictionary"
+	"github.com/hdig/hdig/patch"
 	"github.com/klauspost/compress/zstd"
 )
 
 // maxZstdWindow bounds the memory a zstd stream may ask for.
-const maxZstdWindow = 128 << 20
+const maxZstdWindow = patch.MaxZstdWindow
 
 // maxCodings bounds the Content-Encoding list undone (curl stops at 5):
 // each entry costs a decoder, and no origin stacks more than two.
@@ -107,4 +109,18 @@ func countCodings(codings []string) int {
 		}
 	}
 	return n
+}
+
+// contentCodings returns the codings of the response's Content-Encoding
+// fields, lowercased, identity and empty members left out.
+func contentCodings(h http.Header) []string {
+	var out []string
+	for _, line := range h.Values("Content-Encoding") {
+		for _, c := range strings.Split(line, ",") {
+			if c = strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }

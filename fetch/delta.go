@@ -17,8 +17,14 @@ import (
 	"github.com/hdig/hdig/verify"
 )
 
-// DefaultIM is the default A-IM value (contract: --im).
-const DefaultIM = "vcdiff, gdiff;q=0.8, diffe;q=0.5, gzip;q=0.3"
+// DefaultIM is the default A-IM value (contract: --im); CompressedIM the
+// default with --compressed, which also accepts the delta compressed by
+// zstd or br after its delta coding ("IM: vcdiff, zstd", as RFC 3229
+// §10.7.3's "diffe, gzip").
+const (
+	DefaultIM    = "vcdiff, gdiff;q=0.8, diffe;q=0.5, gzip;q=0.3"
+	CompressedIM = "vcdiff, gdiff;q=0.8, diffe;q=0.5, zstd;q=0.4, br;q=0.4, gzip;q=0.3"
+)
 
 // maxBases is how many cached versions are offered in If-None-Match.
 const maxBases = 3
@@ -30,7 +36,8 @@ var errDeltaFailed = errors.New("delta response unusable")
 // Delta configures delta encoding against a base-version cache.
 type Delta struct {
 	Cache *cache.Cache
-	// IM is the A-IM value; "" means DefaultIM.
+	// IM is the A-IM value; "" means DefaultIM, or CompressedIM for a
+	// request with Compressed set.
 	IM string
 	// Off sends no A-IM or If-None-Match, but still stores versions.
 	Off bool
@@ -71,7 +78,11 @@ func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, err
 	}
 	if len(offered) > 0 {
 		im := d.IM
-		if im == "" {
+		switch {
+		case im != "":
+		case req.Compressed:
+			im = CompressedIM
+		default:
 			im = DefaultIM
 		}
 		tags := make([]string, len(offered))
@@ -298,6 +309,12 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	if err := d.checkIMs(ims); err != nil {
 		return err
 	}
+	if ce := contentCodings(resp.Header); len(ce) > 0 {
+		// RFC 3229 §10.7: the delta is between instances so coded; the
+		// versions cached are identities. A compressed delta is an IM.
+		return fmt.Errorf("%w: 226 with Content-Encoding %s: its delta is between %s-coded instances (RFC 3229 §10.7.1), and the cached bases are not coded",
+			errDeltaFailed, strings.Join(ce, ", "), strings.Join(ce, ", "))
+	}
 	if res.ETag == "" {
 		return fmt.Errorf("%w: 226 without ETag (RFC 3229 §10.4.1)", errDeltaFailed)
 	}
@@ -326,22 +343,12 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	// Rebuilt bytes are bounded by what came in: the delta and its base.
 	out := &boundedWriter{w: io.MultiWriter(sinkWriter{sink}, repr), lim: d.req.Limits, expands: true,
 		in: func() int64 { return counted.n + b.Size() }}
-	// A 226 may carry a content coding over the delta (RFC 3229 §10.7).
-	coded, done, err := decoder(body, resp.Header.Get("Content-Encoding"))
-	if err != nil {
-		return fmt.Errorf("%w: %v", errDeltaFailed, err)
-	}
-	defer done()
-	err = patch.Undo(ims, b, b.Size(), coded, out)
+	err = patch.Undo(ims, b, b.Size(), body, out)
 	if err == nil {
 		_, err = io.Copy(io.Discard, body)
 	}
 	res.Strategy, res.IM, res.DeltaBase = StrategyDelta, ims, e.ETag
 	res.Bytes, res.Received = out.n, counted.n
-	// The content coding was of the delta bytes: what is written is the
-	// instance, which the base (an identity version) and the delta make,
-	// and which Repr-Digest is checked against; so it may become a base.
-	res.Encoding = ""
 	var le *limitError
 	if errors.As(out.err, &le) && le.ratio {
 		return fmt.Errorf("%w: applying %s to %s: %v", errDeltaFailed, strings.Join(ims, ", "), e.ETag, le)

@@ -198,9 +198,10 @@ func hexText(n int) []byte {
 	return b.Bytes()
 }
 
-// A 226 whose delta came br- or zstd-coded (--compressed accepts them) is
-// rebuilt, verified, and kept as the base the next delta comes from: the
-// coding was of the delta bytes, the instance is the identity.
+// A 226 whose delta came compressed by br or zstd (--compressed accepts
+// them after the delta coding in A-IM: "IM: vcdiff, zstd") is rebuilt,
+// verified, and kept as the base the next delta comes from: the
+// compression was of the delta bytes, the instance is the identity.
 func TestCodedDeltaResultIsBase(t *testing.T) {
 	v1, v2, v3 := hexText(0), hexText(3000), hexText(3100)
 	// Not a text type: the origin has no br or zstd variant of the file,
@@ -213,8 +214,11 @@ func TestCodedDeltaResultIsBase(t *testing.T) {
 	if res.Status != http.StatusIMUsed || !bytes.Equal(out, v2) || res.Outcome() != verify.Verified || !res.Verdict.Verified(verify.ReprDigest) {
 		t.Fatalf("v2: status %d, %d bytes, %s; want a 226 verified by Repr-Digest (warnings %q)", res.Status, len(out), res.Outcome(), warnings(res))
 	}
-	if ce := res.Header.Get("Content-Encoding"); ce != "br" && ce != "zstd" {
-		t.Fatalf("v2: Content-Encoding %q; want the delta br- or zstd-coded", ce)
+	if im := strings.Join(res.IM, ", "); (im != "vcdiff, br" && im != "vcdiff, zstd") || res.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("v2: IM %q, Content-Encoding %q; want the delta compressed by br or zstd, no content coding", im, res.Header.Get("Content-Encoding"))
+	}
+	if aim := e.last().Get("A-IM"); aim != CompressedIM {
+		t.Errorf("--compressed: A-IM %q, want %q", aim, CompressedIM)
 	}
 	vs, err := e.store.Versions(e.url)
 	if err != nil || len(vs) == 0 || vs[0].ETag != res.ETag {

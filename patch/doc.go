@@ -1,7 +1,9 @@
 // Package patch implements the RFC 3229 instance manipulations hdig speaks:
 // the delta codings vcdiff (RFC 3284, with xdelta3's application header and
 // Adler-32 window checksum), gdiff (W3C NOTE-gdiff-19970901) and diffe
-// ("diff -e" ed scripts), and the gzip and deflate compressions.
+// ("diff -e" ed scripts), and the compressions zstd, br, gzip and deflate
+// that may follow one ("IM: vcdiff, zstd"; zstd and br by the names of
+// their content codings, as RFC 3229 §10.7.3 uses gzip).
 //
 // Decoders read the base through an io.ReaderAt and the delta from an
 // io.Reader and write the result to an io.Writer; their memory is bounded by

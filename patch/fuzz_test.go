@@ -2,6 +2,7 @@ package patch
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -82,6 +83,27 @@ func FuzzApplyDiffE(f *testing.F) {
 		back, err := applyDiffE(base, script2)
 		if err != nil || !bytes.Equal(back, out.Bytes()) {
 			t.Fatalf("round trip of the applied target: %v", err)
+		}
+	})
+}
+
+// FuzzUndo: an IM list of a delta coding and compressions, as a 226
+// names it, undone on any body: no panic, output bounded.
+func FuzzUndo(f *testing.F) {
+	target := []byte(snarkTarget)
+	for _, ims := range []string{"vcdiff, br", "vcdiff, zstd", "gdiff, gzip", "diffe, deflate", "zstd, br"} {
+		list := strings.Split(ims, ", ")
+		var body bytes.Buffer
+		if err := EncodeList(list, bytes.NewReader(fuzzBase), int64(len(fuzzBase)), bytes.NewReader(target), &body); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(ims, body.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, ims string, body []byte) {
+		var out bytes.Buffer
+		err := Undo(strings.Split(ims, ","), bytes.NewReader(fuzzBase), int64(len(fuzzBase)), bytes.NewReader(body), &out, fuzzOpts()...)
+		if out.Len() > fuzzLimit {
+			t.Fatalf("Undo(%q) wrote %d bytes, over the %d limit (err %v)", ims, out.Len(), fuzzLimit, err)
 		}
 	})
 }

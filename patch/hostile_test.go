@@ -178,3 +178,19 @@ func TestApplyDiffEHugeAppendLine(t *testing.T) {
 		t.Errorf("ApplyDiffE(%q) error = %v, want a bad-command error", script, err)
 	}
 }
+
+// TestUndoCompressionBombsBounded: br and zstd, like gzip, write no more
+// than WithMaxOutput however far their few bytes expand.
+func TestUndoCompressionBombsBounded(t *testing.T) {
+	for _, name := range []string{"br", "zstd"} {
+		var body bytes.Buffer
+		if err := Compress(&body, bytes.NewReader(make([]byte, 4<<20)), name, 4<<20); err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		err := Undo([]string{name}, nil, 0, bytes.NewReader(body.Bytes()), &out, WithMaxOutput(1<<18))
+		if !errors.Is(err, ErrLimit) || out.Len() > 1<<18 {
+			t.Errorf("Undo(%s) of 4 MiB in %d bytes with WithMaxOutput(256 KiB): %d bytes written, error %v; want ErrLimit", name, body.Len(), out.Len(), err)
+		}
+	}
+}

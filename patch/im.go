@@ -2,8 +2,6 @@ package patch
 
 import (
 	"bytes"
-	"compress/gzip"
-	"compress/zlib"
 	"fmt"
 	"io"
 	"strings"
@@ -12,24 +10,26 @@ import (
 // codec is one instance manipulation: a delta coding (two inputs) or a
 // compression (one input).
 type codec struct {
-	decode func(base io.ReaderAt, baseSize int64, body io.Reader, out io.Writer, opts ...Option) error
-	encode func(base io.ReaderAt, baseSize int64, target io.Reader, out io.Writer, opts ...Option) error
-	// compressions only
-	reader func(io.Reader) (io.ReadCloser, error)
-	writer func(io.Writer) io.WriteCloser
+	decode      func(base io.ReaderAt, baseSize int64, body io.Reader, out io.Writer, opts ...Option) error
+	encode      func(base io.ReaderAt, baseSize int64, target io.Reader, out io.Writer, opts ...Option) error
+	compression bool // one input: newCompressor and newDecompressor
 }
 
 var codecs = map[string]codec{
 	"vcdiff":  {decode: DecodeVCDIFF, encode: EncodeVCDIFF},
 	"gdiff":   {decode: DecodeGDIFF, encode: EncodeGDIFF},
 	"diffe":   {decode: ApplyDiffE, encode: EncodeDiffE},
-	"gzip":    {reader: func(r io.Reader) (io.ReadCloser, error) { return gzip.NewReader(r) }, writer: func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) }},
-	"deflate": {reader: zlib.NewReader, writer: func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) }},
+	"zstd":    {compression: true},
+	"br":      {compression: true},
+	"gzip":    {compression: true},
+	"deflate": {compression: true},
 }
 
 // Supported lists the instance manipulations Undo and Encode handle, delta
 // codings first, in order of preference.
-func Supported() []string { return []string{"vcdiff", "gdiff", "diffe", "gzip", "deflate"} }
+func Supported() []string {
+	return []string{"vcdiff", "gdiff", "diffe", "zstd", "br", "gzip", "deflate"}
+}
 
 // IsDelta reports whether im is a delta coding (needs a base instance).
 func IsDelta(im string) bool {
@@ -90,7 +90,7 @@ func Undo(ims []string, base io.ReaderAt, baseSize int64, body io.Reader, out io
 		if c.decode != nil {
 			return c.decode(base, baseSize, r, out, opts...)
 		}
-		rc, err := c.reader(r)
+		rc, err := newDecompressor(names[i], r)
 		if err != nil {
 			return fmt.Errorf("%w: %s: %v", ErrCorrupt, names[i], err)
 		}
@@ -135,8 +135,11 @@ func EncodeList(ims []string, base io.ReaderAt, baseSize int64, target io.Reader
 	var closers []io.WriteCloser
 	w := out
 	for i := len(names) - 1; i >= 0; i-- {
-		if c := codecs[names[i]]; c.writer != nil {
-			wc := c.writer(w)
+		if codecs[names[i]].compression {
+			wc, err := newCompressor(names[i], w, -1)
+			if err != nil {
+				return err
+			}
 			closers = append(closers, wc)
 			w = wc
 		}

@@ -12,6 +12,7 @@ func TestEncodeUndo(t *testing.T) {
 	lists := [][]string{
 		{"vcdiff"}, {"gdiff"}, {"diffe"}, {"gzip"}, {"deflate"}, {},
 		{"diffe", "gzip"}, {"gdiff", "deflate"}, {"vcdiff", "gzip", "deflate"}, {"VCDIFF;x=1"},
+		{"vcdiff", "br"}, {"vcdiff", "zstd"}, {"gdiff", "zstd"}, {"br"}, {"zstd", "br"},
 	}
 	for _, ims := range lists {
 		var delta, got bytes.Buffer
@@ -38,6 +39,9 @@ func TestUndoErrors(t *testing.T) {
 		{[]string{"gzip", "vcdiff"}, "", ErrUnsupported},
 		{[]string{"vcdiff", "diffe"}, "", ErrUnsupported},
 		{[]string{"gzip"}, "not gzip", ErrCorrupt},
+		{[]string{"vcdiff", "zstd"}, "not zstd", ErrCorrupt},
+		{[]string{"vcdiff", "br"}, "\xff\xff\xff", ErrCorrupt},
+		{[]string{"zstd", "vcdiff"}, "", ErrUnsupported},
 		{[]string{"vcdiff"}, "\xd6\xc3\xc4\x00\x01\x03", ErrUnsupported}, // no compressor ID 3
 	}
 	for _, tt := range tests {
@@ -60,7 +64,7 @@ func TestDetect(t *testing.T) {
 			t.Errorf("Detect(%q) = %q, want %q", tt.prefix, got, tt.want)
 		}
 	}
-	if s := Supported(); len(s) != 5 || !IsDelta(s[0]) || IsDelta("gzip") {
+	if s := Supported(); len(s) != 7 || !IsDelta(s[0]) || IsDelta("gzip") {
 		t.Errorf("Supported() = %q", s)
 	}
 }

@@ -38,3 +38,23 @@ func refusesIdentity(aim []patch.Manipulation) bool {
 	}
 	return false
 }
+
+// acceptedAfter returns the acceptable manipulations among names that the
+// A-IM lists after coding (a compression applies to the delta it follows),
+// best qvalue first.
+func acceptedAfter(aim []patch.Manipulation, coding string, names []string) []patch.Manipulation {
+	pos := -1
+	for _, m := range aim {
+		if m.Name == coding {
+			pos = m.Pos
+			break
+		}
+	}
+	var out []patch.Manipulation
+	for _, m := range accepted(aim, names) {
+		if pos >= 0 && m.Pos > pos {
+			out = append(out, m)
+		}
+	}
+	return out
+}

@@ -3,26 +3,21 @@ package delta
 import (
 	"errors"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 
-	"github.com/andybalholm/brotli"
-	"github.com/hdig/hdig/server"
-	"github.com/klauspost/compress/zstd"
+	"github.com/hdig/hdig/patch"
 )
 
-// deltaEncodings are the content codings a 226 may carry (RFC 3229
-// §10.7), in the order tried when sizes tie. The delta's sha-256 names
-// each coded copy, so Repr-Digest (of the current instance) is unchanged
-// and Content-Digest is of the coded bytes sent.
+// deltaEncodings are the compressions a delta may be sent in after its
+// delta coding, as instance manipulations ("IM: vcdiff, zstd"; RFC 3229
+// §10.7.3: a compressed delta is an instance manipulation, while a
+// Content-Encoding on a 226 would say the delta is between coded
+// instances), in the order tried when sizes tie. The delta's sha-256
+// names each compressed copy; Repr-Digest (of the current instance) is
+// unchanged and Content-Digest is of the bytes sent.
 var deltaEncodings = []string{"zstd", "br"}
-
-// coded is a delta as sent: its file, its size and its content coding.
-type coded struct {
-	*made
-	encoding string // "" for none
-}
 
 // codeOnPathMax is the largest delta coded on a request's path: Brotli at
 // quality 11 and zstd's best level code about half a megabyte a second on
@@ -38,31 +33,40 @@ var codeHook func(background bool)
 // errNotCoded: the coding of a delta is not made yet.
 var errNotCoded = errors.New("delta coding not made yet")
 
-// smallestCoding returns the smallest of d and its codings accepted by
-// the request's Accept-Encoding; a coding that fails is skipped, one not
-// made yet is made here only when d is small (codeOnPathMax), else in
+// smallestCoding returns the smallest of d and its compressions the A-IM
+// accepts after d's delta coding; a compression that fails is skipped, one
+// not made yet is made here only when d is small (codeOnPathMax), else in
 // the background.
-func (h *Handler) smallestCoding(r *http.Request, d *made) coded {
-	best := coded{made: d}
+func (h *Handler) smallestCoding(aim []patch.Manipulation, d *made) *made {
+	best := d
 	var later []string
-	for _, enc := range server.AcceptedCodings(r.Header, deltaEncodings) {
-		c, err := h.codedFile(d, enc, d.size <= codeOnPathMax, false)
+	for _, z := range compressible(d, aim, deltaEncodings) {
+		c, err := h.codedFile(d, z.Name, d.size <= codeOnPathMax, false)
 		if errors.Is(err, errNotCoded) {
-			later = append(later, enc)
+			later = append(later, z.Name)
 			continue
 		}
 		if err != nil {
-			h.log.Warn("delta coding", "coding", enc, "err", err)
+			h.log.Warn("delta compression", "im", z.Name, "err", err)
 			continue
 		}
 		if c.size < best.size {
-			best = coded{made: c, encoding: enc}
+			best = c
 		}
 	}
 	if len(later) > 0 {
 		h.codeLater(d, later)
 	}
 	return best
+}
+
+// compressible returns the compressions among names that may follow
+// delta d's manipulations by the A-IM: none when d is compressed already.
+func compressible(d *made, aim []patch.Manipulation, names []string) []patch.Manipulation {
+	if len(d.ims) != 1 {
+		return nil
+	}
+	return acceptedAfter(aim, d.ims[0], names)
 }
 
 // codeLater makes the codings encs of delta d in the background, one such
@@ -82,6 +86,9 @@ func (h *Handler) codeLater(d *made, encs []string) {
 
 // codeAll makes the codings encs of delta d, in the background.
 func (h *Handler) codeAll(d *made, encs []string) {
+	if len(d.ims) != 1 {
+		return // compressed already
+	}
 	for _, enc := range encs {
 		if _, err := h.codedFile(d, enc, true, true); err != nil {
 			h.log.Warn("delta coding in background", "coding", enc, "err", err)
@@ -89,14 +96,14 @@ func (h *Handler) codeAll(d *made, encs []string) {
 	}
 }
 
-// codedFile returns delta d compressed by enc, made once and kept next to
+// codedFile returns delta d compressed by enc (its IM list ends in enc), made once and kept next to
 // it (removed with it: its name starts with the delta's); when it is not
 // made yet, it is made only if make is set, else errNotCoded.
 func (h *Handler) codedFile(d *made, enc string, make, background bool) (*made, error) {
 	path := d.path + "~" + enc
 	defer h.lock(path)()
 	if fi, err := os.Stat(path); err == nil {
-		return &made{path: path, size: fi.Size(), ims: d.ims}, nil
+		return &made{path: path, size: fi.Size(), ims: withIM(d.ims, enc)}, nil
 	}
 	if !make {
 		return nil, errNotCoded
@@ -109,7 +116,7 @@ func (h *Handler) codedFile(d *made, enc string, make, background bool) (*made, 
 		return nil, err
 	}
 	defer src.Close()
-	err = writeAtomic(path, func(w io.Writer) error { return compress(w, src, enc, d.size) })
+	err = writeAtomic(path, func(w io.Writer) error { return patch.Compress(w, src, enc, d.size) })
 	if err != nil {
 		return nil, err
 	}
@@ -121,34 +128,10 @@ func (h *Handler) codedFile(d *made, enc string, make, background bool) (*made, 
 	prefix := filepath.Base(d.path)[:64]
 	h.deltasFrom[prefix] = append(h.deltasFrom[prefix], filepath.Base(path))
 	h.idxMu.Unlock()
-	return &made{path: path, size: fi.Size(), ims: d.ims}, nil
+	return &made{path: path, size: fi.Size(), ims: withIM(d.ims, enc)}, nil
 }
 
-// compress writes src coded by enc to w: the strongest settings for
-// deltas up to 4 MiB (made once, sent many times), faster ones above.
-func compress(w io.Writer, src io.Reader, enc string, size int64) error {
-	var zw io.WriteCloser
-	switch enc {
-	case "br":
-		q := brotli.BestCompression
-		if size > 4<<20 {
-			q = 7
-		}
-		zw = brotli.NewWriterOptions(w, brotli.WriterOptions{Quality: q, LGWin: 24})
-	default:
-		lvl := zstd.SpeedBestCompression
-		if size > 4<<20 {
-			lvl = zstd.SpeedBetterCompression
-		}
-		z, err := zstd.NewWriter(w, zstd.WithEncoderLevel(lvl), zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(8<<20))
-		if err != nil {
-			return err
-		}
-		zw = z
-	}
-	if _, err := io.Copy(zw, src); err != nil {
-		zw.Close()
-		return err
-	}
-	return zw.Close()
+// withIM returns ims followed by im, in a new slice.
+func withIM(ims []string, im string) []string {
+	return append(slices.Clip(ims), im)
 }

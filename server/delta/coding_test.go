@@ -2,74 +2,67 @@ package delta
 
 import (
 	"bytes"
-	"io"
 	"math/rand"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 
-	"github.com/andybalholm/brotli"
 	"github.com/hdig/hdig/patch"
-	"github.com/klauspost/compress/zstd"
 )
 
-// uncode undoes a Content-Encoding of zstd or br.
-func uncode(t *testing.T, enc string, b []byte) []byte {
+// rebuild undoes the IM list im (a delta coding and compressions) on
+// body against base.
+func rebuild(t *testing.T, base []byte, im string, body []byte) []byte {
 	t.Helper()
-	var r io.Reader
-	switch enc {
-	case "":
-		return b
-	case "br":
-		r = brotli.NewReader(bytes.NewReader(b))
-	case "zstd":
-		zr, err := zstd.NewReader(bytes.NewReader(b))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer zr.Close()
-		r = zr
-	default:
-		t.Fatalf("Content-Encoding %q, want br or zstd", enc)
-	}
-	out, err := io.ReadAll(r)
+	ims, err := patch.ParseIM([]string{im})
 	if err != nil {
-		t.Fatalf("%s: %v", enc, err)
+		t.Fatal(err)
 	}
-	return out
+	var out bytes.Buffer
+	if err := patch.Undo(ims, bytes.NewReader(base), int64(len(base)), bytes.NewReader(body), &out); err != nil {
+		t.Fatalf("IM %s: %v", im, err)
+	}
+	return out.Bytes()
 }
 
-// A 226 carries a content coding (RFC 3229 §10.7) when the client accepts
-// br or zstd and it makes the delta smaller; the smallest accepted wins.
-// Repr-Digest stays that of the current instance, Content-Digest is of
-// the bytes sent.
-func TestDelta226ContentCoding(t *testing.T) {
+// A 226 is compressed by zstd or br when the A-IM lists one after the
+// delta coding and it makes the delta smaller: the smallest accepted wins,
+// named in IM after the coding ("IM: vcdiff, zstd"), never as a
+// Content-Encoding, which would say the delta is between coded instances
+// (RFC 3229 §10.7). Repr-Digest stays that of the current instance,
+// Content-Digest is of the bytes sent.
+func TestDelta226CompressedAsIM(t *testing.T) {
 	v1, v2 := text(3000, 1), text(3000, 2)
 	o := newOrigin(t, DefaultHistory)
 	e1 := o.putETag(v1)
 	o.put(v2)
 	_, plain := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": e1})
-	for _, ae := range []string{"zstd", "br", "br, zstd", "gzip, zstd;q=0.1"} {
-		resp, body := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": e1, "Accept-Encoding": ae, "Want-Content-Digest": "sha-256"})
+	for _, aim := range []string{"vcdiff, zstd", "vcdiff, br", "vcdiff, br, zstd", "vcdiff, gzip, zstd;q=0.1"} {
+		resp, body := o.get(map[string]string{"A-IM": aim, "If-None-Match": e1, "Accept-Encoding": "zstd, br", "Want-Content-Digest": "sha-256"})
 		if resp.StatusCode != http.StatusIMUsed {
-			t.Fatalf("%s: status %d, want 226", ae, resp.StatusCode)
+			t.Fatalf("%s: status %d, want 226", aim, resp.StatusCode)
 		}
-		enc := resp.Header.Get("Content-Encoding")
-		if enc == "" || len(body) >= len(plain) {
-			t.Errorf("%s: Content-Encoding %q, %d bytes; want a coding smaller than the %d-byte vcdiff", ae, enc, len(body), len(plain))
+		im := resp.Header.Get("IM")
+		if (im != "vcdiff, zstd" && im != "vcdiff, br") || len(body) >= len(plain) || resp.Header.Get("Content-Encoding") != "" {
+			t.Errorf("%s: IM %q, Content-Encoding %q, %d bytes; want vcdiff and a compression, smaller than the %d-byte vcdiff, no content coding",
+				aim, im, resp.Header.Get("Content-Encoding"), len(body), len(plain))
 		}
 		if resp.Header.Get("Repr-Digest") != reprSHA256(v2) || resp.Header.Get("Content-Digest") != reprSHA256(body) {
-			t.Errorf("%s: Repr-Digest %q Content-Digest %q", ae, resp.Header.Get("Repr-Digest"), resp.Header.Get("Content-Digest"))
+			t.Errorf("%s: Repr-Digest %q Content-Digest %q", aim, resp.Header.Get("Repr-Digest"), resp.Header.Get("Content-Digest"))
 		}
-		var out bytes.Buffer
-		if err := patch.DecodeVCDIFF(bytes.NewReader(v1), int64(len(v1)), bytes.NewReader(uncode(t, enc, body)), &out); err != nil || !bytes.Equal(out.Bytes(), v2) {
-			t.Fatalf("%s: rebuilt %d bytes (%v), want v2", ae, out.Len(), err)
+		if got := rebuild(t, v1, im, body); !bytes.Equal(got, v2) {
+			t.Fatalf("%s: rebuilt %d bytes, want v2", aim, len(got))
 		}
 	}
-	// Only gzip accepted: the vcdiff goes as it is (it is compressed).
-	resp, body := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": e1, "Accept-Encoding": "gzip"})
-	if resp.StatusCode != http.StatusIMUsed || resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, plain) {
-		t.Errorf("gzip only: Content-Encoding %q, %d bytes, want the plain vcdiff", resp.Header.Get("Content-Encoding"), len(body))
+	// Accept-Encoding alone, gzip only, or a compression listed before the
+	// coding: the vcdiff goes as it is (it is compressed itself).
+	for _, aim := range []string{"vcdiff", "vcdiff, gzip", "zstd, vcdiff"} {
+		resp, body := o.get(map[string]string{"A-IM": aim, "If-None-Match": e1, "Accept-Encoding": "zstd, br"})
+		if resp.StatusCode != http.StatusIMUsed || resp.Header.Get("IM") != "vcdiff" || resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, plain) {
+			t.Errorf("%s: %d IM %q Content-Encoding %q, %d bytes, want the plain vcdiff", aim, resp.StatusCode,
+				resp.Header.Get("IM"), resp.Header.Get("Content-Encoding"), len(body))
+		}
 	}
 }
 
@@ -114,20 +107,20 @@ func TestLargeDeltaCodedInBackground(t *testing.T) {
 	e1 := o.putETag(v1)
 	o.put(v2)
 	onPath, inBackground := countWhere(t, &codeHook)
-	ask := map[string]string{"A-IM": "vcdiff", "If-None-Match": e1, "Accept-Encoding": "zstd, br"}
+	ask := map[string]string{"A-IM": "vcdiff, zstd, br", "If-None-Match": e1}
 	resp, first := o.get(ask)
 	o.h.Wait()
-	if resp.StatusCode != http.StatusIMUsed || resp.Header.Get("Content-Encoding") != "" || len(first) <= codeOnPathMax {
-		t.Fatalf("first request: %d %q, %d bytes; want 226 with the delta of more than %d bytes as it is",
-			resp.StatusCode, resp.Header.Get("Content-Encoding"), len(first), codeOnPathMax)
+	if resp.StatusCode != http.StatusIMUsed || resp.Header.Get("IM") != "vcdiff" || len(first) <= codeOnPathMax {
+		t.Fatalf("first request: %d IM %q, %d bytes; want 226 with the delta of more than %d bytes as it is",
+			resp.StatusCode, resp.Header.Get("IM"), len(first), codeOnPathMax)
 	}
 	if onPath.Load() != 0 || inBackground.Load() != 2 {
 		t.Errorf("codings: %d on the request path, %d in the background; want 0 and 2 (zstd, br)", onPath.Load(), inBackground.Load())
 	}
 	resp, body := o.get(ask)
-	enc := resp.Header.Get("Content-Encoding")
-	if resp.StatusCode != http.StatusIMUsed || enc == "" || len(body) >= len(first) || !bytes.Equal(uncode(t, enc, body), first) {
-		t.Errorf("second request: %d %q, %d bytes; want 226 in a coding smaller than %d bytes", resp.StatusCode, enc, len(body), len(first))
+	im := resp.Header.Get("IM")
+	if resp.StatusCode != http.StatusIMUsed || !strings.HasPrefix(im, "vcdiff, ") || len(body) >= len(first) || !bytes.Equal(rebuild(t, v1, im, body), v2) {
+		t.Errorf("second request: %d IM %q, %d bytes; want 226 compressed, smaller than %d bytes", resp.StatusCode, im, len(body), len(first))
 	}
 	if onPath.Load() != 0 || inBackground.Load() != 2 {
 		t.Errorf("after the second request: %d codings on the request path, %d in the background; want 0 and 2", onPath.Load(), inBackground.Load())

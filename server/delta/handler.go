@@ -239,7 +239,7 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 			return h.notAcceptable(w, aim, "the delta could not be made")
 		}
 	}
-	sent := h.smallestCoding(r, d)
+	sent := h.smallestCoding(aim, d)
 	if sent.size >= rival && !refusesIdentity(aim) {
 		return false // the server's answer is smaller
 	}
@@ -278,8 +278,10 @@ func (h *Handler) notAcceptable(w http.ResponseWriter, aim []patch.Manipulation,
 	return true
 }
 
-// write sends the 226 with the delta as its body, with its content coding.
-func (h *Handler) write(w http.ResponseWriter, r *http.Request, d coded, base version) {
+// write sends the 226 with the delta as its body: no content coding, the
+// delta being between identities (RFC 3229 §10.7.1); a compression of the
+// delta is one of its instance manipulations.
+func (h *Handler) write(w http.ResponseWriter, r *http.Request, d *made, base version) {
 	f, err := os.Open(d.path)
 	if err != nil {
 		http.Error(w, "internal server error", http.StatusInternalServerError)
@@ -307,11 +309,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, d coded, base ve
 			}
 		}
 	}
-	if d.encoding != "" {
-		hd.Set("Content-Encoding", d.encoding)
-	} else {
-		hd.Del("Content-Encoding")
-	}
+	hd.Del("Content-Encoding")
 	if !listsVary(hd.Values("Vary"), "Accept-Encoding") {
 		hd.Add("Vary", "Accept-Encoding")
 	}

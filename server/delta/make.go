@@ -42,14 +42,10 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 		if c.Name == "vcdiff" {
 			return d, nil // inherently compressed (RFC 3229 §10.9)
 		}
-		for _, z := range accepted(aim, compressions) {
-			if z.Pos < c.Pos {
-				continue
-			}
-			if dz, err := h.deltaFile(ctx, cur, base, []string{c.Name, z.Name}); err == nil && dz.size < d.size {
+		if zs := acceptedAfter(aim, c.Name, compressions); len(zs) > 0 {
+			if dz, err := h.deltaFile(ctx, cur, base, []string{c.Name, zs[0].Name}); err == nil && dz.size < d.size {
 				return dz, nil
 			}
-			break
 		}
 		return d, nil
 	}
