@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/verify"
 )
@@ -55,14 +54,7 @@ func TestDeltaWithContentEncodingRefused(t *testing.T) {
 		w.Write(v2)
 	}))
 	defer srv.Close()
-	store, err := cache.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := store.Put(cache.Entry{URL: srv.URL, ETag: `"v1"`}, bytes.NewReader(v1)); err != nil {
-		t.Fatal(err)
-	}
+	store := cachedBase(t, srv.URL, `"v1"`, v1)
 	c, _ := NewClient(Options{Timeout: testStall})
 	var out bytes.Buffer
 	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: store}}

@@ -141,14 +141,7 @@ func deltaBombOrigin(t *testing.T, base []byte) (*httptest.Server, []byte, *atom
 func TestDeltaBombStopped(t *testing.T) {
 	base := []byte("hello\n")
 	srv, target, plain := deltaBombOrigin(t, base)
-	store, err := cache.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if _, err := store.Put(cache.Entry{URL: srv.URL, ETag: `"v1"`}, bytes.NewReader(base)); err != nil {
-		t.Fatal(err)
-	}
+	store := cachedBase(t, srv.URL, `"v1"`, base)
 	c, _ := NewClient(Options{Timeout: testStall})
 	sink := &countSink{}
 	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: store, Off: false}, Limits: smallLimits}
@@ -166,4 +159,19 @@ func TestDeltaBombStopped(t *testing.T) {
 	if _, err := c.Get(context.Background(), req, sink); !errors.Is(err, ErrTooLarge) || plain.Load() != 0 {
 		t.Errorf("--max-filesize: %v after %d full fetches, want ErrTooLarge and none", err, plain.Load())
 	}
+}
+
+// cachedBase returns a base-version cache, closed when the test ends,
+// holding base as the version etag of url.
+func cachedBase(t *testing.T, url, etag string, base []byte) *cache.Cache {
+	t.Helper()
+	store, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	if _, err := store.Put(cache.Entry{URL: url, ETag: etag}, bytes.NewReader(base)); err != nil {
+		t.Fatal(err)
+	}
+	return store
 }

@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -143,15 +142,7 @@ func (c *countFinish) Finish() { c.n.Add(1) }
 // and leaves no stale sidecar behind.
 func TestDownloadDeltaBranch(t *testing.T) {
 	o := newTestOrigin(t, 1000)
-	store, err := cache.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	old := genData(1000, 0)
-	if _, err := store.Put(cache.Entry{URL: o.srv.URL + "/f", ETag: `"v0"`}, bytes.NewReader(old)); err != nil {
-		t.Fatal(err)
-	}
+	store := cachedBase(t, o.srv.URL+"/f", `"v0"`, genData(1000, 0))
 	c, _ := NewClient(Options{Timeout: testStall})
 	req := &Request{URL: o.srv.URL + "/f", Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: store}}
 	prog := &countFinish{}
