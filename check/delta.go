@@ -66,6 +66,9 @@ func (a *audit) deltaProblem(r *response) string {
 		return "the 226 has no ETag; it must name the current instance (RFC 3229 §10.4.1)"
 	case len(ims) == 0:
 		return "the 226 has no IM field; want the instance manipulations used, e.g. IM: vcdiff (RFC 3229 §10.5.2)"
+	case r.encoding() != "":
+		return fmt.Sprintf("the 226 has Content-Encoding %s for Accept-Encoding: identity, which makes it a delta between %s-coded instances (RFC 3229 §10.7.1); a compressed delta is an instance manipulation: want IM: %s, %s and no Content-Encoding (§10.7.3)",
+			r.encoding(), r.encoding(), strings.Join(ims, ", "), r.encoding())
 	case db != "" && db != a.opts.BaseETag:
 		return fmt.Sprintf("the 226 has Delta-Base %s, but If-None-Match named only %s; want Delta-Base: %s", db, a.opts.BaseETag, a.opts.BaseETag)
 	}

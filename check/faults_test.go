@@ -1,6 +1,8 @@
 package check
 
 import (
+	"bytes"
+	"compress/gzip"
 	"net/http"
 	"slices"
 	"strings"
@@ -111,6 +113,15 @@ var deltaFaults = []struct {
 		h.Del(verify.ContentDigest)
 		return 226, b[:len(b)/2]
 	}, "does not apply to the base"},
+	{"delta compressed as a Content-Encoding", func(h http.Header, b []byte) (int, []byte) {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		h.Del(verify.ContentDigest)
+		h.Set("Content-Encoding", "gzip")
+		return 226, z.Bytes()
+	}, "a compressed delta is an instance manipulation: want IM: vcdiff, gzip"},
 	{"304 for an older base", func(h http.Header, _ []byte) (int, []byte) { return 304, nil }, "304 Not Modified for If-None-Match"},
 }
 
