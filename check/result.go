@@ -61,7 +61,7 @@ var Checks = []Spec{
 	{"encoding.content-digest", "RFC 9530 §2"},
 	{"want-repr-digest.honoured", "RFC 9530 §4"},
 	{"etag.consistency", "RFC 9110 §8.8.3; RFC 9530 §3"},
-	{"delta.226", "RFC 3229 §10.4.1, §10.5; RFC 9530 §2, §3"},
+	{"delta.226", "RFC 3229 §10.4.1, §10.5, §10.7; RFC 9530 §2, §3"},
 	{"zsync.control", "zsync 0.6.2 control file; RFC 8288 §3"},
 	{"cors.expose", "Fetch Standard §3.2.3 (CORS protocol)"},
 	{"signature.present", "RFC 9421 §4.1, §4.2"},
