@@ -27,8 +27,11 @@ type connLimiter struct {
 }
 
 // stallMin is how long a write must have been blocked before the
-// connection may be closed to make room for a new one.
-const stallMin = time.Second
+// connection may be closed to make room for a new one (a var: tests).
+var stallMin = time.Second
+
+// roomLooks counts makeRoom's looks for room (tests).
+var roomLooks atomic.Int64
 
 func newConnLimiter(ln net.Listener, n int) *connLimiter {
 	return &connLimiter{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{}),
@@ -105,6 +108,7 @@ func (l *connLimiter) track(c net.Conn, st http.ConnState) {
 // makeRoom closes the connection idle longest, else the one stalled
 // longest in a write (for at least stallMin), if any.
 func (l *connLimiter) makeRoom() {
+	roomLooks.Add(1)
 	l.mu.Lock()
 	idle, idleAt := oldest(l.conns, func(c *limitedConn) int64 { return c.idleSince.Load() })
 	stalled, stalledAt := oldest(l.conns, func(c *limitedConn) int64 { return c.writeSince.Load() })
