@@ -8,7 +8,10 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -19,15 +22,51 @@ import (
 // all, but bytes keep moving, so it is not stalled. The download ends
 // intact; the second client is served after it.
 func TestMaxConnsKeepsSteadyDownload(t *testing.T) {
-	for _, tc := range []struct {
+	for _, path := range []struct {
 		name   string
 		settle time.Duration
 	}{
 		{"trusted, one sendfile", 0},
 		{"hashed as sent", time.Hour},
 	} {
-		t.Run(tc.name, func(t *testing.T) { steadyDownload(t, tc.settle) })
+		for _, counter := range counters {
+			t.Run(path.name+", "+counter.name, func(t *testing.T) {
+				found := setSocketCounter(t, counter.get)
+				steadyDownload(t, path.settle)
+				if counter.socket && runtime.GOOS == "linux" && found.Load() == 0 {
+					t.Error("the limiter found no TCP socket to ask: it counted bytes handed over")
+				}
+			})
+		}
 	}
+}
+
+// counters are the two ways the limiter counts bytes moved: socket is
+// whether get asks the socket.
+var counters = []struct {
+	name   string
+	socket bool
+	get    func(net.Conn) func() (int64, bool)
+}{
+	{"bytes acknowledged", true, socketCounter},
+	{"bytes handed over", false, func(net.Conn) func() (int64, bool) { return nil }},
+}
+
+// setSocketCounter sets socketCounter to get for one test (before its
+// server starts); the count returned is of the connections it found a
+// socket for.
+func setSocketCounter(t *testing.T, get func(net.Conn) func() (int64, bool)) *atomic.Int64 {
+	old := socketCounter
+	var found atomic.Int64
+	socketCounter = func(c net.Conn) func() (int64, bool) {
+		f := get(c)
+		if f != nil {
+			found.Add(1)
+		}
+		return f
+	}
+	t.Cleanup(func() { socketCounter = old })
+	return &found
 }
 
 // steadyLooks is how many times the limiter must have looked for room
@@ -37,7 +76,7 @@ const steadyLooks = 16
 func steadyDownload(t *testing.T, settle time.Duration) {
 	setStallMin(t, 250*time.Millisecond)
 	dir := fixture(t)
-	body := patterned(48 << 20)
+	body := steadyBody()
 	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), body, 0o644))
 	s, err := New(dir, WithMaxConns(1), withSettle(settle))
 	must(t, err)
@@ -113,6 +152,9 @@ func getHello(base string) string {
 	}
 	return ""
 }
+
+// steadyBody is the large file of the steady downloads, made once.
+var steadyBody = sync.OnceValue(func() []byte { return patterned(48 << 20) })
 
 // patterned returns n bytes that differ along their length (a shifted or
 // cut transfer changes its digest).

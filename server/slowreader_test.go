@@ -48,6 +48,9 @@ func (c *countedConn) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(writerOnly{c.Conn}, r)
 }
 
+// NetConn lets the limiter find the socket (socketCounter).
+func (c *countedConn) NetConn() net.Conn { return c.Conn }
+
 func (c *countedConn) Close() error {
 	c.once.Do(func() { c.l.mu.Lock(); c.l.open--; c.l.mu.Unlock() })
 	return c.Conn.Close()
@@ -167,6 +170,16 @@ func TestMaxConns(t *testing.T) {
 // reads nothing (and no write timeout would ever free it), a new client
 // is still served: the connection stalled longest in a write is closed.
 func TestMaxConnsEvictsStalled(t *testing.T) {
+	for _, counter := range counters {
+		t.Run(counter.name, func(t *testing.T) {
+			setSocketCounter(t, counter.get)
+			setStallMin(t, 250*time.Millisecond)
+			evictsStalled(t)
+		})
+	}
+}
+
+func evictsStalled(t *testing.T) {
 	dir := fixture(t)
 	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 32<<20), 0o644))
 	s, err := New(dir, WithMaxConns(2), WithWriteTimeout(0))
