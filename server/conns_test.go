@@ -2,6 +2,7 @@ package server
 
 import (
 	"bufio"
+	"crypto/rand"
 	"crypto/sha256"
 	"io"
 	"net"
@@ -9,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -82,9 +82,7 @@ func steadyDownload(t *testing.T, settle time.Duration) {
 	must(t, err)
 	base, _ := serveLn(t, s)
 
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	must(t, err)
-	defer conn.Close()
+	conn := dialServer(t, base, 0)
 	io.WriteString(conn, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	must(t, err)
@@ -153,22 +151,13 @@ func getHello(base string) string {
 	return ""
 }
 
-// steadyBody is the large file of the steady downloads, made once.
-var steadyBody = sync.OnceValue(func() []byte { return patterned(48 << 20) })
-
-// patterned returns n bytes that differ along their length (a shifted or
-// cut transfer changes its digest).
-func patterned(n int) []byte {
-	b := make([]byte, n)
-	x := uint32(1)
-	for i := range b {
-		x ^= x << 13
-		x ^= x >> 17
-		x ^= x << 5
-		b[i] = byte(x)
-	}
+// steadyBody is the large file of the steady downloads, random bytes
+// (a shifted or cut transfer changes its digest), made once.
+var steadyBody = sync.OnceValue(func() []byte {
+	b := make([]byte, 48<<20)
+	rand.Read(b)
 	return b
-}
+})
 
 // setStallMin sets stallMin for one test (before its server starts).
 func setStallMin(t *testing.T, d time.Duration) {

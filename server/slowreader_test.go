@@ -85,6 +85,21 @@ func serveLn(t *testing.T, s *Server) (string, *countingListener) {
 	return "http://" + ln.Addr().String(), cl
 }
 
+// dialServer connects to the server at base, with a receive buffer of
+// readBuf bytes when readBuf > 0; the connection is closed when the test
+// ends.
+func dialServer(t *testing.T, base string, readBuf int) *net.TCPConn {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	must(t, err)
+	t.Cleanup(func() { c.Close() })
+	tc := c.(*net.TCPConn)
+	if readBuf > 0 {
+		must(t, tc.SetReadBuffer(readBuf))
+	}
+	return tc
+}
+
 // TestSlowReaderDropped: a client that asks for a large file and reads
 // nothing is dropped once no byte went out for the write timeout; its
 // handler returns instead of holding a descriptor for good.
@@ -110,10 +125,7 @@ func slowReaderDropped(t *testing.T, settle time.Duration) {
 
 	base, _ := serveLn(t, s)
 	ticks := watchTicks.Load()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	must(t, err)
-	defer conn.Close()
-	conn.(*net.TCPConn).SetReadBuffer(4 << 10)
+	conn := dialServer(t, base, 4<<10)
 	fmt.Fprintf(conn, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
 	select {
 	case line := <-logs.lines:
@@ -186,10 +198,7 @@ func evictsStalled(t *testing.T) {
 	must(t, err)
 	base, _ := serveLn(t, s)
 	for range 2 {
-		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-		must(t, err)
-		defer c.Close()
-		c.(*net.TCPConn).SetReadBuffer(4 << 10)
+		c := dialServer(t, base, 4<<10)
 		fmt.Fprintf(c, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
 	}
 	client := &http.Client{Timeout: 60 * time.Second} // a safety net, not a measure
@@ -212,9 +221,7 @@ func TestSlowUploadDropped(t *testing.T) {
 	s, err := New(t.TempDir(), WithWritable(), WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond))
 	must(t, err)
 	base, _ := serveLn(t, s)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	must(t, err)
-	defer conn.Close()
+	conn := dialServer(t, base, 0)
 	fmt.Fprintf(conn, "PUT /up.bin HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789")
 	select {
 	case line := <-logs.lines:
