@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -25,14 +27,16 @@ func TestMaxConnsKeepsSteadyDownload(t *testing.T) {
 	for _, path := range []struct {
 		name   string
 		settle time.Duration
+		tls    bool
 	}{
-		{"trusted, one sendfile", 0},
-		{"hashed as sent", time.Hour},
+		{"trusted, one sendfile", 0, false},
+		{"hashed as sent", time.Hour, false},
+		{"TLS records", 0, true},
 	} {
 		for _, counter := range counters {
 			t.Run(path.name+", "+counter.name, func(t *testing.T) {
 				found := setSocketCounter(t, counter.get)
-				steadyDownload(t, path.settle)
+				steadyDownload(t, path.settle, path.tls)
 				if counter.socket && runtime.GOOS == "linux" && found.Load() == 0 {
 					t.Error("the limiter found no TCP socket to ask: it counted bytes handed over")
 				}
@@ -73,16 +77,23 @@ func setSocketCounter(t *testing.T, get func(net.Conn) func() (int64, bool)) *at
 // while the first download goes on: a few times stallMin.
 const steadyLooks = 16
 
-func steadyDownload(t *testing.T, settle time.Duration) {
+func steadyDownload(t *testing.T, settle time.Duration, withTLS bool) {
 	setStallMin(t, 250*time.Millisecond)
 	dir := fixture(t)
 	body := steadyBody()
 	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), body, 0o644))
 	s, err := New(dir, WithMaxConns(1), withSettle(settle))
 	must(t, err)
-	base, _ := serveLn(t, s)
+	var serverTLS, clientTLS *tls.Config
+	if withTLS {
+		serverTLS, clientTLS = testTLS(t)
+	}
+	base, _ := serveLnTLS(t, s, serverTLS)
 
-	conn := dialServer(t, base, 0)
+	var conn io.ReadWriteCloser = dialServer(t, base, 0)
+	if withTLS {
+		conn = tls.Client(conn.(net.Conn), clientTLS)
+	}
 	io.WriteString(conn, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	must(t, err)
@@ -96,7 +107,7 @@ func steadyDownload(t *testing.T, settle time.Duration) {
 		t.Fatalf("first MiB: %v", err)
 	}
 	second := make(chan string, 1)
-	go func() { second <- getHello(base) }()
+	go func() { second <- getHello(base, clientTLS) }()
 	n, err := io.Copy(h, r)
 	n += 1 << 20
 	if err != nil || n != int64(len(body)) {
@@ -135,10 +146,14 @@ func (s *steadyReader) done() bool {
 	return s.fast
 }
 
-// getHello fetches /hello.json; "" when it came back whole, else what
-// went wrong.
-func getHello(base string) string {
+// getHello fetches /hello.json, over TLS with clientTLS if not nil; ""
+// when it came back whole, else what went wrong.
+func getHello(base string, clientTLS *tls.Config) string {
 	client := &http.Client{Timeout: 60 * time.Second} // a safety net, not a measure
+	if clientTLS != nil {
+		client.Transport = &http.Transport{TLSClientConfig: clientTLS}
+		base = "https://" + strings.TrimPrefix(base, "http://")
+	}
 	resp, err := client.Get(base + "/hello.json")
 	if err != nil {
 		return "the second client: " + err.Error()

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log/slog"
@@ -75,12 +76,19 @@ func (h requestLog) Handle(_ context.Context, r slog.Record) error {
 // are those Serve makes of a TCP listener's (wrapSendListener).
 func serveLn(t *testing.T, s *Server) (string, *countingListener) {
 	t.Helper()
+	return serveLnTLS(t, s, nil)
+}
+
+// serveLnTLS is serveLn serving HTTPS with tlsConfig (nil: HTTP); the
+// address returned still starts with http://.
+func serveLnTLS(t *testing.T, s *Server, tlsConfig *tls.Config) (string, *countingListener) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)
 	cl := &countingListener{Listener: wrapSendListener(ln)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, cl, nil) }()
+	go func() { done <- s.Serve(ctx, cl, tlsConfig) }()
 	t.Cleanup(func() { cancel(); <-done; s.Close() })
 	return "http://" + ln.Addr().String(), cl
 }
