@@ -11,9 +11,10 @@ import (
 
 // connLimiter caps the connections served at once. A connection accepted
 // while all slots are taken makes room by closing, in this order, the
-// connection idle (between requests) longest, or the one whose current
-// write has been blocked longest, if for at least stallMin; otherwise it
-// waits for a slot. Together with the write-progress deadline this bounds
+// connection idle (between requests) longest, or the one stalled longest
+// in a write, if for at least stallMin: a write is stalled while no byte
+// of it moves (the client takes none), however long it has run; otherwise
+// it waits for a slot. Together with the write-progress deadline this bounds
 // the descriptors and memory that clients which never read their
 // responses can hold, and keeps them from starving new clients.
 type connLimiter struct {
@@ -26,9 +27,12 @@ type connLimiter struct {
 	conns map[*limitedConn]struct{}
 }
 
-// stallMin is how long a write must have been blocked before the
-// connection may be closed to make room for a new one.
-const stallMin = time.Second
+// stallMin is how long a write must have moved no bytes before the
+// connection may be closed to make room for a new one (a var: tests).
+var stallMin = time.Second
+
+// roomLooks counts makeRoom's looks for room (tests).
+var roomLooks atomic.Int64
 
 func newConnLimiter(ln net.Listener, n int) *connLimiter {
 	return &connLimiter{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{}),
@@ -45,7 +49,7 @@ func (l *connLimiter) Accept() (net.Conn, error) {
 		c.Close()
 		return nil, net.ErrClosed
 	}
-	lc := &limitedConn{Conn: c}
+	lc := &limitedConn{Conn: c, acked: socketCounter(c)}
 	lc.release = sync.OnceFunc(func() {
 		l.mu.Lock()
 		delete(l.conns, lc)
@@ -105,14 +109,16 @@ func (l *connLimiter) track(c net.Conn, st http.ConnState) {
 // makeRoom closes the connection idle longest, else the one stalled
 // longest in a write (for at least stallMin), if any.
 func (l *connLimiter) makeRoom() {
+	roomLooks.Add(1)
+	now := time.Now().UnixNano()
 	l.mu.Lock()
 	idle, idleAt := oldest(l.conns, func(c *limitedConn) int64 { return c.idleSince.Load() })
-	stalled, stalledAt := oldest(l.conns, func(c *limitedConn) int64 { return c.writeSince.Load() })
+	stalled, stalledAt := oldest(l.conns, func(c *limitedConn) int64 { return c.stalledSince(now) })
 	l.mu.Unlock()
 	switch {
 	case idleAt != 0:
 		idle.Close()
-	case stalledAt != 0 && time.Since(time.Unix(0, stalledAt)) >= stallMin:
+	case stalledAt != 0 && now-stalledAt >= int64(stallMin):
 		stalled.Close()
 	}
 }
@@ -130,28 +136,88 @@ func oldest(conns map[*limitedConn]struct{}, at func(*limitedConn) int64) (*limi
 }
 
 // limitedConn gives its slot back when closed and notes since when its
-// current write has been blocked. ReadFrom and CloseWrite reach the
+// current write has moved no bytes. The bytes moved are those the client
+// acknowledged (socketCounter), which every way of sending moves alike:
+// Write, sendfile (ReadFrom, also sendConn's blocking calls), TLS records.
+// Without that count, they are those handed to the connection, in writes
+// of at most progressChunk. ReadFrom and CloseWrite reach the
 // connection's own, so net/http keeps sendfile and its lingering close.
 type limitedConn struct {
 	net.Conn
 	release    func()
-	writeSince atomic.Int64 // unix nanoseconds; 0: not writing
-	idleSince  atomic.Int64 // unix nanoseconds; 0: not idle
+	acked      func() (int64, bool) // nil: count written instead
+	written    atomic.Int64         // bytes handed to Conn (without acked)
+	writeSince atomic.Int64         // unix nanoseconds; 0: not writing
+	idleSince  atomic.Int64         // unix nanoseconds; 0: not idle
+
+	seen   int64 // the bytes moved at the limiter's last look (its mu)
+	seenAt int64 // when they were last seen to change; 0: never looked
+}
+
+// stalledSince returns since when c's current write has moved no bytes,
+// as far as the limiter's looks tell (the first look sees a move); 0
+// when c is not writing. The limiter's mu is held.
+func (c *limitedConn) stalledSince(now int64) int64 {
+	since := c.writeSince.Load()
+	if since == 0 {
+		return 0
+	}
+	if moved, ok := c.moved(); ok && (moved != c.seen || c.seenAt == 0) {
+		c.seen, c.seenAt = moved, now
+	}
+	return max(since, c.seenAt)
+}
+
+// moved returns the bytes moved so far; false when they cannot be read.
+func (c *limitedConn) moved() (int64, bool) {
+	if c.acked != nil {
+		return c.acked()
+	}
+	return c.written.Load(), true
 }
 
 func (c *limitedConn) Write(p []byte) (int, error) {
 	c.writeSince.Store(time.Now().UnixNano())
 	defer c.writeSince.Store(0)
-	return c.Conn.Write(p)
+	if c.acked != nil {
+		return c.Conn.Write(p)
+	}
+	n := 0
+	for len(p) > 0 {
+		m, err := c.Conn.Write(p[:min(len(p), progressChunk)])
+		n += m
+		c.written.Add(int64(m))
+		if err != nil {
+			return n, err
+		}
+		p = p[m:]
+	}
+	return n, nil
 }
 
 func (c *limitedConn) ReadFrom(r io.Reader) (int64, error) {
 	c.writeSince.Store(time.Now().UnixNano())
 	defer c.writeSince.Store(0)
-	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+	rf, ok := c.Conn.(io.ReaderFrom)
+	switch {
+	case !ok:
+		return io.Copy(writerOnly{c}, r)
+	case c.acked != nil:
 		return rf.ReadFrom(r)
 	}
-	return io.Copy(writerOnly{c.Conn}, r)
+	return readFromChunks(countedReaderFrom{rf, &c.written}, r, progressChunk, nil)
+}
+
+// countedReaderFrom adds the bytes its ReadFrom moved to n.
+type countedReaderFrom struct {
+	rf io.ReaderFrom
+	n  *atomic.Int64
+}
+
+func (c countedReaderFrom) ReadFrom(r io.Reader) (int64, error) {
+	m, err := c.rf.ReadFrom(r)
+	c.n.Add(m)
+	return m, err
 }
 
 // CloseWrite half-closes a TCP connection.

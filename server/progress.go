@@ -114,6 +114,14 @@ func (w *progressWriter) ReadFrom(src io.Reader) (int64, error) {
 			}
 		}
 	}
+	return readFromChunks(rf, src, progressChunk, w.extend)
+}
+
+// readFromChunks copies src to rf in ReadFrom calls of at most chunk
+// bytes, calling before (if not nil) ahead of each. A LimitedReader's
+// reader goes on in a LimitedReader of its own, so that rf still sees a
+// file (sendfile); the LimitedReader's N is kept up to date.
+func readFromChunks(rf io.ReaderFrom, src io.Reader, chunk int64, before func()) (int64, error) {
 	inner, left := src, int64(-1)
 	lr, limited := src.(*io.LimitedReader)
 	if limited {
@@ -121,11 +129,13 @@ func (w *progressWriter) ReadFrom(src io.Reader) (int64, error) {
 	}
 	var total int64
 	for left != 0 {
-		n := int64(progressChunk)
+		n := chunk
 		if left > 0 {
 			n = min(n, left)
 		}
-		w.extend()
+		if before != nil {
+			before()
+		}
 		m, err := rf.ReadFrom(&io.LimitedReader{R: inner, N: n})
 		total += m
 		if left > 0 {

@@ -8,11 +8,9 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -29,10 +27,7 @@ func TestBlockingSendRangeFallback(t *testing.T) {
 	base, _ := serveLn(t, s)
 	first, last := 12345, size-7
 	before := readSendStats()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	must(t, err)
-	defer conn.Close()
-	conn.(*net.TCPConn).SetReadBuffer(64 << 10)
+	conn := dialServer(t, base, 64<<10)
 	fmt.Fprintf(conn, "GET /big.bin HTTP/1.1\r\nHost: x\r\nRange: bytes=%d-%d\r\n\r\n", first, last)
 	br := bufio.NewReader(conn)
 	resp, err := http.ReadResponse(br, nil)
@@ -72,9 +67,7 @@ func TestBlockingSendFileRewritten(t *testing.T) {
 		must(t, err)
 		base, _ := serveLn(t, s)
 		before := readSendStats()
-		conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-		must(t, err)
-		defer conn.Close()
+		conn := dialServer(t, base, 0)
 		fmt.Fprintf(conn, "GET /big.bin HTTP/1.1\r\nHost: x\r\nWant-Repr-Digest: sha-256\r\n\r\n")
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 		must(t, err)

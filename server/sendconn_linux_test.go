@@ -32,6 +32,27 @@ func largeFixture(t *testing.T, size int) (dir string, data []byte) {
 	return dir, data
 }
 
+// sendConnPair accepts a loopback connection through wrapSendListener:
+// the client's end and the server's sendConn, both closed when the test
+// ends.
+func sendConnPair(t *testing.T) (net.Conn, *sendConn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	client, err := net.Dial("tcp", ln.Addr().String())
+	must(t, err)
+	t.Cleanup(func() { client.Close() })
+	c, err := wrapSendListener(ln).Accept()
+	must(t, err)
+	t.Cleanup(func() { c.Close() })
+	sc, ok := c.(*sendConn)
+	if !ok {
+		t.Fatalf("accepted %T, want *sendConn", c)
+	}
+	return client, sc
+}
+
 // httpSniffLen is what net/http's response.ReadFrom copies through its
 // buffer, with the header, before it hands the rest to the connection's
 // ReadFrom; the guard sends the last byte itself.
@@ -104,10 +125,7 @@ func TestBlockingSendStalledClient(t *testing.T) {
 	must(t, err)
 	base, _ := serveLn(t, s)
 	before := readSendStats()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	must(t, err)
-	defer conn.Close()
-	conn.(*net.TCPConn).SetReadBuffer(4 << 10)
+	conn := dialServer(t, base, 4<<10)
 	fmt.Fprintf(conn, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
 	select {
 	case line := <-logs.lines:
@@ -133,18 +151,7 @@ func TestSendConnCloseEndsBlockingSend(t *testing.T) {
 	f, err := os.Open(filepath.Join(dir, "big.bin"))
 	must(t, err)
 	defer f.Close()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	must(t, err)
-	defer client.Close()
-	c, err := wrapSendListener(ln).Accept()
-	must(t, err)
-	sc, ok := c.(*sendConn)
-	if !ok {
-		t.Fatalf("accepted %T, want *sendConn", c)
-	}
+	client, sc := sendConnPair(t)
 	go func() { // a slow reader: 4 KiB at a time
 		r := bufio.NewReaderSize(client, 4<<10)
 		buf := make([]byte, 4<<10)
@@ -209,18 +216,7 @@ func TestRaiseSendBuffer(t *testing.T) {
 // a timeout error that says so once the read deadline passed, io.EOF once
 // the peer closed.
 func TestSendConnRead(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	must(t, err)
-	defer client.Close()
-	c, err := wrapSendListener(ln).Accept()
-	must(t, err)
-	defer c.Close()
-	if _, ok := c.(*sendConn); !ok {
-		t.Fatalf("accepted %T, want *sendConn", c)
-	}
+	client, c := sendConnPair(t)
 	must(t, c.SetReadDeadline(time.Now().Add(-time.Second)))
 	var ne net.Error
 	if _, err := c.Read(make([]byte, 1)); !errors.As(err, &ne) || !ne.Timeout() || !errors.Is(err, os.ErrDeadlineExceeded) {
@@ -250,16 +246,7 @@ func TestBlockingCallBoundedBySendBuffer(t *testing.T) {
 	saved := sendBufferLimits
 	sendBufferLimits = func() (int, int) { return 0, 0 } // keep the small buffer
 	defer func() { sendBufferLimits = saved }()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(t, err)
-	defer ln.Close()
-	client, err := net.Dial("tcp", ln.Addr().String())
-	must(t, err)
-	defer client.Close()
-	c, err := wrapSendListener(ln).Accept()
-	must(t, err)
-	defer c.Close()
-	sc := c.(*sendConn)
+	client, sc := sendConnPair(t)
 	var buf int
 	sc.rc.Control(func(fd uintptr) {
 		must(t, unix.SetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_SNDBUF, 64<<10))

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"log/slog"
@@ -48,6 +49,9 @@ func (c *countedConn) ReadFrom(r io.Reader) (int64, error) {
 	return io.Copy(writerOnly{c.Conn}, r)
 }
 
+// NetConn lets the limiter find the socket (socketCounter).
+func (c *countedConn) NetConn() net.Conn { return c.Conn }
+
 func (c *countedConn) Close() error {
 	c.once.Do(func() { c.l.mu.Lock(); c.l.open--; c.l.mu.Unlock() })
 	return c.Conn.Close()
@@ -72,14 +76,36 @@ func (h requestLog) Handle(_ context.Context, r slog.Record) error {
 // are those Serve makes of a TCP listener's (wrapSendListener).
 func serveLn(t *testing.T, s *Server) (string, *countingListener) {
 	t.Helper()
+	return serveLnTLS(t, s, nil)
+}
+
+// serveLnTLS is serveLn serving HTTPS with tlsConfig (nil: HTTP); the
+// address returned still starts with http://.
+func serveLnTLS(t *testing.T, s *Server, tlsConfig *tls.Config) (string, *countingListener) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	must(t, err)
 	cl := &countingListener{Listener: wrapSendListener(ln)}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, cl, nil) }()
+	go func() { done <- s.Serve(ctx, cl, tlsConfig) }()
 	t.Cleanup(func() { cancel(); <-done; s.Close() })
 	return "http://" + ln.Addr().String(), cl
+}
+
+// dialServer connects to the server at base, with a receive buffer of
+// readBuf bytes when readBuf > 0; the connection is closed when the test
+// ends.
+func dialServer(t *testing.T, base string, readBuf int) *net.TCPConn {
+	t.Helper()
+	c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	must(t, err)
+	t.Cleanup(func() { c.Close() })
+	tc := c.(*net.TCPConn)
+	if readBuf > 0 {
+		must(t, tc.SetReadBuffer(readBuf))
+	}
+	return tc
 }
 
 // TestSlowReaderDropped: a client that asks for a large file and reads
@@ -107,10 +133,7 @@ func slowReaderDropped(t *testing.T, settle time.Duration) {
 
 	base, _ := serveLn(t, s)
 	ticks := watchTicks.Load()
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	must(t, err)
-	defer conn.Close()
-	conn.(*net.TCPConn).SetReadBuffer(4 << 10)
+	conn := dialServer(t, base, 4<<10)
 	fmt.Fprintf(conn, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
 	select {
 	case line := <-logs.lines:
@@ -167,16 +190,23 @@ func TestMaxConns(t *testing.T) {
 // reads nothing (and no write timeout would ever free it), a new client
 // is still served: the connection stalled longest in a write is closed.
 func TestMaxConnsEvictsStalled(t *testing.T) {
+	for _, counter := range counters {
+		t.Run(counter.name, func(t *testing.T) {
+			setSocketCounter(t, counter.get)
+			setStallMin(t, 250*time.Millisecond)
+			evictsStalled(t)
+		})
+	}
+}
+
+func evictsStalled(t *testing.T) {
 	dir := fixture(t)
 	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 32<<20), 0o644))
 	s, err := New(dir, WithMaxConns(2), WithWriteTimeout(0))
 	must(t, err)
 	base, _ := serveLn(t, s)
 	for range 2 {
-		c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-		must(t, err)
-		defer c.Close()
-		c.(*net.TCPConn).SetReadBuffer(4 << 10)
+		c := dialServer(t, base, 4<<10)
 		fmt.Fprintf(c, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
 	}
 	client := &http.Client{Timeout: 60 * time.Second} // a safety net, not a measure
@@ -199,9 +229,7 @@ func TestSlowUploadDropped(t *testing.T) {
 	s, err := New(t.TempDir(), WithWritable(), WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond))
 	must(t, err)
 	base, _ := serveLn(t, s)
-	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
-	must(t, err)
-	defer conn.Close()
+	conn := dialServer(t, base, 0)
 	fmt.Fprintf(conn, "PUT /up.bin HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n0123456789")
 	select {
 	case line := <-logs.lines:
