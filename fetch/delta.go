@@ -383,7 +383,9 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	return nil
 }
 
-// checkIMs accepts an IM list only if we asked for each and can undo it.
+// checkIMs accepts an IM list only if we asked for each and can undo it
+// (patch.CheckIM: one delta coding, then one compression), before the
+// body is read.
 func (d *deltaReceiver) checkIMs(ims []string) error {
 	if len(ims) == 0 {
 		return fmt.Errorf("%w: 226 without IM (RFC 3229 §10.5.2)", errDeltaFailed)
@@ -392,9 +394,9 @@ func (d *deltaReceiver) checkIMs(ims []string) error {
 		if !slices.Contains(d.aim, im) {
 			return fmt.Errorf("%w: IM %s was not in our A-IM (RFC 3229 §10.5.3)", errDeltaFailed, im)
 		}
-		if !slices.Contains(patch.Supported(), im) {
-			return fmt.Errorf("%w: IM %s is not supported", errDeltaFailed, im)
-		}
+	}
+	if err := patch.CheckIM(ims); err != nil {
+		return fmt.Errorf("%w: IM %s: %v", errDeltaFailed, strings.Join(ims, ", "), err)
 	}
 	return nil
 }

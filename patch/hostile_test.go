@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -191,6 +192,80 @@ func TestUndoCompressionBombsBounded(t *testing.T) {
 		err := Undo([]string{name}, nil, 0, bytes.NewReader(body.Bytes()), &out, WithMaxOutput(1<<18))
 		if !errors.Is(err, ErrLimit) || out.Len() > 1<<18 {
 			t.Errorf("Undo(%s) of 4 MiB in %d bytes with WithMaxOutput(256 KiB): %d bytes written, error %v; want ErrLimit", name, body.Len(), out.Len(), err)
+		}
+	}
+}
+
+// TestUndoOneCompression: a delta compressed twice ("vcdiff, zstd, zstd",
+// as a hostile 226 may list up to MaxIM) is refused before any decoder is
+// made: each zstd layer may ask for a MaxZstdWindow window, and layers
+// multiply a bomb's expansion. One compression after the coding, or one
+// alone, is undone.
+func TestUndoOneCompression(t *testing.T) {
+	base := []byte(strings.Repeat("base version line\n", 200))
+	target := append(append([]byte{}, base...), "one more line\n"...)
+	var once bytes.Buffer
+	if err := EncodeList([]string{"vcdiff", "zstd"}, bytes.NewReader(base), int64(len(base)), bytes.NewReader(target), &once); err != nil {
+		t.Fatal(err)
+	}
+	var twice bytes.Buffer
+	if err := Compress(&twice, bytes.NewReader(once.Bytes()), "zstd", int64(once.Len())); err != nil {
+		t.Fatal(err)
+	}
+	for _, ims := range [][]string{{"vcdiff", "zstd", "zstd"}, {"vcdiff", "br", "zstd"}, {"zstd", "zstd"}, {"gdiff", "gzip", "deflate"}} {
+		var out bytes.Buffer
+		err := Undo(ims, bytes.NewReader(base), int64(len(base)), bytes.NewReader(twice.Bytes()), &out)
+		if !errors.Is(err, ErrUnsupported) || out.Len() != 0 {
+			t.Errorf("Undo(%q): %d bytes out, error %v; want ErrUnsupported, nothing written", ims, out.Len(), err)
+		}
+		if err := CheckIM(ims); !errors.Is(err, ErrUnsupported) {
+			t.Errorf("CheckIM(%q) = %v, want ErrUnsupported", ims, err)
+		}
+	}
+	var out bytes.Buffer
+	if err := Undo([]string{"vcdiff", "zstd"}, bytes.NewReader(base), int64(len(base)), &once, &out); err != nil || !bytes.Equal(out.Bytes(), target) {
+		t.Errorf("Undo(vcdiff, zstd): %d bytes, %v; want the target", out.Len(), err)
+	}
+}
+
+// TestUndoCompressedDeltaBounded: a few bytes of br or zstd expand to
+// megabytes of deltas that build nothing (empty vcdiff windows, gdiff
+// copies of zero bytes), which the decoder would read to their end with
+// no output bound ever met. The decompressed delta is bounded by what it
+// builds: past the floor (here about 1 MiB: two 64 KiB windows and a
+// header), at most maxDeltaExpansion bytes per byte out.
+func TestUndoCompressedDeltaBounded(t *testing.T) {
+	const n = 8 << 20
+	empty := append([]byte{}, vcdiffMagic...)
+	empty = append(empty, 0, 0)
+	for len(empty) < n {
+		empty = append(empty, vcdiffWindow(0, nil, nil)...)
+	}
+	zeroCopies := append([]byte{}, gdiffMagic...)
+	for len(zeroCopies) < n {
+		zeroCopies = append(zeroCopies, gdiffCopyBase, 0, 0, 0) // copy 0 bytes from 0
+	}
+	zeroCopies = append(zeroCopies, gdiffEOF)
+	opts := []Option{WithMaxWindow(64 << 10), WithMaxText(64 << 10)}
+	floor := deltaFloor(newConfig(opts))
+	for _, tc := range []struct {
+		coding string
+		delta  []byte
+	}{{"vcdiff", empty}, {"gdiff", zeroCopies}} {
+		for _, z := range []string{"br", "zstd"} {
+			var body bytes.Buffer
+			if err := Compress(&body, bytes.NewReader(tc.delta), z, -1); err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			err := Undo([]string{tc.coding, z}, bytes.NewReader(nil), 0, bytes.NewReader(body.Bytes()), &out, opts...)
+			if !errors.Is(err, ErrLimit) || out.Len() != 0 {
+				t.Errorf("%s, %s: %d bytes of delta in %d: %d bytes out, error %v; want ErrLimit",
+					tc.coding, z, len(tc.delta), body.Len(), out.Len(), err)
+			}
+			if !strings.Contains(fmt.Sprint(err), fmt.Sprintf("past %d bytes", floor)) {
+				t.Errorf("%s, %s: error %v, want it to name the %d-byte floor", tc.coding, z, err, floor)
+			}
 		}
 	}
 }

@@ -55,10 +55,21 @@ func imName(im string) string {
 	return strings.ToLower(strings.TrimSpace(name))
 }
 
-// plan checks an IM list (in the order the server applied them, as in the
-// IM header): at most one delta coding, first, then compressions.
+// CheckIM checks an IM list (in the order the server applied them, as in
+// the IM header) is one Undo reverses: at most one delta coding, first,
+// then at most one compression. A compression of a compression gains
+// nothing (RFC 3229 §10.7.3 compresses a delta once), while each costs a
+// decoder (a zstd window of up to MaxZstdWindow) and multiplies the
+// expansion of a bomb.
+func CheckIM(ims []string) error {
+	_, err := plan(ims)
+	return err
+}
+
+// plan is CheckIM, returning the lowercased names.
 func plan(ims []string) ([]string, error) {
 	var names []string
+	compressed := ""
 	for i, im := range ims {
 		name := imName(im)
 		c, ok := codecs[name]
@@ -69,6 +80,10 @@ func plan(ims []string) ([]string, error) {
 			return nil, fmt.Errorf("%w: instance manipulation %q (supported: %s)", ErrUnsupported, im, strings.Join(Supported(), ", "))
 		case c.decode != nil && i > 0:
 			return nil, fmt.Errorf("%w: delta coding %q after %q: a delta must be the first instance manipulation", ErrUnsupported, name, names[i-1])
+		case c.compression && compressed != "":
+			return nil, fmt.Errorf("%w: compression %q after compression %q: hdig undoes one compression", ErrUnsupported, name, compressed)
+		case c.compression:
+			compressed = name
 		}
 		names = append(names, name)
 	}
@@ -88,7 +103,7 @@ func Undo(ims []string, base io.ReaderAt, baseSize int64, body io.Reader, out io
 	for i := len(names) - 1; i >= 0; i-- {
 		c := codecs[names[i]]
 		if c.decode != nil {
-			return c.decode(base, baseSize, r, out, opts...)
+			return decodeBounded(c, base, baseSize, r, out, len(names) > 1, opts)
 		}
 		rc, err := newDecompressor(names[i], r)
 		if err != nil {
@@ -117,6 +132,22 @@ func Undo(ims []string, base io.ReaderAt, baseSize int64, body io.Reader, out io
 		}
 	}
 	return nil
+}
+
+// decodeBounded runs the delta coding c; when its delta comes from a
+// compression, the decompressed bytes are bounded by what it writes
+// (boundedDelta).
+func decodeBounded(c codec, base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writer, decompressed bool, opts []Option) error {
+	if !decompressed {
+		return c.decode(base, baseSize, delta, out, opts...)
+	}
+	cw := &countedWriter{w: out}
+	bd := &boundedDelta{r: delta, out: cw, floor: deltaFloor(newConfig(opts))}
+	err := c.decode(base, baseSize, bd, cw, opts...)
+	if bd.err != nil {
+		return bd.err
+	}
+	return err
 }
 
 // Encode applies the instance manipulation im to target for a server: a

@@ -11,8 +11,8 @@ func TestEncodeUndo(t *testing.T) {
 	target := textEdits(base, 12, 40)
 	lists := [][]string{
 		{"vcdiff"}, {"gdiff"}, {"diffe"}, {"gzip"}, {"deflate"}, {},
-		{"diffe", "gzip"}, {"gdiff", "deflate"}, {"vcdiff", "gzip", "deflate"}, {"VCDIFF;x=1"},
-		{"vcdiff", "br"}, {"vcdiff", "zstd"}, {"gdiff", "zstd"}, {"br"}, {"zstd", "br"},
+		{"diffe", "gzip"}, {"gdiff", "deflate"}, {"VCDIFF;x=1"},
+		{"vcdiff", "br"}, {"vcdiff", "zstd"}, {"gdiff", "zstd"}, {"br"}, {"zstd"},
 	}
 	for _, ims := range lists {
 		var delta, got bytes.Buffer

@@ -40,12 +40,12 @@ func refusesIdentity(aim []patch.Manipulation) bool {
 }
 
 // acceptedAfter returns the acceptable manipulations among names that the
-// A-IM lists after coding (a compression applies to the delta it follows),
-// best qvalue first.
+// A-IM lists after coding's first acceptable member (a compression applies
+// to the delta it follows), best qvalue first.
 func acceptedAfter(aim []patch.Manipulation, coding string, names []string) []patch.Manipulation {
 	pos := -1
 	for _, m := range aim {
-		if m.Name == coding {
+		if m.Name == coding && m.Q > 0 {
 			pos = m.Pos
 			break
 		}

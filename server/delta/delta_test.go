@@ -224,6 +224,33 @@ func TestAcceptedCodings(t *testing.T) {
 	}
 }
 
+// A compression follows the delta coding it is listed after, and only an
+// acceptable member names the coding: "vcdiff;q=0, zstd, vcdiff" lists
+// zstd before the vcdiff it accepts, so zstd does not follow it (the
+// position was taken from the refused vcdiff;q=0); a compression refused
+// (q=0) or listed before the coding is never chosen, a repeat of the
+// coding changes nothing.
+func TestAcceptedAfter(t *testing.T) {
+	tests := []struct{ aim, want string }{
+		{"vcdiff, zstd, br;q=0.5", "zstd br"},
+		{"vcdiff;q=0, zstd, vcdiff", ""},
+		{"vcdiff;q=0, zstd, vcdiff, br", "br"},
+		{"zstd, vcdiff", ""},
+		{"vcdiff, zstd;q=0", ""},
+		{"vcdiff, zstd, vcdiff", "zstd"},
+		{"gdiff, zstd", ""},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, m := range acceptedAfter(patch.ParseAIM([]string{tt.aim}), "vcdiff", deltaEncodings) {
+			got = append(got, m.Name)
+		}
+		if strings.Join(got, " ") != tt.want {
+			t.Errorf("acceptedAfter(%q, vcdiff) = %q, want %q", tt.aim, got, tt.want)
+		}
+	}
+}
+
 // An If-None-Match list longer than httpfield.MaxETags is not searched
 // for a base: the request is answered without a delta.
 func TestDeltaLongETagList(t *testing.T) {
