@@ -159,3 +159,21 @@ func TestDeltaRefusedIM(t *testing.T) {
 		assertFault(t, r, fault{fail: []string{"delta.226"}, hint: "did not offer vcdiff"})
 	}
 }
+
+// TestDeltaIdentityCoding: "Content-Encoding: Identity" (any case, or
+// among empty members) is no coding: the 226 passes.
+func TestDeltaIdentityCoding(t *testing.T) {
+	for _, ce := range []string{"Identity", "identity, ", "IDENTITY"} {
+		wrap := rewrite(func(_ *http.Request, status *int, h http.Header, body []byte) []byte {
+			if *status == http.StatusIMUsed {
+				h.Set("Content-Encoding", ce)
+			}
+			return body
+		})
+		url, e1 := deltaOrigin(t, wrap)
+		r := auditURL(t, url, Options{BaseETag: e1, Base: baseOf(lines(300, 1))})
+		if got := result(r, "delta.226"); got.Status != Pass {
+			t.Errorf("Content-Encoding %q: delta.226 = %s %q, want pass", ce, got.Status, got.Message)
+		}
+	}
+}

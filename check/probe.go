@@ -4,13 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hdig/hdig/fetch"
 	"io"
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -69,11 +71,7 @@ func (r *response) digests(name string) verify.DigestField {
 
 // encoding returns the Content-Encoding, "" for identity.
 func (r *response) encoding() string {
-	ce := r.header.Get("Content-Encoding")
-	if ce == "identity" {
-		return ""
-	}
-	return ce
+	return strings.Join(httpfield.ContentCodings(r.header.Values("Content-Encoding")), ", ")
 }
 
 // do sends one request and reads its body within the bounds of the options.

@@ -7,7 +7,6 @@ import (
 	"compress/zlib"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/andybalholm/brotli"
@@ -109,18 +108,4 @@ func countCodings(codings []string) int {
 		}
 	}
 	return n
-}
-
-// contentCodings returns the codings of the response's Content-Encoding
-// fields, lowercased, identity and empty members left out.
-func contentCodings(h http.Header) []string {
-	var out []string
-	for _, line := range h.Values("Content-Encoding") {
-		for _, c := range strings.Split(line, ",") {
-			if c = strings.ToLower(strings.TrimSpace(c)); c != "" && c != "identity" {
-				out = append(out, c)
-			}
-		}
-	}
-	return out
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/cache"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/verify"
 )
@@ -309,7 +310,7 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	if err := d.checkIMs(ims); err != nil {
 		return err
 	}
-	if ce := contentCodings(resp.Header); len(ce) > 0 {
+	if ce := httpfield.ContentCodings(resp.Header.Values("Content-Encoding")); len(ce) > 0 {
 		// RFC 3229 §10.7: the delta is between instances so coded; the
 		// versions cached are identities. A compressed delta is an IM.
 		return fmt.Errorf("%w: 226 with Content-Encoding %s: its delta is between %s-coded instances (RFC 3229 §10.7.1), and the cached bases are not coded",

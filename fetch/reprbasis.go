@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -112,11 +113,7 @@ func sameResource(target *url.URL, loc string) bool {
 
 // codingOf is a message's content coding, "" for identity.
 func codingOf(h http.Header) string {
-	c := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding")))
-	if c == "identity" {
-		return ""
-	}
-	return c
+	return strings.Join(httpfield.ContentCodings(h.Values("Content-Encoding")), ", ")
 }
 
 func orIdentity(c string) string {

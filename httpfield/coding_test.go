@@ -1,0 +1,27 @@
+package httpfield
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestContentCodings(t *testing.T) {
+	tests := []struct {
+		lines []string
+		want  []string
+	}{
+		{nil, nil},
+		{[]string{""}, nil},
+		{[]string{"identity"}, nil},
+		{[]string{"Identity"}, nil},
+		{[]string{"gzip"}, []string{"gzip"}},
+		{[]string{"GZip , br"}, []string{"gzip", "br"}},
+		{[]string{"gzip", "br"}, []string{"gzip", "br"}},
+		{[]string{"identity, zstd,"}, []string{"zstd"}},
+	}
+	for _, tt := range tests {
+		if got := ContentCodings(tt.lines); !slices.Equal(got, tt.want) {
+			t.Errorf("ContentCodings(%q) = %q, want %q", tt.lines, got, tt.want)
+		}
+	}
+}
