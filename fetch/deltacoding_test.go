@@ -35,38 +35,14 @@ func TestDeltaWithContentEncodingRefused(t *testing.T) {
 	if err := patch.EncodeVCDIFF(bytes.NewReader(g1), int64(len(g1)), bytes.NewReader(g2), &delta); err != nil {
 		t.Fatal(err)
 	}
-	var deltas, plain atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("ETag", `"v2"`)
-		w.Header().Set("Repr-Digest", sha256Field(v2))
-		if strings.Contains(r.Header.Get("If-None-Match"), `"v1"`) && r.Header.Get("A-IM") != "" {
-			deltas.Add(1)
-			w.Header().Set("Repr-Digest", sha256Field(g2))
-			w.Header().Set("Content-Encoding", "gzip")
-			w.Header().Set("IM", "vcdiff")
-			w.Header().Set("Delta-Base", `"v1"`)
-			w.Header().Set("Content-Length", strconv.Itoa(delta.Len()))
-			w.WriteHeader(http.StatusIMUsed)
-			w.Write(delta.Bytes())
-			return
-		}
-		plain.Add(1)
-		w.Write(v2)
-	}))
-	defer srv.Close()
-	store := cachedBase(t, srv.URL, `"v1"`, v1)
-	c, _ := NewClient(Options{Timeout: testStall})
-	var out bytes.Buffer
-	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: store}}
-	res, err := c.Get(context.Background(), req, &HeldSink{Out: &out})
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := newOdd226(t, v2, http.Header{"Repr-Digest": {sha256Field(g2)}, "Content-Encoding": {"gzip"}, "IM": {"vcdiff"}}, delta.Bytes())
+	res, out := o.get(t, v1, false)
+	deltas, plain := &o.deltas, &o.plain
 	warned := strings.Join(res.Verdict.Warnings, "\n")
-	if res.Status != http.StatusOK || !bytes.Equal(out.Bytes(), v2) || res.Outcome() != verify.Verified ||
+	if res.Status != http.StatusOK || !bytes.Equal(out, v2) || res.Outcome() != verify.Verified ||
 		deltas.Load() != 1 || plain.Load() != 1 || !strings.Contains(warned, "Content-Encoding gzip") {
 		t.Errorf("status %d, %d bytes (v2: %v), %s, %d deltas and %d plain GETs, warnings %q; want the 226 refused, naming its Content-Encoding, and v2 fetched whole once",
-			res.Status, out.Len(), bytes.Equal(out.Bytes(), v2), res.Outcome(), deltas.Load(), plain.Load(), warned)
+			res.Status, len(out), bytes.Equal(out, v2), res.Outcome(), deltas.Load(), plain.Load(), warned)
 	}
 }
 
@@ -83,35 +59,59 @@ func TestDeltaCompressedTwiceRefused(t *testing.T) {
 	if err := patch.Compress(&twice, &once, "zstd", -1); err != nil {
 		t.Fatal(err)
 	}
-	var deltas, plain atomic.Int32
+	o := newOdd226(t, v2, http.Header{"IM": {"vcdiff, zstd, zstd"}}, twice.Bytes())
+	res, out := o.get(t, v1, true)
+	deltas, plain := &o.deltas, &o.plain
+	warned := strings.Join(res.Verdict.Warnings, "\n")
+	if res.Status != http.StatusOK || !bytes.Equal(out, v2) || res.Outcome() != verify.Verified ||
+		deltas.Load() != 1 || plain.Load() != 1 || !strings.Contains(warned, `compression "zstd" after compression "zstd"`) {
+		t.Errorf("status %d, %d bytes (v2: %v), %s, %d deltas and %d plain GETs, warnings %q; want the 226 refused, naming the second compression, and v2 fetched whole once",
+			res.Status, len(out), bytes.Equal(out, v2), res.Outcome(), deltas.Load(), plain.Load(), warned)
+	}
+}
+
+// odd226 is an origin of v2 answering any request that offers "v1" with
+// A-IM by a 226 of the given fields and body, and any other with v2.
+type odd226 struct {
+	url           string
+	deltas, plain atomic.Int32
+}
+
+func newOdd226(t *testing.T, v2 []byte, fields http.Header, body []byte) *odd226 {
+	t.Helper()
+	o := &odd226{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("ETag", `"v2"`)
 		w.Header().Set("Repr-Digest", sha256Field(v2))
-		if strings.Contains(r.Header.Get("If-None-Match"), `"v1"`) && strings.Contains(r.Header.Get("A-IM"), "zstd") {
-			deltas.Add(1)
-			w.Header().Set("IM", "vcdiff, zstd, zstd")
+		if strings.Contains(r.Header.Get("If-None-Match"), `"v1"`) && r.Header.Get("A-IM") != "" {
+			o.deltas.Add(1)
+			for k, v := range fields {
+				w.Header()[k] = v
+			}
 			w.Header().Set("Delta-Base", `"v1"`)
-			w.Header().Set("Content-Length", strconv.Itoa(twice.Len()))
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 			w.WriteHeader(http.StatusIMUsed)
-			w.Write(twice.Bytes())
+			w.Write(body)
 			return
 		}
-		plain.Add(1)
+		o.plain.Add(1)
 		w.Write(v2)
 	}))
-	defer srv.Close()
-	store := cachedBase(t, srv.URL, `"v1"`, v1)
+	t.Cleanup(srv.Close)
+	o.url = srv.URL
+	return o
+}
+
+// get fetches the origin's URL with v1 cached as "v1", held for stdout.
+func (o *odd226) get(t *testing.T, v1 []byte, compressed bool) (*Result, []byte) {
+	t.Helper()
+	store := cachedBase(t, o.url, `"v1"`, v1)
 	c, _ := NewClient(Options{Timeout: testStall})
 	var out bytes.Buffer
-	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy(), Compressed: true, Delta: &Delta{Cache: store}}
+	req := &Request{URL: o.url, Policy: verify.DefaultPolicy(), Compressed: compressed, Delta: &Delta{Cache: store}}
 	res, err := c.Get(context.Background(), req, &HeldSink{Out: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	warned := strings.Join(res.Verdict.Warnings, "\n")
-	if res.Status != http.StatusOK || !bytes.Equal(out.Bytes(), v2) || res.Outcome() != verify.Verified ||
-		deltas.Load() != 1 || plain.Load() != 1 || !strings.Contains(warned, `compression "zstd" after compression "zstd"`) {
-		t.Errorf("status %d, %d bytes (v2: %v), %s, %d deltas and %d plain GETs, warnings %q; want the 226 refused, naming the second compression, and v2 fetched whole once",
-			res.Status, out.Len(), bytes.Equal(out.Bytes(), v2), res.Outcome(), deltas.Load(), plain.Load(), warned)
-	}
+	return res, out.Bytes()
 }
