@@ -8,10 +8,10 @@ import (
 	"testing"
 )
 
-// With --compressed the A-IM accepts the delta compressed by zstd or br
-// after its coding, and the 226 comes so ("IM: vcdiff, zstd", RFC 3229
+// An --im listing zstd and br after the coding accepts the delta so
+// compressed, and the 226 comes so ("IM: vcdiff, zstd", RFC 3229
 // §10.7.3): hdig undoes both, and verifies Repr-Digest over the rebuilt
-// file. An explicit --im is sent as it is.
+// file. --compressed alone leaves the A-IM at its default (contract).
 func TestGetDeltaCompressed(t *testing.T) {
 	site, cacheDir := t.TempDir(), t.TempDir()
 	file := filepath.Join(site, "app.js")
@@ -22,7 +22,7 @@ func TestGetDeltaCompressed(t *testing.T) {
 		t.Fatalf("first fetch: exit %d, %+v: %s", code, v, errOut)
 	}
 	os.WriteFile(file, versionText(2), 0o644)
-	code, v, errOut := getJSON(t, "--compressed", "--cache-dir", cacheDir, "-o", out, url)
+	code, v, errOut := getJSON(t, "--im", "vcdiff, zstd, br", "--cache-dir", cacheDir, "-o", out, url)
 	if code != 0 || v.Status != 226 || v.Transfer.Strategy != "delta" || v.Verdict != "verified" {
 		t.Fatalf("second fetch: exit %d, %+v: %s", code, v, errOut)
 	}
@@ -33,8 +33,8 @@ func TestGetDeltaCompressed(t *testing.T) {
 		t.Errorf("rebuilt %d bytes, want version 2 (%d bytes)", len(got), len(versionText(2)))
 	}
 	os.WriteFile(file, versionText(3), 0o644)
-	code, v, errOut = getJSON(t, "--compressed", "--im", "vcdiff", "--cache-dir", cacheDir, "-o", out, url)
+	code, v, errOut = getJSON(t, "--compressed", "--cache-dir", cacheDir, "-o", out, url)
 	if code != 0 || v.Status != 226 || strings.Join(v.Transfer.IM, ", ") != "vcdiff" {
-		t.Fatalf("--im vcdiff: exit %d, status %d, IM %q; want 226 vcdiff: %s", code, v.Status, v.Transfer.IM, errOut)
+		t.Fatalf("--compressed: exit %d, status %d, IM %q; want 226 vcdiff: %s", code, v.Status, v.Transfer.IM, errOut)
 	}
 }

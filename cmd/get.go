@@ -70,7 +70,6 @@ type getOptions struct {
 	Expect  expectFlags
 	Sign    getSignOptions // --trust-key, --signature-skew (getsignflags.go)
 	special bool           // -o names a character device or FIFO
-	imSet   bool           // --im was given (else fetch's default, by --compressed)
 	// zsyncHead is the file's HEAD the strategy chooser sent.
 	zsyncHead *fetch.Result
 	// offersDelta: a cached base exists, so the plain GET offers A-IM.
@@ -131,7 +130,6 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			o.stdin = ios.In
-			o.imSet = c.Flags().Changed("im")
 			return runGets(c, ios, o, continueArgs(o, args))
 		},
 	}
@@ -388,11 +386,7 @@ func (o *getOptions) delta(ios *IOStreams) (*fetch.Delta, error) {
 	if o.special {
 		linked = "" // nothing to link: a device's bytes are gone once written
 	}
-	im := o.IM
-	if !o.imSet {
-		im = "" // fetch's default: with --compressed, a delta compressed by zstd or br too
-	}
-	return &fetch.Delta{Cache: store, IM: im, Off: o.NoDelta || !o.Delta, Output: linked, NoDictionary: o.NoDictionary}, nil
+	return &fetch.Delta{Cache: store, IM: o.IM, Off: o.NoDelta || !o.Delta, Output: linked, NoDictionary: o.NoDictionary}, nil
 }
 
 // classifyFetch maps the client engine's errors to exit statuses.

@@ -18,14 +18,11 @@ import (
 	"github.com/hdig/hdig/verify"
 )
 
-// DefaultIM is the default A-IM value (contract: --im); CompressedIM the
-// default with --compressed, which also accepts the delta compressed by
-// zstd or br after its delta coding ("IM: vcdiff, zstd", as RFC 3229
-// §10.7.3's "diffe, gzip").
-const (
-	DefaultIM    = "vcdiff, gdiff;q=0.8, diffe;q=0.5, gzip;q=0.3"
-	CompressedIM = "vcdiff, gdiff;q=0.8, diffe;q=0.5, zstd;q=0.4, br;q=0.4, gzip;q=0.3"
-)
+// DefaultIM is the default A-IM value (contract: --im). A delta
+// compressed by zstd or br is asked for by listing them after the coding
+// (--im 'vcdiff, zstd, br': "IM: vcdiff, zstd", as RFC 3229 §10.7.3's
+// "diffe, gzip").
+const DefaultIM = "vcdiff, gdiff;q=0.8, diffe;q=0.5, gzip;q=0.3"
 
 // maxBases is how many cached versions are offered in If-None-Match.
 const maxBases = 3
@@ -37,8 +34,7 @@ var errDeltaFailed = errors.New("delta response unusable")
 // Delta configures delta encoding against a base-version cache.
 type Delta struct {
 	Cache *cache.Cache
-	// IM is the A-IM value; "" means DefaultIM, or CompressedIM for a
-	// request with Compressed set.
+	// IM is the A-IM value; "" means DefaultIM.
 	IM string
 	// Off sends no A-IM or If-None-Match, but still stores versions.
 	Off bool
@@ -79,11 +75,7 @@ func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, err
 	}
 	if len(offered) > 0 {
 		im := d.IM
-		switch {
-		case im != "":
-		case req.Compressed:
-			im = CompressedIM
-		default:
+		if im == "" {
 			im = DefaultIM
 		}
 		tags := make([]string, len(offered))

@@ -36,7 +36,7 @@ func TestDeltaWithContentEncodingRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := newOdd226(t, v2, http.Header{"Repr-Digest": {sha256Field(g2)}, "Content-Encoding": {"gzip"}, "IM": {"vcdiff"}}, delta.Bytes())
-	res, out := o.get(t, v1, false)
+	res, out := o.get(t, v1, "")
 	deltas, plain := &o.deltas, &o.plain
 	warned := strings.Join(res.Verdict.Warnings, "\n")
 	if res.Status != http.StatusOK || !bytes.Equal(out, v2) || res.Outcome() != verify.Verified ||
@@ -47,7 +47,7 @@ func TestDeltaWithContentEncodingRefused(t *testing.T) {
 }
 
 // A 226 whose delta is compressed twice ("IM: vcdiff, zstd, zstd": each
-// name was in the A-IM of --compressed, and IM may list up to MaxIM) is
+// name was in the A-IM, and IM may list up to MaxIM) is
 // refused before its body is read: each zstd layer may ask for a 128 MiB
 // window, and layers multiply a bomb. hdig said nothing and rebuilt it.
 func TestDeltaCompressedTwiceRefused(t *testing.T) {
@@ -60,7 +60,7 @@ func TestDeltaCompressedTwiceRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	o := newOdd226(t, v2, http.Header{"IM": {"vcdiff, zstd, zstd"}}, twice.Bytes())
-	res, out := o.get(t, v1, true)
+	res, out := o.get(t, v1, "vcdiff, zstd, br")
 	deltas, plain := &o.deltas, &o.plain
 	warned := strings.Join(res.Verdict.Warnings, "\n")
 	if res.Status != http.StatusOK || !bytes.Equal(out, v2) || res.Outcome() != verify.Verified ||
@@ -102,13 +102,14 @@ func newOdd226(t *testing.T, v2 []byte, fields http.Header, body []byte) *odd226
 	return o
 }
 
-// get fetches the origin's URL with v1 cached as "v1", held for stdout.
-func (o *odd226) get(t *testing.T, v1 []byte, compressed bool) (*Result, []byte) {
+// get fetches the origin's URL with v1 cached as "v1", held for stdout,
+// sending the A-IM im ("": the default).
+func (o *odd226) get(t *testing.T, v1 []byte, im string) (*Result, []byte) {
 	t.Helper()
 	store := cachedBase(t, o.url, `"v1"`, v1)
 	c, _ := NewClient(Options{Timeout: testStall})
 	var out bytes.Buffer
-	req := &Request{URL: o.url, Policy: verify.DefaultPolicy(), Compressed: compressed, Delta: &Delta{Cache: store}}
+	req := &Request{URL: o.url, Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: store, IM: im}}
 	res, err := c.Get(context.Background(), req, &HeldSink{Out: &out})
 	if err != nil {
 		t.Fatal(err)

@@ -198,8 +198,8 @@ func hexText(n int) []byte {
 	return b.Bytes()
 }
 
-// A 226 whose delta came compressed by br or zstd (--compressed accepts
-// them after the delta coding in A-IM: "IM: vcdiff, zstd") is rebuilt,
+// A 226 whose delta came compressed by br or zstd (the A-IM accepts them
+// after the delta coding: "IM: vcdiff, zstd") is rebuilt,
 // verified, and kept as the base the next delta comes from: the
 // compression was of the delta bytes, the instance is the identity.
 func TestCodedDeltaResultIsBase(t *testing.T) {
@@ -207,7 +207,8 @@ func TestCodedDeltaResultIsBase(t *testing.T) {
 	// Not a text type: the origin has no br or zstd variant of the file,
 	// whose 200 would be written decoded, and so not kept as a base.
 	e := newDeltaEnv(t, "f.bin", v1)
-	compressed := func(r *Request) { r.Compressed, r.Delta.NoDictionary = true, true }
+	const aim = "vcdiff, zstd, br"
+	compressed := func(r *Request) { r.Delta.IM, r.Delta.NoDictionary = aim, true }
 	e.get(t, compressed)
 	e.put(t, v2)
 	res, out := e.get(t, compressed)
@@ -217,8 +218,8 @@ func TestCodedDeltaResultIsBase(t *testing.T) {
 	if im := strings.Join(res.IM, ", "); (im != "vcdiff, br" && im != "vcdiff, zstd") || res.Header.Get("Content-Encoding") != "" {
 		t.Fatalf("v2: IM %q, Content-Encoding %q; want the delta compressed by br or zstd, no content coding", im, res.Header.Get("Content-Encoding"))
 	}
-	if aim := e.last().Get("A-IM"); aim != CompressedIM {
-		t.Errorf("--compressed: A-IM %q, want %q", aim, CompressedIM)
+	if got := e.last().Get("A-IM"); got != aim {
+		t.Errorf("A-IM %q, want %q", got, aim)
 	}
 	vs, err := e.store.Versions(e.url)
 	if err != nil || len(vs) == 0 || vs[0].ETag != res.ETag {
