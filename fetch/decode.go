@@ -22,14 +22,10 @@ const maxZstdWindow = patch.MaxZstdWindow
 // each entry costs a decoder, and no origin stacks more than two.
 const maxCodings = 5
 
-// decoder returns a reader that undoes the Content-Encoding list in reverse
-// order (RFC 9110 §8.4). Unknown codings are an error naming them.
-func decoder(r io.Reader, contentEncoding string) (io.Reader, func(), error) {
-	return dictDecoder(r, contentEncoding, nil, dictionary.Limits{})
-}
-
-// dictDecoder is decoder, with dict (when not nil) for dcb and dcz (RFC
-// 9842): their header must name it; lim bounds their output.
+// dictDecoder returns a reader that undoes the Content-Encoding list in
+// reverse order (RFC 9110 §8.4), with dict (when not nil) for dcb and dcz
+// (RFC 9842): their header must name it; lim bounds their output. Unknown
+// codings are an error naming them.
 func dictDecoder(r io.Reader, contentEncoding string, dict []byte, lim dictionary.Limits) (io.Reader, func(), error) {
 	var closers []func()
 	done := func() {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/hdig/hdig/dictionary"
 )
 
 // A Content-Encoding list builds one decoder per entry: thousands of
@@ -21,7 +23,7 @@ func TestDecoderStackBounded(t *testing.T) {
 		body = b.Bytes()
 	}
 	list := strings.TrimSuffix(strings.Repeat("gzip, ", maxCodings), ", ")
-	r, done, err := decoder(bytes.NewReader(body), list)
+	r, done, err := dictDecoder(bytes.NewReader(body), list, nil, dictionary.Limits{})
 	if err != nil {
 		t.Fatalf("%d codings: %v", maxCodings, err)
 	}
@@ -31,7 +33,7 @@ func TestDecoderStackBounded(t *testing.T) {
 		t.Fatalf("%d codings decoded to %q, %v", maxCodings, got, err)
 	}
 	long := strings.Repeat("gzip, ", 5000) + "gzip"
-	if _, _, err := decoder(bytes.NewReader(body), long); err == nil || !strings.Contains(err.Error(), "at most") || len(err.Error()) > 200 {
+	if _, _, err := dictDecoder(bytes.NewReader(body), long, nil, dictionary.Limits{}); err == nil || !strings.Contains(err.Error(), "at most") || len(err.Error()) > 200 {
 		t.Fatalf("5001 codings: err = %v, want a short error naming the limit", err)
 	}
 }
