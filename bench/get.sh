@@ -12,6 +12,9 @@
 #   hdig get --parallel 1 URL > F / curl URL > F          (the spool filled by one stream)
 #   hdig get URL > F, cache on / curl URL > F             (the default: the body is
 #                                                          also kept as a base version)
+#   hdig get URL > F, cached   / curl URL > F             (the version is cached and
+#                                                          unchanged: a 304, copied
+#                                                          from the cache and checked)
 #   hdig get URL | cat > F     / curl URL | cat > F       (stdout a pipe)
 #   hdig get --parallel 4 -o F / aria2c -x4 -s4           (target <= 1.0)
 #
@@ -117,6 +120,8 @@ for server in $SERVERS; do
 	curl -s -o "$tmp/warm" "$url" # the origin indexes its digests; the page cache holds the file
 	builds=hdig
 	[ -n "${OLD:-}" ] && builds="hdig hdig-old"
+	rm -rf "$tmp/cache-warm"
+	HDIG_CACHE_DIR="$tmp/cache-warm" "$tmp/hdig" get -s -o "$out" "$url" # a cached version for the 304 row
 	for _ in $(seq "$ROUNDS"); do
 		once "$server.curl-o" "curl -sf -o '$out' '$url'"
 		for b in $builds; do
@@ -130,6 +135,7 @@ for server in $SERVERS; do
 		once "$server.hdig-stdout-p1" "TMPDIR='$out_dir' '$tmp/hdig' get -s --no-cache --parallel 1 '$url' >'$out'"
 		for b in $builds; do # the default: the body is also kept as a base version, in an empty cache
 			once "$server.$b-stdout-cache" "HDIG_CACHE_DIR='$tmp/cache-run' TMPDIR='$out_dir' '$tmp/$b' get -s '$url' >'$out'" "rm -rf '$tmp/cache-run'"
+			once "$server.$b-stdout-hit" "HDIG_CACHE_DIR='$tmp/cache-warm' TMPDIR='$out_dir' '$tmp/$b' get -s '$url' >'$out'"
 		done
 		once "$server.curl-pipe" "curl -sf '$url' | cat >'$out'"
 		for b in $builds; do
@@ -153,6 +159,7 @@ for server in $SERVERS; do
 		echo "  $b get > file      / curl > file     : $(ratio "$server.$b-stdout" "$server.curl-stdout")  (target <= 1.5; peak RSS $(peak "$server.$b-stdout") MiB, target < 16)"
 		[ "$b" = hdig ] && echo "  $b get --parallel 1 > file / curl > file : $(ratio "$server.$b-stdout-p1" "$server.curl-stdout")  (one stream into the spool; peak RSS $(peak "$server.$b-stdout-p1") MiB)"
 		echo "  $b get > file, cache on / curl > file : $(ratio "$server.$b-stdout-cache" "$server.curl-stdout")  (the default: the body also becomes a cached base; peak RSS $(peak "$server.$b-stdout-cache") MiB)"
+		echo "  $b get > file, cached / curl > file  : $(ratio "$server.$b-stdout-hit" "$server.curl-stdout")  (a 304: the cached version copied and checked; peak RSS $(peak "$server.$b-stdout-hit") MiB)"
 		echo "  $b get | cat       / curl | cat      : $(ratio "$server.$b-pipe" "$server.curl-pipe")"
 		echo "  $b get --parallel 4 / aria2c -x4 -s4 : $(ratio "$server.$b-p4" "$server.aria2c")  (target <= 1.0)"
 	done

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 )
 
 // Base is a verified cached version, ready to serve as the source of a delta.
@@ -30,6 +31,48 @@ func (b *Base) Close() error { return b.f.Close() }
 // an error wrapping ErrCorrupt: the caller should fetch the whole
 // representation instead. Open marks the version as used for eviction.
 func (c *Cache) Open(e Entry) (*Base, error) {
+	u, err := c.OpenUnchecked(e)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.New()
+	n, err := io.Copy(h, u.Reader())
+	checked.Add(n)
+	if err == nil {
+		err = u.Check(h.Sum(nil), n)
+	}
+	if err != nil {
+		u.Close()
+		return nil, err
+	}
+	return &Base{f: u.f, size: n}, nil
+}
+
+// checked counts the bytes Open has read to check versions, process-wide,
+// so tests can tell by counting how often a version was read.
+var checked atomic.Int64
+
+// Checked returns how many bytes Open has read, in this process, to check
+// versions against their sha-256.
+func Checked() int64 { return checked.Load() }
+
+// Unchecked is a cached version opened to be read once, from start to
+// end, by a caller that hashes what it reads with sha-256 anyway (the copy
+// of a version a 304 names): Check then holds the bytes read to the
+// version's sum, so they are read and hashed once, where Open and a copy
+// would read and hash them twice. Bytes read are not known to be the
+// version's until Check says so.
+type Unchecked struct {
+	c  *Cache
+	e  Entry
+	f  *os.File
+	fi os.FileInfo
+}
+
+// OpenUnchecked opens the bytes of version e, checking what Open checks
+// short of reading them: the blob's size, a linked file's identity. Its
+// errors are Open's.
+func (c *Cache) OpenUnchecked(e Entry) (*Unchecked, error) {
 	f, err := c.openBytes(e)
 	if isNotExist(err) {
 		return nil, c.corrupt(e, nil, "missing")
@@ -50,21 +93,27 @@ func (c *Cache) Open(e Entry) (*Base, error) {
 		f.Close()
 		return nil, c.corrupt(e, fi, fmt.Sprintf("blob is %d bytes, want %d", fi.Size(), e.Size))
 	}
-	// Hash at most one byte more than recorded: a file that grows while
-	// it is read is caught without reading it to its end.
-	h := sha256.New()
-	n, err := io.Copy(h, io.LimitReader(f, e.Size+1))
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("open cached %s: %w", e.URL, err)
-	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != e.SHA256 || n != e.Size {
-		f.Close()
-		return nil, c.corrupt(e, fi, fmt.Sprintf("sha-256 mismatch: want %s (%d bytes), got %s (%d bytes)", e.SHA256, e.Size, got, n))
-	}
-	c.touch(e)
-	return &Base{f: f, size: n}, nil
+	return &Unchecked{c: c, e: e, f: f, fi: fi}, nil
 }
+
+// Reader returns the version's bytes, and at most one byte more than
+// recorded: a file that grows while it is read is caught without reading
+// it to its end.
+func (u *Unchecked) Reader() io.Reader { return io.LimitReader(u.f, u.e.Size+1) }
+
+// Check says whether sum and n, the sha-256 and the length of everything
+// read from Reader, are the version's. If not, the version is dropped as
+// Open drops it and the error wraps ErrCorrupt; if so, it is marked used.
+func (u *Unchecked) Check(sum []byte, n int64) error {
+	if got := hex.EncodeToString(sum); got != u.e.SHA256 || n != u.e.Size {
+		return u.c.corrupt(u.e, u.fi, fmt.Sprintf("sha-256 mismatch: want %s (%d bytes), got %s (%d bytes)", u.e.SHA256, u.e.Size, got, n))
+	}
+	u.c.touch(u.e)
+	return nil
+}
+
+// Close releases the version.
+func (u *Unchecked) Close() error { return u.f.Close() }
 
 // openBytes opens the blob or linked file of e.
 func (c *Cache) openBytes(e Entry) (*os.File, error) {

@@ -201,6 +201,34 @@ func TestGetDeltaCorruptCacheEntry(t *testing.T) {
 	}
 }
 
+// A 304 names a cached version whose blob was damaged on disk: the copy
+// of it fails its sha-256, the version is dropped, and the whole is
+// fetched; nothing damaged reaches the output.
+func TestGetNotModifiedCorruptCacheEntry(t *testing.T) {
+	site, cacheDir := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(site, "app.js"), versionText(1), 0o644)
+	url := deltaOrigin(t, site, nil) + "/app.js"
+	if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, url); code != 0 {
+		t.Fatalf("first: exit %d: %s", code, errOut)
+	}
+	blobs, _ := filepath.Glob(filepath.Join(cacheDir, "blobs", "*", "*"))
+	if len(blobs) != 1 {
+		t.Fatalf("blobs = %v", blobs)
+	}
+	b, _ := os.ReadFile(blobs[0])
+	b[len(b)-1] ^= 1
+	os.WriteFile(blobs[0], b, 0o600)
+	code, out, errOut := runHdig(t, "get", "--cache-dir", cacheDir, url)
+	if code != 0 || out != string(versionText(1)) || !strings.Contains(errOut, "fetched in full instead") || !strings.Contains(errOut, "sha-256 mismatch") {
+		t.Fatalf("exit %d, %d bytes: %s", code, len(out), errOut)
+	}
+	if _, err := os.Stat(blobs[0]); err == nil {
+		if got, _ := os.ReadFile(blobs[0]); bytes.Equal(got, b) {
+			t.Errorf("the damaged blob is still cached")
+		}
+	}
+}
+
 func TestGetDeltaSharedCache(t *testing.T) {
 	site, cacheDir := t.TempDir(), t.TempDir()
 	for i := 0; i < 4; i++ {

@@ -41,3 +41,36 @@ func copyHashed(w io.Writer, r io.Reader, h *verify.Hasher) (int64, error) {
 		}
 	}
 }
+
+// copyBehind copies r to w as copyHashed does, but the writes to w are
+// made by h's pipeline (verify.Hasher.SubmitWrite) while this goroutine
+// reads on: for a local source (a cached version), where reading is cheap
+// and writing and hashing are the work. w is written from one goroutine at
+// a time, the last write done when copyBehind returns. It returns the
+// bytes read, and the first error of a read or a write.
+func copyBehind(w io.Writer, r io.Reader, h *verify.Hasher) (int64, error) {
+	write := func(p []byte) error {
+		n, err := w.Write(p)
+		if err == nil && n != len(p) {
+			err = io.ErrShortWrite
+		}
+		return err
+	}
+	var n int64
+	for {
+		b := h.Buffer()
+		k, err := io.ReadFull(r, b.Bytes())
+		n += int64(k)
+		werr := h.SubmitWrite(b, k, write)
+		if werr == nil && (err == io.EOF || err == io.ErrUnexpectedEOF) {
+			return n, h.Flush()
+		}
+		if werr == nil && err != nil {
+			h.Flush()
+			return n, err
+		}
+		if werr != nil {
+			return n, werr
+		}
+	}
+}

@@ -230,23 +230,35 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 	if err != nil {
 		return err
 	}
-	b, err := d.req.Delta.Cache.Open(e)
+	if fs, ok := sink.(*FileSink); ok && e.Linked() {
+		b, err := d.req.Delta.Cache.Open(e)
+		if err != nil {
+			return fmt.Errorf("%w: 304 names %s, but %v", errDeltaFailed, e.ETag, err)
+		}
+		b.Close()
+		if d.inPlace(resp, e, fs, res) {
+			return nil
+		}
+	}
+	// Read once: the copy's sha-256 checks the cached bytes too (Check).
+	u, err := d.req.Delta.Cache.OpenUnchecked(e)
 	if err != nil {
 		return fmt.Errorf("%w: 304 names %s, but %v", errDeltaFailed, e.ETag, err)
 	}
-	defer b.Close()
-	if fs, ok := sink.(*FileSink); ok && d.inPlace(resp, e, fs, res) {
-		return nil
-	}
+	defer u.Close()
 	hasher := verify.NewHasher(d.req.algorithms(reprFields(resp.Header).all()...))
 	defer hasher.Close()
-	n, err := io.Copy(io.MultiWriter(sinkWriter{sink}, hasher), io.NewSectionReader(b, 0, b.Size()))
+	n, err := copyBehind(sinkWriter{sink}, u.Reader(), hasher)
 	if err != nil {
 		return err
 	}
+	sums := hasher.Sums()
+	if err := u.Check(sha256Of(sums), n); err != nil {
+		return fmt.Errorf("%w: 304 names %s, but %v", errDeltaFailed, e.ETag, err)
+	}
 	res.Strategy, res.ETag, res.Bytes, res.Received = StrategyNotModified, e.ETag, n, 0
-	res.Verdict = reprVerdict(resp.Header, nil, hasher.Sums(), d.req)
-	res.setSHA256(hasher.Sums())
+	res.Verdict = reprVerdict(resp.Header, nil, sums, d.req)
+	res.setSHA256(sums)
 	if err := verdictError(res, d.req, true); err != nil {
 		return fmt.Errorf("%w: cached copy of %s: %v", errDeltaFailed, e.ETag, err)
 	}

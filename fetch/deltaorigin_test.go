@@ -267,3 +267,23 @@ func TestDictEntryOf226(t *testing.T) {
 		}
 	}
 }
+
+// A 304 for a cached version reads and hashes it once: its copy's sha-256
+// is both the check of the cached bytes and the one held to Repr-Digest
+// (cache.Open, which reads it to check it first, is not used).
+func TestNotModifiedReadsCacheOnce(t *testing.T) {
+	v1 := deltaText(1)
+	e := newDeltaEnv(t, "f.txt", v1)
+	e.get(t, nil)
+	checked, hashed := cache.Checked(), verify.Hashed("sha-256")
+	res, out := e.get(t, nil)
+	if res.Strategy != StrategyNotModified || !bytes.Equal(out, v1) || res.Outcome() != verify.Verified {
+		t.Fatalf("%s, %d bytes, %s; want not-modified, v1, verified", res.Strategy, len(out), res.Outcome())
+	}
+	if got := cache.Checked() - checked; got != 0 {
+		t.Errorf("cache.Open read %d bytes to check the version first", got)
+	}
+	if got := verify.Hashed("sha-256") - hashed; got != int64(len(v1)) {
+		t.Errorf("sha-256 over %d bytes, want %d: the version once", got, len(v1))
+	}
+}

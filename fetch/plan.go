@@ -245,29 +245,41 @@ func (p *prefixHash) lend(off int64) *verify.Buffer {
 	return p.h.Buffer()
 }
 
-// wroteLent is wrote for n bytes written at off from a lent buffer b,
-// which it takes back: hashed from there when off is still the
-// watermark, else given back, and the bytes read back later.
-func (p *prefixHash) wroteLent(off int64, b *verify.Buffer, n int) {
+// landLent lands n bytes read at off into the lent buffer b, which it
+// takes back. At the watermark they are handed to the hasher, which writes
+// them with write and hashes them on goroutines of its own while the
+// caller reads on (verify.Hasher.SubmitWrite); elsewhere they are written
+// here, to be read back when the watermark reaches them. It returns the
+// first write error so far: a failed write of the hasher's also stops the
+// prefix hash (err), so no snapshot claims bytes that are not on disk.
+func (p *prefixHash) landLent(off int64, b *verify.Buffer, n int, write func([]byte) error) error {
 	if n == 0 {
 		p.h.Return(b)
-		return
+		return nil
 	}
 	p.mu.Lock()
 	if p.busy || p.held > 0 || p.err != nil || off != p.wm {
 		p.mu.Unlock()
+		err := write(b.Bytes()[:n])
 		p.h.Return(b)
+		if err != nil {
+			return err
+		}
 		p.mu.Lock()
 		p.landedAt(off, int64(n))
-		return
+		return nil
 	}
 	p.busy = true
 	p.mu.Unlock()
-	p.h.Submit(b, n)
+	err := p.h.SubmitWrite(b, n, write)
 	p.mu.Lock()
 	p.wm += int64(n)
 	p.landed.trim(p.wm)
+	if err != nil && p.err == nil {
+		p.err = err
+	}
 	p.catchUp()
+	return err
 }
 
 // catchUp runs with mu held and busy set: it hashes what landed at the
@@ -323,18 +335,30 @@ func (p *prefixHash) finish() (int64, error) {
 		p.mu.Lock()
 	}
 	defer p.mu.Unlock()
+	if err := p.h.Flush(); err != nil && p.err == nil {
+		p.err = err // a write of the hasher's (landLent)
+	}
 	return p.wm, p.err
 }
 
 // snapshot returns the watermark and the saved hash state at it, pausing
-// hashing for the moment it takes.
-func (p *prefixHash) snapshot() (int64, []byte, error) {
+// hashing for the moment it takes, and calls at (unless nil) within that
+// moment. Then the hasher's writes (landLent) are done: every byte below
+// the watermark, and every byte a worker has counted as landed since, is
+// on disk. A failed write of the hasher's is returned as the error.
+func (p *prefixHash) snapshot(at func()) (int64, []byte, error) {
 	p.mu.Lock()
 	p.held++
 	for p.busy {
 		p.idle.Wait()
 	}
 	st, err := p.h.MarshalBinary()
+	if werr := p.h.WriteErr(); werr != nil {
+		err = werr
+	}
+	if at != nil {
+		at()
+	}
 	wm := p.wm
 	if p.held--; p.held > 0 {
 		p.mu.Unlock()

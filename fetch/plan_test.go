@@ -110,7 +110,7 @@ func TestPrefixHash(t *testing.T) {
 	for i, p := range chunks {
 		work <- p
 		if i == len(chunks)/2 {
-			if wm, state, err = ph.snapshot(); err != nil {
+			if wm, state, err = ph.snapshot(nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -161,7 +161,7 @@ func TestPrefixHashNothingToHash(t *testing.T) {
 	half := int64(len(data) / 2)
 	ph.wrote(half, data[half:]) // beyond the watermark
 	if b := ph.lend(0); b != nil {
-		ph.wroteLent(0, b, 0)
+		ph.landLent(0, b, 0, nil)
 		t.Errorf("a buffer was lent to hash nothing")
 	}
 	ph.wrote(0, data[:half])

@@ -320,7 +320,10 @@ func ifRangeETag(s string) string {
 func (d *download) conclude() (*Result, error) {
 	wm, err := d.ph.finish()
 	res := d.result()
-	if err != nil {
+	var we *writeError
+	if errors.As(err, &we) {
+		return res, err
+	} else if err != nil {
 		return res, &writeError{err: fmt.Errorf("read back %s: %w", d.part, err)}
 	}
 	if d.total >= 0 && wm != d.total {
@@ -374,6 +377,7 @@ func (d *download) warn(w string) {
 // openPart opens the part file; trunc starts it empty and drops a stale
 // sidecar.
 func (d *download) openPart(trunc bool) error {
+	d.settle()
 	if d.spool {
 		if err := d.f.Truncate(0); err != nil {
 			return &writeError{err: err}
@@ -412,6 +416,7 @@ func (d *download) end(res *Result, err error) (*Result, error) {
 		return res, nil
 	}
 	defer d.closeHash()
+	d.settle()
 	if st, serr := d.f.Stat(); serr == nil && st.Size() > 0 && d.keep(err) {
 		if serr := d.saveSidecar(); serr != nil {
 			res.Verdict.Warn("could not save the resume sidecar: " + serr.Error())
@@ -424,6 +429,14 @@ func (d *download) end(res *Result, err error) (*Result, error) {
 	os.Remove(d.part)
 	os.Remove(d.side)
 	return res, err
+}
+
+// settle waits for the hasher's writes to the part file (landLent), so
+// none lands after the file is truncated, closed or judged.
+func (d *download) settle() {
+	if d.hasher != nil {
+		d.hasher.Flush()
+	}
 }
 
 // closeHash stops the hasher's goroutines after a failure.
@@ -656,33 +669,45 @@ func (d *download) stream(p *piece, r *countingReader, limit int64, h *verify.Ha
 
 // land writes b (read from the piece p's body) at off and hashes it: with
 // the piece hasher h, and with the prefix hasher, to which it gives back
-// the buffer lent (nil: b is the caller's) in every case.
+// the buffer lent (nil: b is the caller's) in every case. Bytes in a lent
+// buffer at the watermark are written by the prefix hasher's pipeline
+// (prefixHash.landLent), so this goroutine reads on meanwhile.
 func (d *download) land(p *piece, off int64, b []byte, h *verify.Hasher, lent *verify.Buffer) error {
 	var err error
 	if len(b) > 0 {
 		err = d.req.Limits.checkOutput(off+int64(len(b)), 0, false) // a stream of unknown length over --max-filesize
 	}
-	if err == nil && len(b) > 0 {
-		if _, werr := d.f.WriteAt(b, off); werr != nil {
-			err = &writeError{err: werr}
-		}
-	}
 	if err != nil || len(b) == 0 {
 		if lent != nil {
-			d.ph.wroteLent(off, lent, 0)
+			d.ph.landLent(off, lent, 0, nil)
 		}
 		return err
 	}
 	if h != nil {
 		h.Write(b)
 	}
-	p.next.Add(int64(len(b)))
 	if lent != nil {
-		d.ph.wroteLent(off, lent, len(b))
-	} else {
+		err = d.ph.landLent(off, lent, len(b), d.writerAt(off))
+	} else if err = d.writerAt(off)(b); err == nil {
 		d.ph.wrote(off, b)
 	}
+	if err != nil {
+		return err
+	}
+	p.next.Add(int64(len(b)))
 	return nil
+}
+
+// writerAt returns a function that writes its bytes to the part file at
+// off, its errors tagged as the output's.
+func (d *download) writerAt(off int64) func([]byte) error {
+	f := d.f
+	return func(b []byte) error {
+		if _, err := f.WriteAt(b, off); err != nil {
+			return &writeError{err: err}
+		}
+		return nil
+	}
 }
 
 // expectEOF reads the end of a body (so its trailer arrives), failing if

@@ -71,13 +71,15 @@ func (d *download) saveSidecar() error {
 	if d.ph == nil || d.f == nil || d.spool {
 		return nil
 	}
-	wm, state, err := d.ph.snapshot()
+	var done spans
+	wm, state, err := d.ph.snapshot(func() {
+		done = append(spans{}, d.before...)
+		for _, p := range d.pieces {
+			done.add(p.start, p.at())
+		}
+	})
 	if err != nil {
 		return err
-	}
-	done := append(spans{}, d.before...)
-	for _, p := range d.pieces {
-		done.add(p.start, p.at())
 	}
 	sc := sidecar{Version: sidecarVersion, URL: redacted(d.req.URL), ETag: d.etag, Total: d.total,
 		ReprDigest: strings.Join(d.header.Values(verify.ReprDigest), ", "),

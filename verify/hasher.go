@@ -48,6 +48,8 @@ type Hasher struct {
 	inlineKeys []string
 
 	p *pipe // nil until pipeFrom bytes; nil again after Close
+
+	writeErr error // the first failed SubmitWrite write, once p is gone
 }
 
 // NewHasher returns a Hasher for the given algorithms.
@@ -150,6 +152,56 @@ func (h *Hasher) Submit(b *Buffer, n int) {
 	h.p.give(b.s, n)
 }
 
+// SubmitWrite is Submit that also has the n bytes written with write
+// before b is taken back, by a goroutine of the pipeline's own while the
+// others hash them: the caller goes on receiving meanwhile, so receiving,
+// writing and hashing run on as many cores. Writes happen in the order
+// submitted. The first that fails is kept (WriteErr) and those after it
+// are skipped. Without a pipeline (no algorithm but inline ones) the bytes
+// are written here. It returns the first write error so far.
+func (h *Hasher) SubmitWrite(b *Buffer, n int, write func(p []byte) error) error {
+	if err := h.WriteErr(); n == 0 || err != nil {
+		h.Return(b)
+		return err
+	}
+	if b.s == nil {
+		err := write((*b.own)[:n])
+		if err == nil {
+			h.Submit(b, n)
+		} else {
+			h.Return(b)
+			h.failWrite(err)
+		}
+		return h.WriteErr()
+	}
+	b.s.write = write
+	h.Submit(b, n)
+	return h.WriteErr()
+}
+
+// failWrite keeps err as the write error unless there is one.
+func (h *Hasher) failWrite(err error) {
+	if h.writeErr == nil {
+		h.writeErr = err
+	}
+}
+
+// WriteErr returns the first error of a write SubmitWrite was given, as
+// far as the writes have got: Flush waits for them all.
+func (h *Hasher) WriteErr() error {
+	if h.writeErr == nil && h.p != nil {
+		return h.p.writeErr()
+	}
+	return h.writeErr
+}
+
+// Flush waits until everything written or submitted has been hashed and
+// written out, and returns the first write error (WriteErr).
+func (h *Hasher) Flush() error {
+	h.wait()
+	return h.WriteErr()
+}
+
 // Return takes b back without hashing its bytes.
 func (h *Hasher) Return(b *Buffer) {
 	if b.s == nil {
@@ -183,6 +235,9 @@ func (h *Hasher) Sums() []Digest {
 func (h *Hasher) Close() error {
 	if h.p != nil {
 		h.p.stop()
+		if err := h.p.writeErr(); err != nil {
+			h.failWrite(err)
+		}
 		h.p = nil
 	}
 	return nil
