@@ -118,12 +118,13 @@ func (s *HeldSink) drop() error {
 }
 
 // release copies the first size bytes of the spill file f to out: by the
-// kernel where it can (kernelCopy), then, from where that stopped, through
-// a buffer.
+// kernel where it can (kernelRelease), then, from where that stopped, through
+// a buffer. It is f's last reader: what the kernel copied is punched out
+// of f as it goes.
 func release(out io.Writer, f *os.File, size int64) error {
 	var done int64
 	if o, ok := out.(*os.File); ok {
-		n, err := kernelCopy(o, f, size)
+		n, err := kernelRelease(o, f, size)
 		if err != nil {
 			return err
 		}

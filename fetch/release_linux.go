@@ -7,7 +7,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// kernelCopy copies the first size bytes of src to dst's current position
+// releaseChunk is how much kernelRelease copies per call, and so how much
+// of the spool it lets stand before punching it out.
+const releaseChunk = 64 << 20
+
+// kernelRelease copies the first size bytes of src (a spool) to dst's current position
 // without passing them through user space: copy_file_range(2) when dst is a
 // regular file (on the same filesystem: a reflink or an in-kernel copy),
 // else sendfile(2) (a pipe, a socket, a file elsewhere). It returns how
@@ -15,7 +19,14 @@ import (
 // (a closed pipe, a full disk). Anything it cannot do (O_APPEND, an old
 // kernel, a non-blocking fd that would block) it leaves to the caller's
 // portable copy, from where it stopped.
-func kernelCopy(dst, src *os.File, size int64) (int64, error) {
+//
+// It is the spool's last reader: every chunk copy_file_range copied into
+// dst is punched out of it (fallocate(2), where the filesystem can), so
+// the body takes about one copy's room on the disk (or in memory, on
+// tmpfs) while it is released, not two, and the pages freed are those the
+// copy fills next. Not after sendfile: a pipe may still hold references to
+// the spool's pages, and a punch zeroes a partial last page.
+func kernelRelease(dst, src *os.File, size int64) (int64, error) {
 	sc, err := src.SyscallConn()
 	if err != nil {
 		return 0, nil
@@ -26,12 +37,15 @@ func kernelCopy(dst, src *os.File, size int64) (int64, error) {
 	}
 	var off int64
 	var werr error
-	ways := []func(int, int, *int64, int) (int, error){copyRange, sendFile}
+	ways := []way{{copyRange, true}, {sendFile, false}}
 	cerr := sc.Control(func(sfd uintptr) {
 		werr = dc.Write(func(dfd uintptr) bool {
 			for len(ways) > 0 && off < size {
-				n, err := ways[0](int(dfd), int(sfd), &off, int(min(size-off, 1<<30)))
+				from := off
+				n, err := ways[0].copy(int(dfd), int(sfd), &off, int(min(size-off, releaseChunk)))
 				switch {
+				case n > 0 && ways[0].punch:
+					punch(int(sfd), from, off-from)
 				case n > 0:
 				case errors.Is(err, unix.EAGAIN) && off > 0:
 					return false // a full non-blocking pipe: wait until it drains
@@ -52,6 +66,19 @@ func kernelCopy(dst, src *os.File, size int64) (int64, error) {
 		return off, nil
 	}
 	return off, werr
+}
+
+// A way copies from a file at *off to dfd, moving *off; punch says the
+// bytes it copied are in dst when it returns, so the source may go.
+type way struct {
+	copy  func(dfd, sfd int, off *int64, n int) (int, error)
+	punch bool
+}
+
+// punch frees the bytes [off, off+n) of the file fd, keeping its size;
+// a filesystem that cannot only keeps them.
+func punch(fd int, off, n int64) {
+	unix.Fallocate(fd, unix.FALLOC_FL_PUNCH_HOLE|unix.FALLOC_FL_KEEP_SIZE, off, n)
 }
 
 func copyRange(dfd, sfd int, off *int64, n int) (int, error) {
