@@ -38,7 +38,9 @@ func (c *Cache) Open(e Entry) (*Base, error) {
 	h := sha256.New()
 	n, err := io.Copy(h, u.Reader())
 	checked.Add(n)
-	if err == nil {
+	if err != nil {
+		err = fmt.Errorf("open cached %s: %w", e.URL, err)
+	} else {
 		err = u.Check(h.Sum(nil), n)
 	}
 	if err != nil {

@@ -229,6 +229,28 @@ func TestGetNotModifiedCorruptCacheEntry(t *testing.T) {
 	}
 }
 
+// With -N nothing is held back: a damaged cached version named by a 304
+// is found before any of it is written, and the whole is fetched instead.
+func TestGetNotModifiedCorruptCacheStreamed(t *testing.T) {
+	site, cacheDir := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(site, "app.js"), versionText(1), 0o644)
+	url := deltaOrigin(t, site, nil) + "/app.js"
+	if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, url); code != 0 {
+		t.Fatalf("first: exit %d: %s", code, errOut)
+	}
+	blobs, _ := filepath.Glob(filepath.Join(cacheDir, "blobs", "*", "*"))
+	if len(blobs) != 1 {
+		t.Fatalf("blobs = %v", blobs)
+	}
+	b, _ := os.ReadFile(blobs[0])
+	b[len(b)-1] ^= 1
+	os.WriteFile(blobs[0], b, 0o600)
+	code, out, errOut := runHdig(t, "get", "-N", "--cache-dir", cacheDir, url)
+	if code != 0 || out != string(versionText(1)) {
+		t.Fatalf("exit %d, %d bytes out: %s", code, len(out), errOut)
+	}
+}
+
 func TestGetDeltaSharedCache(t *testing.T) {
 	site, cacheDir := t.TempDir(), t.TempDir()
 	for i := 0; i < 4; i++ {

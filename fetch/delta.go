@@ -240,20 +240,22 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 			return nil
 		}
 	}
-	// Read once: the copy's sha-256 checks the cached bytes too (Check).
-	u, err := d.req.Delta.Cache.OpenUnchecked(e)
+	src, err := d.cached(e, sink)
 	if err != nil {
 		return fmt.Errorf("%w: 304 names %s, but %v", errDeltaFailed, e.ETag, err)
 	}
-	defer u.Close()
+	defer src.Close()
 	hasher := verify.NewHasher(d.req.algorithms(reprFields(resp.Header).all()...))
 	defer hasher.Close()
-	n, err := copyBehind(sinkWriter{sink}, u.Reader(), hasher)
-	if err != nil {
+	n, err := copyBehind(sinkWriter{sink}, src.Reader(), hasher)
+	var we *writeError
+	if errors.As(err, &we) {
 		return err
+	} else if err != nil {
+		return fmt.Errorf("%w: read cached %s: %v", errDeltaFailed, e.ETag, err)
 	}
 	sums := hasher.Sums()
-	if err := u.Check(sha256Of(sums), n); err != nil {
+	if err := src.Check(sha256Of(sums), n); err != nil {
 		return fmt.Errorf("%w: 304 names %s, but %v", errDeltaFailed, e.ETag, err)
 	}
 	res.Strategy, res.ETag, res.Bytes, res.Received = StrategyNotModified, e.ETag, n, 0
@@ -264,6 +266,40 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 	}
 	return nil
 }
+
+// cachedCopy is a cached version to copy into a sink and then Check.
+type cachedCopy interface {
+	Reader() io.Reader
+	Check(sum []byte, n int64) error
+	Close() error
+}
+
+// cached opens version e to be copied into sink. A sink that holds its
+// bytes back until the verdict gets them unchecked, read and hashed once:
+// the copy's sha-256 checks them (cache.Unchecked). A sink that passes
+// them straight on (-N) gets them checked first (cache.Open), for no
+// damaged byte may reach it: it cannot take them back.
+func (d *deltaReceiver) cached(e cache.Entry, sink Sink) (cachedCopy, error) {
+	if _, through := sink.(*StreamSink); !through {
+		u, err := d.req.Delta.Cache.OpenUnchecked(e)
+		if err != nil {
+			return nil, err
+		}
+		return u, nil
+	}
+	b, err := d.req.Delta.Cache.Open(e)
+	if err != nil {
+		return nil, err
+	}
+	return checkedCopy{b}, nil
+}
+
+// checkedCopy is a version cache.Open has checked already.
+type checkedCopy struct{ b *cache.Base }
+
+func (c checkedCopy) Reader() io.Reader         { return io.NewSectionReader(c.b, 0, c.b.Size()) }
+func (c checkedCopy) Check([]byte, int64) error { return nil }
+func (c checkedCopy) Close() error              { return c.b.Close() }
 
 // inPlace settles a 304 for the very file the cache links to -o without
 // copying it onto itself: Cache.Open has just checked it against its

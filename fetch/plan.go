@@ -273,10 +273,11 @@ func (p *prefixHash) landLent(off int64, b *verify.Buffer, n int, write func([]b
 	p.mu.Unlock()
 	err := p.h.SubmitWrite(b, n, write)
 	p.mu.Lock()
-	p.wm += int64(n)
-	p.landed.trim(p.wm)
 	if err != nil && p.err == nil {
-		p.err = err
+		p.err = err // the hash may or may not have these bytes: it is done
+	} else if err == nil {
+		p.wm += int64(n)
+		p.landed.trim(p.wm)
 	}
 	p.catchUp()
 	return err
