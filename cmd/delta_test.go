@@ -178,23 +178,31 @@ func TestGetDeltaFallback(t *testing.T) {
 	}
 }
 
-func TestGetDeltaCorruptCacheEntry(t *testing.T) {
-	site, cacheDir := t.TempDir(), t.TempDir()
-	file := filepath.Join(site, "app.js")
-	os.WriteFile(file, versionText(1), 0o644)
+// damagedCache serves versionText(1) as app.js from site, caches it with a
+// first get, and flips one byte (at) of the cached blob on disk. It
+// returns the URL, the cache directory, the blob's path and its bytes.
+func damagedCache(t *testing.T, site string, at func(n int) int) (string, string, string, []byte) {
+	t.Helper()
+	cacheDir := t.TempDir()
+	os.WriteFile(filepath.Join(site, "app.js"), versionText(1), 0o644)
 	url := deltaOrigin(t, site, nil) + "/app.js"
 	if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, url); code != 0 {
 		t.Fatalf("first: exit %d: %s", code, errOut)
 	}
-	// Damage the cached blob on disk.
 	blobs, _ := filepath.Glob(filepath.Join(cacheDir, "blobs", "*", "*"))
 	if len(blobs) != 1 {
 		t.Fatalf("blobs = %v", blobs)
 	}
 	b, _ := os.ReadFile(blobs[0])
-	b[100] ^= 1
+	b[at(len(b))] ^= 1
 	os.WriteFile(blobs[0], b, 0o600)
-	os.WriteFile(file, versionText(2), 0o644)
+	return url, cacheDir, blobs[0], b
+}
+
+func TestGetDeltaCorruptCacheEntry(t *testing.T) {
+	site := t.TempDir()
+	url, cacheDir, _, _ := damagedCache(t, site, func(int) int { return 100 })
+	os.WriteFile(filepath.Join(site, "app.js"), versionText(2), 0o644)
 	code, out, errOut := runHdig(t, "get", "--cache-dir", cacheDir, url)
 	if code != 0 || out != string(versionText(2)) || !strings.Contains(errOut, "fetched in full instead") {
 		t.Fatalf("exit %d, %d bytes: %s", code, len(out), errOut)
@@ -205,46 +213,20 @@ func TestGetDeltaCorruptCacheEntry(t *testing.T) {
 // of it fails its sha-256, the version is dropped, and the whole is
 // fetched; nothing damaged reaches the output.
 func TestGetNotModifiedCorruptCacheEntry(t *testing.T) {
-	site, cacheDir := t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(site, "app.js"), versionText(1), 0o644)
-	url := deltaOrigin(t, site, nil) + "/app.js"
-	if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, url); code != 0 {
-		t.Fatalf("first: exit %d: %s", code, errOut)
-	}
-	blobs, _ := filepath.Glob(filepath.Join(cacheDir, "blobs", "*", "*"))
-	if len(blobs) != 1 {
-		t.Fatalf("blobs = %v", blobs)
-	}
-	b, _ := os.ReadFile(blobs[0])
-	b[len(b)-1] ^= 1
-	os.WriteFile(blobs[0], b, 0o600)
+	url, cacheDir, blob, b := damagedCache(t, t.TempDir(), func(n int) int { return n - 1 })
 	code, out, errOut := runHdig(t, "get", "--cache-dir", cacheDir, url)
 	if code != 0 || out != string(versionText(1)) || !strings.Contains(errOut, "fetched in full instead") || !strings.Contains(errOut, "sha-256 mismatch") {
 		t.Fatalf("exit %d, %d bytes: %s", code, len(out), errOut)
 	}
-	if _, err := os.Stat(blobs[0]); err == nil {
-		if got, _ := os.ReadFile(blobs[0]); bytes.Equal(got, b) {
-			t.Errorf("the damaged blob is still cached")
-		}
+	if got, err := os.ReadFile(blob); err == nil && bytes.Equal(got, b) {
+		t.Errorf("the damaged blob is still cached")
 	}
 }
 
 // With -N nothing is held back: a damaged cached version named by a 304
 // is found before any of it is written, and the whole is fetched instead.
 func TestGetNotModifiedCorruptCacheStreamed(t *testing.T) {
-	site, cacheDir := t.TempDir(), t.TempDir()
-	os.WriteFile(filepath.Join(site, "app.js"), versionText(1), 0o644)
-	url := deltaOrigin(t, site, nil) + "/app.js"
-	if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, url); code != 0 {
-		t.Fatalf("first: exit %d: %s", code, errOut)
-	}
-	blobs, _ := filepath.Glob(filepath.Join(cacheDir, "blobs", "*", "*"))
-	if len(blobs) != 1 {
-		t.Fatalf("blobs = %v", blobs)
-	}
-	b, _ := os.ReadFile(blobs[0])
-	b[len(b)-1] ^= 1
-	os.WriteFile(blobs[0], b, 0o600)
+	url, cacheDir, _, _ := damagedCache(t, t.TempDir(), func(n int) int { return n - 1 })
 	code, out, errOut := runHdig(t, "get", "-N", "--cache-dir", cacheDir, url)
 	if code != 0 || out != string(versionText(1)) {
 		t.Fatalf("exit %d, %d bytes out: %s", code, len(out), errOut)
