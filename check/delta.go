@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -117,7 +118,7 @@ func (a *audit) rebuild(r *response) {
 	h := verify.NewHasher(verify.Algorithms)
 	defer h.Close()
 	if err := patch.Undo(ims, b, b.Size(), r.body(), h, patch.WithMaxOutput(a.opts.MaxBody)); err != nil {
-		a.s.fail(id, fmt.Sprintf("%s does not apply to the base: %v; want a delta from the version %s (is --base that version?)", what, err, a.opts.BaseETag))
+		a.s.fail(id, undoFailure(what, err, a.opts.BaseETag))
 		return
 	}
 	sums, n := h.Sums(), h.Written()
@@ -133,4 +134,17 @@ func (a *audit) rebuild(r *response) {
 	default:
 		a.s.pass(id, fmt.Sprintf("%s rebuilt the representation (%s); Repr-Digest %s matches", what, bytesOf(n), strings.Join(o.matched, ", ")))
 	}
+}
+
+// undoFailure says why a 226 could not be rebuilt: only a delta that fails
+// against the base puts the base (--base) in question, not a compression
+// over it that does not decode, nor a limit.
+func undoFailure(what string, err error, base string) string {
+	switch {
+	case errors.Is(err, patch.ErrCompression):
+		return fmt.Sprintf("%s does not decode: %v; want the delta compressed as its IM says", what, err)
+	case errors.Is(err, patch.ErrLimit):
+		return fmt.Sprintf("%s was not rebuilt: %v", what, err)
+	}
+	return fmt.Sprintf("%s does not apply to the base: %v; want a delta from the version %s (is --base that version?)", what, err, base)
 }

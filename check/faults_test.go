@@ -177,3 +177,27 @@ func TestDeltaIdentityCoding(t *testing.T) {
 		}
 	}
 }
+
+// TestDeltaCompressionDoesNotDecode: a 226 whose compression over the
+// delta does not decode fails for that reason; --base is not in question,
+// and the message does not suggest it is.
+func TestDeltaCompressionDoesNotDecode(t *testing.T) {
+	wrap := rewrite(func(_ *http.Request, status *int, h http.Header, body []byte) []byte {
+		if *status != http.StatusIMUsed {
+			return body
+		}
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(body)
+		zw.Close()
+		h.Del(verify.ContentDigest)
+		h.Set("IM", "vcdiff, gzip")
+		return z.Bytes()[:z.Len()/2]
+	})
+	url, e1 := deltaOrigin(t, wrap)
+	r := auditURL(t, url, Options{BaseETag: e1, IM: "vcdiff, gzip", Base: baseOf(lines(300, 1))})
+	assertFault(t, r, fault{fail: []string{"delta.226"}, hint: "does not decode"})
+	if got := result(r, "delta.226"); strings.Contains(got.Message, "--base") {
+		t.Errorf("delta.226 = %q: blames the base", got.Message)
+	}
+}

@@ -24,6 +24,11 @@ var ErrCorrupt = errors.New("corrupt delta")
 // configured limit (window size, output size, text size).
 var ErrLimit = errors.New("limit exceeded")
 
+// ErrCompression is wrapped, with ErrCorrupt, by errors of Undo about a
+// compression that follows the delta coding ("IM: vcdiff, zstd") and does
+// not decode: what failed is that layer, not the delta against its base.
+var ErrCompression = errors.New("compression does not decode")
+
 // ErrUnsupported is wrapped by errors about valid input that uses a feature
 // hdig does not implement, such as VCDIFF secondary compression.
 var ErrUnsupported = errors.New("unsupported")

@@ -269,3 +269,37 @@ func TestUndoCompressedDeltaBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestUndoCompressionLayerFails: a compression over the delta that does
+// not decode is ErrCompression (the delta was never whole, so its base is
+// not in question); a delta that fails under a sound compression is not.
+func TestUndoCompressionLayerFails(t *testing.T) {
+	base := []byte(strings.Repeat("base version line\n", 2000))
+	target := append(append([]byte{}, base[:len(base)/2]...), "one more line\n"...)
+	target = append(target, base[len(base)/2:]...)
+	for _, im := range []string{"zstd", "br", "gzip", "deflate"} {
+		var coded bytes.Buffer
+		if err := EncodeList([]string{"vcdiff", im}, bytes.NewReader(base), int64(len(base)), bytes.NewReader(target), &coded); err != nil {
+			t.Fatal(err)
+		}
+		b := coded.Bytes()
+		var out bytes.Buffer
+		err := Undo([]string{"vcdiff", im}, bytes.NewReader(base), int64(len(base)), bytes.NewReader(b[:len(b)/2]), &out)
+		if !errors.Is(err, ErrCompression) || !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s cut short: %v; want ErrCompression and ErrCorrupt", im, err)
+		}
+		var delta bytes.Buffer
+		if err := Encode("vcdiff", bytes.NewReader(base), int64(len(base)), bytes.NewReader(target), &delta); err != nil {
+			t.Fatal(err)
+		}
+		d := delta.Bytes()
+		var sound bytes.Buffer
+		if err := Compress(&sound, bytes.NewReader(d[:len(d)/2]), im, int64(len(d)/2)); err != nil {
+			t.Fatal(err)
+		}
+		err = Undo([]string{"vcdiff", im}, bytes.NewReader(base), int64(len(base)), &sound, &out)
+		if !errors.Is(err, ErrCorrupt) || errors.Is(err, ErrCompression) {
+			t.Errorf("%s over a delta cut short: %v; want ErrCorrupt, not ErrCompression", im, err)
+		}
+	}
+}

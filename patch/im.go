@@ -100,17 +100,26 @@ func Undo(ims []string, base io.ReaderAt, baseSize int64, body io.Reader, out io
 		return err
 	}
 	r := body
+	var layers []*layer
 	for i := len(names) - 1; i >= 0; i-- {
 		c := codecs[names[i]]
 		if c.decode != nil {
-			return decodeBounded(c, base, baseSize, r, out, len(names) > 1, opts)
+			err := decodeBounded(c, base, baseSize, r, out, len(names) > 1, opts)
+			for _, l := range layers {
+				if err != nil && l.err != nil {
+					return l.err // the delta never came whole: not a base's fault
+				}
+			}
+			return err
 		}
 		rc, err := newDecompressor(names[i], r)
 		if err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrCorrupt, names[i], err)
+			return fmt.Errorf("%w: %w: %s: %v", ErrCorrupt, ErrCompression, names[i], err)
 		}
 		defer rc.Close()
-		r = rc
+		l := &layer{name: names[i], r: rc}
+		layers = append(layers, l)
+		r = l
 	}
 	// Decompressed output is bounded like a decoder's (WithMaxOutput), so
 	// that a small gzip bomb cannot write without end.
@@ -132,6 +141,21 @@ func Undo(ims []string, base io.ReaderAt, baseSize int64, body io.Reader, out io
 		}
 	}
 	return nil
+}
+
+// A layer reads a compression's output and keeps its first failure.
+type layer struct {
+	name string
+	r    io.Reader
+	err  error
+}
+
+func (l *layer) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	if err != nil && err != io.EOF && l.err == nil {
+		l.err = fmt.Errorf("%w: %w: %s: %v", ErrCorrupt, ErrCompression, l.name, err)
+	}
+	return n, err
 }
 
 // decodeBounded runs the delta coding c; when its delta comes from a
