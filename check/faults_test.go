@@ -114,13 +114,9 @@ var deltaFaults = []struct {
 		return 226, b[:len(b)/2]
 	}, "does not apply to the base"},
 	{"delta compressed as a Content-Encoding", func(h http.Header, b []byte) (int, []byte) {
-		var z bytes.Buffer
-		zw := gzip.NewWriter(&z)
-		zw.Write(b)
-		zw.Close()
 		h.Del(verify.ContentDigest)
 		h.Set("Content-Encoding", "gzip")
-		return 226, z.Bytes()
+		return 226, gzipped(b)
 	}, "a compressed delta is an instance manipulation: want IM: vcdiff, gzip"},
 	{"304 for an older base", func(h http.Header, _ []byte) (int, []byte) { return 304, nil }, "304 Not Modified for If-None-Match"},
 }
@@ -186,13 +182,10 @@ func TestDeltaCompressionDoesNotDecode(t *testing.T) {
 		if *status != http.StatusIMUsed {
 			return body
 		}
-		var z bytes.Buffer
-		zw := gzip.NewWriter(&z)
-		zw.Write(body)
-		zw.Close()
 		h.Del(verify.ContentDigest)
 		h.Set("IM", "vcdiff, gzip")
-		return z.Bytes()[:z.Len()/2]
+		z := gzipped(body)
+		return z[:len(z)/2]
 	})
 	url, e1 := deltaOrigin(t, wrap)
 	r := auditURL(t, url, Options{BaseETag: e1, IM: "vcdiff, gzip", Base: baseOf(lines(300, 1))})
@@ -200,4 +193,13 @@ func TestDeltaCompressionDoesNotDecode(t *testing.T) {
 	if got := result(r, "delta.226"); strings.Contains(got.Message, "--base") {
 		t.Errorf("delta.226 = %q: blames the base", got.Message)
 	}
+}
+
+// gzipped returns b gzip-compressed.
+func gzipped(b []byte) []byte {
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(b)
+	zw.Close()
+	return z.Bytes()
 }
