@@ -230,21 +230,14 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 	if err != nil {
 		return err
 	}
-	if fs, ok := sink.(*FileSink); ok && e.Linked() {
-		b, err := d.req.Delta.Cache.Open(e)
-		if err != nil {
-			return fmt.Errorf("%w: 304 names %s, but %v", errDeltaFailed, e.ETag, err)
-		}
-		b.Close()
-		if d.inPlace(resp, e, fs, res) {
-			return nil
-		}
-	}
 	src, err := d.cached(e, sink)
 	if err != nil {
 		return fmt.Errorf("%w: 304 names %s, but %v", errDeltaFailed, e.ETag, err)
 	}
 	defer src.Close()
+	if fs, ok := sink.(*FileSink); ok && e.Linked() && d.inPlace(resp, e, fs, res) {
+		return nil
+	}
 	hasher := verify.NewHasher(d.req.algorithms(reprFields(resp.Header).all()...))
 	defer hasher.Close()
 	n, err := copyBehind(sinkWriter{sink}, src.Reader(), hasher)
@@ -275,12 +268,15 @@ type cachedCopy interface {
 }
 
 // cached opens version e to be copied into sink. A sink that holds its
-// bytes back until the verdict gets them unchecked, read and hashed once:
-// the copy's sha-256 checks them (cache.Unchecked). A sink that passes
-// them straight on (-N) gets them checked first (cache.Open), for no
-// damaged byte may reach it: it cannot take them back.
+// bytes back until the verdict (a holdingSink) gets them unchecked, read
+// and hashed once: the copy's sha-256 checks them (cache.Unchecked). Any
+// other (-N's stream, a zsync control file parsed as it comes) gets them
+// checked first (cache.Open), for no damaged byte may reach it: it cannot
+// take them back. So does the output file the cache links to -o, which
+// inPlace may settle without a copy on the strength of that check.
 func (d *deltaReceiver) cached(e cache.Entry, sink Sink) (cachedCopy, error) {
-	if _, through := sink.(*StreamSink); !through {
+	_, holds := sink.(holdingSink)
+	if _, out := sink.(*FileSink); holds && !(out && e.Linked()) {
 		u, err := d.req.Delta.Cache.OpenUnchecked(e)
 		if err != nil {
 			return nil, err

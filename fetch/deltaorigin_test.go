@@ -287,3 +287,36 @@ func TestNotModifiedReadsCacheOnce(t *testing.T) {
 		t.Errorf("sha-256 over %d bytes, want %d: the version once", got, len(v1))
 	}
 }
+
+// passSink passes bytes on as they come: not a holdingSink.
+type passSink struct{ StreamSink }
+
+// Only a sink that holds its bytes back gets a cached version before it is
+// checked; any other sink, whatever its type, gets it checked first.
+func TestCachedCopyCheckedFirstUnlessHeld(t *testing.T) {
+	v1 := deltaText(1)
+	e := newDeltaEnv(t, "f.txt", v1)
+	e.get(t, nil)
+	vs, err := e.store.Versions(e.url)
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("versions %v, %v", vs, err)
+	}
+	d := &deltaReceiver{req: &Request{Delta: &Delta{Cache: e.store}}}
+	for _, tc := range []struct {
+		sink    Sink
+		checked bool
+	}{
+		{&HeldSink{}, false}, {&FileSink{}, false}, {DiscardSink{}, false}, {&DeviceSink{}, false},
+		{&StreamSink{}, true}, {&passSink{}, true},
+	} {
+		before := cache.Checked()
+		src, err := d.cached(vs[0], tc.sink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.Close()
+		if got := cache.Checked() > before; got != tc.checked {
+			t.Errorf("%T: checked before the copy %v, want %v", tc.sink, got, tc.checked)
+		}
+	}
+}

@@ -17,6 +17,16 @@ type Sink interface {
 	Abort() error
 }
 
+// A holdingSink is a Sink that releases nothing before Commit (a part file, a
+// held spool): what was written to it can still be taken back by Reset.
+// Bytes not checked yet may go into one; into any other sink only
+// bytes already checked.
+type holdingSink interface{ holdsBack() }
+
+func (*FileSink) holdsBack()   {}
+func (*HeldSink) holdsBack()   {}
+func (DiscardSink) holdsBack() {}
+
 // PartSuffix names the file a download is written to before it is verified.
 const PartSuffix = ".hdig-part"
 
