@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/hdig/hdig/fetch"
@@ -71,7 +70,7 @@ func (r *response) digests(name string) verify.DigestField {
 
 // encoding returns the Content-Encoding, "" for identity.
 func (r *response) encoding() string {
-	return strings.Join(httpfield.ContentCodings(r.header.Values("Content-Encoding")), ", ")
+	return httpfield.ContentCoding(r.header.Values("Content-Encoding"))
 }
 
 // do sends one request and reads its body within the bounds of the options.

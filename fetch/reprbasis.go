@@ -113,7 +113,7 @@ func sameResource(target *url.URL, loc string) bool {
 
 // codingOf is a message's content coding, "" for identity.
 func codingOf(h http.Header) string {
-	return strings.Join(httpfield.ContentCodings(h.Values("Content-Encoding")), ", ")
+	return httpfield.ContentCoding(h.Values("Content-Encoding"))
 }
 
 func orIdentity(c string) string {

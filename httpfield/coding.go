@@ -16,3 +16,9 @@ func ContentCodings(lines []string) []string {
 	}
 	return out
 }
+
+// ContentCoding is ContentCodings as one field value ("gzip, br"), "" for
+// identity.
+func ContentCoding(lines []string) string {
+	return strings.Join(ContentCodings(lines), ", ")
+}

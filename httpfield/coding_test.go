@@ -2,6 +2,7 @@ package httpfield
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +23,9 @@ func TestContentCodings(t *testing.T) {
 	for _, tt := range tests {
 		if got := ContentCodings(tt.lines); !slices.Equal(got, tt.want) {
 			t.Errorf("ContentCodings(%q) = %q, want %q", tt.lines, got, tt.want)
+		}
+		if got, want := ContentCoding(tt.lines), strings.Join(tt.want, ", "); got != want {
+			t.Errorf("ContentCoding(%q) = %q, want %q", tt.lines, got, want)
 		}
 	}
 }
