@@ -77,3 +77,39 @@ func TestCopyOutGivesBackUnsent(t *testing.T) {
 		t.Errorf("at the end of the file: copyOut = %d, %v; want 0, nil", n, err)
 	}
 }
+
+// A client that takes part of a call and then keeps it waiting makes the
+// call come back short at once, as sendfile(2) did: one write(2), not a
+// second that waits out the send timeout again. Two such calls in a row
+// hand a slow client to the poller (blockingLoop).
+func TestCopyOutShortAfterPartialWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, make([]byte, 4<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUF, 64<<10)
+	tv := unix.NsecToTimeval(int64(20e6)) // 20 ms
+	unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	before := socketWrites.Load()
+	n, err := copyOut(fds[0], int(f.Fd()), 1<<20) // nobody reads fds[1]
+	if err != nil || n <= 0 || n >= 1<<20 {
+		t.Fatalf("copyOut = %d, %v; want a short count, no error", n, err)
+	}
+	if w := socketWrites.Load() - before; w != 1 {
+		t.Errorf("%d write(2) calls, want 1: the partial write ends the call", w)
+	}
+	if off, _ := unix.Seek(int(f.Fd()), 0, io.SeekCurrent); off != int64(n) {
+		t.Errorf("file offset %d, want %d", off, n)
+	}
+}

@@ -422,7 +422,7 @@ func copyOut(sock, src, n int) (int, error) {
 		if err != nil || r == 0 {
 			return sent, orNilAfter(sent, os.NewSyscallError("read", err))
 		}
-		w, err := writeAll(sock, buf[:r])
+		w, err := writeOnce(sock, buf[:r])
 		if w < r {
 			if _, serr := unix.Seek(src, int64(w-r), io.SeekCurrent); serr != nil {
 				return sent + w, os.NewSyscallError("lseek", serr)
@@ -434,27 +434,31 @@ func copyOut(sock, src, n int) (int, error) {
 	return sent, nil
 }
 
-// writeAll writes p to sock until all went out or a write failed (its
-// send timeout: EAGAIN) or wrote nothing.
-func writeAll(sock int, p []byte) (int, error) {
-	w := 0
-	for w < len(p) {
-		k, err := unix.Write(sock, p[w:])
-		if k > 0 {
-			w += k
-		}
+// writeOnce writes p to sock in one write(2), again after EINTR. A count
+// short of len(p) without an error is a call the socket's send timeout
+// ended after some bytes (a client that kept it waiting stallWait), and
+// goes back to the caller as such: a short sendfile(2) did the same, and
+// blockingLoop counts short calls.
+func writeOnce(sock int, p []byte) (int, error) {
+	for {
+		socketWrites.Add(1)
+		k, err := unix.Write(sock, p)
 		switch {
 		case err == unix.EINTR:
+			continue
 		case err == unix.EAGAIN:
-			return w, err
+			return 0, err
 		case err != nil:
-			return w, os.NewSyscallError("write", err)
-		case k == 0:
-			return w, io.ErrShortWrite
+			return 0, os.NewSyscallError("write", err)
+		case k == 0 && len(p) > 0:
+			return 0, io.ErrShortWrite
 		}
+		return k, nil
 	}
-	return w, nil
 }
+
+// socketWrites counts writeOnce's write(2) calls, for tests.
+var socketWrites atomic.Int64
 
 // orNilAfter returns err when nothing was sent, else nil: the bytes sent
 // count first, and the next call meets the error again.
