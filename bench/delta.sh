@@ -15,7 +15,8 @@
 #    "xdelta3 -9 -S djw" (-S none for the tar, as in issue 15) and
 #    "zstd -19 --patch-from". xdelta3 -d decodes every hdig delta.
 #    Then end to end: what hdig serve sends a client (curl) holding the
-#    old version, when the new one is served: for a base alone (226), for
+#    old version, when the new one is served (A-IM: hdig-vcdiff-inflated,
+#    vcdiff, zstd, br): for a base alone (226), for
 #    a dictionary alone (dcb, dcz), and for everything offered ("wire",
 #    the origin's pick, which the wire ratios are of). The origin makes
 #    large deltas and codings in the background: each is asked for until
@@ -51,12 +52,23 @@ run() {
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", (b > 0 ? a / b : 0)}'; }
 best() { awk -v a="$1" -v b="$2" 'BEGIN {print (a == "" || b < a) ? b : a}'; }
-# decodes BASE DELTA TARGET: xdelta3 -d rebuilds TARGET from hdig's DELTA.
+# decodes BASE DELTA TARGET [CODING]: xdelta3 -d rebuilds TARGET from
+# hdig's DELTA; an hdig-vcdiff-inflated delta (VCDIFF between expanded
+# forms) is rebuilt by hdig patch.
 decodes() {
-	xdelta3 -d -f -s "$1" "$2" "$tmp/rebuilt"
-	cmp -s "$3" "$tmp/rebuilt" || { echo "delta.sh: xdelta3 -d of $2 differs from $3" >&2; exit 1; }
+	if [ "${4:-vcdiff}" = hdig-vcdiff-inflated ]; then
+		"$hdig" patch --format hdig-vcdiff-inflated "$1" "$2" -o "$tmp/rebuilt"
+	else
+		xdelta3 -d -f -s "$1" "$2" "$tmp/rebuilt"
+	fi
+	cmp -s "$3" "$tmp/rebuilt" || { echo "delta.sh: decoding $2 differs from $3" >&2; exit 1; }
 	rm -f "$tmp/rebuilt"
 }
+
+# aim is the A-IM of the origin's clients: hdig-vcdiff-inflated (only hdig
+# decodes it) where a version holds zlib streams, else VCDIFF, each
+# compressed by zstd or br when smaller.
+aim="hdig-vcdiff-inflated, vcdiff, zstd, br"
 
 # start_origin: hdig serve on $tmp/www, /w/* offered as dictionaries, its
 # state (history, variants) in $tmp/state; sets origin (http://HOST:PORT).
@@ -68,7 +80,8 @@ start_origin() {
 
 # ask OUT FIELD...: GET $url with the fields; the body goes to OUT; sets
 # got to "STATUS CODING" (- for none): a 226's compression after its delta
-# coding (IM: vcdiff, zstd), else the Content-Encoding.
+# coding (IM: vcdiff, zstd), else the Content-Encoding; and coding to a
+# 226's delta coding.
 ask() {
 	local out=$1 f args=()
 	shift
@@ -76,6 +89,7 @@ ask() {
 	curl -s -o "$out" -D "$tmp/hdr" "${args[@]}" "$url"
 	got=$(tr -d '\r' <"$tmp/hdr" | awk 'NR == 1 {s = $2} tolower($1) == "content-encoding:" {c = $2} tolower($1) == "im:" {i = $3}
 		END {if (s == 226) c = i; print s, (c == "" ? "-" : c)}')
+	coding=$(tr -d '\r' <"$tmp/hdr" | awk 'tolower($1) == "im:" {sub(",", "", $2); print $2}')
 }
 
 # await WANT OUT FIELD...: asks until got matches the regular expression
@@ -107,16 +121,17 @@ origin_sends() {
 	cp "$new" "$tmp/www/w/.$p" && mv "$tmp/www/w/.$p" "$tmp/www/w/$p"
 	avail="Available-Dictionary: :$(openssl dgst -sha256 -binary "$old" | base64 -w0):"
 	o226=- odcb=- odcz=-
-	local delta=("A-IM: vcdiff, zstd, br" "If-None-Match: $e1")
+	local delta=("A-IM: $aim" "If-None-Match: $e1")
 	if await '^226' "$tmp/o226" "${delta[@]}"; then
 		# A delta over 32 KiB is coded in the background: until then it goes as it is.
 		[ "$(stat -c %s "$tmp/o226")" -le $((32 << 10)) ] || await '^226 (zstd|br)' "$tmp/o226" "${delta[@]}" || true
 		o226=$(stat -c %s "$tmp/o226")
 		case $got in
-		*zstd) zstd -q -d -f "$tmp/o226" -o "$tmp/o226.vcdiff" && decodes "$old" "$tmp/o226.vcdiff" "$new" && o226=${o226}z ;;
+		*zstd) zstd -q -d -f "$tmp/o226" -o "$tmp/o226.vcdiff" && decodes "$old" "$tmp/o226.vcdiff" "$new" "$coding" && o226=${o226}z ;;
 		*br) o226=${o226}b ;;
-		*) decodes "$old" "$tmp/o226" "$new" ;;
+		*) decodes "$old" "$tmp/o226" "$new" "$coding" ;;
 		esac
+		[ "$coding" = hdig-vcdiff-inflated ] && o226=${o226}i
 	fi
 	if [ "$(stat -c %s "$new")" -le $((32 << 20)) ]; then # server.DefaultCompressLimit: no coding above
 		await '^200 dcb' "$tmp/odcb" "$avail" "Accept-Encoding: dcb" && odcb=$(stat -c %s "$tmp/odcb")
@@ -126,7 +141,7 @@ origin_sends() {
 			cmp -s "$tmp/odcz.out" "$new" || { echo "delta.sh: $p: the dcz body does not decode to the new version" >&2; exit 1; }
 		fi
 	fi
-	ask "$tmp/oall" "A-IM: vcdiff, zstd, br" "If-None-Match: $e1" "$avail" "Accept-Encoding: zstd, br, dcb, dcz"
+	ask "$tmp/oall" "A-IM: $aim" "If-None-Match: $e1" "$avail" "Accept-Encoding: zstd, br, dcb, dcz"
 	sent=$(stat -c %s "$tmp/oall") how=${got/ /:}
 	rm -f "$tmp"/o226* "$tmp"/odc* "$tmp/oall" "$tmp/ov1" "$tmp/www/w/$p"
 }
@@ -178,7 +193,7 @@ while read -r p; do
 		"$o226" "$odcb" "$odcz" "$wire" "$how" "$(ratio "${sz[2]}" "$xs")" "$(ratio "$wire" "$xs")" "$(ratio "$wire" "$zs")"
 done <"$pairs/pairs"
 echo "(226, dcb, dcz: body bytes hdig serve sends a client holding the old version that offers only that (the 226"
-echo " in its smallest coding of zstd and br: suffix z or b), - when it sends none; wire: the bytes it sends when"
-echo " offered everything (A-IM: vcdiff, zstd, br, If-None-Match, Available-Dictionary, Accept-Encoding: zstd, br,"
+echo " in its smallest coding of zstd and br: suffix z or b; i: hdig-vcdiff-inflated), - when it sends none; wire: the bytes it sends when"
+echo " offered everything (A-IM: $aim, If-None-Match, Available-Dictionary, Accept-Encoding: zstd, br,"
 echo " dcb, dcz), and"
 echo " sent: its status and Content-Encoding; all fetched with curl)"

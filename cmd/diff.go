@@ -1,9 +1,11 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/hdig/hdig/patch"
 	"github.com/spf13/cobra"
@@ -22,7 +24,7 @@ type diffOptions struct {
 }
 
 // deltaFormats are the --format values of diff and patch.
-var deltaFormats = []string{"vcdiff", "gdiff", "diffe"}
+var deltaFormats = []string{"vcdiff", patch.InflatedIM, "gdiff", "diffe"}
 
 func newDiffCmd(ios *IOStreams) *cobra.Command {
 	opts := &diffOptions{IO: ios}
@@ -30,7 +32,10 @@ func newDiffCmd(ios *IOStreams) *cobra.Command {
 		Use:   "diff OLD NEW",
 		Short: "Write a delta from OLD to NEW",
 		Long: `Write a delta that turns OLD into NEW: RFC 3284 VCDIFF (the default, which
-"xdelta3 -d -s OLD" also decodes), gdiff, or a "diff -e" ed script (text only).` + exitStatusHelp,
+"xdelta3 -d -s OLD" also decodes), hdig-vcdiff-inflated (VCDIFF between the two
+files with each zlib stream that Go's zlib writer reproduces inflated: a third
+of the size between two builds of a Go program; hdig patch rebuilds it), gdiff,
+or a "diff -e" ed script (text only).` + exitStatusHelp,
 		Example: `  hdig diff v1.json v2.json -o v1-v2.vcdiff
   hdig diff -l 9 old.tar new.tar -o d.vcdiff
   hdig diff --format diffe old.txt new.txt`,
@@ -38,7 +43,7 @@ func newDiffCmd(ios *IOStreams) *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Old, opts.New = args[0], args[1]
 			if !validDeltaFormat(opts.Format) {
-				return usageErrorf("--format %q: want one of vcdiff, gdiff, diffe", opts.Format)
+				return usageErrorf("--format %q: want one of %s", opts.Format, strings.Join(deltaFormats, ", "))
 			}
 			if opts.Level < 0 || opts.Level > 9 {
 				return usageErrorf("--level %d: want 0 (fastest) to 9 (smallest)", opts.Level)
@@ -46,7 +51,7 @@ func newDiffCmd(ios *IOStreams) *cobra.Command {
 			return runDiff(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Format, "format", "vcdiff", "delta `format`: vcdiff, gdiff or diffe")
+	c.Flags().StringVar(&opts.Format, "format", "vcdiff", "delta `format`: vcdiff, hdig-vcdiff-inflated, gdiff or diffe")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the delta to `FILE` instead of stdout")
 	c.Flags().IntVarP(&opts.Level, "level", "l", patch.DefaultLevel, "vcdiff and gdiff `LEVEL`: 0 fastest to 9 smallest, like xdelta3's -0…-9")
 	c.Flags().BoolVar(&opts.Checksum, "checksum", false, "add xdelta3's Adler-32 checksum to every vcdiff window")
@@ -82,9 +87,13 @@ func runDiff(opts *diffOptions) error {
 		return err
 	}
 	defer nw.Close()
-	return writeDeltaOutput(opts.IO, opts.Output, func(w io.Writer) error {
+	err = writeDeltaOutput(opts.IO, opts.Output, func(w io.Writer) error {
 		return patch.Encode(opts.Format, old, oldSize, nw, w, patch.WithChecksum(opts.Checksum), patch.WithLevel(opts.Level))
 	})
+	if errors.Is(err, patch.ErrNothingInflated) {
+		return usageErrorf("%s holds no zlib stream that Go's zlib writer reproduces: --format vcdiff makes the same delta with less work", opts.New)
+	}
+	return err
 }
 
 // openDeltaInput opens a regular file named on the command line; failing is a

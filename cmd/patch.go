@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hdig/hdig/patch"
 	"github.com/spf13/cobra"
@@ -30,19 +31,20 @@ func newPatchCmd(ios *IOStreams) *cobra.Command {
 		Short: "Apply DELTA to OLD and write the result",
 		Long: `Apply a delta to OLD and write the result. VCDIFF (RFC 3284, including
 what "xdelta3 -e" writes with -S lzma, djw, fgk or none) and gdiff are recognised by their magic bytes;
-a "diff -e" script needs --format diffe.` + exitStatusHelp,
+a "diff -e" script needs --format diffe, hdig diff's hdig-vcdiff-inflated
+--format hdig-vcdiff-inflated.` + exitStatusHelp,
 		Example: `  hdig patch v1.json v1-v2.vcdiff -o v2.json
   hdig patch --format diffe old.txt changes.ed`,
 		Args: deltaArgs,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Old, opts.Delta = args[0], args[1]
 			if opts.Format != "" && !validDeltaFormat(opts.Format) {
-				return usageErrorf("--format %q: want one of vcdiff, gdiff, diffe", opts.Format)
+				return usageErrorf("--format %q: want one of %s", opts.Format, strings.Join(deltaFormats, ", "))
 			}
 			return runPatch(opts)
 		},
 	}
-	c.Flags().StringVar(&opts.Format, "format", "", "delta `format`: vcdiff, gdiff or diffe (default: detected)")
+	c.Flags().StringVar(&opts.Format, "format", "", "delta `format`: vcdiff, hdig-vcdiff-inflated, gdiff or diffe (default: detected)")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the result to `FILE` instead of stdout")
 	return c
 }

@@ -16,19 +16,20 @@ type codec struct {
 }
 
 var codecs = map[string]codec{
-	"vcdiff":  {decode: DecodeVCDIFF, encode: EncodeVCDIFF},
-	"gdiff":   {decode: DecodeGDIFF, encode: EncodeGDIFF},
-	"diffe":   {decode: ApplyDiffE, encode: EncodeDiffE},
-	"zstd":    {compression: true},
-	"br":      {compression: true},
-	"gzip":    {compression: true},
-	"deflate": {compression: true},
+	"vcdiff":   {decode: DecodeVCDIFF, encode: EncodeVCDIFF},
+	InflatedIM: {decode: DecodeInflated, encode: EncodeInflated},
+	"gdiff":    {decode: DecodeGDIFF, encode: EncodeGDIFF},
+	"diffe":    {decode: ApplyDiffE, encode: EncodeDiffE},
+	"zstd":     {compression: true},
+	"br":       {compression: true},
+	"gzip":     {compression: true},
+	"deflate":  {compression: true},
 }
 
 // Supported lists the instance manipulations Undo and Encode handle, delta
 // codings first, in order of preference.
 func Supported() []string {
-	return []string{"vcdiff", "gdiff", "diffe", "zstd", "br", "gzip", "deflate"}
+	return []string{"vcdiff", InflatedIM, "gdiff", "diffe", "zstd", "br", "gzip", "deflate"}
 }
 
 // IsDelta reports whether im is a delta coding (needs a base instance).

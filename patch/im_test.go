@@ -64,7 +64,7 @@ func TestDetect(t *testing.T) {
 			t.Errorf("Detect(%q) = %q, want %q", tt.prefix, got, tt.want)
 		}
 	}
-	if s := Supported(); len(s) != 7 || !IsDelta(s[0]) || IsDelta("gzip") {
+	if s := Supported(); len(s) != 8 || !IsDelta(s[0]) || !IsDelta(InflatedIM) || IsDelta("gzip") {
 		t.Errorf("Supported() = %q", s)
 	}
 }

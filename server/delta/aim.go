@@ -3,8 +3,11 @@ package delta
 import "github.com/hdig/hdig/patch"
 
 // deltaCodings are the delta-codings the origin can produce, in the order
-// tried when qvalues tie.
-var deltaCodings = []string{"vcdiff", "gdiff", "diffe"}
+// tried when qvalues tie: hdig-vcdiff-inflated first, as it is plain
+// VCDIFF where a target holds no zlib stream to expand (then it is
+// skipped: inflatable) and smaller where it does (bestDelta then makes
+// both and keeps the smaller).
+var deltaCodings = []string{patch.InflatedIM, "vcdiff", "gdiff", "diffe"}
 
 // compressions are the one-input manipulations that may follow a
 // delta-coding that is not compressed itself (RFC 3229 §10.9).

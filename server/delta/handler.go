@@ -70,6 +70,10 @@ type Handler struct {
 	pinned     bool  // the rates were set: not measured
 	bgBusy     atomic.Bool
 	bg         sync.WaitGroup
+
+	// flat holds the ETags of versions with no zlib stream to expand
+	// (hdig-vcdiff-inflated is not tried for them again).
+	flat sync.Map
 }
 
 // keyLock is a mutex shared by the requests working on one key.
@@ -199,7 +203,7 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	if len(aim) == 0 {
 		return false
 	}
-	codings := accepted(aim, deltaCodings)
+	codings := h.inflatable(cur, accepted(aim, deltaCodings))
 	tags, err := httpfield.ParseETags(r.Header.Values("If-None-Match"))
 	if err != nil {
 		return false // the server answers the request without a delta

@@ -30,8 +30,12 @@ type made struct {
 // a compression listed after the coding and it makes the delta smaller.
 func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, base version, codings []patch.Manipulation, aim []patch.Manipulation) (*made, error) {
 	var errs []string
-	for _, c := range codings {
+	for _, c := range h.inflatable(cur, codings) {
 		d, err := h.deltaFile(ctx, cur, base, []string{c.Name})
+		if errors.Is(err, patch.ErrNothingInflated) {
+			h.flat.Store(cur.ETag, true)
+			continue
+		}
 		if err != nil {
 			if ctx.Err() != nil || errors.Is(err, errTargetChanged) {
 				return nil, err
@@ -39,7 +43,14 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 			errs = append(errs, fmt.Sprintf("%s: %v", c.Name, err))
 			continue
 		}
-		if c.Name == "vcdiff" {
+		if c.Name == patch.InflatedIM && len(accepted(aim, []string{"vcdiff"})) > 0 {
+			// Plain VCDIFF may still be smaller (streams that did not
+			// change cost a little more expanded): make it too.
+			if v, err := h.deltaFile(ctx, cur, base, []string{"vcdiff"}); err == nil && v.size < d.size {
+				return v, nil
+			}
+		}
+		if c.Name == "vcdiff" || c.Name == patch.InflatedIM {
 			return d, nil // inherently compressed (RFC 3229 §10.9)
 		}
 		if zs := acceptedAfter(aim, c.Name, compressions); len(zs) > 0 {
@@ -50,6 +61,21 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 		return d, nil
 	}
 	return nil, fmt.Errorf("no delta-coding worked: %s", strings.Join(errs, "; "))
+}
+
+// inflatable returns codings without hdig-vcdiff-inflated when the
+// current version is known to hold no zlib stream to expand.
+func (h *Handler) inflatable(cur *server.Representation, codings []patch.Manipulation) []patch.Manipulation {
+	if _, flat := h.flat.Load(cur.ETag); !flat {
+		return codings
+	}
+	var out []patch.Manipulation
+	for _, c := range codings {
+		if c.Name != patch.InflatedIM {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // errTargetChanged marks a current representation whose bytes did not
