@@ -1,6 +1,9 @@
 package patch
 
-import "io"
+import (
+	"io"
+	"sync/atomic"
+)
 
 // maxDeltaExpansion bounds the bytes a compression may give a delta coding
 // per byte the coding writes (past deltaFloor): an honest delta is not
@@ -33,10 +36,11 @@ func (b *boundedDelta) Read(p []byte) (int, error) {
 	if b.err != nil {
 		return 0, b.err
 	}
-	room := b.floor + maxDeltaExpansion*b.out.n - b.read
+	wrote := b.out.n.Load()
+	room := b.floor + maxDeltaExpansion*wrote - b.read
 	if room <= 0 {
 		b.err = limitf("the compression gave the delta coding %d bytes, and it built %d: over %d:1 past %d bytes (a decompression bomb?)",
-			b.read, b.out.n, maxDeltaExpansion, b.floor)
+			b.read, wrote, maxDeltaExpansion, b.floor)
 		return 0, b.err
 	}
 	if int64(len(p)) > room {
@@ -47,14 +51,16 @@ func (b *boundedDelta) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// countedWriter counts the bytes written through it.
+// countedWriter counts the bytes written through it. The count is read
+// by the goroutine decoding the delta, which for hdig-vcdiff-inflated is
+// not the one writing (DecodeInflated contracts in another).
 type countedWriter struct {
 	w io.Writer
-	n int64
+	n atomic.Int64
 }
 
 func (c *countedWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
