@@ -14,9 +14,10 @@ import (
 // writer reproduces is diffed as the bytes it holds, and recompressed by
 // the decoder. Between two builds of a Go program, whose DWARF sections
 // are zlib streams, it is a third of plain VCDIFF. Both ends must expand
-// a base alike, so the name carries hdig's format; a decoder built with a
-// Go release whose zlib writer writes other bytes fails the check of a
-// stream's CRC-32, and the client fetches the whole.
+// a base alike, so the name carries hdig's format; a decoder whose zlib
+// writer (another Go release's) writes other bytes fails the Adler-32 of
+// a window (its expanded base differs) or the CRC-32 of a stream, and the
+// client fetches the whole.
 const InflatedIM = "hdig-vcdiff-inflated"
 
 // ErrNothingInflated is EncodeInflated's error for a target with no zlib
@@ -53,6 +54,11 @@ func EncodeInflated(base io.ReaderAt, baseSize int64, target io.Reader, out io.W
 	if err != nil {
 		return err
 	}
+	// Each window carries xdelta3's Adler-32 of the expanded target it
+	// builds, whatever opts say: a decoder whose expanded base differs
+	// (another hdig, another Go release's zlib writer) fails there,
+	// rather than rebuilding other bytes that only the digest catches.
+	opts = append(opts[:len(opts):len(opts)], WithChecksum(true))
 	return EncodeVCDIFF(bx, bi.Size(), tx, out, opts...)
 }
 

@@ -130,3 +130,21 @@ func TestXdelta3DecodesInflated(t *testing.T) {
 		t.Fatal("xdelta3's expanded target does not contract to the target")
 	}
 }
+
+// TestInflatedOtherBaseFails: a base that differs from the one the delta
+// was made from in bytes the delta copies fails the windows' Adler-32;
+// Undo rebuilt other bytes and returned nil.
+func TestInflatedOtherBaseFails(t *testing.T) {
+	base, target := zipped(false), zipped(true)
+	var d bytes.Buffer
+	if err := Encode(InflatedIM, bytes.NewReader(base), int64(len(base)), bytes.NewReader(target), &d, WithChecksum(false)); err != nil {
+		t.Fatal(err)
+	}
+	other := bytes.Clone(base)
+	other[1000] ^= 0xff // raw bytes before the stream, copied by the delta
+	var got bytes.Buffer
+	err := Undo([]string{InflatedIM}, bytes.NewReader(other), int64(len(other)), bytes.NewReader(d.Bytes()), &got)
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("another base: %v (rebuilt the target: %v), want ErrCorrupt", err, bytes.Equal(got.Bytes(), target))
+	}
+}

@@ -59,7 +59,7 @@ func contractStream(r *bufio.Reader, out io.Writer, seg int, zws *[12]*zlib.Writ
 		return corruptf("segment %d: %v", seg, unexpected(err))
 	}
 	level := int(lv) - 2
-	if level < -2 || level > 9 {
+	if level < -2 || level > 6 {
 		return corruptf("segment %d: zlib level %d", seg, level)
 	}
 	raw, err1 := binary.ReadUvarint(r)
@@ -72,7 +72,7 @@ func contractStream(r *bufio.Reader, out io.Writer, seg int, zws *[12]*zlib.Writ
 	if packed < MinPacked || packed > MaxRaw || raw > MaxRaw || raw > MaxRatio*packed {
 		return corruptf("segment %d: a stream of %d bytes inflating to %d is not one Expand writes", seg, packed, raw)
 	}
-	cw := &checked{w: out, h: crc32.NewIEEE()}
+	cw := &checked{w: out, h: crc32.NewIEEE(), max: int64(packed)}
 	zw := zws[level+2]
 	if zw == nil {
 		zw, _ = zlib.NewWriterLevel(cw, level)
@@ -109,10 +109,12 @@ func unexpected(err error) error {
 	return err
 }
 
-// checked writes through to w, counting and hashing.
+// checked writes through to w, counting and hashing, and fails a write
+// past max bytes.
 type checked struct {
-	w io.Writer
-	h interface {
+	w   io.Writer
+	max int64
+	h   interface {
 		io.Writer
 		Sum32() uint32
 	}
@@ -120,6 +122,9 @@ type checked struct {
 }
 
 func (c *checked) Write(p []byte) (int, error) {
+	if c.n+int64(len(p)) > c.max {
+		return 0, corruptf("recompressed past the %d bytes the segment names", c.max)
+	}
 	n, err := c.w.Write(p)
 	c.h.Write(p[:n])
 	c.n += int64(n)

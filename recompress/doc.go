@@ -32,11 +32,14 @@ import (
 const (
 	MinPacked = 512
 	MaxRatio  = 16
-	MaxRaw    = 1 << 30
-	// probeBudget bounds the bytes inflated while probing, as a multiple
-	// of the file's size (plus probeSlack): candidates that inflate but
-	// are not reproduced cost no more than this.
-	probeBudget = 2 * MaxRatio
+	// MaxRaw bounds a stream's inflated bytes, and so the bytes Contract
+	// compresses before it can tell a segment does not match: a hostile
+	// expanded form costs at most that much work before it fails.
+	MaxRaw = 64 << 20
+	// probeBudget bounds the bytes read and inflated while probing, as a
+	// multiple of the file's size (plus probeSlack): candidates that
+	// inflate but are not reproduced cost no more than this.
+	probeBudget = 8
 	probeSlack  = 4 << 20
 )
 
@@ -58,7 +61,9 @@ func corruptf(format string, a ...any) error {
 }
 
 // levels are the zlib levels whose header's second byte is b1, in the
-// order tried; nil if no level of Go's writer starts so.
+// order tried; nil if no level expanded starts so. Levels 7 to 9 (header
+// 78 DA) are not expanded: on data made for it, Go's writer at level 9
+// compresses about 1 MB/s, and Contract must not be made to spend that.
 func levels(b1 byte) []int {
 	switch b1 {
 	case 0x01:
@@ -67,8 +72,6 @@ func levels(b1 byte) []int {
 		return []int{2, 3, 4, 5}
 	case 0x9c:
 		return []int{6}
-	case 0xda:
-		return []int{7, 8, 9}
 	}
 	return nil
 }

@@ -72,7 +72,7 @@ func (e *expander) try(at int64, level int) (s *stream, inflates bool, err error
 		return nil, false, nil // not a stream, or one not worth expanding
 	case cmp.bad || cmp.n != cr.n:
 		return nil, true, nil
-	case cr.n < MinPacked || raw > MaxRatio*cr.n:
+	case cr.n < MinPacked || cr.n > MaxRaw || raw > MaxRatio*cr.n:
 		return nil, false, nil
 	}
 	return &stream{at: at, packed: cr.n, raw: raw, level: level, crc: cmp.crc.Sum32()}, true, nil

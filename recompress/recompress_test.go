@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"math/rand/v2"
 	"testing"
 )
@@ -48,8 +49,10 @@ func zlibbed(p []byte, level int, flush bool) []byte {
 	return b.Bytes()
 }
 
-// sample is a file of noise around streams: four Go reproduces (levels 1,
-// 6, 9 and Huffman-only), and others it must leave as they are.
+// sample is a file of noise around streams: three expanded (levels 1, 6
+// and Huffman-only), and others left as they are: level 9 (not expanded),
+// a flushed one, junk after a header, one too small, one inflating too far
+// and a truncated one.
 func sample() (file []byte, reproduced int) {
 	var f bytes.Buffer
 	f.Write(noise(1, 5000))
@@ -63,7 +66,7 @@ func sample() (file []byte, reproduced int) {
 	f.Write(zlibbed(bytes.Repeat([]byte{'a'}, 1<<20), 6, false)) // inflates too far
 	trunc := zlibbed(text(9, 40000), 1, false)
 	f.Write(trunc[:len(trunc)-10]) // truncated
-	return f.Bytes(), 4
+	return f.Bytes(), 3
 }
 
 func expand(t testing.TB, file []byte) ([]byte, Stats) {
@@ -82,8 +85,8 @@ func TestExpandContract(t *testing.T) {
 	if st.Streams != want {
 		t.Fatalf("expanded %d streams, want %d (%+v)", st.Streams, want, st)
 	}
-	if st.Raw != 4*40000 {
-		t.Errorf("inflated %d bytes, want %d", st.Raw, 4*40000)
+	if st.Raw != 3*40000 {
+		t.Errorf("inflated %d bytes, want %d", st.Raw, 3*40000)
 	}
 	var back bytes.Buffer
 	if err := Contract(bytes.NewReader(x), &back); err != nil {
@@ -93,8 +96,8 @@ func TestExpandContract(t *testing.T) {
 		t.Fatalf("contracted %d bytes differ from the %d expanded", back.Len(), len(file))
 	}
 	for i := range 4 {
-		if !bytes.Contains(x, text(uint64(i), 40000)) {
-			t.Errorf("stream %d's bytes are not in the expanded form", i)
+		if in := bytes.Contains(x, text(uint64(i), 40000)); in != (i != 2) {
+			t.Errorf("stream %d's bytes in the expanded form: %v, want %v (level 9 is not expanded)", i, in, i != 2)
 		}
 	}
 }
@@ -163,6 +166,7 @@ func TestContractRejects(t *testing.T) {
 		"other level":     stream(3, 4000, uint64(len(z)), crc, body),
 		"ratio":           stream(8, 4000, 200, crc, body),
 		"too small":       stream(8, 40, 10, crc, body[:40]),
+		"raw over MaxRaw": stream(8, MaxRaw+1, MaxRaw, crc, body),
 		"raw over input":  append(append(append([]byte{}, magic...), tagRaw), binary.AppendUvarint(nil, 1<<40)...),
 		"varint overflow": append(append(append([]byte{}, magic...), tagRaw), bytes.Repeat([]byte{0xff}, 11)...),
 	} {
@@ -200,4 +204,23 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.r.ReadAt(p, off)
 	c.n += int64(n)
 	return n, err
+}
+
+// TestContractStopsPastPacked: a segment whose recompression runs past
+// the size it names fails there, not after compressing all it claims.
+func TestContractStopsPastPacked(t *testing.T) {
+	raw := noise(4, 1<<20)
+	in := append([]byte{}, magic...)
+	in = append(in, tagZlib, 8)
+	in = binary.AppendUvarint(in, uint64(len(raw)))
+	in = binary.AppendUvarint(in, 64<<10)
+	in = binary.BigEndian.AppendUint32(in, 0)
+	src := &countingReaderAt{r: bytes.NewReader(append(append(in, raw...), tagEnd))}
+	err := Contract(io.NewSectionReader(src, 0, 1<<30), &bytes.Buffer{})
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("got %v, want ErrCorrupt", err)
+	}
+	if src.n > 512<<10 {
+		t.Errorf("read %d bytes of the 1 MiB the segment claims before failing, want under 512 KiB", src.n)
+	}
 }

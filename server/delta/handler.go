@@ -71,9 +71,10 @@ type Handler struct {
 	bgBusy     atomic.Bool
 	bg         sync.WaitGroup
 
-	// flat holds the ETags of versions with no zlib stream to expand
-	// (hdig-vcdiff-inflated is not tried for them again).
-	flat sync.Map
+	// flat holds the ETags of versions hdig-vcdiff-inflated gave no delta
+	// for (no zlib stream to expand, or a failure): it is not tried again.
+	flatMu sync.Mutex
+	flat   map[string]bool
 }
 
 // keyLock is a mutex shared by the requests working on one key.

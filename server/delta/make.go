@@ -32,8 +32,13 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 	var errs []string
 	for _, c := range h.inflatable(cur, codings) {
 		d, err := h.deltaFile(ctx, cur, base, []string{c.Name})
-		if errors.Is(err, patch.ErrNothingInflated) {
-			h.flat.Store(cur.ETag, true)
+		if err != nil && c.Name == patch.InflatedIM && ctx.Err() == nil && !errors.Is(err, errTargetChanged) {
+			// Not tried again for this version, whatever the reason: a
+			// delta not stored is made again by every request.
+			if !errors.Is(err, patch.ErrNothingInflated) {
+				h.log.Warn("delta", "im", c.Name, "file", cur.File, "err", err)
+			}
+			h.markFlat(cur.ETag)
 			continue
 		}
 		if err != nil {
@@ -63,10 +68,28 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 	return nil, fmt.Errorf("no delta-coding worked: %s", strings.Join(errs, "; "))
 }
 
-// inflatable returns codings without hdig-vcdiff-inflated when the
-// current version is known to hold no zlib stream to expand.
+// maxFlat bounds the versions remembered as having nothing to inflate;
+// past it the memory is cleared (and a version is looked at once more).
+const maxFlat = 4096
+
+// markFlat remembers that hdig-vcdiff-inflated gave no delta for the
+// version etag names (nothing to expand, or a failure).
+func (h *Handler) markFlat(etag string) {
+	h.flatMu.Lock()
+	defer h.flatMu.Unlock()
+	if h.flat == nil || len(h.flat) >= maxFlat {
+		h.flat = map[string]bool{}
+	}
+	h.flat[etag] = true
+}
+
+// inflatable returns codings without hdig-vcdiff-inflated when it gave no
+// delta for the current version before (markFlat).
 func (h *Handler) inflatable(cur *server.Representation, codings []patch.Manipulation) []patch.Manipulation {
-	if _, flat := h.flat.Load(cur.ETag); !flat {
+	h.flatMu.Lock()
+	flat := h.flat[cur.ETag]
+	h.flatMu.Unlock()
+	if !flat {
 		return codings
 	}
 	var out []patch.Manipulation
@@ -142,7 +165,11 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 	if err != nil {
 		return nil, err
 	}
-	h.measured(base.Size+cur.Size, time.Since(start))
+	if ims[0] != patch.InflatedIM {
+		// Expanding both versions and coding them is slower than the
+		// plain codings the estimate of slow() is for.
+		h.measured(base.Size+cur.Size, time.Since(start))
+	}
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, err
