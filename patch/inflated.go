@@ -37,7 +37,7 @@ func EncodeInflated(base io.ReaderAt, baseSize int64, target io.Reader, out io.W
 	if err != nil {
 		return err
 	}
-	tx, st, err := expandTemp(t, ti.Size())
+	tx, _, st, err := expandTemp(t, ti.Size())
 	if err != nil {
 		return err
 	}
@@ -45,21 +45,17 @@ func EncodeInflated(base io.ReaderAt, baseSize int64, target io.Reader, out io.W
 	if st.Streams == 0 {
 		return ErrNothingInflated
 	}
-	bx, _, err := expandTemp(base, baseSize)
+	bx, bxSize, _, err := expandTemp(base, baseSize)
 	if err != nil {
 		return err
 	}
 	defer drop(bx)
-	bi, err := bx.Stat()
-	if err != nil {
-		return err
-	}
 	// Each window carries xdelta3's Adler-32 of the expanded target it
 	// builds, whatever opts say: a decoder whose expanded base differs
 	// (another hdig, another Go release's zlib writer) fails there,
 	// rather than rebuilding other bytes that only the digest catches.
 	opts = append(opts[:len(opts):len(opts)], WithChecksum(true))
-	return EncodeVCDIFF(bx, bi.Size(), tx, out, opts...)
+	return EncodeVCDIFF(bx, bxSize, tx, out, opts...)
 }
 
 // DecodeInflated applies an hdig-vcdiff-inflated delta to base, writing the
@@ -67,21 +63,17 @@ func EncodeInflated(base io.ReaderAt, baseSize int64, target io.Reader, out io.W
 // decoder's output (the expanded target, bounded by MaxRatio times
 // WithMaxOutput) is contracted as it comes.
 func DecodeInflated(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writer, opts ...Option) error {
-	bx, _, err := expandTemp(base, baseSize)
+	bx, bxSize, _, err := expandTemp(base, baseSize)
 	if err != nil {
 		return err
 	}
 	defer drop(bx)
-	bi, err := bx.Stat()
-	if err != nil {
-		return err
-	}
 	cfg := newConfig(opts)
 	inner := append(opts[:len(opts):len(opts)], WithMaxOutput(expandedLimit(cfg.maxOutput)))
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := DecodeVCDIFF(bx, bi.Size(), delta, pw, inner...)
+		err := DecodeVCDIFF(bx, bxSize, delta, pw, inner...)
 		pw.CloseWithError(err)
 		done <- err
 	}()
@@ -128,21 +120,26 @@ func (l *limitedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// expandTemp expands src into a new temporary file, at its start.
-func expandTemp(src io.ReaderAt, size int64) (*os.File, recompress.Stats, error) {
+// expandTemp expands src into a new temporary file, at its start, and
+// returns the file's size.
+func expandTemp(src io.ReaderAt, size int64) (*os.File, int64, recompress.Stats, error) {
 	f, err := os.CreateTemp("", "hdig-inflated-*")
 	if err != nil {
-		return nil, recompress.Stats{}, err
+		return nil, 0, recompress.Stats{}, err
 	}
 	st, err := recompress.Expand(src, size, f)
+	var n int64
+	if err == nil {
+		n, err = f.Seek(0, io.SeekCurrent)
+	}
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)
 	}
 	if err != nil {
 		drop(f)
-		return nil, st, err
+		return nil, 0, st, err
 	}
-	return f, st, nil
+	return f, n, st, nil
 }
 
 // spool copies r into a new temporary file, at its start.
