@@ -31,7 +31,7 @@ type expander struct {
 	size   int64
 	w      *bufio.Writer
 	st     Stats
-	budget int64 // bytes probing may still inflate
+	budget int64 // bytes probing may still read and inflate
 	done   int64 // bytes of src written to w
 
 	// reused by every probe

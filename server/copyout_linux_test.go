@@ -20,24 +20,7 @@ import (
 func TestCopyOutGivesBackUnsent(t *testing.T) {
 	data := make([]byte, 3<<20)
 	rand.New(rand.NewSource(7)).Read(data)
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
-	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUF, 64<<10)
-	tv := unix.NsecToTimeval(int64(20e6)) // 20 ms
-	unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	f, fds := slowSocket(t, data)
 	src := int(f.Fd())
 	var got bytes.Buffer
 	drain := func() {
@@ -83,24 +66,7 @@ func TestCopyOutGivesBackUnsent(t *testing.T) {
 // second that waits out the send timeout again. Two such calls in a row
 // hand a slow client to the poller (blockingLoop).
 func TestCopyOutShortAfterPartialWrite(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(path, make([]byte, 4<<20), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(fds[0])
-	defer unix.Close(fds[1])
-	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUF, 64<<10)
-	tv := unix.NsecToTimeval(int64(20e6)) // 20 ms
-	unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	f, fds := slowSocket(t, make([]byte, 4<<20))
 	before := socketWrites.Load()
 	n, err := copyOut(fds[0], int(f.Fd()), 1<<20) // nobody reads fds[1]
 	if err != nil || n <= 0 || n >= 1<<20 {
@@ -112,4 +78,29 @@ func TestCopyOutShortAfterPartialWrite(t *testing.T) {
 	if off, _ := unix.Seek(int(f.Fd()), 0, io.SeekCurrent); off != int64(n) {
 		t.Errorf("file offset %d, want %d", off, n)
 	}
+}
+
+// slowSocket returns data in an open file and a socket pair whose first
+// end has a 64 KiB send buffer and a 20 ms send timeout; both are closed
+// when the test ends.
+func slowSocket(t *testing.T, data []byte) (*os.File, [2]int) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Close(fds[0]); unix.Close(fds[1]) })
+	unix.SetsockoptInt(fds[0], unix.SOL_SOCKET, unix.SO_SNDBUF, 64<<10)
+	tv := unix.NsecToTimeval(int64(20e6)) // 20 ms
+	unix.SetsockoptTimeval(fds[0], unix.SOL_SOCKET, unix.SO_SNDTIMEO, &tv)
+	return f, fds
 }
