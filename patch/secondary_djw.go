@@ -1,5 +1,7 @@
 package patch
 
+import "encoding/binary"
+
 // xdelta3's DJW secondary compressor (xdelta3-djw.h) is a semi-static
 // Huffman coder after David Wheeler's bred3: each section is coded on its
 // own (nothing carries from window to window) with 1 to 8 code tables over
@@ -18,6 +20,8 @@ const (
 	djwMaxSelLen   = 7  // longest code of a group selector
 	djwRun0        = 0
 	djwRun1        = 1
+	djwFastBits    = 10   // bits looked up at once by a table
+	djwFastMin     = 4096 // fewest symbols for which a section builds tables
 )
 
 // djwCLMTF is the initial move-to-front order of the code lengths: 0, the
@@ -27,25 +31,50 @@ var djwCLMTF = [...]byte{0, 4, 5, 6, 7, 8, 9, 10, 3, 11, 2, 12, 13, 1, 14, 15, 1
 // djwSection decodes DJW-coded sections; it keeps no state between them.
 type djwSection struct{}
 
-// bitReader reads xdelta3's secondary bit stream, loading bytes only when
-// a bit is needed, so a fully decoded section has consumed all its bytes.
+// bitReader reads xdelta3's secondary bit stream through a 64-bit
+// accumulator: acc holds n bits not yet read, the next in its lowest bit.
+// A decoded section must use all its bytes, so unread() tells what is left.
 type bitReader struct {
-	b    []byte
-	cur  byte
-	left int // bits of cur not yet read
+	b   []byte
+	acc uint64
+	n   uint
+	// slow counts the symbols decoded a bit at a time (work, for tests).
+	slow int
+}
+
+// refill tops the accumulator up to at least 56 bits, or to the end of
+// the input. Bits above n may already hold the bytes that follow; they are
+// loaded again, with the same values, when n reaches them.
+func (r *bitReader) refill() {
+	if len(r.b) >= 8 {
+		r.acc |= binary.LittleEndian.Uint64(r.b) << r.n
+		k := (63 - r.n) / 8
+		r.b, r.n = r.b[k:], r.n+8*k
+		return
+	}
+	for r.n <= 56 && len(r.b) > 0 {
+		r.acc |= uint64(r.b[0]) << r.n
+		r.b, r.n = r.b[1:], r.n+8
+	}
 }
 
 func (r *bitReader) bit() (uint, error) {
-	if r.left == 0 {
-		if len(r.b) == 0 {
+	if r.n == 0 {
+		if r.refill(); r.n == 0 {
 			return 0, corruptf("end of input inside a code")
 		}
-		r.cur, r.b, r.left = r.b[0], r.b[1:], 8
 	}
-	v := uint(r.cur & 1)
-	r.cur >>= 1
-	r.left--
+	v := uint(r.acc & 1)
+	r.acc >>= 1
+	r.n--
 	return v, nil
+}
+
+// unread returns the whole bytes not yet started and the bits left of the
+// byte being read.
+func (r *bitReader) unread() (bytes int, rest uint64) {
+	u := r.n + 8*uint(len(r.b))
+	return int(u / 8), r.acc & (1<<(u%8) - 1)
 }
 
 // bits reads an n-bit field, most significant bit first.
@@ -66,6 +95,46 @@ type huffman struct {
 	minLen, maxLen int
 	limit, base    [djwCodeLenSyms + 1]int
 	sorted         []byte // symbols by code
+	// fast maps the next djwFastBits bits of input (first bit lowest) to
+	// symbol | length<<8 when they start with a code of at most that
+	// length; 0 sends decode the slow way. Empty unless withFast was called.
+	fast []uint16
+}
+
+// withFast fills the lookup table by running the bit-at-a-time decoder on
+// every djwFastBits-bit pattern, so both ways decode alike, invalid codes
+// included.
+func (h *huffman) withFast() {
+	h.fast = make([]uint16, 1<<djwFastBits)
+	for p := range h.fast {
+		code := 0
+		for n := 1; n <= min(h.maxLen, djwFastBits); n++ {
+			code = code<<1 | p>>(n-1)&1
+			if n >= h.minLen && code <= h.limit[n] {
+				if off := code - h.base[n]; off >= 0 && off < len(h.sorted) {
+					h.fast[p] = uint16(h.sorted[off]) | uint16(n)<<8
+				}
+				break
+			}
+		}
+	}
+}
+
+// next reads one symbol, through the table when it holds the code.
+func (h *huffman) next(r *bitReader) (int, error) {
+	if h.fast != nil {
+		if r.n < djwFastBits {
+			r.refill()
+		}
+		e := h.fast[r.acc&(1<<djwFastBits-1)]
+		if l := uint(e >> 8); l != 0 && l <= r.n {
+			r.acc >>= l
+			r.n -= l
+			return int(e & 0xff), nil
+		}
+	}
+	r.slow++
+	return h.decode(r)
 }
 
 // build makes the canonical code for the given lengths (0: unused).
@@ -168,12 +237,13 @@ func decode12(r *bitReader, h *huffman, mtf []byte, out []byte, skip int) error 
 func (djwSection) decode(src, dst []byte) error {
 	r := &bitReader{b: src}
 	err := djwDecode(r, dst)
-	switch {
-	case err != nil:
-	case len(r.b) != 0:
-		err = corruptf("%d bytes left unused", len(r.b))
-	case r.cur != 0:
-		err = corruptf("non-zero bits after the last code")
+	if err == nil {
+		switch unused, rest := r.unread(); {
+		case unused != 0:
+			err = corruptf("%d bytes left unused", unused)
+		case rest != 0:
+			err = corruptf("non-zero bits after the last code")
+		}
 	}
 	if err != nil {
 		return corruptf("djw: %w", err)
@@ -199,6 +269,11 @@ func djwDecode(r *bitReader, dst []byte) error {
 	if err != nil {
 		return err
 	}
+	if len(dst) >= djwFastMin {
+		for i := range tables {
+			tables[i].withFast()
+		}
+	}
 	sel := make([]byte, (len(dst)+sector-1)/sector)
 	if groups > 1 {
 		if err := djwSelectors(r, groups, sel); err != nil {
@@ -211,7 +286,7 @@ func djwDecode(r *bitReader, dst []byte) error {
 		}
 		h := &tables[g]
 		for j := i * sector; j < min(len(dst), (i+1)*sector); j++ {
-			sym, err := h.decode(r)
+			sym, err := h.next(r)
 			if err != nil {
 				return err
 			}
