@@ -195,3 +195,50 @@ func TestSecondaryBounds(t *testing.T) {
 		})
 	}
 }
+
+// TestSecondaryErrorOrder: with a secondary compressor the next window is
+// read and expanded while the current one runs, yet the error reported is
+// the first in the delta: window 0 corrupt and window 1 cut short names
+// window 0; window 1 cut short alone names window 1.
+func TestSecondaryErrorOrder(t *testing.T) {
+	for _, name := range secondarySeeds(t) {
+		delta, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		base, _ := seedPair()
+		var ends []int // where a window ends: a cut there decodes
+		for n := 1; n <= len(delta); n++ {
+			if _, err := decodeVCDIFF(base, delta[:n]); err == nil {
+				ends = append(ends, n)
+			}
+		}
+		if len(ends) < 3 {
+			t.Fatalf("%s: %d window ends, want at least 3", filepath.Base(name), len(ends))
+		}
+		cut := delta[:ends[2]-3] // inside window 1
+		if _, err := decodeVCDIFF(base, cut); err == nil || !strings.Contains(err.Error(), "window 1:") {
+			t.Errorf("%s cut in window 1: error = %v, want one naming window 1", filepath.Base(name), err)
+		}
+		tried := 0
+		for i := ends[0] + 1; i < ends[1]; i += 5 {
+			bad := bytes.Clone(delta)
+			if bad[i] ^= 0xa5; !failsIn(base, bad, "window 0:") {
+				continue // a change that window 0 survives (the last bits of a range coder)
+			}
+			tried++
+			if _, err := decodeVCDIFF(base, bad[:len(cut)]); err == nil || !strings.Contains(err.Error(), "window 0:") {
+				t.Errorf("%s byte %d of window 0 changed and window 1 cut: error = %v, want one naming window 0", filepath.Base(name), i, err)
+			}
+		}
+		if tried < 10 {
+			t.Errorf("%s: %d changes of window 0 fail there, want at least 10", filepath.Base(name), tried)
+		}
+	}
+}
+
+// failsIn reports whether decoding delta fails with an error naming where.
+func failsIn(base, delta []byte, where string) bool {
+	_, err := decodeVCDIFF(base, delta)
+	return err != nil && strings.Contains(err.Error(), where)
+}

@@ -31,8 +31,10 @@ type vdecoder struct {
 	cache   *addrCache
 	hist    history
 	written int64
-	body    []byte
+	body    [2][]byte  // the sections of two windows: one runs while the next is read
 	sec     *secondary // nil without VCD_DECOMPRESS
+	exp     *expander  // expands sections on another goroutine; nil until needed
+	pending *window    // the window being expanded
 }
 
 // DecodeVCDIFF applies the RFC 3284 delta read from delta to the base (its
@@ -56,18 +58,50 @@ func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writ
 	if err := d.header(); err != nil {
 		return fmt.Errorf("vcdiff header: %w", err)
 	}
-	for n := 0; ; n++ {
-		ind, err := d.in.ReadByte()
-		if errors.Is(err, io.EOF) {
-			return nil
+	defer d.stopExpand()
+	cur, err := d.next(0)
+	for n := 0; cur != nil || err != nil; n++ {
+		if err == nil {
+			err = d.expanded(cur)
 		}
 		if err != nil {
 			return fmt.Errorf("vcdiff window %d: %w", n, err)
 		}
-		if err := d.window(ind); err != nil {
+		// With a secondary compressor, the next window is read now and
+		// expanded on another core while this one runs.
+		var ahead *window
+		var aheadErr error
+		if d.sec != nil {
+			ahead, aheadErr = d.next(n + 1)
+		}
+		if err := d.run(cur); err != nil {
 			return fmt.Errorf("vcdiff window %d: %w", n, err)
 		}
+		if d.sec == nil {
+			ahead, aheadErr = d.next(n + 1)
+		}
+		cur, err = ahead, aheadErr
 	}
+	return nil
+}
+
+// next reads window n, if there is one, and starts its expansion.
+func (d *vdecoder) next(n int) (*window, error) {
+	ind, err := d.in.ReadByte()
+	if errors.Is(err, io.EOF) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	w := &window{slot: n % 2}
+	if err := d.window(ind, w); err != nil {
+		return nil, err
+	}
+	if w.dind != 0 {
+		d.startExpand(w)
+	}
+	return w, nil
 }
 
 // report adds the work the decode did to w.
@@ -163,24 +197,20 @@ func decodeCodeTable(b []byte) (*codeTable, error) {
 	return parseCodeTable(out.Bytes(), near, same)
 }
 
-// window decodes one window whose indicator has been read.
-func (d *vdecoder) window(ind byte) error {
+// window reads one window, whose indicator has been read, into w.
+func (d *vdecoder) window(ind byte, w *window) error {
 	if ind&^(vcdSource|vcdTarget|vcdAdler32) != 0 {
 		return corruptf("unrecognized window indicator bits %#02x", ind)
 	}
 	if ind&vcdSource != 0 && ind&vcdTarget != 0 {
 		return corruptf("both VCD_SOURCE and VCD_TARGET set")
 	}
-	var w window
 	if ind&(vcdSource|vcdTarget) != 0 {
-		if err := d.segment(ind, &w); err != nil {
+		if err := d.segment(ind, w); err != nil {
 			return err
 		}
 	}
-	if err := d.readBody(ind, &w); err != nil {
-		return err
-	}
-	return d.run(&w)
+	return d.readBody(ind, w)
 }
 
 // segment reads and checks the source segment of a window.
@@ -201,13 +231,19 @@ func (d *vdecoder) segment(ind byte, w *window) error {
 		w.seg = func(dst []byte, off int64, n int) ([]byte, error) { return d.src.appendRange(dst, off, n) }
 		return nil
 	}
+	w.target = true // checked against the target decoded so far when it runs
+	w.seg = d.hist.appendRange
+	return nil
+}
+
+// checkTarget checks the target segment of a window about to run.
+func (d *vdecoder) checkTarget(w *window) error {
 	if w.segPos > d.written || int64(w.segLen) > d.written-w.segPos {
 		return corruptf("target segment [%d, +%d) beyond the %d bytes decoded", w.segPos, w.segLen, d.written)
 	}
 	if w.segPos < d.hist.start {
 		return limitf("target segment at %d is older than the %d bytes of history kept", w.segPos, d.hist.limit)
 	}
-	w.seg = d.hist.appendRange
 	return nil
 }
 
@@ -263,17 +299,15 @@ func (d *vdecoder) readBody(ind byte, w *window) error {
 	if want := uint64(used + dataLen + instLen + addrLen); deltaLen != want {
 		return corruptf("delta encoding length: header says %d, fields and sections take %d", deltaLen, want)
 	}
-	body, err := readChunked(d.in, d.body[:0], dataLen+instLen+addrLen)
-	d.body = body
+	body, err := readChunked(d.in, d.body[w.slot][:0], dataLen+instLen+addrLen)
+	d.body[w.slot] = body
 	if err != nil {
 		return corruptf("truncated window sections: %v", err)
 	}
 	w.data = section{b: body[:dataLen], name: "data"}
 	w.inst = section{b: body[dataLen : dataLen+instLen], name: "instructions"}
 	w.addr = section{b: body[dataLen+instLen:], name: "addresses"}
-	if dind != 0 {
-		return d.sec.expand(w, dind, int(maxDelta))
-	}
+	w.dind, w.limit = dind, int(maxDelta)
 	return nil
 }
 
