@@ -26,7 +26,7 @@ type vdecoder struct {
 	cfg     *config
 	src     *source
 	in      *bufio.Reader
-	out     io.Writer
+	out     windowWriter
 	table   *codeTable
 	cache   *addrCache
 	hist    history
@@ -49,7 +49,7 @@ func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writ
 		cfg: cfg,
 		src: newSource(base, baseSize, cfg.cacheSize),
 		in:  bufio.NewReaderSize(delta, 64<<10),
-		out: out,
+		out: windowWriter{out: out},
 	}
 	d.hist.limit = cfg.history
 	if cfg.work != nil {
@@ -59,13 +59,14 @@ func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writ
 		return fmt.Errorf("vcdiff header: %w", err)
 	}
 	defer d.stopExpand()
+	defer d.out.stop()
 	cur, err := d.next(0)
 	for n := 0; cur != nil || err != nil; n++ {
 		if err == nil {
 			err = d.expanded(cur)
 		}
 		if err != nil {
-			return fmt.Errorf("vcdiff window %d: %w", n, err)
+			return d.fail(n, err)
 		}
 		// With a secondary compressor, the next window is read now and
 		// expanded on another core while this one runs.
@@ -74,15 +75,28 @@ func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writ
 		if d.sec != nil {
 			ahead, aheadErr = d.next(n + 1)
 		}
-		if err := d.run(cur); err != nil {
-			return fmt.Errorf("vcdiff window %d: %w", n, err)
+		if err := d.run(cur, n); err != nil {
+			return d.fail(n, err)
 		}
 		if d.sec == nil {
 			ahead, aheadErr = d.next(n + 1)
 		}
 		cur, err = ahead, aheadErr
 	}
-	return nil
+	return d.out.wait()
+}
+
+// fail returns the error of window n, unless the write of an earlier
+// window failed: the first error in the delta is the one reported.
+func (d *vdecoder) fail(n int, err error) error {
+	if werr := d.out.wait(); werr != nil {
+		return werr
+	}
+	var named *windowError
+	if errors.As(err, &named) {
+		return err
+	}
+	return fmt.Errorf("vcdiff window %d: %w", n, err)
 }
 
 // next reads window n, if there is one, and starts its expansion.

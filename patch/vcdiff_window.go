@@ -23,13 +23,16 @@ type window struct {
 
 // run executes the instructions of w (RFC 3284 §5, §6) and writes the
 // target window.
-func (d *vdecoder) run(w *window) error {
+func (d *vdecoder) run(w *window, n int) error {
 	if w.target {
 		if err := d.checkTarget(w); err != nil {
 			return err
 		}
 	}
 	t := d.hist.spare(min(w.tgtLen, 16<<20))
+	if err := d.out.release(t); err != nil {
+		return err
+	}
 	d.cache.reset()
 	var err error
 	for w.inst.remaining() > 0 && err == nil {
@@ -56,7 +59,7 @@ func (d *vdecoder) run(w *window) error {
 	if d.cfg.maxOutput > 0 && d.written+int64(len(t)) > d.cfg.maxOutput {
 		return limitf("output over %d bytes", d.cfg.maxOutput)
 	}
-	if _, err := d.out.Write(t); err != nil {
+	if err := d.out.put(t, n); err != nil {
 		return err
 	}
 	d.hist.add(t, d.written)
