@@ -379,13 +379,13 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	body := io.TeeReader(counted, content)
 	// Rebuilt bytes are bounded by what came in: the delta and its base.
 	out := &boundedWriter{w: io.MultiWriter(sinkWriter{sink}, repr), lim: d.req.Limits, expands: true,
-		in: func() int64 { return counted.n + b.Size() }}
+		in: func() int64 { return counted.count() + b.Size() }}
 	err = patch.Undo(ims, b, b.Size(), body, out)
 	if err == nil {
 		_, err = io.Copy(io.Discard, body)
 	}
 	res.Strategy, res.IM, res.DeltaBase = StrategyDelta, ims, e.ETag
-	res.Bytes, res.Received = out.n, counted.n
+	res.Bytes, res.Received = out.n, counted.count()
 	var le *limitError
 	if errors.As(out.err, &le) && le.ratio {
 		return fmt.Errorf("%w: applying %s to %s: %v", errDeltaFailed, strings.Join(ims, ", "), e.ETag, le)
@@ -393,7 +393,7 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 		return out.err // over --max-filesize: the whole would be too
 	}
 	if err != nil {
-		err = d.c.bodyError(ctx, err, counted.n, resp.ContentLength)
+		err = d.c.bodyError(ctx, err, counted.count(), resp.ContentLength)
 		if errors.Is(err, ErrProtocol) {
 			return fmt.Errorf("%w: applying %s to %s: %v", errDeltaFailed, strings.Join(ims, ", "), e.ETag, err)
 		}

@@ -134,7 +134,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		dec, done, err := dictDecoder(body, res.Encoding, dict.bytesOrNil(), dictLimits(req.Limits))
 		var re *readError
 		if dict != nil && errors.As(err, &re) {
-			return res, c.bodyError(ctx, err, counted.n, resp.ContentLength) // the connection failed, not the coding
+			return res, c.bodyError(ctx, err, counted.count(), resp.ContentLength) // the connection failed, not the coding
 		} else if err != nil && dict != nil {
 			return c.dictFallback(ctx, req, sink, res, dictFailed(res.Encoding, err))
 		} else if err != nil {
@@ -146,7 +146,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		out = io.TeeReader(dec, plain)
 	}
 	// A dictionary is input to the decoded output, as a delta's base is.
-	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.n + dict.size() }, expands: decoded}
+	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.count() + dict.size() }, expands: decoded}
 	var n int64
 	if out == body {
 		n, err = copyHashed(bounded, counted, hasher) // no tee: read into the hasher's buffers
@@ -162,12 +162,12 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		// Hash whatever the decoder left unread (padding after the stream).
 		_, err = io.Copy(io.Discard, body)
 	}
-	res.Bytes, res.Received = n, counted.n
+	res.Bytes, res.Received = n, counted.count()
 	if parts != nil {
 		res.Pieces = parts()
 	}
 	if err != nil {
-		err = c.bodyError(ctx, err, counted.n, resp.ContentLength)
+		err = c.bodyError(ctx, err, counted.count(), resp.ContentLength)
 		var le *limitError
 		if dict != nil && errors.As(err, &le) && le.ratio {
 			return c.dictFallback(ctx, req, sink, res, dictFailed(res.Encoding, err))
@@ -180,9 +180,9 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		if _, derr := io.Copy(io.Discard, body); derr != nil {
 			return res, err
 		}
-		res.Received = counted.n
+		res.Received = counted.count()
 		sums := hasher.Sums()
-		res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, reprBasisFor(req, resp, counted.n, sums).coded(res.Encoding, decoded, nil), req)
+		res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, reprBasisFor(req, resp, counted.count(), sums).coded(res.Encoding, decoded, nil), req)
 		verr := verdictError(res, req, true)
 		if dict != nil {
 			if errors.Is(verr, ErrMismatch) {
@@ -203,7 +203,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	} else {
 		res.plainSHA256 = sha256Of(plain.Sums())
 	}
-	basis := reprBasisFor(req, resp, counted.n, sums).coded(res.Encoding, decoded, plain)
+	basis := reprBasisFor(req, resp, counted.count(), sums).coded(res.Encoding, decoded, plain)
 	res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, basis, req)
 	if !req.Compressed && !decoded {
 		warnEncoded(&res.Verdict, res.Encoding)

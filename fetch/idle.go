@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"io"
+	"sync/atomic"
 	"time"
 )
 
@@ -31,16 +32,21 @@ func (r *idleReader) Read(p []byte) (int, error) {
 
 func (r *idleReader) stop() { r.timer.Stop() }
 
-// countingReader counts bytes read.
+// countingReader counts bytes read. The count may be read by another
+// goroutine than the reader's: a delta decoder writes its output, whose
+// bound asks for the count, on a goroutine of its own.
 type countingReader struct {
 	r   io.Reader
-	n   int64
+	n   atomic.Int64
 	bar PieceProgress // when set, sees the bytes too
 }
 
+// count returns the bytes read so far.
+func (c *countingReader) count() int64 { return c.n.Load() }
+
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	if c.bar != nil && n > 0 {
 		c.bar.Add(n)
 	}

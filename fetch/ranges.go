@@ -617,9 +617,9 @@ func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMod
 	if err == nil && mode != modeHead && limit >= 0 {
 		err = expectEOF(body)
 	}
-	d.received.Add(body.n)
+	d.received.Add(body.count())
 	if err != nil {
-		return d.c.bodyError(r.ctx, err, body.n, limit)
+		return d.c.bodyError(r.ctx, err, body.count(), limit)
 	}
 	switch mode {
 	case modeWhole:

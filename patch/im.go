@@ -94,7 +94,9 @@ func plan(ims []string) ([]string, error) {
 // Undo reverses the instance manipulations ims (listed in the order they
 // were applied, as in the IM header; RFC 3229 §10.5.2) on body, in reverse
 // order, writing the instance to out: "diffe, gzip" gunzips body and then
-// applies the ed script to the base. An empty list copies body.
+// applies the ed script to the base. An empty list copies body. A VCDIFF
+// decoder writes to out on a goroutine of its own, while body is read on
+// the caller's (see DecodeVCDIFF).
 func Undo(ims []string, base io.ReaderAt, baseSize int64, body io.Reader, out io.Writer, opts ...Option) error {
 	names, err := plan(ims)
 	if err != nil {

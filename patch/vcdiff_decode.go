@@ -42,7 +42,10 @@ type vdecoder struct {
 // It accepts xdelta3's application header and Adler-32 window checksums
 // (verifying the latter), application-defined code tables and xdelta3's
 // secondary compressors (lzma, djw, fgk). Malformed deltas give errors
-// wrapping ErrCorrupt.
+// wrapping ErrCorrupt. Windows are written to out on a goroutine of its
+// own while the next decodes, so out may be written while delta is read:
+// state the two share must be safe for that. No write is in progress or
+// made once DecodeVCDIFF has returned.
 func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writer, opts ...Option) error {
 	cfg := newConfig(opts)
 	d := &vdecoder{
