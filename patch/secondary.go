@@ -83,7 +83,7 @@ func (s *secondary) expand(w *window) error {
 			break
 		}
 		outs[i] = out
-		wg.Go(func() { errs[i] = s.dec[i].decode(secs[i].b[secs[i].pos:], out) })
+		wg.Go(func() { errs[i] = catch(func() error { return s.dec[i].decode(secs[i].b[secs[i].pos:], out) }) })
 	}
 	wg.Wait()
 	for i, out := range outs {
@@ -135,7 +135,7 @@ func (d *vdecoder) startExpand(w *window) {
 		d.exp = &expander{jobs: make(chan *window), done: make(chan error, 1)}
 		go func(e *expander, s *secondary) {
 			for w := range e.jobs {
-				e.done <- s.expand(w)
+				e.done <- catch(func() error { return s.expand(w) })
 			}
 		}(d.exp, d.sec)
 	}
@@ -150,7 +150,7 @@ func (d *vdecoder) expanded(w *window) error {
 		return nil
 	}
 	w.expanding, d.pending = false, nil
-	return <-d.exp.done
+	return rethrow(<-d.exp.done)
 }
 
 // stopExpand waits for an expansion still running and ends the goroutine.

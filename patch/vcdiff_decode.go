@@ -66,7 +66,7 @@ func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writ
 	cur, err := d.next(0)
 	for n := 0; cur != nil || err != nil; n++ {
 		if err == nil {
-			err = d.expanded(cur)
+			err = d.ready(cur)
 		}
 		if err != nil {
 			return d.fail(n, err)
@@ -113,12 +113,31 @@ func (d *vdecoder) next(n int) (*window, error) {
 	}
 	w := &window{slot: n % 2}
 	if err := d.window(ind, w); err != nil {
-		return nil, err
+		if !w.target {
+			return nil, err
+		}
+		w.err = err // after the target segment's check, which comes first
+		return w, nil
 	}
 	if w.dind != 0 {
 		d.startExpand(w)
 	}
 	return w, nil
+}
+
+// ready checks that w can run, in the order of the delta: its target
+// segment against the target decoded so far, then the rest of its reading,
+// then its expansion.
+func (d *vdecoder) ready(w *window) error {
+	if w.target {
+		if err := d.checkTarget(w); err != nil {
+			return err
+		}
+	}
+	if w.err != nil {
+		return w.err
+	}
+	return d.expanded(w)
 }
 
 // report adds the work the decode did to w.

@@ -14,21 +14,17 @@ type window struct {
 	hasAdler   bool
 	data, inst section
 	addr       section
-	target     bool // the segment is of the target: checked when the window runs
-	slot       int  // which of the decoder's two sets of buffers holds the sections
-	dind       byte // Delta_Indicator: the sections still to expand
-	limit      int  // largest size an expanded section may have
-	expanding  bool // the sections are being expanded on the expander
+	target     bool  // the segment is of the target: checked when the window runs
+	err        error // an error reading a window of the target, reported after that check
+	slot       int   // which of the decoder's two sets of buffers holds the sections
+	dind       byte  // Delta_Indicator: the sections still to expand
+	limit      int   // largest size an expanded section may have
+	expanding  bool  // the sections are being expanded on the expander
 }
 
 // run executes the instructions of w (RFC 3284 §5, §6) and writes the
 // target window.
 func (d *vdecoder) run(w *window, n int) error {
-	if w.target {
-		if err := d.checkTarget(w); err != nil {
-			return err
-		}
-	}
 	t := d.hist.spare(min(w.tgtLen, 16<<20))
 	if err := d.out.release(t); err != nil {
 		return err

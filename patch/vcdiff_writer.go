@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"errors"
 	"fmt"
 	"io"
 )
@@ -27,8 +28,10 @@ func (w *windowWriter) put(t []byte, n int) error {
 		w.jobs, w.done = make(chan []byte), make(chan error, 1)
 		go func() {
 			for t := range w.jobs {
-				_, err := w.out.Write(t)
-				w.done <- err
+				w.done <- catch(func() error {
+					_, err := w.out.Write(t)
+					return err
+				})
 			}
 		}()
 	}
@@ -44,10 +47,35 @@ func (w *windowWriter) wait() error {
 		return nil
 	}
 	w.busy, w.pending = nil, false
-	if err := <-w.done; err != nil {
+	if err := rethrow(<-w.done); err != nil {
 		return &windowError{w.n, err}
 	}
 	return nil
+}
+
+// panicked carries a panic from a helper goroutine (a writer's, a
+// secondary decoder's) to the caller's, where it is raised again: a panic
+// stays the caller's to recover, as when everything ran on its goroutine.
+type panicked struct{ v any }
+
+func (p *panicked) Error() string { return fmt.Sprint("panic: ", p.v) }
+
+// catch runs f, turning a panic into a *panicked error.
+func catch(f func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = &panicked{v}
+		}
+	}()
+	return f()
+}
+
+// rethrow panics again with the value of a *panicked in err's chain.
+func rethrow(err error) error {
+	if p, ok := errors.AsType[*panicked](err); ok {
+		panic(p.v)
+	}
+	return err
 }
 
 // windowError is an error of writing a window, which names it.
