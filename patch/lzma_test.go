@@ -38,10 +38,10 @@ func lzmaSections(t testing.TB, props lzma.Properties, dict int, parts [][]byte)
 // section, for every kind of data and the corners of lc, lp and pb and of
 // the dictionary size: the bytes come back.
 func TestLZMA2Decodes(t *testing.T) {
-	runs := bytes.Repeat([]byte("abcabcabd"), 30000)
+	runs := bytes.Repeat([]byte("abcabcabd"), 20000)
 	data := map[string][]byte{
-		"text":   text(5, 700<<10),
-		"random": random(6, 300<<10), // stored chunks
+		"text":   text(5, 360<<10),
+		"random": random(6, 200<<10), // stored chunks
 		"runs":   runs,
 		"mixed":  append(append(text(7, 100<<10), random(8, 100<<10)...), runs[:100<<10]...),
 	}
