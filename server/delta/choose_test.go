@@ -23,18 +23,10 @@ type offered struct {
 
 func offerBoth(t *testing.T, v1, v2 []byte, aim, ae string) offered {
 	t.Helper()
-	dir, state := t.TempDir(), t.TempDir()
-	file := writeAsset(t, dir, v1)
-	url, stop := dictOrigin(t, dir, state)
-	t.Cleanup(stop)
-	url += "/assets/app.txt"
-	r1, _ := getWith(t, url, "Accept-Encoding", "identity")
+	url, state, r1 := servedThenChanged(t, v1, v2)
 	e1 := r1.Header.Get("ETag")
 	if r1.Header.Get("Use-As-Dictionary") == "" {
 		t.Fatal("v1 was not offered as a dictionary")
-	}
-	if err := os.WriteFile(file, v2, 0o644); err != nil {
-		t.Fatal(err)
 	}
 	avail := dictionary.FormatAvailableDictionary(dictionary.HashOf(v1))
 	var o offered
@@ -62,6 +54,24 @@ func offerBoth(t *testing.T, v1, v2 []byte, aim, ae string) offered {
 	t.Logf("226 %d bytes (IM %s), %s %d bytes; both offered: %d %q %d bytes, Vary %q", len(o.deltaBody), o.delta.Header.Get("IM"),
 		o.dict.Header.Get("Content-Encoding"), len(o.dictBody), o.both.StatusCode, o.both.Header.Get("Content-Encoding"), len(o.bb), o.both.Header.Values("Vary"))
 	return o
+}
+
+// servedThenChanged serves v1 from a dictionary origin, gets it, then
+// replaces it with v2 at the same path; it returns the URL, the origin's
+// state directory and the response for v1.
+func servedThenChanged(t *testing.T, v1, v2 []byte) (url, state string, r1 *http.Response) {
+	t.Helper()
+	dir := t.TempDir()
+	state = t.TempDir()
+	file := writeAsset(t, dir, v1)
+	url, stop := dictOrigin(t, dir, state)
+	t.Cleanup(stop)
+	url += "/assets/app.txt"
+	r1, _ = getWith(t, url, "Accept-Encoding", "identity")
+	if err := os.WriteFile(file, v2, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return url, state, r1
 }
 
 // varies reports whether the response's Vary lists each of names, once.

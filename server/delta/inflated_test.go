@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand"
 	"net/http"
-	"os"
 	"sync/atomic"
 	"testing"
 
@@ -36,15 +35,7 @@ func zlibVersion(edit bool) []byte {
 // twoVersions serves v1, then v2 at the same path, and returns a function
 // asking for v2 with A-IM aim and v1's ETag.
 func twoVersions(t *testing.T, v1, v2 []byte) func(aim string) (*http.Response, []byte) {
-	dir, state := t.TempDir(), t.TempDir()
-	file := writeAsset(t, dir, v1)
-	url, stop := dictOrigin(t, dir, state)
-	t.Cleanup(stop)
-	url += "/assets/app.txt"
-	r1, _ := getWith(t, url, "Accept-Encoding", "identity")
-	if err := os.WriteFile(file, v2, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	url, _, r1 := servedThenChanged(t, v1, v2)
 	return func(aim string) (*http.Response, []byte) {
 		return getWith(t, url, "A-IM", aim, "If-None-Match", r1.Header.Get("ETag"), "Accept-Encoding", "identity")
 	}
