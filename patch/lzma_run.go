@@ -14,6 +14,8 @@ type rangeDecoder struct {
 // one per bit decoded, and a match decodes fewer than 64 bits.
 const lzmaPad = 128
 
+var lzmaZeros [lzmaPad]byte
+
 func (r *rangeDecoder) normalize() {
 	r.rng <<= 8
 	r.code = r.code<<8 | uint32(r.in[r.i])
@@ -156,7 +158,7 @@ func (z *lzma2) run(in, dst []byte) error {
 	if len(in) < 5 || in[0] != 0 {
 		return corruptf("lzma2: chunk input does not start a range coder")
 	}
-	z.padded = append(append(z.padded[:0], in...), make([]byte, lzmaPad)...)
+	z.padded = append(append(z.padded[:0], in...), lzmaZeros[:]...)
 	r := rangeDecoder{rng: 0xffffffff, in: z.padded, i: 5,
 		code: uint32(in[1])<<24 | uint32(in[2])<<16 | uint32(in[3])<<8 | uint32(in[4])}
 	z.grow(len(dst))

@@ -3,9 +3,8 @@ package patch
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
+	"fmt"
 	"hash/crc32"
-	"io"
 	"math"
 )
 
@@ -39,22 +38,22 @@ type lzmaSection struct {
 
 func (s *lzmaSection) decode(src, dst []byte) error {
 	if s.z == nil {
-		in := feed{b: src}
+		in := section{b: src, name: "xz headers"}
 		dict, err := readXZHeaders(&in)
 		if err != nil {
 			return err
 		}
-		s.z, src = newLZMA2(min(max(dict, lzmaMinDict), maxLZMADict)), in.b
+		s.z, src = newLZMA2(min(max(dict, lzmaMinDict), maxLZMADict)), in.b[in.pos:]
 	}
 	return s.z.decode(src, dst)
 }
 
 // readXZHeaders reads the xz stream header and the block header that must
 // follow it, and returns the LZMA2 dictionary size the block declares.
-func readXZHeaders(in *feed) (int, error) {
+func readXZHeaders(in *section) (int, error) {
 	h, err := in.take(12)
 	if err != nil {
-		return 0, corruptf("xz stream header: %v", err)
+		return 0, fmt.Errorf("xz stream header: %w", err)
 	}
 	if !bytes.Equal(h[:6], xzMagic) {
 		return 0, corruptf("xz stream header: want magic fd377a585a00, got %x", h[:6])
@@ -65,12 +64,12 @@ func readXZHeaders(in *feed) (int, error) {
 	if got, want := crc32.ChecksumIEEE(h[6:8]), binary.LittleEndian.Uint32(h[8:]); got != want {
 		return 0, corruptf("xz stream header: crc32 %08x, want %08x", got, want)
 	}
-	if len(in.b) == 0 || in.b[0] == 0 {
+	if in.remaining() == 0 || in.b[in.pos] == 0 {
 		return 0, corruptf("xz: want a block header")
 	}
-	hdr, err := in.take(4 * (int(in.b[0]) + 1))
+	hdr, err := in.take(4 * (int(in.b[in.pos]) + 1))
 	if err != nil {
-		return 0, corruptf("xz block header: %v", err)
+		return 0, fmt.Errorf("xz block header: %w", err)
 	}
 	body := hdr[:len(hdr)-4]
 	if got, want := crc32.ChecksumIEEE(body), binary.LittleEndian.Uint32(hdr[len(body):]); got != want {
@@ -138,35 +137,4 @@ func xzVarint(s *section) (uint64, error) {
 		}
 	}
 	return 0, corruptf("xz block header: integer over 9 bytes")
-}
-
-// feed is the input of one section, read by byte or in blocks; reading
-// past its end gives io.EOF.
-type feed struct{ b []byte }
-
-func (f *feed) Read(p []byte) (int, error) {
-	if len(f.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, f.b)
-	f.b = f.b[n:]
-	return n, nil
-}
-
-func (f *feed) ReadByte() (byte, error) {
-	if len(f.b) == 0 {
-		return 0, io.EOF
-	}
-	c := f.b[0]
-	f.b = f.b[1:]
-	return c, nil
-}
-
-func (f *feed) take(n int) ([]byte, error) {
-	if n > len(f.b) {
-		return nil, errors.New("truncated")
-	}
-	p := f.b[:n]
-	f.b = f.b[n:]
-	return p, nil
 }
