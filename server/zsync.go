@@ -38,11 +38,18 @@ const (
 // errZsyncBusy: every build slot is taken; the client is asked to retry.
 var errZsyncBusy = errors.New("control files are being made for other files; retry")
 
+// zsyncWaitMax is the largest file whose control file a request waits to
+// make: a few milliseconds of hashing, like the encoded variants built in
+// the request (syncBuildMax).
+const zsyncWaitMax = syncBuildMax
+
 // zsyncCache holds made control files by file version, oldest out first,
 // and bounds the work of making them: a build hashes its whole file, so
-// builds run in at most max(1, cores/2) slots, a request that finds them
-// all taken is answered 503 rather than queued, and concurrent requests
-// for one version share one build.
+// builds of files larger than zsyncWaitMax run in at most max(1, cores/2)
+// slots and a request that finds them all taken is answered 503 rather
+// than queued; builds of smaller files wait for one of GOMAXPROCS slots of
+// their own, so a large build never makes a small one fail. Concurrent
+// requests for one version share one build.
 type zsyncCache struct {
 	mu      sync.Mutex
 	files   map[fileKey]control
@@ -50,11 +57,16 @@ type zsyncCache struct {
 	bytes   int
 	flights map[fileKey]*zsyncFlight
 
-	slots   chan struct{}
+	slots   chan struct{} // builds of files over waitMax; never waited for
+	small   chan struct{} // builds of files up to waitMax; waited for
+	waitMax int64
 	maxFile int64
-	makes   atomic.Int64 // builds run (tests count them)
-	hook    func()       // tests: runs inside a build
-	filled  int          // tests: slots taken by fillSlots
+
+	makes        atomic.Int64 // builds run (tests count them)
+	smallWaiting atomic.Int64 // requests waiting for a small slot (tests)
+	hook         func()       // tests: runs inside a build
+	filled       int          // tests: slots taken by fillSlots
+	filledSmall  int          // tests: slots taken by fillSmall
 }
 
 // zsyncFlight is a build in progress that later requests wait for.
@@ -67,7 +79,8 @@ type zsyncFlight struct {
 
 func newZsyncCache() *zsyncCache {
 	return &zsyncCache{files: map[fileKey]control{}, flights: map[fileKey]*zsyncFlight{},
-		slots: make(chan struct{}, max(1, runtime.NumCPU()/2)), maxFile: zsyncMaxFile}
+		slots: make(chan struct{}, max(1, runtime.NumCPU()/2)), small: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		waitMax: zsyncWaitMax, maxFile: zsyncMaxFile}
 }
 
 // control is a made control file and its ETag.
@@ -77,9 +90,10 @@ type control struct {
 	keep bool // may be cached (made from a settled file with a strong ID)
 }
 
-// get returns the control file of key: cached, made by a build already in
-// flight, or made now by build in a free slot (errZsyncBusy when none is).
-func (c *zsyncCache) get(ctx context.Context, k fileKey, build func() (control, error)) (control, error) {
+// get returns the control file of key, a file of size bytes: cached, made
+// by a build already in flight, or made now by build in a slot (for a
+// file over waitMax, errZsyncBusy when none is free).
+func (c *zsyncCache) get(ctx context.Context, k fileKey, size int64, build func() (control, error)) (control, error) {
 	c.mu.Lock()
 	if ctl, ok := c.files[k]; ok {
 		c.mu.Unlock()
@@ -95,11 +109,19 @@ func (c *zsyncCache) get(ctx context.Context, k fileKey, build func() (control, 
 			return control{}, ctx.Err()
 		}
 	}
-	select {
-	case c.slots <- struct{}{}:
-	default:
+	slots, err := c.takeSlot(ctx, size)
+	if err != nil {
+		return control{}, err
+	}
+	if ctl, ok := c.files[k]; ok { // made while this request waited
 		c.mu.Unlock()
-		return control{}, errZsyncBusy
+		<-slots
+		return ctl, nil
+	}
+	if f := c.flights[k]; f != nil {
+		c.mu.Unlock()
+		<-slots
+		return c.get(ctx, k, size, build)
 	}
 	f := &zsyncFlight{done: make(chan struct{})}
 	c.flights[k] = f
@@ -110,7 +132,7 @@ func (c *zsyncCache) get(ctx context.Context, k fileKey, build func() (control, 
 		c.hook()
 	}
 	f.ctl, f.err = build()
-	<-c.slots
+	<-slots
 	c.mu.Lock()
 	delete(c.flights, k)
 	if f.err == nil && f.ctl.keep {
@@ -119,6 +141,38 @@ func (c *zsyncCache) get(ctx context.Context, k fileKey, build func() (control, 
 	c.mu.Unlock()
 	close(f.done)
 	return f.ctl, f.err
+}
+
+// takeSlot takes a build slot for a file of size bytes, c.mu held; it
+// returns with c.mu held and the slot's channel (receive to give the slot
+// back). A small file's request waits for its slot, with c.mu released
+// while it waits; a large file's request gets errZsyncBusy, c.mu released,
+// when every slot is taken.
+func (c *zsyncCache) takeSlot(ctx context.Context, size int64) (chan struct{}, error) {
+	if size > c.waitMax {
+		select {
+		case c.slots <- struct{}{}:
+			return c.slots, nil
+		default:
+			c.mu.Unlock()
+			return nil, errZsyncBusy
+		}
+	}
+	select {
+	case c.small <- struct{}{}:
+		return c.small, nil
+	default:
+	}
+	c.mu.Unlock()
+	c.smallWaiting.Add(1)
+	defer c.smallWaiting.Add(-1)
+	select {
+	case c.small <- struct{}{}:
+		c.mu.Lock()
+		return c.small, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // put keeps ctl, dropping the oldest beyond the bounds; c.mu is held.
@@ -195,7 +249,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	}
 	id := fileid.Of(fi)
 	settledBefore := settled(id, time.Now(), s.cfg.settle)
-	cf, err := s.zsync.get(r.Context(), keyOf(base, fi), func() (control, error) {
+	cf, err := s.zsync.get(r.Context(), keyOf(base, fi), fi.Size(), func() (control, error) {
 		ctl, err := zsync.Make(ctxReader{r.Context(), io.NewSectionReader(f, 0, fi.Size())}, fi.Size(), zsync.MakeOptions{
 			Filename: path.Base(base), MTime: fi.ModTime(), URL: relativeURL(path.Base(base))})
 		if err != nil {

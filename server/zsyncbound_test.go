@@ -10,9 +10,11 @@ import (
 
 // Making a control file hashes the whole file: concurrent requests for one
 // version share one build, and when every build slot is taken a request
-// for another version is told to retry (503) instead of queueing.
+// for another version of a file above the wait bound is told to retry
+// (503) instead of queueing.
 func TestZsyncBuildsBounded(t *testing.T) {
 	s, ts := start(t, fixture(t))
+	s.zsync.waitMax = 0 // every file counts as large here
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
 	s.zsync.hook = func() {
@@ -47,6 +49,42 @@ func TestZsyncBuildsBounded(t *testing.T) {
 	}
 	if n := s.zsync.makes.Load(); n != 1 {
 		t.Errorf("control file made %d times for 3 concurrent requests of one version, want 1", n)
+	}
+}
+
+// The control file of a small file (milliseconds of hashing) is made in
+// the request even while every slot for large files is taken: two
+// clients asking for two small files' control files at once both get
+// them, not a 503 (hdig check asks for several at once).
+func TestZsyncSmallBuildsWait(t *testing.T) {
+	s, ts := start(t, fixture(t))
+	s.zsync.fillSlots()
+	defer s.zsync.drainSlots()
+	for _, name := range []string{"hello.json", "text.txt"} {
+		resp, body := getZsync(t, ts.URL+"/"+name+".zsync")
+		if resp.StatusCode != http.StatusOK || len(body) == 0 {
+			t.Errorf("%s.zsync with every large-build slot busy = %d, want 200 with the control file", name, resp.StatusCode)
+		}
+	}
+	// Small builds are bounded too: they wait for a slot of their own.
+	s.zsync.fillSmall()
+	done := make(chan int, 1)
+	go func() {
+		resp, err := http.Get(ts.URL + "/sub/a.txt.zsync")
+		if err != nil {
+			done <- 0
+			return
+		}
+		resp.Body.Close()
+		done <- resp.StatusCode
+	}()
+	code := s.zsync.waitSmallWaiter(done)
+	s.zsync.drainSmall()
+	if code == 0 {
+		code = <-done
+	}
+	if code != http.StatusOK {
+		t.Errorf("small control file after waiting for a slot = %d, want 200", code)
 	}
 }
 
@@ -111,6 +149,39 @@ func (c *zsyncCache) fillSlots() {
 			return
 		}
 	}
+}
+
+// fillSmall takes every slot for small builds; drainSmall gives them back.
+func (c *zsyncCache) fillSmall() {
+	for {
+		select {
+		case c.small <- struct{}{}:
+			c.filledSmall++
+		default:
+			return
+		}
+	}
+}
+
+func (c *zsyncCache) drainSmall() {
+	for ; c.filledSmall > 0; c.filledSmall-- {
+		<-c.small
+	}
+}
+
+// waitSmallWaiter waits (polling the count) until a request waits for a
+// small-build slot, or returns the status of the request on done if it was
+// answered without waiting.
+func (c *zsyncCache) waitSmallWaiter(done <-chan int) int {
+	for c.smallWaiting.Load() == 0 {
+		select {
+		case code := <-done:
+			return max(code, 1)
+		default:
+			runtime.Gosched()
+		}
+	}
+	return 0
 }
 
 func (c *zsyncCache) drainSlots() {
