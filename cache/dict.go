@@ -76,7 +76,7 @@ func (c *Cache) PutDict(d Dict, r io.Reader) (Dict, error) {
 		err = fmt.Errorf("%w: want at most %d bytes for a dictionary, got more", ErrTooLarge, lim)
 	}
 	if err == nil {
-		err = f.Sync()
+		err = syncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

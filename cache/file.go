@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,7 +54,7 @@ func (c *Cache) writeAtomic(name string, data []byte) error {
 	}
 	_, err = f.Write(data)
 	if err == nil {
-		err = f.Sync()
+		err = syncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -83,6 +84,18 @@ func (c *Cache) rename(from, to string) error {
 		time.Sleep(time.Duration(i+1) * 10 * time.Millisecond)
 	}
 	return err
+}
+
+// syncedBytes counts the bytes of the files the cache has synced (tests
+// count them).
+var syncedBytes atomic.Int64
+
+// syncFile syncs f to disk, counting its bytes.
+func syncFile(f *os.File) error {
+	if fi, err := f.Stat(); err == nil {
+		syncedBytes.Add(fi.Size())
+	}
+	return f.Sync()
 }
 
 // syncDir makes a rename in dir durable where the system allows it
