@@ -123,24 +123,36 @@ func (c *zsyncCache) get(ctx context.Context, k fileKey, size int64, build func(
 		<-slots
 		return c.get(ctx, k, size, build)
 	}
-	f := &zsyncFlight{done: make(chan struct{})}
+	f := &zsyncFlight{done: make(chan struct{}), err: errBuildPanicked}
 	c.flights[k] = f
 	c.mu.Unlock()
+	c.run(k, f, slots, build)
+	return f.ctl, f.err
+}
 
+// errBuildPanicked is the result of a build that panicked, for the
+// requests that joined it (the panic goes on up to net/http).
+var errBuildPanicked = errors.New("the control file could not be made")
+
+// run runs the build of flight f in the slot it holds, then gives the
+// slot back, keeps the result and ends the flight, even when the build
+// panics: a slot or a flight left behind would block every later request.
+func (c *zsyncCache) run(k fileKey, f *zsyncFlight, slots chan struct{}, build func() (control, error)) {
+	defer func() {
+		<-slots
+		c.mu.Lock()
+		delete(c.flights, k)
+		if f.err == nil && f.ctl.keep {
+			c.put(k, f.ctl)
+		}
+		c.mu.Unlock()
+		close(f.done)
+	}()
 	c.makes.Add(1)
 	if c.hook != nil {
 		c.hook()
 	}
 	f.ctl, f.err = build()
-	<-slots
-	c.mu.Lock()
-	delete(c.flights, k)
-	if f.err == nil && f.ctl.keep {
-		c.put(k, f.ctl)
-	}
-	c.mu.Unlock()
-	close(f.done)
-	return f.ctl, f.err
 }
 
 // takeSlot takes a build slot for a file of size bytes, c.mu held; it
