@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -17,26 +18,46 @@ const (
 )
 
 // doRetryAfter is do, retried while the origin answers 503 or 429 with a
-// short Retry-After. It returns the last response and the retries made.
-func (a *audit) doRetryAfter(ctx context.Context, q request) (*response, int, error) {
-	for retries := 0; ; retries++ {
+// short Retry-After. It returns the last response and the statuses of the
+// refusals that were retried.
+func (a *audit) doRetryAfter(ctx context.Context, q request) (*response, []int, error) {
+	var refused []int
+	for {
 		r, err := a.do(ctx, q)
-		if err != nil || retries == maxRetries {
-			return r, retries, err
+		if err != nil || len(refused) == maxRetries {
+			return r, refused, err
 		}
 		wait, ok := retryAfter(r, time.Now())
 		if !ok {
-			return r, retries, nil
+			return r, refused, nil
 		}
+		refused = append(refused, r.status)
 		r.close()
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return nil, retries, ctx.Err()
+			return nil, refused, ctx.Err()
 		}
 	}
+}
+
+// retried says which refusals were retried, "" for none: "after 1 retry:
+// 503 with Retry-After", "after 2 retries: 503, 429 with Retry-After".
+func retried(refused []int) string {
+	if len(refused) == 0 {
+		return ""
+	}
+	codes := make([]string, len(refused))
+	for i, c := range refused {
+		codes[i] = strconv.Itoa(c)
+	}
+	n := "1 retry"
+	if len(refused) > 1 {
+		n = strconv.Itoa(len(refused)) + " retries"
+	}
+	return "after " + n + ": " + strings.Join(codes, ", ") + " with Retry-After"
 }
 
 // retryAfter is the wait a 503 or 429 response asks for, if it names one

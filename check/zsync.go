@@ -32,7 +32,7 @@ func (a *audit) checkZsync(ctx context.Context) {
 		a.s.fail(id, fmt.Sprintf("control file link <%s>: %v; want an http(s) URI reference", ref, err))
 		return
 	}
-	ctl, retries, msg := a.fetchControl(ctx, ctlURL, how)
+	ctl, refused, msg := a.fetchControl(ctx, ctlURL, how)
 	if ctl == nil {
 		a.s.fail(id, msg)
 		return
@@ -53,45 +53,40 @@ func (a *audit) checkZsync(ctx context.Context) {
 			a.s.fail(id, fmt.Sprintf("%s does not describe the file: %v", ctlURL, trimZsync(err)))
 			return
 		}
-		a.s.pass(id, fmt.Sprintf("%s (%s) matches the file: Length %d, %d blocks of %d bytes, SHA-1 %x%s", ctlURL, how, ctl.Length, ctl.Blocks(), ctl.Blocksize, ctl.SHA1, retryNote(retries)))
+		a.s.pass(id, fmt.Sprintf("%s (%s) matches the file: Length %d, %d blocks of %d bytes, SHA-1 %x%s", ctlURL, how, ctl.Length, ctl.Blocks(), ctl.Blocksize, ctl.SHA1, retryNote(refused)))
 	}
 }
 
 // fetchControl gets and parses the control file, retried as the origin
 // asks (doRetryAfter: a control file is made on demand, and hdig serve
 // answers 503 while its build slots are taken); on failure it returns nil
-// and the message of the check.
-func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (*zsync.Control, int, string) {
+// and the message of the check. refused are the refusals retried.
+func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (ctl *zsync.Control, refused []int, msg string) {
 	sub := *a
 	sub.url = ctlURL
-	r, retries, err := sub.doRetryAfter(ctx, request{label: "GET", method: http.MethodGet, header: http.Header{"Accept-Encoding": {"identity"}}, keepAll: true})
+	r, refused, err := sub.doRetryAfter(ctx, request{label: "GET", method: http.MethodGet, header: http.Header{"Accept-Encoding": {"identity"}}, keepAll: true})
 	defer r.close()
 	switch {
 	case err != nil:
-		return nil, retries, fmt.Sprintf("GET %s (%s) failed: %v", ctlURL, how, err)
-	case r.status != http.StatusOK && retries > 0:
-		return nil, retries, fmt.Sprintf("GET %s (%s) returned %d %s, also on %d retries after Retry-After, want 200 with the control file", ctlURL, how, r.status, http.StatusText(r.status), retries)
+		return nil, refused, fmt.Sprintf("GET %s (%s) failed%s: %v", ctlURL, how, retryNote(refused), err)
 	case r.status != http.StatusOK:
-		return nil, retries, fmt.Sprintf("GET %s (%s) returned %d %s, want 200 with the control file", ctlURL, how, r.status, http.StatusText(r.status))
+		return nil, refused, fmt.Sprintf("GET %s (%s) returned %d %s%s, want 200 with the control file", ctlURL, how, r.status, http.StatusText(r.status), retryNote(refused))
 	case r.err != nil || r.capped:
-		return nil, retries, fmt.Sprintf("GET %s: want the whole control file within --max-body, got %s", ctlURL, bytesOf(r.size))
+		return nil, refused, fmt.Sprintf("GET %s: want the whole control file within --max-body, got %s", ctlURL, bytesOf(r.size))
 	}
-	ctl, err := zsync.Read(r.body())
+	ctl, err = zsync.Read(r.body())
 	if err != nil {
-		return nil, retries, fmt.Sprintf("%s does not parse: %v", ctlURL, trimZsync(err))
+		return nil, refused, fmt.Sprintf("%s does not parse: %v", ctlURL, trimZsync(err))
 	}
-	return ctl, retries, ""
+	return ctl, refused, ""
 }
 
-// retryNote says how many retries a result took, if any.
-func retryNote(retries int) string {
-	switch retries {
-	case 0:
+// retryNote is " (after …)" naming the refusals retried, "" for none.
+func retryNote(refused []int) string {
+	if len(refused) == 0 {
 		return ""
-	case 1:
-		return " (after 1 retry: 503 with Retry-After)"
 	}
-	return fmt.Sprintf(" (after %d retries: 503 with Retry-After)", retries)
+	return " (" + retried(refused) + ")"
 }
 
 // trimZsync drops the package prefix from a zsync error.

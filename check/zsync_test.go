@@ -66,15 +66,23 @@ func TestZsyncControl(t *testing.T) {
 		}
 		return body
 	}
-	// busy answers the first n requests for the control file 503 with
-	// Retry-After: 0, as hdig serve does while its build slots are taken.
-	busy := func(n int) func(*http.Request, *int, http.Header, []byte) []byte {
+	// busy answers the first n requests for the control file with refusal
+	// and Retry-After: 0 (hdig serve sends 503 while its build slots are
+	// taken), then with status.
+	busy := func(n, refusal, status int) func(*http.Request, *int, http.Header, []byte) []byte {
 		var seen atomic.Int32
-		return func(r *http.Request, status *int, h http.Header, body []byte) []byte {
-			if strings.HasSuffix(r.URL.Path, ".zsync") && int(seen.Add(1)) <= n {
-				*status = http.StatusServiceUnavailable
+		return func(r *http.Request, st *int, h http.Header, body []byte) []byte {
+			if !strings.HasSuffix(r.URL.Path, ".zsync") {
+				return body
+			}
+			if int(seen.Add(1)) <= n {
+				*st = refusal
 				h.Set("Retry-After", "0")
 				return []byte("busy")
+			}
+			if status != http.StatusOK {
+				*st = status
+				return []byte("gone")
 			}
 			return body
 		}
@@ -93,8 +101,10 @@ func TestZsyncControl(t *testing.T) {
 		{"stale", stale, false, Fail, "does not describe the file: 1 of 8 blocks differ from the file, the first block 4 (bytes 4096-5119)"},
 		{"truncated", garbled, false, Fail, "does not parse: control file block table: want 8 blocks"},
 		{"missing, --zsync", gone, true, Fail, "returned 404 Not Found, want 200 with the control file"},
-		{"busy once", busy(1), false, Pass, "4 blocks of 2048 bytes, SHA-1 38930013ffc2e34ec143e605ae001419cd93fbd0 (after 1 retry: 503 with Retry-After)"},
-		{"busy", busy(100), false, Fail, "returned 503 Service Unavailable, also on 2 retries after Retry-After, want 200 with the control file"},
+		{"busy once", busy(1, 503, 200), false, Pass, "4 blocks of 2048 bytes, SHA-1 38930013ffc2e34ec143e605ae001419cd93fbd0 (after 1 retry: 503 with Retry-After)"},
+		{"slow down", busy(1, 429, 200), false, Pass, "SHA-1 38930013ffc2e34ec143e605ae001419cd93fbd0 (after 1 retry: 429 with Retry-After)"},
+		{"busy", busy(100, 503, 200), false, Fail, "returned 503 Service Unavailable (after 2 retries: 503, 503 with Retry-After), want 200 with the control file"},
+		{"busy, then gone", busy(1, 503, 404), false, Fail, "returned 404 Not Found (after 1 retry: 503 with Retry-After), want 200 with the control file"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var wrap func(http.Handler) http.Handler
