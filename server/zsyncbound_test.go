@@ -167,32 +167,27 @@ func (c *zsyncCache) waitJoiners(n int) {
 }
 
 // fillSlots takes every free build slot; drainSlots gives them back.
-func (c *zsyncCache) fillSlots() {
-	for {
+// fillSmall and drainSmall do the same with the slots for small builds.
+func (c *zsyncCache) fillSlots()  { c.filled += fill(c.slots) }
+func (c *zsyncCache) fillSmall()  { c.filledSmall += fill(c.small) }
+func (c *zsyncCache) drainSlots() { drain(c.slots, &c.filled) }
+func (c *zsyncCache) drainSmall() { drain(c.small, &c.filledSmall) }
+
+// fill takes every free slot of slots and returns how many it took.
+func fill(slots chan struct{}) int {
+	for n := 0; ; n++ {
 		select {
-		case c.slots <- struct{}{}:
-			c.filled++
+		case slots <- struct{}{}:
 		default:
-			return
+			return n
 		}
 	}
 }
 
-// fillSmall takes every slot for small builds; drainSmall gives them back.
-func (c *zsyncCache) fillSmall() {
-	for {
-		select {
-		case c.small <- struct{}{}:
-			c.filledSmall++
-		default:
-			return
-		}
-	}
-}
-
-func (c *zsyncCache) drainSmall() {
-	for ; c.filledSmall > 0; c.filledSmall-- {
-		<-c.small
+// drain gives back the *n slots taken by fill.
+func drain(slots chan struct{}, n *int) {
+	for ; *n > 0; *n-- {
+		<-slots
 	}
 }
 
@@ -209,12 +204,6 @@ func (c *zsyncCache) waitSmallWaiter(done <-chan int) int {
 		}
 	}
 	return 0
-}
-
-func (c *zsyncCache) drainSlots() {
-	for ; c.filled > 0; c.filled-- {
-		<-c.slots
-	}
 }
 
 // A control file made from a file changed within the settle window may
