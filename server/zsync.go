@@ -155,11 +155,11 @@ func (c *zsyncCache) run(k fileKey, f *zsyncFlight, slots chan struct{}, build f
 	f.ctl, f.err = build()
 }
 
-// takeSlot takes a build slot for a file of size bytes, c.mu held; it
-// returns with c.mu held and the slot's channel (receive to give the slot
-// back). A small file's request waits for its slot, with c.mu released
-// while it waits; a large file's request gets errZsyncBusy, c.mu released,
-// when every slot is taken.
+// takeSlot takes a build slot for a file of size bytes, called with c.mu
+// held. It returns the slot's channel (receive to give the slot back) with
+// c.mu held, or an error with c.mu released: errZsyncBusy for a large file
+// when every slot is taken, the context's error for a small file whose
+// request ended while it waited (c.mu is released while it waits).
 func (c *zsyncCache) takeSlot(ctx context.Context, size int64) (chan struct{}, error) {
 	if size > c.waitMax {
 		select {
