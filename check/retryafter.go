@@ -43,9 +43,9 @@ func (a *audit) doRetryAfter(ctx context.Context, q request) (*response, []int, 
 	}
 }
 
-// retried says which refusals were retried, "" for none: "after 1 retry:
-// 503 with Retry-After", "after 2 retries: 503, 429 with Retry-After".
-func retried(refused []int) string {
+// retryNote names the refusals retried, "" for none: " (after 1 retry:
+// 503 with Retry-After)", " (after 2 retries: 503, 429 with Retry-After)".
+func retryNote(refused []int) string {
 	if len(refused) == 0 {
 		return ""
 	}
@@ -57,7 +57,7 @@ func retried(refused []int) string {
 	if len(refused) > 1 {
 		n = strconv.Itoa(len(refused)) + " retries"
 	}
-	return "after " + n + ": " + strings.Join(codes, ", ") + " with Retry-After"
+	return " (after " + n + ": " + strings.Join(codes, ", ") + " with Retry-After)"
 }
 
 // retryAfter is the wait a 503 or 429 response asks for, if it names one

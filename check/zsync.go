@@ -81,14 +81,6 @@ func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (ctl *zsyn
 	return ctl, refused, ""
 }
 
-// retryNote is " (after …)" naming the refusals retried, "" for none.
-func retryNote(refused []int) string {
-	if len(refused) == 0 {
-		return ""
-	}
-	return " (" + retried(refused) + ")"
-}
-
 // trimZsync drops the package prefix from a zsync error.
 func trimZsync(err error) string {
 	s := err.Error()
