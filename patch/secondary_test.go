@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hdig/hdig/internal/peertest"
+	"iter"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -103,11 +104,7 @@ func TestSecondaryUnknownID(t *testing.T) {
 // real secondary-compressed deltas fail with ErrCorrupt (or decode to
 // something else that the Adler-32 catches), never panic.
 func TestSecondaryCorrupt(t *testing.T) {
-	for _, name := range secondarySeeds(t) {
-		delta, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, delta := range secondarySeeds(t) {
 		base, target := seedPair()
 		if got, err := decodeVCDIFF(base, delta); err != nil || !bytes.Equal(got, target) {
 			t.Fatalf("%s: seed does not decode: %v", filepath.Base(name), err)
@@ -138,13 +135,23 @@ func seedPair() (base, target []byte) {
 	return base, textEdits(base, 22, 60)
 }
 
-// secondarySeeds lists the stored xdelta3 deltas.
-func secondarySeeds(t testing.TB) []string {
+// secondarySeeds yields the stored xdelta3 deltas: file name and bytes.
+func secondarySeeds(t testing.TB) iter.Seq2[string, []byte] {
 	names, err := filepath.Glob("testdata/xdelta3/*.vcdiff")
 	if err != nil || len(names) == 0 {
 		t.Fatalf("no testdata/xdelta3/*.vcdiff: %v", err)
 	}
-	return names
+	return func(yield func(string, []byte) bool) {
+		for _, name := range names {
+			delta, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !yield(name, delta) {
+				return
+			}
+		}
+	}
 }
 
 // TestWriteSecondarySeeds regenerates testdata/xdelta3 and the fuzz seed
@@ -201,11 +208,7 @@ func TestSecondaryBounds(t *testing.T) {
 // the first in the delta: window 0 corrupt and window 1 cut short names
 // window 0; window 1 cut short alone names window 1.
 func TestSecondaryErrorOrder(t *testing.T) {
-	for _, name := range secondarySeeds(t) {
-		delta, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for name, delta := range secondarySeeds(t) {
 		base, _ := seedPair()
 		var ends []int // where a window ends: a cut there decodes
 		for n := 1; n <= len(delta); n++ {
