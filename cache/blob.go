@@ -29,18 +29,26 @@ func (c *Cache) Put(e Entry, r io.Reader) (Entry, error) {
 // PutVerified stores the first size bytes of src as a version of e.URL,
 // as Put does, when e.SHA256 is their sha-256 computed by the caller as
 // they arrived (the spool of a body held back until it was verified):
-// they are copied by the kernel where it can (copy_file_range, a reflink
-// where the filesystem shares extents) and not hashed again. Open checks
-// a version against its sha-256 whenever it is used, so bytes that do not
-// match their sum make a version that is dropped, never one that is used.
-// A size over MaxBytes is refused with ErrTooLarge before anything is
-// copied.
+// they are not hashed again. An anonymous file from Spool holding exactly
+// size bytes becomes the blob itself, given a name and not copied: the
+// caller must not change its bytes afterwards (it has a name now). Other
+// files are copied by the kernel where it can (copy_file_range, a reflink
+// where the filesystem shares extents). Open checks a version against its
+// sha-256 whenever it is used, so bytes that do not match their sum make a
+// version that is dropped, never one that is used. A size over MaxBytes is
+// refused with ErrTooLarge before anything is copied or named.
 func (c *Cache) PutVerified(e Entry, src *os.File, size int64) (Entry, error) {
 	if !validSum(e.SHA256) {
 		return Entry{}, fmt.Errorf("cache put %s: sha-256 %q is not 64 lowercase hex digits", e.URL, e.SHA256)
 	}
+	if e.URL == "" {
+		return Entry{}, errors.New("cache put: empty URL")
+	}
 	if c.MaxBytes > 0 && size > c.MaxBytes {
 		return Entry{}, fmt.Errorf("cache put %s: %w (%d bytes)", e.URL, ErrTooLarge, c.MaxBytes)
+	}
+	if tmp, err := c.linkTemp(src, size); err == nil {
+		return c.placeVersion(e, tmp, size, e.SHA256)
 	}
 	return c.putBlob(e, func(f *os.File) (int64, string, error) {
 		if _, err := src.Seek(0, io.SeekStart); err != nil {
@@ -48,6 +56,7 @@ func (c *Cache) PutVerified(e Entry, src *os.File, size int64) (Entry, error) {
 		}
 		// *os.File's ReadFrom copies from an *os.File in the kernel.
 		n, err := f.ReadFrom(io.LimitReader(src, size))
+		blobsCopied.Add(n)
 		if err == nil && n != size {
 			err = fmt.Errorf("copied %d bytes, want %d", n, size)
 		}
@@ -56,8 +65,7 @@ func (c *Cache) PutVerified(e Entry, src *os.File, size int64) (Entry, error) {
 }
 
 // putBlob writes a new blob with fill (which returns its size and
-// sha-256), renames it to its content address and records e as a version
-// of e.URL, trimmed to PerURL versions, evicting beyond MaxBytes.
+// sha-256), then places it (placeVersion).
 //
 // The blob is not synced to disk, the index is: every use of a version
 // checks its blob against the sha-256 (Open, Check), so a blob torn by a
@@ -68,7 +76,6 @@ func (c *Cache) putBlob(e Entry, fill func(*os.File) (int64, string, error)) (En
 	if e.URL == "" {
 		return Entry{}, errors.New("cache put: empty URL")
 	}
-	e.URL = keyURL(e.URL)
 	f, tmp, err := c.createTemp(blobDir)
 	if err != nil {
 		return Entry{}, fmt.Errorf("cache put: %w", err)
@@ -82,12 +89,21 @@ func (c *Cache) putBlob(e Entry, fill func(*os.File) (int64, string, error)) (En
 	}
 	if err != nil {
 		c.root.Remove(tmp)
-		return Entry{}, fmt.Errorf("cache put %s: %w", e.URL, err)
+		return Entry{}, fmt.Errorf("cache put %s: %w", keyURL(e.URL), err)
 	}
+	return c.placeVersion(e, tmp, n, sum)
+}
+
+// placeVersion renames the temporary file tmp (n bytes hashing to sum) to
+// its content address, so identical bodies share one blob, and records e
+// as a version of e.URL, trimmed to PerURL versions, evicting beyond
+// MaxBytes. tmp is removed if that fails.
+func (c *Cache) placeVersion(e Entry, tmp string, n int64, sum string) (Entry, error) {
+	e.URL = keyURL(e.URL)
 	e.Size, e.SHA256, e.Path = n, sum, ""
 	e.Stored = c.now()
 	e.Used = e.Stored
-	err = c.locked(func() error {
+	err := c.locked(func() error {
 		if err := c.placeBlob(tmp, sum); err != nil {
 			return err
 		}

@@ -89,6 +89,7 @@ func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, err
 	}
 	held, _ := sink.(*HeldSink)
 	if held != nil && d.Output == "" {
+		spoolIn(held, d.Cache)
 		r.BeforeCommit = func(res *Result) error {
 			c.storeHeld(d.Cache, res, held)
 			storeDictHeld(d.Cache, res, held)

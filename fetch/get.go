@@ -147,6 +147,9 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	}
 	// A dictionary is input to the decoded output, as a delta's base is.
 	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.count() + dict.size() }, expands: decoded}
+	if held, ok := sink.(*HeldSink); ok && out == body {
+		held.expect(resp.ContentLength) // the body's length, as written
+	}
 	var n int64
 	if out == body {
 		n, err = copyHashed(bounded, counted, hasher) // no tee: read into the hasher's buffers

@@ -18,6 +18,14 @@ type HeldSink struct {
 	Out   io.Writer
 	Limit int
 	Dir   string // for the spill file; "" = os.TempDir()
+	// Spool, if set, makes the spill file for a body of the length given
+	// (-1: not known) instead: an anonymous file in the cache, which can
+	// become a cached version without a copy (spoolIn). Where it fails
+	// (the cache could not keep such a body), the file is made in Dir.
+	Spool func(size int64) (*os.File, error)
+
+	expected int64 // the body's length, once known (expect), plus one
+	inStore  bool  // file was made by Spool
 
 	buf  bytes.Buffer
 	file *os.File
@@ -33,11 +41,10 @@ var userCopied atomic.Int64
 
 func (s *HeldSink) Write(p []byte) (int, error) {
 	if s.file == nil && s.buf.Len()+len(p) > s.limit() {
-		f, err := os.CreateTemp(s.Dir, "hdig-held-*")
+		f, err := s.newSpill()
 		if err != nil {
 			return 0, fmt.Errorf("spill held body to disk: %w", err)
 		}
-		os.Remove(f.Name()) // the open file stays usable; nothing is left behind
 		s.file = f
 		n, err := s.buf.WriteTo(f)
 		s.size = n
@@ -52,6 +59,48 @@ func (s *HeldSink) Write(p []byte) (int, error) {
 		return n, err
 	}
 	return s.buf.Write(p)
+}
+
+// newSpill makes an empty spill file that leaves nothing behind: an
+// anonymous one from Spool, else one in Dir, unlinked at once.
+func (s *HeldSink) newSpill() (*os.File, error) {
+	if s.Spool != nil {
+		if f, err := s.Spool(s.expected - 1); err == nil {
+			s.inStore = true
+			return f, nil
+		}
+	}
+	s.inStore = false
+	f, err := os.CreateTemp(s.Dir, "hdig-held-*")
+	if err != nil {
+		return nil, err
+	}
+	os.Remove(f.Name()) // the open file stays usable; nothing is left behind
+	return f, nil
+}
+
+// expect says the body to come is n bytes long (-1: not known), before
+// any of it is written: Spool is asked for a file that size.
+func (s *HeldSink) expect(n int64) { s.expected = max(n, -1) + 1 }
+
+// respool replaces the empty spill file with one from Spool, now that the
+// body's length is known (n, -1 if not), and returns it; nil if the file
+// stays as it is.
+func (s *HeldSink) respool(n int64) *os.File {
+	if s.file == nil || s.inStore || s.Spool == nil {
+		return nil
+	}
+	if fi, err := s.file.Stat(); err != nil || fi.Size() != 0 {
+		return nil
+	}
+	s.expect(n)
+	f, err := s.Spool(n)
+	if err != nil {
+		return nil
+	}
+	s.file.Close()
+	s.file, s.size, s.inStore = f, 0, true
+	return f
 }
 
 func (s *HeldSink) limit() int {
@@ -113,7 +162,7 @@ func (s *HeldSink) drop() error {
 		return nil
 	}
 	err := s.file.Close()
-	s.file, s.size = nil, 0
+	s.file, s.size, s.inStore = nil, 0, false
 	return err
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"github.com/hdig/hdig/cache"
 )
 
 // Hold fetches req (a GET without body, Ranges or Compressed, as Download
@@ -35,6 +37,9 @@ func (c *Client) Hold(ctx context.Context, req *Request, held *HeldSink, o Downl
 		return nil, fmt.Errorf("parallel %d: want 0 (automatic) to %d", o.Parallel, MaxParallel)
 	}
 	dl := req.Delta
+	if dl != nil {
+		spoolIn(held, dl.Cache)
+	}
 	if req.Conditional() || dl != nil && dl.Cache != nil && c.offers(dl, req.URL) {
 		defer o.Progress.Finish()
 		return c.Get(ctx, req, held)
@@ -46,7 +51,7 @@ func (c *Client) Hold(ctx context.Context, req *Request, held *HeldSink, o Downl
 		defer o.Progress.Finish()
 		return c.Get(ctx, req, held)
 	}
-	d := &download{c: c, req: req, path: "stdout", part: "the spool of stdout", f: f, spool: true, o: o, prog: o.Progress}
+	d := &download{c: c, req: req, path: "stdout", part: "the spool of stdout", f: f, spool: true, respool: held.respool, o: o, prog: o.Progress}
 	d.hooks()
 	res, err := d.fresh(ctx, true)
 	d.prog.Finish()
@@ -70,14 +75,29 @@ func (c *Client) Hold(ctx context.Context, req *Request, held *HeldSink, o Downl
 // a Download to write at any offset (filled then says how much is held).
 func (s *HeldSink) spool() (*os.File, error) {
 	s.Reset()
-	f, err := os.CreateTemp(s.Dir, "hdig-held-*")
+	f, err := s.newSpill()
 	if err != nil {
 		return nil, fmt.Errorf("spool the held body: %w", err)
 	}
-	os.Remove(f.Name()) // the open file stays usable; nothing is left behind
 	s.file = f
 	return f, nil
 }
 
 // filled says the spill file holds n bytes.
 func (s *HeldSink) filled(n int64) { s.size = n }
+
+// spoolIn has held spool a body the cache store could keep (a known
+// length within its MaxBytes) into the store: once verified it becomes a
+// cached version without a second copy. A larger body, or one of unknown
+// length, is spooled where it was, and never touches the cache's disk.
+func spoolIn(held *HeldSink, store *cache.Cache) {
+	if held == nil || store == nil || held.Spool != nil {
+		return
+	}
+	held.Spool = func(size int64) (*os.File, error) {
+		if size < 0 || store.MaxBytes > 0 && size > store.MaxBytes {
+			return nil, cache.ErrTooLarge
+		}
+		return store.Spool()
+	}
+}

@@ -135,9 +135,13 @@ func TestHoldNoSpoolDir(t *testing.T) {
 }
 
 // A body held back for stdout becomes a cached base version without being
-// read back or hashed again: the spool is copied into the cache by the
-// kernel, under the sha-256 computed as it arrived, and Open (which checks
-// every version it hands out) finds the served bytes.
+// read back, hashed again or copied: it is spooled into the cache (an
+// anonymous file, cache.Spool) and named there under the sha-256 computed
+// as it arrived; the release then copies it out without punching it (it
+// is the version now), and Open (which re-hashes every version it hands
+// out) finds the served bytes. So it is for a first fetch (pieces into the
+// spool) and for a new version fetched while the cache offers the old one
+// (one response written into the held sink).
 func TestHoldCachedWithoutReadBack(t *testing.T) {
 	o := newTestOrigin(t, pieceTestSize)
 	store, err := cache.Open(t.TempDir())
@@ -145,34 +149,94 @@ func TestHoldCachedWithoutReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
+	named := true // the cache can make anonymous spools here
+	if f, err := store.Spool(); err != nil {
+		named = false
+	} else {
+		f.Close()
+	}
 	c, req := o.request(t, 0)
 	req.Delta = &Delta{Cache: store}
-	out, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	for v := 1; v <= 2; v++ {
+		o.setVersion(pieceTestSize, v)
+		out, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+		readBack, copied := heldReadBack.Load(), cache.BlobsCopied()
+		res, err := c.Hold(context.Background(), req, &HeldSink{Out: out, Dir: t.TempDir()}, pieceOpts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, etag := o.current()
+		assertFileBytes(t, out.Name(), data)
+		if n := heldReadBack.Load() - readBack; n != 0 {
+			t.Errorf("version %d: %d bytes of the spool read back to cache it, want 0", v, n)
+		}
+		if n := cache.BlobsCopied() - copied; named && n != 0 {
+			t.Errorf("version %d: %d bytes copied into the cache, want 0 (the spool named)", v, n)
+		}
+		e, ok, err := store.Lookup(req.URL, etag)
+		if err != nil || !ok {
+			t.Fatalf("version %d not cached (%v; verdict %+v)", v, err, res.Verdict)
+		}
+		b, err := store.Open(e)
+		if err != nil {
+			t.Fatalf("version %d: %v", v, err)
+		}
+		got := make([]byte, b.Size())
+		if _, err := b.ReadAt(got, 0); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("version %d: cached %d bytes (%v), want the %d served", v, len(got), err, len(data))
+		}
+		b.Close()
+	}
+}
+
+// Only a body the cache could keep is spooled into it: of a known length
+// within its MaxBytes. A larger one, or one of unknown length, is spooled
+// in TMPDIR as before and never touches the cache's disk.
+func TestSpoolInOnlyWhatTheCacheKeeps(t *testing.T) {
+	store, err := cache.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer out.Close()
-	before := heldReadBack.Load()
-	res, err := c.Hold(context.Background(), req, &HeldSink{Out: out, Dir: t.TempDir()}, pieceOpts)
-	if err != nil {
-		t.Fatal(err)
+	defer store.Close()
+	if f, err := store.Spool(); err != nil {
+		t.Skipf("no anonymous spool here: %v", err)
+	} else {
+		f.Close()
 	}
-	data, _ := o.current()
-	assertFileBytes(t, out.Name(), data)
-	if n := heldReadBack.Load() - before; n != 0 {
-		t.Errorf("%d bytes of the spool read back to cache it, want 0", n)
+	store.MaxBytes = 1000
+	held := &HeldSink{}
+	spoolIn(held, store)
+	for _, tt := range []struct {
+		size int64
+		ok   bool
+	}{{0, true}, {1000, true}, {1001, false}, {-1, false}} {
+		f, err := held.Spool(tt.size)
+		if (err == nil) != tt.ok {
+			t.Errorf("Spool(%d): %v, want a spool %v", tt.size, err, tt.ok)
+		}
+		if f != nil {
+			f.Close()
+		}
 	}
-	vs, err := store.Versions(req.URL)
-	if err != nil || len(vs) != 1 {
-		t.Fatalf("cached versions %v, %v; want 1 (verdict %v)", vs, err, res.Verdict.Checks)
-	}
-	b, err := store.Open(vs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	got := make([]byte, b.Size())
-	if _, err := b.ReadAt(got, 0); err != nil || !bytes.Equal(got, data) {
-		t.Errorf("cached %d bytes (%v), want the %d served", len(got), err, len(data))
+	for _, tt := range []struct {
+		max, size int64
+		inStore   bool
+	}{{1 << 20, 300_000, true}, {1 << 20, -1, false}, {1000, 300_000, false}} {
+		store.MaxBytes = tt.max
+		s := &HeldSink{Limit: 64 << 10, Dir: t.TempDir()}
+		spoolIn(s, store)
+		s.expect(tt.size)
+		if _, err := s.Write(make([]byte, 300_000)); err != nil {
+			t.Fatal(err)
+		}
+		if s.file == nil || s.inStore != tt.inStore {
+			t.Errorf("MaxBytes %d, length %d: spilled %v, into the cache %v; want into the cache %v",
+				tt.max, tt.size, s.file != nil, s.inStore, tt.inStore)
+		}
+		s.Abort()
 	}
 }

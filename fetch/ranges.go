@@ -142,9 +142,10 @@ type download struct {
 	pieces    []*piece
 	before    spans // on disk before this run's pieces
 	parallel  int
-	resumed   bool   // bytes of an earlier run are in the file
-	spool     bool   // f is a HeldSink's spill file (Hold): no part, no sidecar
-	savedRepr string // the Repr-Digest a loaded sidecar recorded
+	resumed   bool                      // bytes of an earlier run are in the file
+	spool     bool                      // f is a HeldSink's spill file (Hold): no part, no sidecar
+	respool   func(size int64) *os.File // a better spool for a body of that length, or nil (HeldSink.respool)
+	savedRepr string                    // the Repr-Digest a loaded sidecar recorded
 	restarts  int
 	mir       *mirrorSet // sources and scheduler with mirrors (mirrors.go)
 
@@ -178,6 +179,11 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	resp := r.resp
 	d.adopt(resp)
 	d.resumed, d.before, d.refStatus, d.total = false, nil, resp.StatusCode, resp.ContentLength
+	if d.respool != nil {
+		if f := d.respool(d.total); f != nil {
+			d.f = f // the spool, now where the body may stay (HeldSink.respool)
+		}
+	}
 	d.ranged.Store(false) // this response starts the transfer the result describes
 	d.ref = responseFields(resp.Header)
 	d.startHash(d.hashAlgorithms(resp, d.ref.all()...), 0, nil)

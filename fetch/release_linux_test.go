@@ -86,4 +86,27 @@ func TestReleaseFreesSpool(t *testing.T) {
 			t.Errorf("the spool was punched behind sendfile: %d blocks left", n)
 		}
 	})
+	t.Run("named", func(t *testing.T) { // a cached version now (cache.PutVerified)
+		dir := t.TempDir()
+		needPunch(t, dir)
+		name := filepath.Join(dir, "version")
+		if err := os.WriteFile(name, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.OpenFile(name, os.O_RDWR, 0) // as a spool is: it could be punched
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		out, err := os.Create(filepath.Join(dir, "out"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer out.Close()
+		if err := release(out, f, int64(len(data))); err != nil {
+			t.Fatal(err)
+		}
+		assertFileBytes(t, out.Name(), data)
+		assertFileBytes(t, name, data)
+	})
 }
