@@ -5,6 +5,7 @@ package server
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"strconv"
@@ -272,12 +273,22 @@ func (c *sendConn) sendBlocking(f *os.File, want int64) (int64, error) {
 		return true
 	})
 	if werr != nil {
-		return sent, c.opError("sendfile", werr)
+		return sent, c.opError("write", werr)
 	}
 	if serr != nil && serr != io.EOF {
-		return sent, c.opError("sendfile", serr)
+		return sent, c.sendError(f, serr)
 	}
 	return sent, serr
+}
+
+// sendError names what failed in a blocking send: the file (read, lseek)
+// as the file's error, the socket as the connection's write.
+func (c *sendConn) sendError(f *os.File, err error) error {
+	var se *os.SyscallError
+	if errors.As(err, &se) && (se.Syscall == "read" || se.Syscall == "lseek") {
+		return &fs.PathError{Op: se.Syscall, Path: f.Name(), Err: se.Err}
+	}
+	return c.opError("write", err)
 }
 
 // blockingLoop switches the socket to blocking mode with a send timeout of

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -294,4 +295,42 @@ func TestSendBufferAskBounded(t *testing.T) {
 				c.limit, c.ceiling, c.cur, got, c.want)
 		}
 	}
+}
+
+// A blocking send names what failed: a file that cannot be read is the
+// file's error (its name, read), not the connection's; a client gone is
+// the connection's write, not a "sendfile".
+func TestBlockingSendNamesTheFailure(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "body")
+	must(t, os.WriteFile(name, make([]byte, 1<<20), 0o644))
+	t.Run("file", func(t *testing.T) {
+		_, c := sendConnPair(t)
+		f, err := os.OpenFile(name, os.O_WRONLY, 0) // read(2) fails: EBADF
+		must(t, err)
+		defer f.Close()
+		_, err = c.sendBlocking(f, -1)
+		var pe *fs.PathError
+		var oe *net.OpError
+		if !errors.As(err, &pe) || pe.Op != "read" || pe.Path != name || errors.As(err, &oe) {
+			t.Errorf("got %v, want the file's read error naming %s", err, name)
+		}
+	})
+	t.Run("client gone", func(t *testing.T) {
+		client, c := sendConnPair(t)
+		client.(*net.TCPConn).SetLinger(0)
+		client.Close() // a reset: the next write fails
+		f, err := os.Open(name)
+		must(t, err)
+		defer f.Close()
+		var oe *net.OpError
+		for range 50 { // the reset may take a write or two to arrive
+			if _, err = c.sendBlocking(f, -1); err != nil {
+				break
+			}
+			f.Seek(0, io.SeekStart)
+		}
+		if !errors.As(err, &oe) || oe.Op != "write" {
+			t.Errorf("got %v, want the connection's write error", err)
+		}
+	})
 }
