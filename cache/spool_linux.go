@@ -58,7 +58,7 @@ func withFd(f *os.File, fn func(fd int)) error {
 // links returns how many names the file of fi has.
 func links(fi os.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Nlink
+		return uint64(st.Nlink) // uint32 on some architectures
 	}
 	return 1
 }

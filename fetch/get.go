@@ -98,6 +98,10 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if err := req.Limits.checkLength(resp.ContentLength); err != nil && method != http.MethodHead {
 		return res, err
 	}
+	held, _ := sink.(*HeldSink)
+	if held != nil {
+		held.expect(-1) // a 226 or a decoded body: the length written is not known
+	}
 	if req.intercept != nil {
 		if ok, err := req.intercept(ctx, resp, sink, res); ok {
 			return c.fallback(ctx, req, sink, res, err)
@@ -147,7 +151,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	}
 	// A dictionary is input to the decoded output, as a delta's base is.
 	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.count() + dict.size() }, expands: decoded}
-	if held, ok := sink.(*HeldSink); ok && out == body {
+	if held != nil && out == body {
 		held.expect(resp.ContentLength) // the body's length, as written
 	}
 	var n int64

@@ -62,7 +62,7 @@ func (s *HeldSink) Write(p []byte) (int, error) {
 }
 
 // newSpill makes an empty spill file that leaves nothing behind: an
-// anonymous one from Spool, else one in Dir, unlinked at once.
+// anonymous one from Spool, else one in Dir (tempSpill).
 func (s *HeldSink) newSpill() (*os.File, error) {
 	if s.Spool != nil {
 		if f, err := s.Spool(s.expected - 1); err == nil {
@@ -71,11 +71,17 @@ func (s *HeldSink) newSpill() (*os.File, error) {
 		}
 	}
 	s.inStore = false
+	return s.tempSpill()
+}
+
+// tempSpill makes an empty spill file in Dir, unlinked at once: the open
+// file stays usable, nothing is left behind.
+func (s *HeldSink) tempSpill() (*os.File, error) {
 	f, err := os.CreateTemp(s.Dir, "hdig-held-*")
 	if err != nil {
 		return nil, err
 	}
-	os.Remove(f.Name()) // the open file stays usable; nothing is left behind
+	os.Remove(f.Name())
 	return f, nil
 }
 
@@ -83,11 +89,12 @@ func (s *HeldSink) newSpill() (*os.File, error) {
 // any of it is written: Spool is asked for a file that size.
 func (s *HeldSink) expect(n int64) { s.expected = max(n, -1) + 1 }
 
-// respool replaces the empty spill file with one from Spool, now that the
-// body's length is known (n, -1 if not), and returns it; nil if the file
-// stays as it is.
+// respool, now that the body's length is known (n, -1 if not), replaces
+// the empty spill file with one from Spool if Spool takes a body that
+// long, or with one in Dir if it no longer does (a restart that brought
+// another length), and returns the new file; nil if the file stays.
 func (s *HeldSink) respool(n int64) *os.File {
-	if s.file == nil || s.inStore || s.Spool == nil {
+	if s.file == nil || s.Spool == nil {
 		return nil
 	}
 	if fi, err := s.file.Stat(); err != nil || fi.Size() != 0 {
@@ -95,11 +102,20 @@ func (s *HeldSink) respool(n int64) *os.File {
 	}
 	s.expect(n)
 	f, err := s.Spool(n)
-	if err != nil {
+	inStore := err == nil
+	switch {
+	case inStore && s.inStore:
+		f.Close()
 		return nil
+	case !inStore && !s.inStore:
+		return nil
+	case !inStore:
+		if f, err = s.tempSpill(); err != nil {
+			return nil
+		}
 	}
 	s.file.Close()
-	s.file, s.size, s.inStore = f, 0, true
+	s.file, s.size, s.inStore = f, 0, inStore
 	return f
 }
 
@@ -110,9 +126,10 @@ func (s *HeldSink) limit() int {
 	return DefaultHoldLimit
 }
 
-// Reset discards what was held.
+// Reset discards what was held, and the length expected of it.
 func (s *HeldSink) Reset() error {
 	s.buf.Reset()
+	s.expected = 0
 	return s.drop()
 }
 
@@ -123,7 +140,9 @@ func (s *HeldSink) Commit() error {
 		_, err := s.buf.WriteTo(s.Out)
 		return err
 	}
-	return release(s.Out, s.file, s.size)
+	// A spool in the cache may be a cached version now (storeHeld), read
+	// by other processes after their check: it is never punched.
+	return release(s.Out, s.file, s.size, !s.inStore)
 }
 
 // Reader reads the held body from its start, without releasing it; it is
@@ -168,12 +187,12 @@ func (s *HeldSink) drop() error {
 
 // release copies the first size bytes of the spill file f to out: by the
 // kernel where it can (kernelRelease), then, from where that stopped, through
-// a buffer. It is f's last reader: what the kernel copied is punched out
-// of f as it goes.
-func release(out io.Writer, f *os.File, size int64) error {
+// a buffer. With punch, it is f's last reader and nobody else can open f:
+// what the kernel copied is punched out of f as it goes.
+func release(out io.Writer, f *os.File, size int64, punch bool) error {
 	var done int64
 	if o, ok := out.(*os.File); ok {
-		n, err := kernelRelease(o, f, size)
+		n, err := kernelRelease(o, f, size, punch)
 		if err != nil {
 			return err
 		}

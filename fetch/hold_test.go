@@ -240,3 +240,62 @@ func TestSpoolInOnlyWhatTheCacheKeeps(t *testing.T) {
 		s.Abort()
 	}
 }
+
+// The length a failed attempt announced does not outlive it: after Reset
+// (a retry), a body whose length nobody said (a 226, a decoded body) is
+// spooled outside the cache. And a restart that brings a length the cache
+// cannot keep moves the empty spool back out of the cache (respool).
+func TestSpoolLengthPerAttempt(t *testing.T) {
+	store, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if f, err := store.Spool(); err != nil {
+		t.Skipf("no anonymous spool here: %v", err)
+	} else {
+		f.Close()
+	}
+	store.MaxBytes = 1 << 20
+	t.Run("reset", func(t *testing.T) {
+		s := &HeldSink{Out: &bytes.Buffer{}, Limit: 1 << 10, Dir: t.TempDir()}
+		spoolIn(s, store)
+		defer s.Abort()
+		s.expect(4 << 10) // attempt 1: a 200 of 4 KiB, into the cache
+		s.Write(make([]byte, 2<<10))
+		if !s.inStore {
+			t.Fatal("a 4 KiB body was not spooled into the cache")
+		}
+		s.Reset() // it failed; attempt 2 says no length
+		if _, err := s.Write(make([]byte, 2<<20)); err != nil {
+			t.Fatal(err)
+		}
+		if s.inStore {
+			t.Errorf("a body of unknown length (%d bytes, MaxBytes %d) was spooled into the cache", s.size, store.MaxBytes)
+		}
+	})
+	t.Run("respool", func(t *testing.T) {
+		s := &HeldSink{Out: &bytes.Buffer{}, Dir: t.TempDir()}
+		spoolIn(s, store)
+		defer s.Abort()
+		f, err := s.spool() // Hold: made before the response, in Dir
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tt := range []struct {
+			size    int64
+			inStore bool
+		}{{1000, true}, {1000, true}, {2 << 20, false}, {-1, false}, {1 << 20, true}} {
+			if g := s.respool(tt.size); g != nil {
+				f = g
+			}
+			if s.inStore != tt.inStore || s.file != f {
+				t.Errorf("a restart with length %d: in the cache %v, want %v", tt.size, s.inStore, tt.inStore)
+			}
+		}
+		f.Write([]byte("some body"))
+		if s.respool(-1) != nil || !s.inStore {
+			t.Error("a spool with bytes in it was replaced")
+		}
+	})
+}

@@ -24,7 +24,7 @@ import (
 // genData is a deterministic file of n bytes; version changes its bytes.
 func genData(n, version int) []byte {
 	b := make([]byte, n)
-	x := uint32(2463534242 + version)
+	x := uint32(2463534242) + uint32(version)
 	for i := range b {
 		x ^= x << 13
 		x ^= x >> 17

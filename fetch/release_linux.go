@@ -3,7 +3,6 @@ package fetch
 import (
 	"errors"
 	"os"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,15 +20,16 @@ const releaseChunk = 64 << 20
 // kernel, a non-blocking fd that would block) it leaves to the caller's
 // portable copy, from where it stopped.
 //
-// It is the last reader of a spool with no name: every chunk
-// copy_file_range copied into dst is punched out of it (fallocate(2), where
-// the filesystem can), so the body takes about one copy's room on the disk
-// (or in memory, on tmpfs) while it is released, not two, and the pages
-// freed are those the copy fills next. Not after sendfile: a pipe may still
-// hold references to the spool's pages, and a punch zeroes a partial last
-// page. Not a spool that has a name: it has become a cached version
-// (cache.PutVerified), whose bytes must stay.
-func kernelRelease(dst, src *os.File, size int64) (int64, error) {
+// With mayPunch (the caller is the spool's last reader and nobody else can
+// open it), every chunk copy_file_range copied into dst is punched out of
+// it (fallocate(2), where the filesystem can), so the body takes about one
+// copy's room on the disk (or in memory, on tmpfs) while it is released,
+// not two, and the pages freed are those the copy fills next. Not after
+// sendfile: a pipe may still hold references to the spool's pages, and a
+// punch zeroes a partial last page. Not a spool in the cache: it may have
+// become a cached version (cache.PutVerified) that other processes read
+// after their check, even once its name is gone (replaced, evicted).
+func kernelRelease(dst, src *os.File, size int64, mayPunch bool) (int64, error) {
 	sc, err := src.SyscallConn()
 	if err != nil {
 		return 0, nil
@@ -40,7 +40,7 @@ func kernelRelease(dst, src *os.File, size int64) (int64, error) {
 	}
 	var off int64
 	var werr error
-	ways := []way{{copyRange, anonymous(src)}, {sendFile, false}}
+	ways := []way{{copyRange, mayPunch}, {sendFile, false}}
 	cerr := sc.Control(func(sfd uintptr) {
 		werr = dc.Write(func(dfd uintptr) bool {
 			for len(ways) > 0 && off < size {
@@ -76,16 +76,6 @@ func kernelRelease(dst, src *os.File, size int64) (int64, error) {
 type way struct {
 	copy  func(dfd, sfd int, off *int64, n int) (int, error)
 	punch bool
-}
-
-// anonymous says f has no name: no other file shares its bytes.
-func anonymous(f *os.File) bool {
-	fi, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return ok && st.Nlink == 0
 }
 
 // punch frees the bytes [off, off+n) of the file fd, keeping its size;

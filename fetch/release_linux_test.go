@@ -2,12 +2,15 @@ package fetch
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 
+	"github.com/hdig/hdig/cache"
 	"golang.org/x/sys/unix"
 )
 
@@ -54,7 +57,7 @@ func TestReleaseFreesSpool(t *testing.T) {
 		if n := blocks(t, s.file); n*512 < int64(len(data)) {
 			t.Fatalf("the spool takes %d blocks before the release", n)
 		}
-		if err := release(out, s.file, s.size); err != nil {
+		if err := release(out, s.file, s.size, true); err != nil {
 			t.Fatal(err)
 		}
 		if n := blocks(t, s.file); n*512 > int64(os.Getpagesize()) { // a partial last block stays, zeroed
@@ -74,7 +77,7 @@ func TestReleaseFreesSpool(t *testing.T) {
 		}
 		got := make(chan []byte)
 		go func() { b, _ := io.ReadAll(r); got <- b }()
-		err = release(w, s.file, s.size)
+		err = release(w, s.file, s.size, true)
 		w.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -86,27 +89,61 @@ func TestReleaseFreesSpool(t *testing.T) {
 			t.Errorf("the spool was punched behind sendfile: %d blocks left", n)
 		}
 	})
-	t.Run("named", func(t *testing.T) { // a cached version now (cache.PutVerified)
-		dir := t.TempDir()
-		needPunch(t, dir)
-		name := filepath.Join(dir, "version")
-		if err := os.WriteFile(name, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.OpenFile(name, os.O_RDWR, 0) // as a spool is: it could be punched
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		out, err := os.Create(filepath.Join(dir, "out"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer out.Close()
-		if err := release(out, f, int64(len(data))); err != nil {
-			t.Fatal(err)
-		}
-		assertFileBytes(t, out.Name(), data)
-		assertFileBytes(t, name, data)
-	})
+}
+
+// A held body spooled into the cache may have become a cached version
+// (storeHeld), which other processes open, check and then read: its
+// release never punches it, even once its name is gone (another download
+// of the same body replaced the blob, or gc or eviction removed it).
+func TestReleaseKeepsCachedSpool(t *testing.T) {
+	dir := t.TempDir()
+	needPunch(t, dir)
+	store, err := cache.Open(filepath.Join(dir, "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	data := bytes.Repeat([]byte("base version bytes "), 200_000)
+	sum := sha256.Sum256(data)
+	e := cache.Entry{URL: "http://example.test/f", ETag: `"v1"`, SHA256: hex.EncodeToString(sum[:])}
+	out, err := os.Create(filepath.Join(dir, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	held := &HeldSink{Out: out, Limit: 64 << 10}
+	spoolIn(held, store)
+	held.expect(int64(len(data)))
+	if _, err := held.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if !held.inStore {
+		t.Skip("no anonymous spool in the cache here")
+	}
+	got, err := store.PutVerified(e, held.file, held.size) // as storeHeld does
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := store.Open(got) // another process: checked, read later
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer base.Close()
+	other, err := store.Spool() // another download of the same body replaces the blob
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	other.Write(data)
+	if _, err := store.PutVerified(e, other, int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	if err := held.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	assertFileBytes(t, out.Name(), data)
+	buf := make([]byte, len(data))
+	if _, err := base.ReadAt(buf, 0); err != nil || !bytes.Equal(buf, data) {
+		t.Errorf("a checked version reads other bytes after the release (%v)", err)
+	}
 }
