@@ -315,7 +315,7 @@ func TestDecodeDCBRefusesLargeWindow(t *testing.T) {
 func TestDCBChunkedDictionary(t *testing.T) {
 	var d bytes.Buffer
 	for i := 0; d.Len() < 300<<10; i++ {
-		fmt.Fprintf(&d, "record %d: %x\n", i, i*2654435761)
+		fmt.Fprintf(&d, "record %d: %x\n", i, uint32(i)*2654435761)
 	}
 	dict := d.Bytes()
 	pds, err := prepareDCB(dict)

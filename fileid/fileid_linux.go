@@ -12,5 +12,5 @@ func sys(fi fs.FileInfo) (ctime int64, dev, ino uint64) {
 	if !ok {
 		return 0, 0, 0
 	}
-	return st.Ctim.Sec*1e9 + st.Ctim.Nsec, uint64(st.Dev), uint64(st.Ino)
+	return int64(st.Ctim.Sec)*1e9 + int64(st.Ctim.Nsec), uint64(st.Dev), uint64(st.Ino) // 32-bit fields on 386 and arm
 }

@@ -27,7 +27,7 @@ func TestNginxZsyncClients(t *testing.T) {
 	inc := filepath.Join(t.TempDir(), "hdig.conf")
 	cur := make([]byte, 3<<20)
 	for i := range cur {
-		cur[i] = byte(i*2654435761>>13) ^ byte(i/3)
+		cur[i] = byte(uint64(i)*2654435761>>13) ^ byte(i/3)
 	}
 	old := bytes.Clone(cur)
 	for k := 0; k < 12; k++ {

@@ -1,5 +1,7 @@
 package patch
 
+import "math"
+
 // Defaults for the limits and sizes an Option can change.
 const (
 	DefaultMaxWindow  = 64 << 20  // largest target window hdig's decoder accepts (xdelta3 -d refuses windows over 16 MiB)
@@ -88,11 +90,15 @@ func newConfig(opts []Option) *config {
 	}
 	c.maxWindow = clamp(c.maxWindow, 1, maxVarint32)
 	c.windowSize = clamp(c.windowSize, 1, c.maxWindow)
-	c.cacheSize = clamp(c.cacheSize, 1<<16, 1<<40)
+	c.cacheSize = clamp(c.cacheSize, 1<<16, sizeMax)
 	c.indexSize = clamp(c.indexSize, 1<<10, 1<<28)
-	c.history = clamp(c.history, 0, 1<<40)
+	c.history = clamp(c.history, 0, sizeMax)
 	return c
 }
+
+// sizeMax bounds the byte counts an option may set: 1 TiB, or what an int
+// holds on a 32-bit system.
+const sizeMax = int(min(1<<40, math.MaxInt))
 
 func clamp(v, lo, hi int) int {
 	return max(lo, min(v, hi))

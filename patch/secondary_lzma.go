@@ -114,7 +114,7 @@ func parseBlockFlags(b []byte) (int, error) {
 		}
 	}
 	if p == 40 {
-		return math.MaxUint32, nil
+		return int(min(math.MaxUint32, math.MaxInt)), nil // 4 GiB - 1, or an int's most on 32-bit
 	}
 	return (2 | int(p&1)) << (p/2 + 11), nil
 }

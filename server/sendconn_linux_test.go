@@ -284,11 +284,11 @@ func TestBlockingCallBoundedBySendBuffer(t *testing.T) {
 // the connections.
 func TestSendBufferAskBounded(t *testing.T) {
 	for _, c := range []struct{ limit, ceiling, cur, want int }{
-		{4 << 20, 4 << 20, 2 << 20, 4 << 20},       // this machine: ask wmem_max
-		{212992, 4 << 20, 1 << 20, 0},              // autotuning may reach more
-		{2 << 30, 4 << 20, 1 << 20, maxSendBuffer}, // huge wmem_max
-		{0, 4 << 20, 1 << 20, 0},                   // unknown
-		{2 << 30, 64 << 20, 1 << 20, 0},            // autotuning reaches more than the bound
+		{4 << 20, 4 << 20, 2 << 20, 4 << 20},         // this machine: ask wmem_max
+		{212992, 4 << 20, 1 << 20, 0},                // autotuning may reach more
+		{1<<31 - 1, 4 << 20, 1 << 20, maxSendBuffer}, // huge wmem_max
+		{0, 4 << 20, 1 << 20, 0},                     // unknown
+		{1<<31 - 1, 64 << 20, 1 << 20, 0},            // autotuning reaches more than the bound
 	} {
 		if got := sendBufferAsk(c.limit, c.ceiling, c.cur); got != c.want {
 			t.Errorf("sendBufferAsk(wmem_max %d, tcp_wmem max %d, now %d) = %d, want %d",

@@ -105,9 +105,7 @@ func (h *header) field(key, v string) error {
 			err = fmt.Errorf("want a power of two, got %d", h.c.Blocksize)
 		}
 	case "Length":
-		var n int
-		n, err = parseInt(v, 0, 1<<62)
-		h.c.Length = int64(n)
+		h.c.Length, err = parseInt64(v, 0, 1<<62)
 	case "Hash-Lengths":
 		err = h.hashLengths(v)
 	case "URL":
@@ -204,11 +202,17 @@ func (c *Control) readTable(r io.Reader) error {
 }
 
 func parseInt(s string, lo, hi int) (int, error) {
+	n, err := parseInt64(s, int64(lo), int64(hi))
+	return int(n), err
+}
+
+// parseInt64 is parseInt for lengths, which exceed an int on 32-bit systems.
+func parseInt64(s string, lo, hi int64) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < int64(lo) || n > int64(hi) {
+	if err != nil || n < lo || n > hi {
 		return 0, fmt.Errorf("want an integer from %d to %d", lo, hi)
 	}
-	return int(n), nil
+	return n, nil
 }
 
 // versionLess compares dotted versions numerically ("0.6.2" < "0.10").
