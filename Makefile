@@ -2,9 +2,9 @@
 GO ?= go
 STATICCHECK ?= $(shell command -v staticcheck 2>/dev/null || echo $(shell $(GO) env GOPATH)/bin/staticcheck)
 
-.PHONY: check fmt vet lint test bench build
+.PHONY: check fmt vet lint cross test bench build
 
-check: fmt vet lint test
+check: fmt vet lint cross test
 
 fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -15,6 +15,15 @@ vet:
 
 lint:
 	$(STATICCHECK) ./...
+
+# cross: the other systems and word sizes users run hdig on still build
+# (tests included on 32-bit, where an int is 32 bits).
+cross:
+	GOARCH=386 $(GO) vet ./...
+	GOARCH=arm64 $(GO) build ./...
+	GOOS=darwin $(GO) build ./...
+	GOOS=windows $(GO) build ./...
+	GOOS=freebsd $(GO) build ./...
 
 test:
 	$(GO) test -race -count=1 -timeout 20m ./...
