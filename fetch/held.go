@@ -92,7 +92,9 @@ func (s *HeldSink) expect(n int64) { s.expected = max(n, -1) + 1 }
 // respool, now that the body's length is known (n, -1 if not), replaces
 // the empty spill file with one from Spool if Spool takes a body that
 // long, or with one in Dir if it no longer does (a restart that brought
-// another length), and returns the new file; nil if the file stays.
+// another length), and returns the new file; nil if the file stays. Where
+// no file can be made in Dir the spool stays in the cache: the body is not
+// kept there (PutVerified refuses its length), it only takes room.
 func (s *HeldSink) respool(n int64) *os.File {
 	if s.file == nil || s.Spool == nil {
 		return nil
@@ -129,7 +131,6 @@ func (s *HeldSink) limit() int {
 // Reset discards what was held, and the length expected of it.
 func (s *HeldSink) Reset() error {
 	s.buf.Reset()
-	s.expected = 0
 	return s.drop()
 }
 
@@ -177,6 +178,7 @@ func (s *HeldSink) Abort() error {
 }
 
 func (s *HeldSink) drop() error {
+	s.expected = 0
 	if s.file == nil {
 		return nil
 	}

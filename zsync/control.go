@@ -41,8 +41,11 @@ func (c *Control) Blocks() int {
 	return blockCount(c.Length, c.Blocksize)
 }
 
+// blockCount is how many blocks of bs bytes hold length bytes, counted
+// in int64 and capped at MaxBlocks+1 (too many: the caller refuses), so a
+// huge Length never wraps an int on a 32-bit system.
 func blockCount(length int64, bs int) int {
-	return int((length + int64(bs) - 1) / int64(bs))
+	return int(min((length+int64(bs)-1)/int64(bs), MaxBlocks+1))
 }
 
 // checksum returns the stored checksum of block i.

@@ -98,3 +98,20 @@ func TestWriteReadRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A Length whose block count exceeds an int32 is refused, counted in
+// int64: on a 32-bit system 2^36+16 bytes of 16-byte blocks (2^32+1) used
+// to wrap to 1 block, pass the MaxBlocks check, and make a 64 GiB file.
+func TestLengthBlocksDoNotWrap(t *testing.T) {
+	in := "zsync: 0.6.2\nBlocksize: 16\nLength: 68719476752\nHash-Lengths: 1,2,4\nSHA-1: " +
+		strings.Repeat("0", 40) + "\n\n" + strings.Repeat("\x00", 6)
+	if c, err := Read(strings.NewReader(in)); err == nil {
+		t.Fatalf("accepted Length %d as %d blocks", c.Length, c.Blocks())
+	}
+	if n := blockCount(1<<36+16, 16); n != MaxBlocks+1 {
+		t.Errorf("blockCount(2^36+16, 16) = %d, want it capped at MaxBlocks+1 = %d", n, MaxBlocks+1)
+	}
+	if n := blockCount(1<<20, 16); n != 1<<16 {
+		t.Errorf("blockCount(2^20, 16) = %d, want %d", n, 1<<16)
+	}
+}
