@@ -57,66 +57,53 @@ func TestPutVerifiedNamesSpool(t *testing.T) {
 	}
 	assertOpens(t, c, got, data)
 
-	t.Run("another size", func(t *testing.T) {
-		f := spooled(t, c, append(data, "more"...))
-		e := e
-		e.ETag = `"v2"`
-		before := BlobsCopied()
-		got, err := c.PutVerified(e, f, int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := BlobsCopied() - before; n != int64(len(data)) {
-			t.Errorf("%d bytes copied, want %d", n, len(data))
-		}
-		assertOpens(t, c, got, data)
-	})
-	t.Run("an unlinked file", func(t *testing.T) { // not O_TMPFILE: cannot be named again
-		f, err := os.CreateTemp(dir, "unlinked")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		os.Remove(f.Name())
-		f.Write(data)
-		e := e
-		e.ETag = `"v4"`
-		before := BlobsCopied()
-		got, err := c.PutVerified(e, f, int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := BlobsCopied() - before; n != int64(len(data)) {
-			t.Errorf("%d bytes copied, want %d", n, len(data))
-		}
-		assertOpens(t, c, got, data)
-	})
-	t.Run("a named file", func(t *testing.T) {
-		name := filepath.Join(dir, "named")
-		if err := os.WriteFile(name, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		e := e
-		e.ETag = `"v3"`
-		before := BlobsCopied()
-		got, err := c.PutVerified(e, f, int64(len(data)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n := BlobsCopied() - before; n != int64(len(data)) {
-			t.Errorf("%d bytes copied, want %d", n, len(data))
-		}
-		fi, _ := os.Stat(name)
-		if bfi, _ := os.Stat(filepath.Join(dir, filepath.FromSlash(blobName(got.SHA256)))); os.SameFile(fi, bfi) {
-			t.Error("a named file was linked into the cache")
-		}
-		assertOpens(t, c, got, data)
-	})
+	// Anything else is copied, and opens like any version.
+	named := filepath.Join(dir, "named")
+	if err := os.WriteFile(named, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		open func(t *testing.T) *os.File
+	}{
+		{"a spool of another size", func(t *testing.T) *os.File { return spooled(t, c, append(data, "more"...)) }},
+		{"an unlinked file", func(t *testing.T) *os.File { // not O_TMPFILE: cannot be named again
+			f, err := os.CreateTemp(dir, "unlinked")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			os.Remove(f.Name())
+			f.Write(data)
+			return f
+		}},
+		{"a named file", func(t *testing.T) *os.File {
+			f, err := os.Open(named)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			return f
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := e
+			e.ETag = `"` + tt.name + `"`
+			before := BlobsCopied()
+			got, err := c.PutVerified(e, tt.open(t), int64(len(data)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := BlobsCopied() - before; n != int64(len(data)) {
+				t.Errorf("%d bytes copied, want %d", n, len(data))
+			}
+			fi, _ := os.Stat(named)
+			if bfi, _ := os.Stat(filepath.Join(dir, filepath.FromSlash(blobName(got.SHA256)))); os.SameFile(fi, bfi) {
+				t.Error("a named file was linked into the cache")
+			}
+			assertOpens(t, c, got, data)
+		})
+	}
 }
 
 // A spool left unnamed (the body was not kept) leaves nothing behind.
