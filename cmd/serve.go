@@ -73,7 +73,7 @@ The first line on stdout is "serving DIR at http://HOST:PORT/", printed once
 the certificate, key and address have been checked (bad ones exit 2 before
 it); the access log goes to stderr. A client that takes no response bytes for
 --write-timeout is dropped; beyond --max-conns connections the longest-idle
-(or longest-stalled) one is closed. SIGINT or SIGTERM stops the server cleanly.
+(or longest-stalled: no bytes, or fewer than 1 KiB a second) one is closed. SIGINT or SIGTERM stops the server cleanly.
 
 With --sign-key, each response with a digest field in its header is signed
 (RFC 9421, label sig1) over "@status", content-type and the digest fields

@@ -12,9 +12,10 @@ import (
 // connLimiter caps the connections served at once. A connection accepted
 // while all slots are taken makes room by closing, in this order, the
 // connection idle (between requests) longest, or the one stalled longest
-// in a write, if for at least stallMin: a write is stalled while no byte
-// of it moves (the client takes none), however long it has run; otherwise
-// it waits for a slot. Together with the write-progress deadline this bounds
+// in a write, if for at least stallMin: a write is stalled while its bytes
+// move slower than minRate (a client that takes none, or trickles a few
+// bytes a second to keep its slot), however long it has run; otherwise it
+// waits for a slot. Together with the write-progress deadline this bounds
 // the descriptors and memory that clients which never read their
 // responses can hold, and keeps them from starving new clients.
 type connLimiter struct {
@@ -27,9 +28,15 @@ type connLimiter struct {
 	conns map[*limitedConn]struct{}
 }
 
-// stallMin is how long a write must have moved no bytes before the
-// connection may be closed to make room for a new one (a var: tests).
+// stallMin is how long a write must have moved no bytes (or fewer than
+// minRate a second) before the connection may be closed to make room for
+// a new one (a var: tests).
 var stallMin = time.Second
+
+// minRate is the bytes a second a write must move, on average since the
+// limiter last saw it progress, to count as moving (a var: tests): 1 KiB,
+// far below any real link, far above a trickle that only holds a slot.
+var minRate int64 = 1 << 10
 
 // roomLooks counts makeRoom's looks for room (tests).
 var roomLooks atomic.Int64
@@ -154,18 +161,26 @@ type limitedConn struct {
 	seenAt int64 // when they were last seen to change; 0: never looked
 }
 
-// stalledSince returns since when c's current write has moved no bytes,
-// as far as the limiter's looks tell (the first look sees a move); 0
-// when c is not writing. The limiter's mu is held.
+// stalledSince returns since when c's current write has not progressed,
+// as far as the limiter's looks tell (the first look sees progress); 0
+// when c is not writing. It progresses when it moved, since it last did,
+// at least minRate bytes a second of the time between. The limiter's mu
+// is held.
 func (c *limitedConn) stalledSince(now int64) int64 {
 	since := c.writeSince.Load()
 	if since == 0 {
 		return 0
 	}
-	if moved, ok := c.moved(); ok && (moved != c.seen || c.seenAt == 0) {
+	if moved, ok := c.moved(); ok && (c.seenAt == 0 || progressed(moved-c.seen, now-c.seenAt)) {
 		c.seen, c.seenAt = moved, now
 	}
 	return max(since, c.seenAt)
+}
+
+// progressed says n bytes moved in d nanoseconds are progress: some, and
+// at least minRate a second.
+func progressed(n, d int64) bool {
+	return n > 0 && n >= minRate*(d/int64(time.Millisecond))/1000
 }
 
 // moved returns the bytes moved so far; false when they cannot be read.

@@ -180,3 +180,67 @@ func setStallMin(t *testing.T, d time.Duration) {
 	stallMin = d
 	t.Cleanup(func() { stallMin = old })
 }
+
+// TestMaxConnsEvictsTrickle: a client that keeps its write moving by a
+// trickle (here 16 KiB every 10 ms, moving every look of the limiter but
+// under the test's minimum rate; in use a few bytes a second, under 1
+// KiB/s) holds no slot against a new client:
+// under --max-conns 1 it is closed once it has moved slower than minRate
+// for stallMin, and the second client is served at once.
+func TestMaxConnsEvictsTrickle(t *testing.T) {
+	for _, counter := range counters {
+		t.Run(counter.name, func(t *testing.T) {
+			setSocketCounter(t, counter.get)
+			setStallMin(t, 250*time.Millisecond)
+			old := minRate
+			minRate = 64 << 20
+			t.Cleanup(func() { minRate = old })
+			evictsTrickle(t)
+		})
+	}
+}
+
+func evictsTrickle(t *testing.T) {
+	dir := fixture(t)
+	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 32<<20), 0o644))
+	s, err := New(dir, WithMaxConns(1), WithWriteTimeout(0))
+	must(t, err)
+	base, _ := serveLn(t, s)
+	conn := dialServer(t, base, 256<<10)
+	io.WriteString(conn, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	must(t, err)
+	trickled := make(chan int64, 1)
+	go func() {
+		var n int64
+		buf := make([]byte, 16<<10)
+		for {
+			m, err := io.ReadFull(resp.Body, buf)
+			n += int64(m)
+			if err != nil {
+				trickled <- n
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	looks := roomLooks.Load()
+	if got := getHello(base, nil); got != "" {
+		t.Fatal(got)
+	}
+	// Counted, not timed: closing the trickle takes the looks of about
+	// one stallMin (a look every stallMin/4). Without the rate it held its
+	// slot until the trickle happened to pause for stallMin: hundreds.
+	if n := roomLooks.Load() - looks; n > maxTrickleLooks {
+		t.Errorf("the new client waited %d looks for room, want at most %d", n, maxTrickleLooks)
+	}
+	conn.Close()
+	if n := <-trickled; n >= 32<<20 {
+		t.Errorf("the trickle got the whole file (%d bytes): it was never closed", n)
+	}
+}
+
+// maxTrickleLooks bounds the looks for room the trickle may cost: a few
+// times the 5 of one stallMin.
+const maxTrickleLooks = 40
