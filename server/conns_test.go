@@ -201,11 +201,7 @@ func TestMaxConnsEvictsTrickle(t *testing.T) {
 }
 
 func evictsTrickle(t *testing.T) {
-	dir := fixture(t)
-	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 32<<20), 0o644))
-	s, err := New(dir, WithMaxConns(1), WithWriteTimeout(0))
-	must(t, err)
-	base, _ := serveLn(t, s)
+	base := fullServer(t, 1)
 	conn := dialServer(t, base, 256<<10)
 	io.WriteString(conn, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
 	br := bufio.NewReader(conn)

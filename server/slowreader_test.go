@@ -200,11 +200,7 @@ func TestMaxConnsEvictsStalled(t *testing.T) {
 }
 
 func evictsStalled(t *testing.T) {
-	dir := fixture(t)
-	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 32<<20), 0o644))
-	s, err := New(dir, WithMaxConns(2), WithWriteTimeout(0))
-	must(t, err)
-	base, _ := serveLn(t, s)
+	base := fullServer(t, 2)
 	for range 2 {
 		c := dialServer(t, base, 4<<10)
 		fmt.Fprintf(c, "GET /big.bin HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -219,6 +215,18 @@ func evictsStalled(t *testing.T) {
 	if resp.StatusCode != 200 || string(b) != hello {
 		t.Errorf("got %d %q", resp.StatusCode, b)
 	}
+}
+
+// fullServer serves the fixture and a 32 MiB big.bin with --max-conns n and
+// no write timeout (nothing but the limiter frees a slot), and returns its
+// base URL.
+func fullServer(t *testing.T, n int) string {
+	dir := fixture(t)
+	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 32<<20), 0o644))
+	s, err := New(dir, WithMaxConns(n), WithWriteTimeout(0))
+	must(t, err)
+	base, _ := serveLn(t, s)
+	return base
 }
 
 // TestSlowUploadDropped: a PUT whose content stops coming is dropped once
