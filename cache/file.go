@@ -32,17 +32,31 @@ func (c *Cache) locked(fn func() error) error {
 
 // createTemp creates a new temporary file in dir (relative to the root).
 func (c *Cache) createTemp(dir string) (*os.File, string, error) {
+	var f *os.File
+	name, err := tempName(dir, func(name string) (err error) {
+		f, err = c.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		return err
+	})
+	return f, name, err
+}
+
+// tempName makes a new temporary name in dir with create (which fails
+// with fs.ErrExist for a name taken) and returns it.
+func tempName(dir string, create func(name string) error) (string, error) {
 	for range 10 {
 		var b [8]byte
 		rand.Read(b[:])
 		name := path.Join(dir, tempPrefix+hex.EncodeToString(b[:]))
-		f, err := c.root.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
+		err := create(name)
+		switch {
+		case errors.Is(err, fs.ErrExist):
 			continue
+		case err != nil:
+			return "", err
 		}
-		return f, name, err
+		return name, nil
 	}
-	return nil, "", errors.New("cannot create a temporary file")
+	return "", errors.New("cannot create a temporary file")
 }
 
 // writeAtomic replaces name with data: a temporary file in the same

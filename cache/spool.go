@@ -1,10 +1,7 @@
 package cache
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
-	"io/fs"
 	"os"
 	"path"
 	"sync/atomic"
@@ -49,20 +46,7 @@ func (c *Cache) linkTemp(f *os.File, size int64) (string, error) {
 		return "", err
 	}
 	defer d.Close()
-	for range 10 {
-		var b [8]byte
-		rand.Read(b[:])
-		name := tempPrefix + hex.EncodeToString(b[:])
-		err := linkAnon(f, d, name)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		return path.Join(blobDir, name), nil
-	}
-	return "", errors.New("cannot name a temporary file")
+	return tempName(blobDir, func(name string) error { return linkAnon(f, d, path.Base(name)) })
 }
 
 // errNotAnon: the file given is not an anonymous file of the right size.
