@@ -157,8 +157,8 @@ type limitedConn struct {
 	writeSince atomic.Int64         // unix nanoseconds; 0: not writing
 	idleSince  atomic.Int64         // unix nanoseconds; 0: not idle
 
-	seen   int64 // the bytes moved at the limiter's last look (its mu)
-	seenAt int64 // when they were last seen to change; 0: never looked
+	seen   int64 // the bytes moved when the limiter last saw progress (its mu)
+	seenAt int64 // when it last saw progress (stalledSince); 0: never looked
 }
 
 // stalledSince returns since when c's current write has not progressed,
