@@ -75,9 +75,8 @@ func (c *Cache) PutDict(d Dict, r io.Reader) (Dict, error) {
 	if err == nil && n > lim {
 		err = fmt.Errorf("%w: want at most %d bytes for a dictionary, got more", ErrTooLarge, lim)
 	}
-	if err == nil {
-		err = syncFile(f)
-	}
+	// Not synced, as blobs are not (putBlob): ReadDict checks the bytes
+	// against their sha-256 on every read, so a torn file is dropped.
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// A blob is not synced to disk: every use checks it against its sha-256
+// A blob or a dictionary is not synced to disk: every use checks it against its sha-256
 // (TestOpenDropsCorruptBlob), so one torn by a crash is dropped, never
 // used, and a download does not wait for the disk to take a second copy
 // of the body (hdig get's default). The index, whose loss would lose
@@ -27,25 +27,34 @@ func TestBlobsNotSynced(t *testing.T) {
 	}
 	defer f.Close()
 	c := newCache(t)
+	entry := func(e Entry, err error) (func() (string, error), error) {
+		return func() (string, error) { return readBase(c, e) }, err
+	}
 	for _, p := range []struct {
 		name string
-		put  func() (Entry, error)
+		put  func() (read func() (string, error), err error)
 	}{
-		{"PutVerified", func() (Entry, error) {
-			return c.PutVerified(Entry{URL: "u", ETag: `"v"`, SHA256: hex.EncodeToString(sum[:])}, f, int64(len(body)))
+		{"PutVerified", func() (func() (string, error), error) {
+			return entry(c.PutVerified(Entry{URL: "u", ETag: `"v"`, SHA256: hex.EncodeToString(sum[:])}, f, int64(len(body))))
 		}},
-		{"Put", func() (Entry, error) { return c.Put(Entry{URL: "w", ETag: `"v"`}, bytes.NewReader(body)) }},
+		{"Put", func() (func() (string, error), error) {
+			return entry(c.Put(Entry{URL: "w", ETag: `"v"`}, bytes.NewReader(body)))
+		}},
+		{"PutDict", func() (func() (string, error), error) {
+			d, err := c.PutDict(Dict{URL: "https://o.test/d", Origin: "https://o.test", Match: "/*"}, bytes.NewReader(body))
+			return func() (string, error) { b, err := c.ReadDict(d); return string(b), err }, err
+		}},
 	} {
 		before := syncedBytes.Load()
-		e, err := p.put()
+		read, err := p.put()
 		if err != nil {
 			t.Fatalf("%s: %v", p.name, err)
 		}
 		if n := syncedBytes.Load() - before; n >= int64(len(body)) || n == 0 {
 			t.Errorf("%s of %d bytes synced %d bytes, want the index only (more than 0, fewer than the body)", p.name, len(body), n)
 		}
-		if got, err := readBase(c, e); err != nil || got != string(body) {
-			t.Errorf("%s: the stored version reads back %d bytes, %v", p.name, len(got), err)
+		if got, err := read(); err != nil || got != string(body) {
+			t.Errorf("%s: the stored bytes read back %d bytes, %v", p.name, len(got), err)
 		}
 	}
 }
