@@ -105,6 +105,7 @@ func (d *demo) startOrigin(ctx context.Context, name string, opts []server.Optio
 		return "", fmt.Errorf("start %s: %w", name, err)
 	}
 	go func() {
+		defer history.Close()
 		defer srv.Close()
 		srv.Serve(ctx, ln, nil)
 	}()

@@ -197,6 +197,7 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 		if err != nil {
 			return fmt.Errorf("delta history: %w", err)
 		}
+		defer d.Close() // after the server's Close, before cleanup
 		histMax, err := parseSize(o.histMax)
 		if err != nil {
 			return usageErrorf("--history-max: %v", err)

@@ -110,7 +110,7 @@ func TestDeltaEncodesBounded(t *testing.T) {
 		tags = append(tags, r.Header.Get("ETag"))
 	}
 	var active, peak atomic.Int32
-	encodeHook = func(bool) {
+	encodeHook = func(context.Context) {
 		n := active.Add(1)
 		for {
 			p := peak.Load()

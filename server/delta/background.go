@@ -73,8 +73,8 @@ func (h *Handler) stored(cur *server.Representation, base version, codings []pat
 // request asks again). The current file is reopened, and used only if it
 // is still the version cur is.
 func (h *Handler) encodeLater(cur *server.Representation, base version, codings, aim []patch.Manipulation) {
-	if !h.bgBusy.CompareAndSwap(false, true) {
-		return
+	if h.bgCtx.Err() != nil || !h.bgBusy.CompareAndSwap(false, true) {
+		return // closed, or busy
 	}
 	f, err := cur.Reopen()
 	if err != nil {
@@ -87,16 +87,34 @@ func (h *Handler) encodeLater(cur *server.Representation, base version, codings,
 		defer h.bg.Done()
 		defer h.bgBusy.Store(false)
 		defer f.Close()
-		ctx := context.WithValue(context.Background(), backgroundKey{}, true)
+		ctx := h.background()
 		d, err := h.bestDelta(ctx, bg, base, codings, aim)
 		if err != nil {
-			h.log.Warn("delta in background", "file", cur.File, "base", base.ETag, "err", err)
+			if ctx.Err() == nil {
+				h.log.Warn("delta in background", "file", cur.File, "base", base.ETag, "err", err)
+			}
 			return
 		}
 		if d.size > codeOnPathMax {
-			h.codeAll(d, deltaEncodings) // the next request takes the smallest its client accepts
+			h.codeAll(ctx, d, deltaEncodings) // the next request takes the smallest its client accepts
 		}
 	}()
+}
+
+// Close stops the deltas and codings being made in the background (their
+// temporary files are removed, nothing is stored), starts no more, and
+// waits for them and for the recordings in progress. Requests still being
+// served make their deltas on their own path as before.
+func (h *Handler) Close() error {
+	h.stopBg()
+	h.Wait()
+	return nil
+}
+
+// background returns the context of a job made in the background: done
+// once the Handler is closed, and marked as such (inBackground).
+func (h *Handler) background() context.Context {
+	return context.WithValue(h.bgCtx, backgroundKey{}, true)
 }
 
 // backgroundKey marks the context of an encode made in the background.

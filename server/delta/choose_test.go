@@ -2,6 +2,7 @@ package delta
 
 import (
 	"bytes"
+	"context"
 	"math/rand"
 	"net/http"
 	"os"
@@ -35,7 +36,7 @@ func offerBoth(t *testing.T, v1, v2 []byte, aim, ae string) offered {
 	// Both were made for the requests above: choosing between them makes
 	// no delta, coding or variant.
 	var encodes atomic.Int32
-	encodeHook = func(bool) { encodes.Add(1) }
+	encodeHook = func(context.Context) { encodes.Add(1) }
 	codeHook = encodeHook
 	defer func() { encodeHook, codeHook = nil, nil }()
 	variants, _ := filepath.Glob(filepath.Join(state, "variants", "*"))

@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -27,8 +28,9 @@ var deltaEncodings = []string{"zstd", "br"}
 const codeOnPathMax = 32 << 10
 
 // codeHook, when set (by tests), runs before each coding of a delta is
-// made, with whether it is made in the background.
-var codeHook func(background bool)
+// made, with its context (inBackground tells whether it is made in the
+// background).
+var codeHook func(ctx context.Context)
 
 // errNotCoded: the coding of a delta is not made yet.
 var errNotCoded = errors.New("delta coding not made yet")
@@ -37,11 +39,11 @@ var errNotCoded = errors.New("delta coding not made yet")
 // accepts after d's delta coding; a compression that fails is skipped, one
 // not made yet is made here only when d is small (codeOnPathMax), else in
 // the background.
-func (h *Handler) smallestCoding(aim []patch.Manipulation, d *made) *made {
+func (h *Handler) smallestCoding(ctx context.Context, aim []patch.Manipulation, d *made) *made {
 	best := d
 	var later []string
 	for _, z := range compressible(d, aim, deltaEncodings) {
-		c, err := h.codedFile(d, z.Name, d.size <= codeOnPathMax, false)
+		c, err := h.codedFile(ctx, d, z.Name, d.size <= codeOnPathMax)
 		if errors.Is(err, errNotCoded) {
 			later = append(later, z.Name)
 			continue
@@ -73,24 +75,27 @@ func compressible(d *made, aim []patch.Manipulation, names []string) []patch.Man
 // job at a time (with encodeLater's): while one runs, a later request asks
 // again.
 func (h *Handler) codeLater(d *made, encs []string) {
-	if !h.bgBusy.CompareAndSwap(false, true) {
-		return
+	if h.bgCtx.Err() != nil || !h.bgBusy.CompareAndSwap(false, true) {
+		return // closed, or busy
 	}
 	h.bg.Add(1)
 	go func() {
 		defer h.bg.Done()
 		defer h.bgBusy.Store(false)
-		h.codeAll(d, encs)
+		h.codeAll(h.background(), d, encs)
 	}()
 }
 
-// codeAll makes the codings encs of delta d, in the background.
-func (h *Handler) codeAll(d *made, encs []string) {
+// codeAll makes the codings encs of delta d, in the background (ctx).
+func (h *Handler) codeAll(ctx context.Context, d *made, encs []string) {
 	if len(d.ims) != 1 {
 		return // compressed already
 	}
 	for _, enc := range encs {
-		if _, err := h.codedFile(d, enc, true, true); err != nil {
+		if _, err := h.codedFile(ctx, d, enc, true); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
 			h.log.Warn("delta coding in background", "coding", enc, "err", err)
 		}
 	}
@@ -99,7 +104,7 @@ func (h *Handler) codeAll(d *made, encs []string) {
 // codedFile returns delta d compressed by enc (its IM list ends in enc), made once and kept next to
 // it (removed with it: its name starts with the delta's); when it is not
 // made yet, it is made only if make is set, else errNotCoded.
-func (h *Handler) codedFile(d *made, enc string, make, background bool) (*made, error) {
+func (h *Handler) codedFile(ctx context.Context, d *made, enc string, make bool) (*made, error) {
 	path := d.path + "~" + enc
 	defer h.lock(path)()
 	if fi, err := os.Stat(path); err == nil {
@@ -109,14 +114,14 @@ func (h *Handler) codedFile(d *made, enc string, make, background bool) (*made, 
 		return nil, errNotCoded
 	}
 	if codeHook != nil {
-		codeHook(background)
+		codeHook(ctx)
 	}
 	src, err := os.Open(d.path)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	err = writeAtomic(path, func(w io.Writer) error { return patch.Compress(w, src, enc, d.size) })
+	err = writeAtomic(path, func(w io.Writer) error { return patch.Compress(w, ctxReader{ctx, src}, enc, d.size) })
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package delta
 
 import (
 	"bytes"
+	"context"
 	"math/rand"
 	"net/http"
 	"strings"
@@ -129,17 +130,17 @@ func TestLargeDeltaCodedInBackground(t *testing.T) {
 
 // countWhere sets *hook, until the test ends, to count the calls made on
 // the request path and in the background.
-func countWhere(t *testing.T, hook *func(background bool)) (onPath, inBackground *atomic.Int32) {
-	onPath, inBackground = new(atomic.Int32), new(atomic.Int32)
-	*hook = func(background bool) {
-		if background {
-			inBackground.Add(1)
+func countWhere(t *testing.T, hook *func(context.Context)) (onPath, background *atomic.Int32) {
+	onPath, background = new(atomic.Int32), new(atomic.Int32)
+	*hook = func(ctx context.Context) {
+		if inBackground(ctx) {
+			background.Add(1)
 		} else {
 			onPath.Add(1)
 		}
 	}
 	t.Cleanup(func() { *hook = nil })
-	return onPath, inBackground
+	return onPath, background
 }
 
 // slowEncodeOrigin serves two text versions with an encode rate that makes

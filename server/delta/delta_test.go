@@ -52,7 +52,7 @@ func newOrigin(t *testing.T, history int) *origin {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { ts.Close(); srv.Close() })
+	t.Cleanup(func() { ts.Close(); srv.Close(); h.Close() })
 	return &origin{t: t, h: h, dir: dir, url: ts.URL + "/a.txt", file: filepath.Join(dir, "a.txt")}
 }
 

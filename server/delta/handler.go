@@ -6,6 +6,7 @@ package delta
 
 import (
 	"container/list"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -70,6 +71,8 @@ type Handler struct {
 	pinned     bool  // the rates were set: not measured
 	bgBusy     atomic.Bool
 	bg         sync.WaitGroup
+	bgCtx      context.Context    // of the background encodes: done after Close
+	stopBg     context.CancelFunc // cancels bgCtx
 
 	// flat holds the ETags of versions hdig-vcdiff-inflated gave no delta
 	// for (no zlib stream to expand, or a failure): it is not tried again.
@@ -110,6 +113,7 @@ func New(stateDir string, history int, maxSize int64, log *slog.Logger) (*Handle
 		deltasFrom: map[string][]string{}, jobs: map[string]*job{}, copies: make(chan struct{}, maxEncodes()),
 		encodeRate: DefaultEncodeRate, sendRate: DefaultSendRate}
 	h.idle = sync.NewCond(&h.idxMu)
+	h.bgCtx, h.stopBg = context.WithCancel(context.Background())
 	h.loadIndexes()
 	h.scanDeltas()
 	return h, nil
@@ -244,7 +248,7 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 			return h.notAcceptable(w, aim, "the delta could not be made")
 		}
 	}
-	sent := h.smallestCoding(aim, d)
+	sent := h.smallestCoding(r.Context(), aim, d)
 	if sent.size >= rival && !refusesIdentity(aim) {
 		return false // the server's answer is smaller
 	}

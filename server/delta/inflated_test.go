@@ -3,6 +3,7 @@ package delta
 import (
 	"bytes"
 	"compress/zlib"
+	"context"
 	"fmt"
 	"math/rand"
 	"net/http"
@@ -69,7 +70,7 @@ func TestInflatedNotTriedTwice(t *testing.T) {
 	v1, v2 := text(3000, 1), text(3000, 2)
 	ask := twoVersions(t, v1, v2)
 	var encodes atomic.Int32
-	encodeHook = func(bool) { encodes.Add(1) }
+	encodeHook = func(context.Context) { encodes.Add(1) }
 	defer func() { encodeHook = nil }()
 	resp, body := ask(patch.InflatedIM + ", vcdiff")
 	if resp.StatusCode != http.StatusIMUsed || resp.Header.Get("IM") != "vcdiff" {

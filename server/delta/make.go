@@ -140,7 +140,7 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 		return nil, ctx.Err()
 	}
 	if encodeHook != nil {
-		encodeHook(inBackground(ctx))
+		encodeHook(ctx)
 	}
 	start := time.Now()
 	b, err := h.openBlob(cur.File, base)
@@ -211,9 +211,10 @@ func rebuilds(f io.ReadSeeker, ims []string, base io.ReaderAt, baseSize int64, w
 	return nil
 }
 
-// encodeHook, when set (by tests), runs while an encode holds its slot;
-// background is whether it was made off the request path.
-var encodeHook func(background bool)
+// encodeHook, when set (by tests), runs while an encode holds its slot,
+// with the encode's context (inBackground tells whether it is made off
+// the request path).
+var encodeHook func(ctx context.Context)
 
 // ctxReader stops reading once ctx is done, so an encode for a client that
 // has gone away stops early.
