@@ -106,7 +106,13 @@ func (b *blocked) closeWhileBlocked(t *testing.T, h *Handler) {
 // deltaFiles lists the deltas directory.
 func deltaFiles(t *testing.T, h *Handler) []string {
 	t.Helper()
-	es, err := os.ReadDir(filepath.Join(h.dir, "deltas"))
+	return namesIn(t, filepath.Join(h.dir, "deltas"))
+}
+
+// namesIn lists the names in dir.
+func namesIn(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,6 +69,65 @@ func tagSum(tag string) ([]byte, bool) {
 	return sum, err == nil && len(sum) == sha256.Size
 }
 
+// sweepBlobs removes, at start, the blobs no version loaded names: those
+// of versions past --history or dropped from an index, and copies that a
+// crash left half made.
+func (h *Handler) sweepBlobs() {
+	keep := map[string]bool{}
+	for _, idx := range h.files {
+		for _, v := range idx.Versions {
+			keep[filepath.Base(h.blobPath(v.file, v.ETag))] = true
+		}
+	}
+	dir := filepath.Join(h.dir, "blobs")
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !keep[e.Name()] {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// parseIndex reads b as the index file name (KEY.json) of a file's
+// history. Of its versions it keeps, newest first, those with an origin
+// ETag (derived from sha-256), a size from 0 to maxSize and an ETag not
+// listed before, at most history of them; ok is false for bytes that are
+// not such an index (another format, or named for another file).
+func parseIndex(b []byte, name string, history int, maxSize int64) (idx *fileIndex, ok bool) {
+	idx = new(fileIndex)
+	if json.Unmarshal(b, idx) != nil || idx.V != 1 || fileKey(idx.File)+".json" != name {
+		return nil, false
+	}
+	seen := map[string]bool{}
+	kept := idx.Versions[:0]
+	for _, v := range idx.Versions {
+		if v == nil || len(kept) == history || seen[v.ETag] || v.Size < 0 || v.Size > maxSize {
+			continue
+		}
+		if _, ok := tagSum(v.ETag); ok {
+			seen[v.ETag] = true
+			v.file = idx.File
+			kept = append(kept, v)
+		}
+	}
+	idx.Versions = kept
+	return idx, true
+}
+
+// readSmall reads the file name if it holds at most max bytes.
+func readSmall(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = fmt.Errorf("%s: over %d bytes", name, max)
+	}
+	return b, err
+}
+
 func (h *Handler) indexPath(file string) string {
 	return filepath.Join(h.dir, "files", fileKey(file)+".json")
 }
@@ -78,28 +137,32 @@ func (h *Handler) blobPath(file, tag string) string {
 	return filepath.Join(h.dir, "blobs", fileKey(file)+"-"+name)
 }
 
+// maxIndexBytes bounds a file's history index read at start, with
+// indexBytesPerVersion more for each version --history keeps (a version
+// takes about 150 bytes).
+const (
+	maxIndexBytes        = 1 << 20
+	indexBytesPerVersion = 512
+)
+
 // loadIndexes reads every file's index once, at start, into memory and
 // orders all versions by when they were stored.
 func (h *Handler) loadIndexes() {
 	names, _ := filepath.Glob(filepath.Join(h.dir, "files", "*.json"))
 	var all []*version
 	for _, n := range names {
-		b, err := os.ReadFile(n)
-		var idx fileIndex
-		if err != nil || json.Unmarshal(b, &idx) != nil || idx.V != 1 || fileKey(idx.File)+".json" != filepath.Base(n) {
+		b, err := readSmall(n, maxIndexBytes+int64(h.history)*indexBytesPerVersion)
+		if err != nil {
 			continue
 		}
-		kept := idx.Versions[:0]
-		for _, v := range idx.Versions {
-			if _, ok := tagSum(v.ETag); ok && v.Size >= 0 {
-				v.file = idx.File
-				kept = append(kept, v)
-			}
+		idx, ok := parseIndex(b, filepath.Base(n), h.history, h.maxSize)
+		if !ok {
+			continue
 		}
-		idx.Versions = kept
-		h.files[idx.File] = &idx
-		all = append(all, kept...)
+		h.files[idx.File] = idx
+		all = append(all, idx.Versions...)
 	}
+	h.sweepBlobs()
 	sortByStored(all)
 	for _, v := range all {
 		v.el = h.order.PushBack(v)

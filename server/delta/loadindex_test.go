@@ -1,0 +1,92 @@
+package delta
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// originTag is the ETag the origin gives bytes b ("sha256-" + base64url).
+func originTag(b string) string {
+	sum := sha256.Sum256([]byte(b))
+	return `"sha256-` + base64.RawURLEncoding.EncodeToString(sum[:]) + `"`
+}
+
+// writeIndex writes a history index for file into state as the Handler
+// would, from any versions.
+func writeIndex(t *testing.T, state, file string, vs []*version, pad int) {
+	t.Helper()
+	b, err := json.Marshal(fileIndex{V: 1, File: file, Versions: vs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, bytes.Repeat([]byte(" "), pad)...)
+	dir := filepath.Join(state, "files")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, fileKey(file)+".json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A history index read at start is bounded like every decoder of bytes on
+// disk: a file over its bound (for --history 2) is not read, and of the versions listed
+// only the newest --history with an origin ETag, a size up to the largest
+// file kept, and an ETag not listed before are kept.
+func TestLoadIndexBounded(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	at := func(i int) time.Time { return t0.Add(-time.Duration(i) * time.Hour) } // newest first
+	state := t.TempDir()
+	writeIndex(t, state, "a.txt", []*version{
+		{ETag: originTag("v5"), Size: 5, Stored: at(0)},
+		{ETag: originTag("v5"), Size: 5, Stored: at(1)},        // listed twice
+		{ETag: originTag("big"), Size: 1 << 40, Stored: at(2)}, // larger than any file kept
+		{ETag: `"weak-or-foreign"`, Size: 1, Stored: at(3)},    // not an origin ETag
+		{ETag: originTag("v4"), Size: 4, Stored: at(4)},
+		{ETag: originTag("v3"), Size: 3, Stored: at(5)}, // past --history 2
+	}, 0)
+	writeIndex(t, state, "b.txt", []*version{{ETag: originTag("b"), Size: 1, Stored: t0}}, maxIndexBytes+2*indexBytesPerVersion) // padded over the bound
+	blobs := filepath.Join(state, "blobs")
+	blob := func(file, b string) string {
+		name, _ := tagName(originTag(b))
+		return filepath.Join(blobs, fileKey(file)+"-"+name)
+	}
+	for _, p := range []string{blob("a.txt", "v5"), blob("a.txt", "v4"), blob("a.txt", "v3"), blob("b.txt", "b"), filepath.Join(blobs, ".tmp-1")} {
+		if err := os.MkdirAll(blobs, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := New(state, 2, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := namesIn(t, blobs); len(got) != 2 {
+		t.Errorf("blobs %q kept, want the two of the versions kept", got)
+	}
+	var got []string
+	if idx := h.files["a.txt"]; idx != nil {
+		for _, v := range idx.Versions {
+			got = append(got, fmt.Sprintf("%s %d", v.ETag, v.Size))
+		}
+	}
+	want := []string{originTag("v5") + " 5", originTag("v4") + " 4"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("a.txt's versions: got %q, want %q", got, want)
+	}
+	if h.files["b.txt"] != nil {
+		t.Errorf("b.txt's index of over %d bytes was read: %d versions", maxIndexBytes+2*indexBytesPerVersion, len(h.files["b.txt"].Versions))
+	}
+	if h.total != 9 || h.order.Len() != 2 || len(h.refs) != 2 {
+		t.Errorf("total %d bytes, %d versions in order, %d ETags referenced; want 9, 2, 2", h.total, h.order.Len(), len(h.refs))
+	}
+}
