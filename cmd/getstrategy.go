@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -124,10 +125,19 @@ func originKey(raw string) string {
 	return u.Scheme + "://" + u.Host
 }
 
+// maxOriginsFile bounds originsFile: past it, what was remembered is
+// forgotten (the next remember starts the file afresh).
+const maxOriginsFile = 1 << 20
+
 func readOrigins(dir string) map[string]originFacts {
 	m := map[string]originFacts{}
-	b, err := os.ReadFile(filepath.Join(dir, originsFile))
-	if err == nil && len(b) <= 1<<20 {
+	f, err := os.Open(filepath.Join(dir, originsFile))
+	if err != nil {
+		return m
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxOriginsFile+1))
+	if err == nil && len(b) <= maxOriginsFile {
 		json.Unmarshal(b, &m) // a damaged file is forgotten, not fatal
 	}
 	return m
