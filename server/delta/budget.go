@@ -42,15 +42,27 @@ func (h *Handler) insert(file, tag string, size int64) error {
 	for len(idx.Versions) > h.history {
 		h.drop(idx.Versions[len(idx.Versions)-1])
 	}
+	h.trim(v, touched)
+	return h.saveAll(touched)
+}
+
+// trim forgets the oldest versions of all files, never keep, until the
+// byte budget holds, and adds the indexes it changed to touched; h.idxMu
+// is held.
+func (h *Handler) trim(keep *version, touched map[*fileIndex]bool) {
 	for el := h.order.Front(); h.total > h.maxTotal && el != nil; {
 		old := el.Value.(*version)
 		el = el.Next()
-		if old == v {
+		if old == keep {
 			continue
 		}
 		touched[h.files[old.file]] = true
 		h.drop(old)
 	}
+}
+
+// saveAll writes the indexes touched; h.idxMu is held.
+func (h *Handler) saveAll(touched map[*fileIndex]bool) error {
 	var err error
 	for t := range touched {
 		if e := h.save(t); e != nil && err == nil {

@@ -175,8 +175,18 @@ func (h *Handler) StateDir() string { return h.dir }
 // SetMaxTotal bounds the bytes of all retained versions together; the
 // oldest are forgotten first. n <= 0 keeps DefaultMaxTotal.
 func (h *Handler) SetMaxTotal(n int64) {
-	if n > 0 {
-		h.maxTotal = n
+	if n <= 0 {
+		return
+	}
+	h.idxMu.Lock()
+	defer h.idxMu.Unlock()
+	h.maxTotal = n
+	// A history kept under a larger budget (before a restart) is cut to
+	// this one now, not at the next version recorded.
+	touched := map[*fileIndex]bool{}
+	h.trim(nil, touched)
+	if err := h.saveAll(touched); err != nil {
+		h.log.Warn("delta history", "err", err)
 	}
 }
 

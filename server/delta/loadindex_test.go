@@ -90,3 +90,38 @@ func TestLoadIndexBounded(t *testing.T) {
 		t.Errorf("total %d bytes, %d versions in order, %d ETags referenced; want 9, 2, 2", h.total, h.order.Len(), len(h.refs))
 	}
 }
+
+// A history kept under a larger budget is cut to a smaller one when it is
+// set (hdig serve --history-max after a restart): the oldest versions and
+// their blobs go at once, not at the next version recorded.
+func TestSetMaxTotalCutsLoadedHistory(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	state := t.TempDir()
+	blobs := filepath.Join(state, "blobs")
+	if err := os.MkdirAll(blobs, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for i, file := range []string{"a.txt", "b.txt", "c.txt"} {
+		body := file + " version"
+		writeIndex(t, state, file, []*version{{ETag: originTag(body), Size: int64(len(body)), Stored: t0.Add(time.Duration(i) * time.Hour)}}, 0)
+		name, _ := tagName(originTag(body))
+		if err := os.WriteFile(filepath.Join(blobs, fileKey(file)+"-"+name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := New(state, DefaultHistory, 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.SetMaxTotal(2 * int64(len("a.txt version"))) // room for two
+	if h.total != 26 || h.files["a.txt"] != nil || h.files["c.txt"] == nil {
+		t.Errorf("after SetMaxTotal: %d bytes kept, a.txt kept %v, c.txt kept %v; want 26, the oldest (a.txt) gone",
+			h.total, h.files["a.txt"] != nil, h.files["c.txt"] != nil)
+	}
+	if got := namesIn(t, blobs); len(got) != 2 {
+		t.Errorf("blobs %q kept, want 2", got)
+	}
+	if _, err := os.Stat(filepath.Join(state, "files", fileKey("a.txt")+".json")); !os.IsNotExist(err) {
+		t.Errorf("a.txt's index is still on disk (%v)", err)
+	}
+}
