@@ -202,39 +202,49 @@ func (d *download) piecePolicy() verify.Policy {
 	return verify.Policy{Accept: append([]string{"crc32c"}, d.req.Policy.Accept...)}
 }
 
-// pieceAlgorithms are the accepted algorithms of a piece's Content-Digest:
-// those of the header field, or the ones asked for when it is a trailer.
-func (d *download) pieceAlgorithms(resp *http.Response) []verify.Algorithm {
-	cd := verify.ParseDigestField(verify.ContentDigest, resp.Header.Values(verify.ContentDigest))
-	want := map[string]bool{}
-	for _, x := range cd.Digests {
-		want[x.Algorithm] = cd.Usable()
-	}
-	if !cd.Present && strings.Contains(strings.ToLower(strings.Join(resp.Header.Values("Trailer"), ",")), "content-digest") {
-		for _, p := range pieceWant {
-			want[p.Algorithm] = p.Weight > 0
-		}
-	}
-	var algs []verify.Algorithm
-	policy := d.piecePolicy()
-	for _, a := range verify.Algorithms {
-		if want[a.Key] && policy.Accepts(a.Key) {
-			algs = append(algs, a)
-		}
-	}
-	return algs
+// pieceFields are the fields of one section of a piece's response that
+// speak for its content: Content-Digest and Content-MD5.
+func pieceFields(h http.Header) []verify.DigestField {
+	return []verify.DigestField{verify.ParseDigestField(verify.ContentDigest, h.Values(verify.ContentDigest)), verify.ParseContentMD5(h)}
 }
 
-// verifyPiece checks a piece's Content-Digest (header and trailer) against
-// the bytes of this response.
+// pieceAlgorithms are what a piece is hashed with: every algorithm hdig
+// computes that its Content-Digest or Content-MD5 names (a mismatch in
+// any fails the piece; the policy decides only what counts as a match),
+// and those a trailer may name (addTrailer's rule: every algorithm when
+// the response declares one; when it could carry one undeclared, those
+// the piece's Want-Content-Digest asks for).
+func (d *download) pieceAlgorithms(resp *http.Response) []verify.Algorithm {
+	want := map[string]bool{}
+	for _, f := range pieceFields(resp.Header) {
+		for _, x := range f.Digests {
+			want[x.Algorithm] = true
+		}
+	}
+	declared := declaresTrailer(resp, func(k string) bool { return k == verify.ContentDigest || k == "Content-Md5" })
+	return addTrailer(resp, pick(want), declared, pieceMayTrail)
+}
+
+// pieceMayTrail are the algorithms a piece's undeclared trailer may name:
+// those its Want-Content-Digest asks for.
+func pieceMayTrail() map[string]bool {
+	want := map[string]bool{}
+	for _, p := range pieceWant {
+		want[p.Algorithm] = p.Weight > 0
+	}
+	return want
+}
+
+// verifyPiece checks a piece's Content-Digest and Content-MD5 (header and
+// trailer) against the bytes of this response.
 func (d *download) verifyPiece(resp *http.Response, p *piece, from int64, h *verify.Hasher) error {
 	if h == nil {
 		return nil
 	}
 	sums := h.Sums()
 	var matched []verify.Digest
-	for _, lines := range [][]string{resp.Header.Values(verify.ContentDigest), resp.Trailer.Values(verify.ContentDigest)} {
-		for _, c := range verify.Compare(verify.ParseDigestField(verify.ContentDigest, lines), sums, d.piecePolicy()) {
+	for _, f := range append(pieceFields(resp.Header), pieceFields(resp.Trailer)...) {
+		for _, c := range verify.Compare(f, sums, d.piecePolicy()) {
 			switch c.Result {
 			case verify.Mismatch:
 				return newPieceMismatch(resp, p, from, c) // refetched by download.piece

@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"bytes"
-	"compress/gzip"
 	"io"
 	"strings"
 	"testing"
@@ -16,11 +15,7 @@ import (
 func TestDecoderStackBounded(t *testing.T) {
 	body := []byte("hello")
 	for i := 0; i < maxCodings; i++ {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write(body)
-		zw.Close()
-		body = b.Bytes()
+		body = gzipped(body)
 	}
 	list := strings.TrimSuffix(strings.Repeat("gzip, ", maxCodings), ", ")
 	r, done, err := dictDecoder(bytes.NewReader(body), list, nil, dictionary.Limits{})

@@ -403,7 +403,7 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	res.Trailer = resp.Trailer
 	tr := responseFields(resp.Trailer)
 	var v verify.Verdict
-	for _, f := range []verify.DigestField{hdr.content, tr.content, hdr.md5} {
+	for _, f := range []verify.DigestField{hdr.content, tr.content, hdr.md5, tr.md5} {
 		v.Warn(f.Warnings()...)
 		v.Add(verify.Compare(f, content.Sums(), d.req.Policy)...)
 	}
@@ -445,7 +445,7 @@ func (d *deltaReceiver) checkIMs(ims []string) error {
 func reprVerdict(h, t http.Header, sums []verify.Digest, req *Request) verify.Verdict {
 	var v verify.Verdict
 	p := req.Policy
-	hdr, tr := reprFields(h), responseFields(t)
+	hdr, tr := reprFields(h), reprFields(t)
 	for _, f := range []verify.DigestField{hdr.repr, tr.repr} {
 		v.Warn(f.Warnings()...)
 		v.Add(verify.Compare(f, sums, p)...)
@@ -454,7 +454,7 @@ func reprVerdict(h, t http.Header, sums []verify.Digest, req *Request) verify.Ve
 		v.Warn(hdr.legacy.Warnings()...)
 		v.Add(verify.Compare(hdr.legacy, sums, p)...)
 	}
-	outsideChecks(&v, hdr, fields{}, reprBasis{sums: sums, content: true, coding: codingOf(h)}, req)
+	outsideChecks(&v, hdr, tr, reprBasis{sums: sums, content: true, coding: codingOf(h)}, req)
 	agree(&v, hdr.repr, tr.repr)
 	if !hdr.repr.Present && !tr.repr.Present && !hdr.legacy.Present {
 		v.Warn("the origin sent no Repr-Digest: nothing proves the rebuilt bytes")

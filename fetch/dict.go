@@ -258,7 +258,7 @@ func (o *dictOffer) bytesOrNil() []byte {
 // decodedAlgorithms, and sha-256 when the response offers itself as a
 // dictionary (the store names it by that hash).
 func plainAlgorithms(req *Request, resp *http.Response, hdr fields) []verify.Algorithm {
-	algs := req.decodedAlgorithms(hdr)
+	algs := req.decodedAlgorithms(resp, hdr)
 	if resp.Header.Get(fieldUseAsDictionary) != "" && !hasAlg(algs, "sha-256") {
 		if a, ok := verify.Find("sha-256"); ok {
 			algs = append(algs, a)

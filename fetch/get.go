@@ -134,8 +134,9 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	dict := req.dictFor(res.Encoding) // a dcb or dcz answer to the dictionary offered
 	decoded := dict != nil || req.Compressed && encoded(res.Encoding)
 	var plain *verify.Hasher // the decoded bytes, for --expect and Unencoded-Digest
+	coded := out             // the body as rangesBody checks it (Content-Range, multipart)
 	if decoded {
-		dec, done, err := dictDecoder(body, res.Encoding, dict.bytesOrNil(), dictLimits(req.Limits))
+		dec, done, err := dictDecoder(coded, res.Encoding, dict.bytesOrNil(), dictLimits(req.Limits))
 		var re *readError
 		if dict != nil && errors.As(err, &re) {
 			return res, c.bodyError(ctx, err, counted.count(), resp.ContentLength) // the connection failed, not the coding
@@ -167,7 +168,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	}
 	if err == nil && decoded {
 		// Hash whatever the decoder left unread (padding after the stream).
-		_, err = io.Copy(io.Discard, body)
+		_, err = io.Copy(io.Discard, coded)
 	}
 	res.Bytes, res.Received = n, counted.count()
 	if parts != nil {

@@ -133,15 +133,18 @@ func hasAlg(algs []verify.Algorithm, key string) bool {
 }
 
 // decodedAlgorithms are what the decoded bytes are hashed with: the
-// user's algorithms and those of Unencoded-Digest (nil: nothing to hash).
-func (r *Request) decodedAlgorithms(hdr fields) []verify.Algorithm {
+// user's algorithms, those of Unencoded-Digest, and those an
+// Unencoded-Digest in the trailer may name (addTrailer's rule: a trailer
+// field is never left unchecked for want of its hash); nil: nothing to
+// hash.
+func (r *Request) decodedAlgorithms(resp *http.Response, hdr fields) []verify.Algorithm {
 	algs := r.expectedAlgorithms()
 	for _, d := range hdr.unencoded.Digests {
 		if a, ok := verify.Find(d.Algorithm); ok && !hasAlg(algs, a.Key) {
 			algs = append(algs, a)
 		}
 	}
-	return algs
+	return addTrailer(resp, algs, declaresTrailer(resp, func(k string) bool { return k == "Unencoded-Digest" }), r.mayTrail)
 }
 
 // checksumModeFor says whether a request to rawURL asks S3 for its

@@ -2,7 +2,6 @@ package fetch
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -86,11 +85,7 @@ func outsideOrigin(t *testing.T, header []string, gz bool, mode *string) *httpte
 	t.Helper()
 	body := outsideBody
 	if gz {
-		var b bytes.Buffer
-		zw := gzip.NewWriter(&b)
-		zw.Write(outsideBody)
-		zw.Close()
-		body = b.Bytes()
+		body = gzipped(outsideBody)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if mode != nil {

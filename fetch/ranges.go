@@ -267,15 +267,22 @@ func (d *download) hashAlgorithms(resp *http.Response, fs ...verify.DigestField)
 // the trailer. Go's client moves the Trailer header field into the keys of
 // resp.Trailer; both are looked at.
 func digestTrailer(resp *http.Response) bool {
+	return declaresTrailer(resp, func(k string) bool {
+		return k == verify.ReprDigest || k == verify.ContentDigest || k == verify.LegacyDigest ||
+			k == "Content-Md5" || k == "Unencoded-Digest" || k == "X-Goog-Hash" || strings.HasPrefix(k, "X-Amz-Checksum-")
+	})
+}
+
+// declaresTrailer says the response declares in Trailer (or has in its
+// trailer) a field whose canonical name is one is.
+func declaresTrailer(resp *http.Response, is func(canonical string) bool) bool {
 	names := resp.Header.Values("Trailer")
 	for k := range resp.Trailer {
 		names = append(names, k)
 	}
 	for _, t := range names {
 		for _, f := range strings.Split(t, ",") {
-			switch k := http.CanonicalHeaderKey(strings.TrimSpace(f)); {
-			case k == verify.ReprDigest, k == verify.ContentDigest, k == verify.LegacyDigest,
-				k == "Content-Md5", k == "Unencoded-Digest", k == "X-Goog-Hash", strings.HasPrefix(k, "X-Amz-Checksum-"):
+			if is(http.CanonicalHeaderKey(strings.TrimSpace(f))) {
 				return true
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
@@ -111,13 +112,34 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 	d.ref = reprFields(r.resp.Header)
 	d.refStatus = http.StatusOK
 	if sc.ReprDigest != "" {
-		if _, same := differ(verify.ParseDigestField(verify.ReprDigest, []string{sc.ReprDigest}), d.ref.repr); !same {
+		saved := verify.ParseDigestField(verify.ReprDigest, []string{sc.ReprDigest})
+		if _, same := differ(saved, d.ref.repr); !same {
 			r.close()
 			d.warn("Repr-Digest changed since the part was saved: fetched again in full")
 			return d.fresh(ctx, true)
 		}
+		d.ref.repr = withSaved(d.ref.repr, saved)
 	}
 	return d.resumeTransfer(ctx, r)
+}
+
+// withSaved adds to the resume answer's Repr-Digest f the members of the
+// one the sidecar recorded (saved, from the same version) that f lacks:
+// the origin's digest of the whole still proves or disproves it, whether
+// or not the resume answer repeats it.
+func withSaved(f, saved verify.DigestField) verify.DigestField {
+	if !saved.Usable() {
+		return f
+	}
+	if !f.Usable() {
+		return saved
+	}
+	for _, d := range saved.Digests {
+		if _, ok := f.Get(d.Algorithm); !ok {
+			f.Digests = append(slices.Clip(f.Digests), d)
+		}
+	}
+	return f
 }
 
 // resumeLength fetches from the end of a part without a usable sidecar.
