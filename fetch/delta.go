@@ -254,6 +254,7 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 	}
 	res.Strategy, res.ETag, res.Bytes, res.Received = StrategyNotModified, e.ETag, n, 0
 	res.Verdict = reprVerdict(resp.Header, nil, sums, d.req)
+	emptyContentChecks(&res.Verdict, resp.Header, d.req.Policy) // a 304 carries no content
 	res.setSHA256(sums)
 	if err := verdictError(res, d.req, true); err != nil {
 		return fmt.Errorf("%w: cached copy of %s: %v", errDeltaFailed, e.ETag, err)
@@ -320,6 +321,7 @@ func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink
 		return false
 	}
 	v := reprVerdict(resp.Header, nil, []verify.Digest{{Algorithm: "sha-256", Value: sum}}, d.req)
+	emptyContentChecks(&v, resp.Header, d.req.Policy)
 	if v.Outcome() != verify.Verified {
 		return false
 	}

@@ -81,9 +81,8 @@ func noContentVerdict(h http.Header, req *Request, why string) verify.Verdict {
 	var v verify.Verdict
 	p := req.Policy
 	hdr := responseFields(h)
-	v.Warn(hdr.content.Warnings()...)
+	emptyContentChecks(&v, h, p)
 	v.Warn(hdr.repr.Warnings()...)
-	v.Add(verify.Compare(hdr.content, verify.EmptyDigests(verify.Algorithms), p)...)
 	if hdr.repr.Usable() {
 		v.Add(ignoredAll(hdr.repr, why)...)
 	}
@@ -91,6 +90,15 @@ func noContentVerdict(h http.Header, req *Request, why string) verify.Verdict {
 		v.Add(ignoredAll(f, why)...)
 	}
 	return v
+}
+
+// emptyContentChecks compares the Content-Digest of a response that
+// carries no content (a 304, the answer to a HEAD) with the digests of
+// empty content.
+func emptyContentChecks(v *verify.Verdict, h http.Header, p verify.Policy) {
+	cd := verify.ParseDigestField(verify.ContentDigest, h.Values(verify.ContentDigest))
+	v.Warn(cd.Warnings()...)
+	v.Add(verify.Compare(cd, verify.EmptyDigests(verify.Algorithms), p)...)
 }
 
 func ignoredAll(f verify.DigestField, why string) []verify.Check {
