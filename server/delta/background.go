@@ -73,8 +73,8 @@ func (h *Handler) stored(cur *server.Representation, base version, codings []pat
 // request asks again). The current file is reopened, and used only if it
 // is still the version cur is.
 func (h *Handler) encodeLater(cur *server.Representation, base version, codings, aim []patch.Manipulation) {
-	if h.bgCtx.Err() != nil || !h.bgBusy.CompareAndSwap(false, true) {
-		return // closed, or busy
+	if !h.bgBusy.CompareAndSwap(false, true) {
+		return
 	}
 	f, err := cur.Reopen()
 	if err != nil {
@@ -82,12 +82,9 @@ func (h *Handler) encodeLater(cur *server.Representation, base version, codings,
 		return
 	}
 	bg := &server.Representation{Path: cur.Path, File: cur.File, ContentType: cur.ContentType, Size: cur.Size, ETag: cur.ETag, Content: f}
-	h.bg.Add(1)
-	go func() {
-		defer h.bg.Done()
+	started := h.goBackground(func(ctx context.Context) {
 		defer h.bgBusy.Store(false)
 		defer f.Close()
-		ctx := h.background()
 		d, err := h.bestDelta(ctx, bg, base, codings, aim)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -98,7 +95,29 @@ func (h *Handler) encodeLater(cur *server.Representation, base version, codings,
 		if d.size > codeOnPathMax {
 			h.codeAll(ctx, d, deltaEncodings) // the next request takes the smallest its client accepts
 		}
+	})
+	if !started {
+		f.Close()
+		h.bgBusy.Store(false)
+	}
+}
+
+// goBackground runs job on its own goroutine with the background context,
+// unless the Handler is closed; it reports whether it started it. The
+// check and the count of jobs (h.bg) are one step under h.bgMu, so Close
+// never waits while a job is being added.
+func (h *Handler) goBackground(job func(ctx context.Context)) bool {
+	h.bgMu.Lock()
+	defer h.bgMu.Unlock()
+	if h.bgCtx.Err() != nil {
+		return false
+	}
+	h.bg.Add(1)
+	go func() {
+		defer h.bg.Done()
+		job(context.WithValue(h.bgCtx, backgroundKey{}, true))
 	}()
+	return true
 }
 
 // Close stops the deltas and codings being made in the background (their
@@ -106,15 +125,11 @@ func (h *Handler) encodeLater(cur *server.Representation, base version, codings,
 // waits for them and for the recordings in progress. Requests still being
 // served make their deltas on their own path as before.
 func (h *Handler) Close() error {
+	h.bgMu.Lock()
 	h.stopBg()
+	h.bgMu.Unlock()
 	h.Wait()
 	return nil
-}
-
-// background returns the context of a job made in the background: done
-// once the Handler is closed, and marked as such (inBackground).
-func (h *Handler) background() context.Context {
-	return context.WithValue(h.bgCtx, backgroundKey{}, true)
 }
 
 // backgroundKey marks the context of an encode made in the background.

@@ -75,15 +75,16 @@ func compressible(d *made, aim []patch.Manipulation, names []string) []patch.Man
 // job at a time (with encodeLater's): while one runs, a later request asks
 // again.
 func (h *Handler) codeLater(d *made, encs []string) {
-	if h.bgCtx.Err() != nil || !h.bgBusy.CompareAndSwap(false, true) {
-		return // closed, or busy
+	if !h.bgBusy.CompareAndSwap(false, true) {
+		return
 	}
-	h.bg.Add(1)
-	go func() {
-		defer h.bg.Done()
+	started := h.goBackground(func(ctx context.Context) {
 		defer h.bgBusy.Store(false)
-		h.codeAll(h.background(), d, encs)
-	}()
+		h.codeAll(ctx, d, encs)
+	})
+	if !started {
+		h.bgBusy.Store(false)
+	}
 }
 
 // codeAll makes the codings encs of delta d, in the background (ctx).

@@ -71,6 +71,7 @@ type Handler struct {
 	pinned     bool  // the rates were set: not measured
 	bgBusy     atomic.Bool
 	bg         sync.WaitGroup
+	bgMu       sync.Mutex         // orders starting a job (goBackground) and Close
 	bgCtx      context.Context    // of the background encodes: done after Close
 	stopBg     context.CancelFunc // cancels bgCtx
 
