@@ -209,46 +209,42 @@ func pieceFields(h http.Header) []verify.DigestField {
 }
 
 // pieceAlgorithms are what a piece is hashed with: every algorithm hdig
-// computes that its Content-Digest or Content-MD5 names (a mismatch in
-// any fails the piece; the policy decides only what counts as a match),
-// and those a trailer may name (addTrailer's rule: every algorithm when
-// the response declares one; when it could carry one undeclared, those
-// the piece's Want-Content-Digest asks for).
+// computes that its Content-Digest or Content-MD5 names (a mismatch in any
+// fails the piece; the policy decides only what counts as a match), and
+// every algorithm when the response declares one of them in Trailer (its
+// algorithm is known only at the end). A trailer nobody declared (HTTP/2,
+// chunked) is not hashed for ahead: a piece's digest only locates
+// corruption, and hashing each piece twice over would double the cost of
+// every download in pieces; one not computed is named in a warning.
 func (d *download) pieceAlgorithms(resp *http.Response) []verify.Algorithm {
+	if declaresTrailer(resp, func(k string) bool { return k == verify.ContentDigest || k == "Content-Md5" }) {
+		return verify.All
+	}
 	want := map[string]bool{}
 	for _, f := range pieceFields(resp.Header) {
 		for _, x := range f.Digests {
 			want[x.Algorithm] = true
 		}
 	}
-	declared := declaresTrailer(resp, func(k string) bool { return k == verify.ContentDigest || k == "Content-Md5" })
-	return addTrailer(resp, pick(want), declared, pieceMayTrail)
-}
-
-// pieceMayTrail are the algorithms a piece's undeclared trailer may name:
-// those its Want-Content-Digest asks for.
-func pieceMayTrail() map[string]bool {
-	want := map[string]bool{}
-	for _, p := range pieceWant {
-		want[p.Algorithm] = p.Weight > 0
-	}
-	return want
+	return pick(want)
 }
 
 // verifyPiece checks a piece's Content-Digest and Content-MD5 (header and
 // trailer) against the bytes of this response.
 func (d *download) verifyPiece(resp *http.Response, p *piece, from int64, h *verify.Hasher) error {
-	if h == nil {
-		return nil
+	var sums []verify.Digest
+	if h != nil {
+		sums = h.Sums()
 	}
-	sums := h.Sums()
 	var matched []verify.Digest
 	for _, f := range append(pieceFields(resp.Header), pieceFields(resp.Trailer)...) {
 		for _, c := range verify.Compare(f, sums, d.piecePolicy()) {
-			switch c.Result {
-			case verify.Mismatch:
+			switch {
+			case c.Result == verify.Ignored && c.Reason == "not computed":
+				d.warn(fmt.Sprintf("piece %d (bytes %d-%d): %s %s in an undeclared trailer not computed", p.id, from, p.end-1, c.Field, c.Algorithm))
+			case c.Result == verify.Mismatch:
 				return newPieceMismatch(resp, p, from, c) // refetched by download.piece
-			case verify.Match:
+			case c.Result == verify.Match:
 				matched = append(matched, verify.Digest{Algorithm: c.Algorithm, Value: c.Actual})
 			}
 		}

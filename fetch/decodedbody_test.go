@@ -78,3 +78,19 @@ func gzipped(b []byte) []byte {
 	zw.Close()
 	return buf.Bytes()
 }
+
+// With --compressed over HTTP/2 the decoded bytes are not hashed when
+// nothing will be compared with them: no Unencoded-Digest sent or declared
+// in Trailer, no --expect (found by a second review).
+func TestDecodedNotHashedForNothing(t *testing.T) {
+	hreq, _ := http.NewRequest("GET", "https://example.test/f", nil)
+	resp := &http.Response{StatusCode: 200, ProtoMajor: 2, Header: http.Header{"Content-Encoding": {"gzip"}}, Request: hreq}
+	req := &Request{Policy: verify.DefaultPolicy(), Compressed: true}
+	if algs := req.decodedAlgorithms(resp, responseFields(resp.Header)); len(algs) > 0 {
+		var keys []string
+		for _, a := range algs {
+			keys = append(keys, a.Key)
+		}
+		t.Errorf("decoded bytes hashed with %v with no Unencoded-Digest declared or sent", keys)
+	}
+}

@@ -133,10 +133,10 @@ func hasAlg(algs []verify.Algorithm, key string) bool {
 }
 
 // decodedAlgorithms are what the decoded bytes are hashed with: the
-// user's algorithms, those of Unencoded-Digest, and those an
-// Unencoded-Digest in the trailer may name (addTrailer's rule: a trailer
-// field is never left unchecked for want of its hash); nil: nothing to
-// hash.
+// user's algorithms, those of Unencoded-Digest, and every algorithm when
+// the response declares Unencoded-Digest in Trailer (its algorithm is
+// known only at the end); nil: nothing to hash. One nobody declared is
+// reported not computed.
 func (r *Request) decodedAlgorithms(resp *http.Response, hdr fields) []verify.Algorithm {
 	algs := r.expectedAlgorithms()
 	for _, d := range hdr.unencoded.Digests {
@@ -144,7 +144,14 @@ func (r *Request) decodedAlgorithms(resp *http.Response, hdr fields) []verify.Al
 			algs = append(algs, a)
 		}
 	}
-	return addTrailer(resp, algs, declaresTrailer(resp, func(k string) bool { return k == "Unencoded-Digest" }), r.mayTrail)
+	if declaresTrailer(resp, func(k string) bool { return k == "Unencoded-Digest" }) {
+		for _, a := range verify.All {
+			if !hasAlg(algs, a.Key) {
+				algs = append(algs, a)
+			}
+		}
+	}
+	return algs
 }
 
 // checksumModeFor says whether a request to rawURL asks S3 for its

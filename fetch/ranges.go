@@ -356,9 +356,14 @@ func (d *download) conclude() (*Result, error) {
 }
 
 // wholeVerdict checks the whole file's sums against the first response's
-// fields, its trailer and the user's digests.
+// fields, its trailer and the user's digests, and after a resume the
+// Repr-Digest the sidecar recorded (savedChecks).
 func (d *download) wholeVerdict(sums []verify.Digest, enc string) verify.Verdict {
-	return bodyVerdict(d.ref, d.trailer, sums, statusBasis(d.refStatus, sums).coded(enc, false, nil), d.req)
+	v := bodyVerdict(d.ref, d.trailer, sums, statusBasis(d.refStatus, sums).coded(enc, false, nil), d.req)
+	if d.resumed {
+		savedChecks(&v, d.savedRepr, d.ref.repr, sums, d.req.Policy)
+	}
+	return v
 }
 
 // result describes the download so far.

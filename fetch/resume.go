@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"slices"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
@@ -112,34 +111,33 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 	d.ref = reprFields(r.resp.Header)
 	d.refStatus = http.StatusOK
 	if sc.ReprDigest != "" {
-		saved := verify.ParseDigestField(verify.ReprDigest, []string{sc.ReprDigest})
-		if _, same := differ(saved, d.ref.repr); !same {
+		if _, same := differ(verify.ParseDigestField(verify.ReprDigest, []string{sc.ReprDigest}), d.ref.repr); !same {
 			r.close()
 			d.warn("Repr-Digest changed since the part was saved: fetched again in full")
 			return d.fresh(ctx, true)
 		}
-		d.ref.repr = withSaved(d.ref.repr, saved)
 	}
 	return d.resumeTransfer(ctx, r)
 }
 
-// withSaved adds to the resume answer's Repr-Digest f the members of the
-// one the sidecar recorded (saved, from the same version) that f lacks:
-// the origin's digest of the whole still proves or disproves it, whether
-// or not the resume answer repeats it.
-func withSaved(f, saved verify.DigestField) verify.DigestField {
-	if !saved.Usable() {
-		return f
+// savedChecks compares with the resumed whole the members of the
+// Repr-Digest the sidecar recorded (saved, of the same version) that the
+// resume answer's ref does not carry usably: the origin's digest still
+// proves or disproves the whole when the resume answer leaves it out. The
+// saved field keeps what it was (a salvaged one proves nothing).
+func savedChecks(v *verify.Verdict, saved string, ref verify.DigestField, sums []verify.Digest, p verify.Policy) {
+	if saved == "" {
+		return
 	}
-	if !f.Usable() {
-		return saved
-	}
-	for _, d := range saved.Digests {
-		if _, ok := f.Get(d.Algorithm); !ok {
-			f.Digests = append(slices.Clip(f.Digests), d)
+	f := verify.ParseDigestField(verify.ReprDigest, []string{saved})
+	var kept []verify.Digest
+	for _, x := range f.Digests {
+		if _, ok := ref.Get(x.Algorithm); !ok || !ref.Usable() {
+			kept = append(kept, x)
 		}
 	}
-	return f
+	f.Digests = kept
+	v.Add(withReason(verify.Compare(f, sums, p), "as recorded when the part was saved")...)
 }
 
 // resumeLength fetches from the end of a part without a usable sidecar.

@@ -132,19 +132,12 @@ func bodyAlgorithms(req *Request, resp *http.Response, hdr fields) []verify.Algo
 // trailers), those Want-* asked for and the policy accepts. A trailer's
 // digest, deprecated or not, is never left unchecked for want of its hash.
 func withTrailer(req *Request, resp *http.Response, algs []verify.Algorithm) []verify.Algorithm {
-	return addTrailer(resp, algs, digestTrailer(resp), req.mayTrail)
-}
-
-// addTrailer is withTrailer's rule for the fields a hasher's digests are
-// compared with: declared says the response declares one of them in
-// Trailer, mayTrail gives the algorithms an undeclared one may name.
-func addTrailer(resp *http.Response, algs []verify.Algorithm, declared bool, mayTrail func() map[string]bool) []verify.Algorithm {
 	var more []verify.Algorithm
 	switch {
-	case declared:
+	case digestTrailer(resp):
 		more = verify.All
 	case advertisesTrailers(resp.Request) || trailersPossible(resp):
-		more = pick(mayTrail())
+		more = pick(req.mayTrail())
 	default:
 		return algs
 	}
