@@ -184,8 +184,13 @@ func (h *Handler) SetMaxTotal(n int64) {
 	h.maxTotal = n
 	// A history kept under a larger budget (before a restart) is cut to
 	// this one now, not at the next version recorded.
+	// The newest version stays, as insert keeps the one it records.
 	touched := map[*fileIndex]bool{}
-	h.trim(nil, touched)
+	var newest *version
+	if el := h.order.Back(); el != nil {
+		newest = el.Value.(*version)
+	}
+	h.trim(newest, touched)
 	if err := h.saveAll(touched); err != nil {
 		h.log.Warn("delta history", "err", err)
 	}

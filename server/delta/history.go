@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -69,12 +70,14 @@ func tagSum(tag string) ([]byte, bool) {
 	return sum, err == nil && len(sum) == sha256.Size
 }
 
-// sweepBlobs removes, at start, the blobs no version loaded names: those
-// of versions past --history or dropped from an index, and copies that a
-// crash left half made.
+// sweepBlobs removes, at start, the blobs of a file whose index loaded
+// that no version of it names (versions past --history, or dropped from
+// the index), and copies a crash left half made. The blobs of a file whose
+// index did not load (another format, a read error) are left alone.
 func (h *Handler) sweepBlobs() {
-	keep := map[string]bool{}
+	loaded, keep := map[string]bool{}, map[string]bool{}
 	for _, idx := range h.files {
+		loaded[fileKey(idx.File)] = true
 		for _, v := range idx.Versions {
 			keep[filepath.Base(h.blobPath(v.file, v.ETag))] = true
 		}
@@ -82,7 +85,8 @@ func (h *Handler) sweepBlobs() {
 	dir := filepath.Join(h.dir, "blobs")
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if !keep[e.Name()] {
+		key, _, _ := strings.Cut(e.Name(), "-")
+		if strings.HasPrefix(e.Name(), ".tmp-") || loaded[key] && !keep[e.Name()] {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
@@ -139,11 +143,17 @@ func (h *Handler) blobPath(file, tag string) string {
 
 // maxIndexBytes bounds a file's history index read at start, with
 // indexBytesPerVersion more for each version --history keeps (a version
-// takes about 150 bytes).
+// takes about 150 bytes): room for about 100,000 versions, so an index
+// kept under a much larger --history is still read, and cut.
 const (
-	maxIndexBytes        = 1 << 20
+	maxIndexBytes        = 16 << 20
 	indexBytesPerVersion = 512
 )
+
+// indexLimit is the bound of one index file for this --history.
+func (h *Handler) indexLimit() int64 {
+	return maxIndexBytes + int64(min(h.history, 1<<20))*indexBytesPerVersion
+}
 
 // loadIndexes reads every file's index once, at start, into memory and
 // orders all versions by when they were stored.
@@ -151,7 +161,7 @@ func (h *Handler) loadIndexes() {
 	names, _ := filepath.Glob(filepath.Join(h.dir, "files", "*.json"))
 	var all []*version
 	for _, n := range names {
-		b, err := readSmall(n, maxIndexBytes+int64(h.history)*indexBytesPerVersion)
+		b, err := readSmall(n, h.indexLimit())
 		if err != nil {
 			continue
 		}

@@ -26,8 +26,9 @@ func (h *Handler) recordAsync(ctx context.Context, cur *server.Representation) f
 	}
 	h.idxMu.Lock()
 	// A version kept already (every GET of it but the first) costs a
-	// lookup: no decoding of its tag, no key made.
-	if h.has(cur.File, cur.ETag) {
+	// lookup: no decoding of its tag, no key made. After Close nothing is
+	// recorded: the state directory may be gone.
+	if h.has(cur.File, cur.ETag) || h.bgCtx.Err() != nil {
 		h.idxMu.Unlock()
 		return nil
 	}
