@@ -5,15 +5,13 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/httpsig"
+	"github.com/hdig/hdig/internal/smallfile"
+	"github.com/spf13/pflag"
 )
 
 // getSignOptions are the flags of hdig get that demand signatures.
@@ -89,17 +87,9 @@ const maxKeyFile = 64 << 10
 
 // readKeyFile reads a key file of at most maxKeyFile bytes.
 func readKeyFile(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxKeyFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxKeyFile {
+	b, err := smallfile.Read(name, maxKeyFile)
+	if errors.Is(err, smallfile.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: more than %d bytes, not a key", name, maxKeyFile)
 	}
-	return b, nil
+	return b, err
 }

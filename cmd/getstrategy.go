@@ -3,7 +3,6 @@ package cmd
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/internal/smallfile"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -131,13 +131,7 @@ const maxOriginsFile = 1 << 20
 
 func readOrigins(dir string) map[string]originFacts {
 	m := map[string]originFacts{}
-	f, err := os.Open(filepath.Join(dir, originsFile))
-	if err != nil {
-		return m
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxOriginsFile+1))
-	if err == nil && len(b) <= maxOriginsFile {
+	if b, err := smallfile.Read(filepath.Join(dir, originsFile), maxOriginsFile); err == nil {
 		json.Unmarshal(b, &m) // a damaged file is forgotten, not fatal
 	}
 	return m

@@ -4,10 +4,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/internal/smallfile"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -54,13 +54,8 @@ func (s zsyncSide) bound(now zsyncSide) bool {
 // readZsyncSide reads OUT.hdig-zsync; ok is false when it is absent or
 // unreadable (the part is then only a seed).
 func readZsyncSide(path string) (s zsyncSide, ok bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return s, false
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxZsyncSide+1))
-	if err != nil || len(b) > maxZsyncSide || json.Unmarshal(b, &s) != nil {
+	b, err := smallfile.Read(path, maxZsyncSide)
+	if err != nil || json.Unmarshal(b, &s) != nil {
 		return zsyncSide{}, false
 	}
 	return s, true

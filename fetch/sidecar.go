@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
 	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/internal/smallfile"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -115,20 +115,14 @@ func (d *download) saveSidecar() error {
 // loadSidecar reads the sidecar of a part of partSize bytes fetched from
 // url. It returns nil and why when there is none or it cannot be trusted.
 func loadSidecar(path, url string, partSize int64) (*sidecar, string) {
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	b, err := smallfile.Read(path, maxSidecarSize)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, ""
-	}
-	if err != nil {
-		return nil, err.Error()
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxSidecarSize+1))
-	if err != nil {
-		return nil, err.Error()
-	}
-	if len(b) > maxSidecarSize {
+	case errors.Is(err, smallfile.ErrTooLarge):
 		return nil, fmt.Sprintf("over %d bytes", maxSidecarSize)
+	case err != nil:
+		return nil, err.Error()
 	}
 	var sc sidecar
 	if err := json.Unmarshal(b, &sc); err != nil {

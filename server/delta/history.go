@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/hdig/hdig/internal/smallfile"
 )
 
 // version is one retained version of a file.
@@ -118,20 +120,6 @@ func parseIndex(b []byte, name string, history int, maxSize int64) (idx *fileInd
 	return idx, true
 }
 
-// readSmall reads the file name if it holds at most max bytes.
-func readSmall(name string, max int64) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(b)) > max {
-		err = fmt.Errorf("%s: over %d bytes", name, max)
-	}
-	return b, err
-}
-
 func (h *Handler) indexPath(file string) string {
 	return filepath.Join(h.dir, "files", fileKey(file)+".json")
 }
@@ -161,7 +149,7 @@ func (h *Handler) loadIndexes() {
 	names, _ := filepath.Glob(filepath.Join(h.dir, "files", "*.json"))
 	var all []*version
 	for _, n := range names {
-		b, err := readSmall(n, h.indexLimit())
+		b, err := smallfile.Read(n, h.indexLimit())
 		if err != nil {
 			continue
 		}
