@@ -3,6 +3,7 @@ package delta
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"math/rand"
 	"net/http"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/hdig/hdig/patch"
 )
 
 // Close stops a delta being made in the background: the encode sees its
@@ -121,4 +124,29 @@ func namesIn(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// A coding made on the request path for a client that went away stops
+// (its reads see the request's context done) and is no failure: nothing
+// is logged, and the delta is sent as it is.
+func TestCodingForGoneClientNotWarned(t *testing.T) {
+	var logged bytes.Buffer
+	h, err := New(t.TempDir(), DefaultHistory, 0, slog.New(slog.NewTextHandler(&logged, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(h.dir, "deltas", "d.vcdiff")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("a delta "), 1000), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	d := &made{path: path, size: 8000, ims: []string{"vcdiff"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	aim := patch.ParseAIM([]string{"vcdiff, zstd, br"})
+	if got := h.smallestCoding(ctx, aim, d); got != d {
+		t.Errorf("sent %s, want the delta as it is", got.path)
+	}
+	if logged.Len() > 0 {
+		t.Errorf("logged %q for a client that went away", logged.String())
+	}
 }

@@ -49,7 +49,9 @@ func (h *Handler) smallestCoding(ctx context.Context, aim []patch.Manipulation, 
 			continue
 		}
 		if err != nil {
-			h.log.Warn("delta compression", "im", z.Name, "err", err)
+			if ctx.Err() == nil { // else the client went away: nothing failed
+				h.log.Warn("delta compression", "im", z.Name, "err", err)
+			}
 			continue
 		}
 		if c.size < best.size {

@@ -183,8 +183,8 @@ func (h *Handler) SetMaxTotal(n int64) {
 	defer h.idxMu.Unlock()
 	h.maxTotal = n
 	// A history kept under a larger budget (before a restart) is cut to
-	// this one now, not at the next version recorded.
-	// The newest version stays, as insert keeps the one it records.
+	// this one now, not at the next version recorded; the newest version
+	// stays, as insert keeps the one it records.
 	touched := map[*fileIndex]bool{}
 	var newest *version
 	if el := h.order.Back(); el != nil {
