@@ -240,7 +240,7 @@ func (d *download) verifyPiece(resp *http.Response, p *piece, from int64, h *ver
 	for _, f := range append(pieceFields(resp.Header), pieceFields(resp.Trailer)...) {
 		for _, c := range verify.Compare(f, sums, d.piecePolicy()) {
 			switch {
-			case c.Result == verify.Ignored && c.Reason == "not computed":
+			case c.Result == verify.Ignored && c.Reason == verify.NotComputed:
 				d.warn(fmt.Sprintf("piece %d (bytes %d-%d): %s %s in an undeclared trailer not computed", p.id, from, p.end-1, c.Field, c.Algorithm))
 			case c.Result == verify.Mismatch:
 				return newPieceMismatch(resp, p, from, c) // refetched by download.piece

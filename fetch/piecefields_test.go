@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hdig/hdig/verify"
@@ -75,5 +76,38 @@ func TestPieceWithoutDigestNotHashed(t *testing.T) {
 			keys = append(keys, a.Key)
 		}
 		t.Errorf("a piece with no digest field over HTTP/2 is hashed with %v ", keys)
+	}
+}
+
+// A digest in a piece's trailer nobody declared is not hashed for ahead:
+// it is named in a warning as not computed, never silently dropped.
+func TestPieceUndeclaredTrailerNamed(t *testing.T) {
+	data := genData(1<<20, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Accept-Ranges", "bytes")
+		w.Header().Set("Repr-Digest", sha256Field(data))
+		rg := r.Header.Get("Range")
+		if rg == "" {
+			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+			w.Write(data)
+			return
+		}
+		var a, b int
+		fmt.Sscanf(rg, "bytes=%d-%d", &a, &b)
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, len(data)))
+		w.WriteHeader(206) // chunked: no Content-Length
+		w.Write(data[a : b+1])
+		w.Header().Set(http.TrailerPrefix+"Content-Digest", "md5=:"+b64Of("md5", []byte("other bytes"))+":")
+	}))
+	defer srv.Close()
+	c, _ := NewClient(Options{Timeout: testStall})
+	path := filepath.Join(t.TempDir(), "f")
+	res, err := c.Download(context.Background(), &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}, path, DownloadOptions{Parallel: 2, PieceSize: 256 << 10})
+	if err != nil || res.Pieces < 2 {
+		t.Fatalf("Download: %v, %d pieces", err, res.Pieces)
+	}
+	if w := strings.Join(res.Verdict.Warnings, "\n"); !strings.Contains(w, "Content-Digest md5 in an undeclared trailer not computed") {
+		t.Errorf("warnings %q, want the pieces' undeclared md5 named", res.Verdict.Warnings)
 	}
 }

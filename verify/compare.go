@@ -5,6 +5,10 @@ import (
 	"fmt"
 )
 
+// NotComputed is the reason of a check whose algorithm hdig knows but
+// did not compute over the bytes.
+const NotComputed = "not computed"
+
 // Compare checks each member of a field against the computed digests: the
 // one comparison of hdig (get, serve uploads, check). A member whose
 // algorithm is unknown or was not computed is Ignored with a reason, alone:
@@ -39,7 +43,7 @@ func compareOne(f DigestField, d Digest, computed []Digest, p Policy) Check {
 		return c
 	}
 	if c.Actual == nil {
-		c.Result, c.Reason = Ignored, "not computed"
+		c.Result, c.Reason = Ignored, NotComputed
 		return c
 	}
 	accepted := p.Accepts(a.Key) || f.Trusted
