@@ -153,20 +153,9 @@ func TestGetDeltaFallback(t *testing.T) {
 		{"unknown Delta-Base", false, true, "is not a version we hold"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			site, cacheDir := t.TempDir(), t.TempDir()
-			file := filepath.Join(site, "app.js")
-			os.WriteFile(file, versionText(1), 0o644)
-			url := deltaOrigin(t, site, func(h http.Handler) http.Handler {
-				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					h.ServeHTTP(&mangle226{ResponseWriter: w, flip: tc.flip, rebase: tc.rebase}, r)
-				})
-			}) + "/app.js"
-			out := filepath.Join(t.TempDir(), "app.js")
-			if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, "-o", out, url); code != 0 {
-				t.Fatalf("first: exit %d: %s", code, errOut)
-			}
-			os.WriteFile(file, versionText(2), 0o644)
-			code, v, errOut := getJSON(t, "--cache-dir", cacheDir, "-o", out, url)
+			code, v, errOut, out := secondVersion(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+				h.ServeHTTP(&mangle226{ResponseWriter: w, flip: tc.flip, rebase: tc.rebase}, r)
+			})
 			if code != 0 || v.Status != 200 || v.Verdict != "verified" {
 				t.Fatalf("exit %d, %+v: %s", code, v, errOut)
 			}
@@ -176,6 +165,27 @@ func TestGetDeltaFallback(t *testing.T) {
 			assertFile(t, out, string(versionText(2)))
 		})
 	}
+}
+
+// secondVersion serves versionText(1) as app.js through serve (which
+// wraps the delta origin's handler), gets it into -o with a cache, then
+// serves versionText(2) and gets it again with --json: its exit status,
+// JSON, stderr and the output's path.
+func secondVersion(t *testing.T, serve func(w http.ResponseWriter, r *http.Request, h http.Handler)) (int, jsonVerdict, string, string) {
+	t.Helper()
+	site, cacheDir := t.TempDir(), t.TempDir()
+	file := filepath.Join(site, "app.js")
+	os.WriteFile(file, versionText(1), 0o644)
+	url := deltaOrigin(t, site, func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { serve(w, r, h) })
+	}) + "/app.js"
+	out := filepath.Join(t.TempDir(), "app.js")
+	if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, "-o", out, url); code != 0 {
+		t.Fatalf("first: exit %d: %s", code, errOut)
+	}
+	os.WriteFile(file, versionText(2), 0o644)
+	code, v, errOut := getJSON(t, "--cache-dir", cacheDir, "-o", out, url)
+	return code, v, errOut, out
 }
 
 // damagedCache serves versionText(1) as app.js from site, caches it with a

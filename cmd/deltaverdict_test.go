@@ -4,8 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -38,24 +36,13 @@ func TestGetDeltaTrailerMismatch(t *testing.T) {
 		{"X-Amz-Checksum-Sha256", base64.StdEncoding.EncodeToString(wrong[:]), "sha-256 mismatch"},
 	} {
 		t.Run(tc.field, func(t *testing.T) {
-			site, cacheDir := t.TempDir(), t.TempDir()
-			file := filepath.Join(site, "app.js")
-			os.WriteFile(file, versionText(1), 0o644)
-			url := deltaOrigin(t, site, func(h http.Handler) http.Handler {
-				return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-					m := &trailer226{ResponseWriter: w, field: tc.field}
-					h.ServeHTTP(m, r)
-					if m.is226 {
-						w.Header().Set(tc.field, tc.value)
-					}
-				})
-			}) + "/app.js"
-			out := filepath.Join(t.TempDir(), "app.js")
-			if code, _, errOut := runHdig(t, "get", "--cache-dir", cacheDir, "-o", out, url); code != 0 {
-				t.Fatalf("first: exit %d: %s", code, errOut)
-			}
-			os.WriteFile(file, versionText(2), 0o644)
-			code, v, errOut := getJSON(t, "--cache-dir", cacheDir, "-o", out, url)
+			code, v, errOut, out := secondVersion(t, func(w http.ResponseWriter, r *http.Request, h http.Handler) {
+				m := &trailer226{ResponseWriter: w, field: tc.field}
+				h.ServeHTTP(m, r)
+				if m.is226 {
+					w.Header().Set(tc.field, tc.value)
+				}
+			})
 			if code != 0 || v.Status != 200 || v.Transfer.Strategy == "delta" || v.Verdict != "verified" {
 				t.Fatalf("exit %d, %+v: %s", code, v, errOut)
 			}
