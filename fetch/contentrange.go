@@ -148,7 +148,10 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 	if resp.StatusCode == http.StatusPartialContent && d.etag != "" && resp.Header.Get("ETag") != d.etag {
 		return errRestart
 	}
-	return d.checkRange(resp, p, from)
+	if err := d.checkRange(resp, p, from); err != nil {
+		return err
+	}
+	return d.noteLateRepr(resp, p)
 }
 
 // checkRange checks what every source's 206 to a piece's range must be:

@@ -167,13 +167,12 @@ func (d *download) narrow(sums []verify.Digest, enc string) []verify.Digest {
 	if !repaired {
 		return sums
 	}
-	h := verify.NewHasher(d.algs)
-	defer h.Close()
-	if _, err := io.Copy(h, io.NewSectionReader(d.f, 0, d.total)); err != nil {
+	again, err := d.rehash(d.algs)
+	if err != nil {
 		d.warn(fmt.Sprintf("read back %s: %v", d.part, err))
 		return sums
 	}
-	return h.Sums()
+	return again
 }
 
 // compareSpans fetches sp from the origin, compares each byte with the

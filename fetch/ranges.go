@@ -146,6 +146,7 @@ type download struct {
 	spool     bool                      // f is a HeldSink's spill file (Hold): no part, no sidecar
 	respool   func(size int64) *os.File // a better spool for a body of that length, or nil (HeldSink.respool)
 	savedRepr string                    // the Repr-Digest a loaded sidecar recorded
+	late      verify.DigestField        // the pieces' Repr-Digest when the first response had none (guarded by mu; laterepr.go)
 	restarts  int
 	mir       *mirrorSet // sources and scheduler with mirrors (mirrors.go)
 
@@ -243,6 +244,9 @@ func (d *download) adopt(resp *http.Response) {
 	d.url, d.status, d.header = resp.Request.URL.String(), resp.StatusCode, resp.Header
 	d.etag = ifRangeETag(resp.Header.Get("ETag"))
 	d.trailer = fields{}
+	d.mu.Lock()
+	d.late = verify.DigestField{}
+	d.mu.Unlock()
 }
 
 // startHash sets up the prefix hasher.
@@ -348,6 +352,7 @@ func (d *download) conclude() (*Result, error) {
 		sums = d.narrow(sums, res.Encoding) // a mismatch: which mirror lied?
 		res.Mirrors = d.mirrorReports()
 	}
+	sums = d.lateSums(sums)
 	res.setSHA256(sums)
 	res.Verdict = d.wholeVerdict(sums, res.Encoding)
 	res.Verdict.Warn(d.warnings...)
@@ -356,10 +361,11 @@ func (d *download) conclude() (*Result, error) {
 }
 
 // wholeVerdict checks the whole file's sums against the first response's
-// fields, its trailer and the user's digests, and after a resume the
-// Repr-Digest the sidecar recorded (savedChecks).
+// fields (with the pieces' Repr-Digest when it sent none: lateRef), its
+// trailer and the user's digests, and after a resume the Repr-Digest the
+// sidecar recorded (savedChecks).
 func (d *download) wholeVerdict(sums []verify.Digest, enc string) verify.Verdict {
-	v := bodyVerdict(d.ref, d.trailer, sums, statusBasis(d.refStatus, sums).coded(enc, false, nil), d.req)
+	v := bodyVerdict(d.lateRef(), d.trailer, sums, statusBasis(d.refStatus, sums).coded(enc, false, nil), d.req)
 	if d.resumed {
 		savedChecks(&v, d.savedRepr, d.ref.repr, sums, d.req.Policy)
 	}

@@ -1,0 +1,87 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// lateOrigin answers a plain GET with a 200 that carries no Repr-Digest
+// and each range with a 206 whose Repr-Digest is repr(first byte): an
+// origin (or a cache in front of it) that adds the field to partial
+// content only.
+func lateOrigin(data []byte, repr func(first int) string) *httptest.Server {
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Accept-Ranges", "bytes")
+		rg := r.Header.Get("Range")
+		if rg == "" {
+			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+			w.Write(data)
+			return
+		}
+		var a, b int
+		fmt.Sscanf(rg, "bytes=%d-%d", &a, &b)
+		w.Header().Set("Repr-Digest", repr(a))
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, len(data)))
+		w.Header().Set("Content-Length", strconv.Itoa(b+1-a))
+		w.WriteHeader(206)
+		w.Write(data[a : b+1])
+	}))
+}
+
+// A Repr-Digest that arrives only on the pieces (the first 200 had none)
+// is the origin's proof of the whole all the same (RFC 9530 §3: it covers
+// the selected representation, whatever part a message carries). It is
+// compared with the whole file, hashed again if its algorithm was not
+// computed while the pieces landed; it was ignored, and a wrong one ended
+// "unverified" with exit 0. Pieces that disagree on it are a protocol
+// error, as they are with the first response's.
+func TestPieceReprDigestLate(t *testing.T) {
+	data := genData(1<<20, 1)
+	other := genData(1<<20, 2)
+	for _, tc := range []struct {
+		name string
+		repr func(first int) string
+		want func(error) bool
+		kept bool // the existing file is left as it was
+	}{
+		{"right", func(int) string { return sha256Field(data) }, func(err error) bool { return err == nil }, false},
+		{"wrong", func(int) string { return sha256Field(other) }, func(err error) bool { return errors.Is(err, ErrMismatch) }, true},
+		{"pieces disagree", func(first int) string {
+			if first >= 512<<10 {
+				return sha256Field(other)
+			}
+			return sha256Field(data)
+		}, func(err error) bool { return errors.Is(err, ErrProtocol) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := lateOrigin(data, tc.repr)
+			defer srv.Close()
+			c, _ := NewClient(Options{Timeout: testStall})
+			path := filepath.Join(t.TempDir(), "f")
+			os.WriteFile(path, []byte("precious"), 0o644)
+			req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()} // no cache: sha-256 is not computed ahead
+			res, err := c.Download(context.Background(), req, path, DownloadOptions{Parallel: 2, PieceSize: 256 << 10})
+			if !tc.want(err) {
+				t.Fatalf("Download: %v (pieces %d, checks %v)", err, res.Pieces, res.Verdict.Checks)
+			}
+			if tc.kept {
+				assertFileBytes(t, path, []byte("precious"))
+				return
+			}
+			assertFileBytes(t, path, data)
+			if !res.Verdict.Verified(verify.ReprDigest) {
+				t.Errorf("checks %v, warnings %v; want Repr-Digest verified by the pieces' field", res.Verdict.Checks, res.Verdict.Warnings)
+			}
+		})
+	}
+}
