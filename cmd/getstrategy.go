@@ -2,34 +2,20 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
-	"net/url"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
-	"github.com/hdig/hdig/internal/smallfile"
 	"github.com/hdig/hdig/zsync"
 )
 
 // The strategy chooser (--strategy auto), with a cached base version of
 // the URL: the GET offering a 226 delta (A-IM) unless the origin answered
-// such a GET with a 200 before and never with a 226 (remembered per origin
-// in the cache directory); from such an origin, the zsync control file its
-// HEAD advertises; else a plain GET. Without a cached base: a plain GET.
-
-// originsFile, in the cache directory, remembers what each origin did.
-const originsFile = "origins.json"
-
-// originFacts is what hdig remembers of one origin.
-type originFacts struct {
-	Delta   bool `json:"rfc3229,omitempty"`    // it answered a 226
-	NoDelta bool `json:"no_rfc3229,omitempty"` // it answered A-IM with a 200, never with a 226
-	Zsync   bool `json:"zsync,omitempty"`      // a zsync rebuild from it verified
-}
+// such a GET with a 200 before and never with a 226 (remembered per
+// origin in the cache directory: cache.NoteOrigin); from such an origin,
+// the zsync control file its HEAD advertises; else a plain GET. Without a
+// cached base: a plain GET.
 
 // applyStrategy turns --strategy into the flags it implies; zsync says the
 // zsync client is to run.
@@ -89,7 +75,7 @@ func (o *getOptions) preferZsync(ctx context.Context) bool {
 		return false // nothing to rebuild from; or a dcb/dcz body beats ranges
 	}
 	o.offersDelta = !o.NoDelta && o.Delta
-	if f := o.origin(dir); f.Delta || !f.NoDelta {
+	if f := cache.Origin(dir, o.URL); f.Delta || !f.NoDelta {
 		return false
 	}
 	req, err := o.request()
@@ -116,31 +102,8 @@ func (o *getOptions) cacheDir() string {
 	return d
 }
 
-// originKey is the scheme and host of a URL.
-func originKey(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return u.Scheme + "://" + u.Host
-}
-
-// maxOriginsFile bounds originsFile: past it, what was remembered is
-// forgotten (the next remember starts the file afresh).
-const maxOriginsFile = 1 << 20
-
-func readOrigins(dir string) map[string]originFacts {
-	m := map[string]originFacts{}
-	if b, err := smallfile.Read(filepath.Join(dir, originsFile), maxOriginsFile); err == nil {
-		json.Unmarshal(b, &m) // a damaged file is forgotten, not fatal
-	}
-	return m
-}
-
-func (o *getOptions) origin(dir string) originFacts { return readOrigins(dir)[originKey(o.URL)] }
-
-// remember records what worked with the URL's origin (best effort: the
-// file is rewritten whole, last writer wins).
+// remember records what worked with the URL's origin in the cache
+// directory (cache.NoteOrigin).
 func (o *getOptions) remember(res *fetch.Result) {
 	refused := o.offersDelta && res != nil && res.Status == http.StatusOK && res.Strategy == fetch.StrategyFull
 	if o.NoCache || res == nil || (res.Strategy != fetch.StrategyDelta && res.Strategy != fetch.StrategyZsync && !refused) {
@@ -150,31 +113,14 @@ func (o *getOptions) remember(res *fetch.Result) {
 	if dir == "" {
 		return
 	}
-	m := readOrigins(dir)
-	k := originKey(res.RequestURL)
-	f := m[k]
-	switch {
-	case res.Strategy == fetch.StrategyDelta:
-		f.Delta, f.NoDelta = true, false
-	case res.Strategy == fetch.StrategyZsync:
-		f.Zsync = true
-	case !f.Delta:
-		f.NoDelta = true
-	}
-	if m[k] == f {
-		return
-	}
-	m[k] = f
-	b, _ := json.Marshal(m)
-	tmp, err := os.CreateTemp(dir, originsFile+".*")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(b)
-	if cerr := tmp.Close(); err == nil && cerr == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, originsFile))
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
+	cache.NoteOrigin(dir, res.RequestURL, func(f *cache.OriginFacts) {
+		switch {
+		case res.Strategy == fetch.StrategyDelta:
+			f.Delta, f.NoDelta = true, false
+		case res.Strategy == fetch.StrategyZsync:
+			f.Zsync = true
+		case !f.Delta:
+			f.NoDelta = true
+		}
+	})
 }

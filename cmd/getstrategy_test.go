@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/server/delta"
 )
@@ -59,7 +60,7 @@ func (r *strategyRun) counts(name string, want map[string]int) {
 }
 
 func (r *strategyRun) origins() string {
-	b, _ := os.ReadFile(filepath.Join(r.cacheDir, originsFile))
+	b, _ := os.ReadFile(filepath.Join(r.cacheDir, cache.OriginsFile))
 	return string(b)
 }
 
@@ -76,7 +77,7 @@ func TestGetStrategyDeltaOrigin(t *testing.T) {
 	r.get("v2", 2, "delta") // a base, an unknown origin: A-IM, a 226
 	r.counts("base, unknown origin", map[string]int{"DELTA": 1, "HEAD": 0, "GET": 0, "RANGE": 0})
 	if !strings.Contains(r.origins(), `"rfc3229":true`) {
-		t.Errorf("%s = %s, want the origin remembered as sending 226", originsFile, r.origins())
+		t.Errorf("%s = %s, want the origin remembered as sending 226", cache.OriginsFile, r.origins())
 	}
 	r.get("v3", 3, "full", "--strategy", "full")
 	r.counts("--strategy full", map[string]int{"GET": 1, "DELTA": 0, "HEAD": 0})
@@ -98,7 +99,7 @@ func TestGetStrategyZsyncOrigin(t *testing.T) {
 	r.get("v2", 2, "full") // offered A-IM, got 200
 	r.counts("base, unknown origin", map[string]int{"DELTA": 1, "HEAD": 0, "RANGE": 0})
 	if !strings.Contains(r.origins(), `"no_rfc3229":true`) {
-		t.Errorf("%s = %s, want the origin remembered as not sending 226", originsFile, r.origins())
+		t.Errorf("%s = %s, want the origin remembered as not sending 226", cache.OriginsFile, r.origins())
 	}
 	r.get("v3", 3, "zsync")
 	r.counts("base, origin without 226", map[string]int{"HEAD": 1, "GET": 1, "DELTA": 0})
