@@ -98,3 +98,20 @@ func preferred(prefs []verify.Pref) []string {
 
 // emptySums are the digests of empty content with every algorithm.
 func emptySums() []verify.Digest { return verify.EmptyDigests(verify.Algorithms) }
+
+// reprSums are the digests another response's Repr-Digest must match: the
+// GET's own Repr-Digest members, then, for algorithms it does not name,
+// the digests of the GET body when it was read whole (hashed with every
+// Active algorithm), so that a member the GET lacks is still checked.
+func (a *audit) reprSums() []verify.Digest {
+	out := append([]verify.Digest(nil), a.repr.Digests...)
+	if a.full.capped || a.full.err != nil {
+		return out
+	}
+	for _, d := range a.full.sums {
+		if _, ok := lookup(out, d.Algorithm); !ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}

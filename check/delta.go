@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -126,9 +127,16 @@ func (a *audit) rebuild(r *response) {
 		claim = a.repr
 	}
 	o := compare(claim, sums)
+	got, _ := lookup(sums, "sha-256")
+	body, hashed := lookup(a.full.sums, "sha-256")
+	// Under the GET's ETag, the rebuilt bytes must be the GET's.
+	et := r.header.Get("ETag")
+	same := et != "" && et == a.full.header.Get("ETag") && hashed && !a.full.capped && a.full.err == nil
 	switch {
 	case len(o.wrong) > 0:
 		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that do not match Repr-Digest %s; want %s", what, bytesOf(n), verify.FormatDigests(o.wrong), wantOf(o.wrong, sums)))
+	case same && (n != a.full.size || !bytes.Equal(got, body)):
+		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that differ from the %s the GET returned under the same ETag %s; want the current instance", what, bytesOf(n), bytesOf(a.full.size), a.full.header.Get("ETag")))
 	case len(o.matched) == 0:
 		a.s.warn(id, fmt.Sprintf("%s rebuilt %s, but no Repr-Digest came to verify them; want Repr-Digest on the 226", what, bytesOf(n)))
 	default:

@@ -48,10 +48,10 @@ func (a *audit) checkHeadRepr(r *response) {
 		a.s.fail(id, fmt.Sprintf("Repr-Digest on HEAD 200 is malformed (%s); want the GET's value %s", f.Ignored, verify.FormatDigests(a.repr.Digests)))
 		return
 	}
-	o := compare(f, a.repr.Digests)
+	o := compare(f, a.reprSums())
 	switch {
 	case len(o.wrong) > 0:
-		msg := fmt.Sprintf("HEAD Repr-Digest %s differs from GET's %s", verify.FormatDigests(o.wrong), wantOf(o.wrong, a.repr.Digests))
+		msg := fmt.Sprintf("HEAD Repr-Digest %s differs from GET's %s", verify.FormatDigests(o.wrong), wantOf(o.wrong, a.reprSums()))
 		if allEqualIn(f, emptySums()) {
 			msg += "; it is the digest of empty content, but it must cover the representation a GET returns"
 		}

@@ -36,11 +36,20 @@ func (a *audit) checkWant(ctx context.Context) *response {
 		a.s.fail(id, fmt.Sprintf("GET with Want-Repr-Digest: %s returned %d; a preference is only a hint and must not change the status", asked, r.status))
 		return r
 	}
+	got := r.digests(verify.ReprDigest)
+	// A variant wrong only on request, compared with the GET's value and
+	// body (when the GET's own value failed, repr-digest.match reports the
+	// fault once).
+	if got.Usable() && !changed(a.full, r) && a.s["repr-digest.match"].Status != Fail {
+		if o := compare(got, a.reprSums()); len(o.wrong) > 0 {
+			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest %s does not match the representation; want %s", asked, verify.FormatDigests(o.wrong), wantOf(o.wrong, a.reprSums())))
+			return r
+		}
+	}
 	var ignored []string
 	if !hasAny(a.repr, first) {
 		ignored = append(ignored, fmt.Sprintf("asked %s, got %s", verify.FormatWant(a.opts.Want), keysOf(a.repr)))
 	}
-	got := r.digests(verify.ReprDigest)
 	switch {
 	case !got.Usable():
 		ignored = append(ignored, fmt.Sprintf("asked %s, got no usable Repr-Digest", asked))
