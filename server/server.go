@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +37,7 @@ type Server struct {
 	index    *digestIndex // trusted sha-256 of file versions (index.go)
 	dict     *dictRules   // RFC 9842 dictionaries (dictionary.go), nil: none
 	handler  http.Handler
+	writeMu  sync.Mutex // uploads: precondition, rename and cache entry, one at a time
 
 	indexHashes atomic.Int64 // files the indexer hashed (tests count them)
 	rootLstats  atomic.Int64 // Lstat calls through os.Root (tests count them)

@@ -38,7 +38,11 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 	}()
 	fields := requestFields(r.Header)
 	storedAlgs := union([]verify.Algorithm{sha256Alg}, chooseAlgs(r.Header, verify.WantReprDigest))
-	got, err := s.receive(w, r, f, gz, wireAlgs(fields), storedAlgs)
+	wire := wireAlgs(fields)
+	if declaresDigestTrailer(r) {
+		wire = verify.Algorithms // its algorithms are known only at the end
+	}
+	got, err := s.receive(w, r, f, gz, wire, storedAlgs)
 	switch {
 	case errors.Is(err, errBadGzip):
 		s.problem(w, r, problem{Status: http.StatusBadRequest, Detail: errBadGzip.Error()})
@@ -51,7 +55,13 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 		s.problem(w, r, problem{Status: http.StatusBadRequest, Detail: "the request content could not be read"})
 		return
 	}
-	if ms := mismatches(fields, got.wire); len(ms) > 0 {
+	trailer := requestFields(r.Trailer) // read with the body
+	if f, alg, ok := notComputed(trailer, got.wire); ok {
+		s.problem(w, r, problem{Status: http.StatusBadRequest, Field: f, Algorithm: alg,
+			Detail: fmt.Sprintf("%s %s came in a trailer the request did not declare (Trailer), so it was not computed; nothing was stored", f, alg)})
+		return
+	}
+	if ms := mismatches(append(fields, trailer...), got.wire); len(ms) > 0 {
 		s.digestMismatch(w, r, ms)
 		return
 	}
@@ -62,6 +72,18 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 	if err := f.Close(); err != nil {
 		s.internalError(w, r, err)
 		return
+	}
+	// The preconditions were evaluated before the content arrived; another
+	// upload may have replaced the file since: evaluate them again, and
+	// keep other uploads out until this one is in place and cached.
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	if r.Method == http.MethodPut {
+		_, err := s.root.Stat(target)
+		if !s.writePreconditions(w, r, target, err == nil) {
+			return
+		}
+		created = err != nil
 	}
 	if err := s.root.MkdirAll(path.Dir(target), 0o755); err != nil {
 		s.problem(w, r, problem{Status: http.StatusConflict, Detail: "cannot create the parent directory"})

@@ -18,6 +18,38 @@ func requestFields(h http.Header) []verify.DigestField {
 	return out
 }
 
+// A request may send its digests in a trailer (RFC 9530 §2, §3), chunked
+// or over HTTP/2, after the content: their algorithms are known only once
+// every byte went by. A request that declares such a field in Trailer has
+// its content hashed with every registered algorithm; one that arrives
+// undeclared is refused when its algorithm was not computed, never let
+// through unchecked (an upload with a wrong digest changes nothing).
+
+// declaresDigestTrailer says the request declares Content-Digest or
+// Repr-Digest in Trailer (Go's server lists declared names as the keys of
+// r.Trailer before the body is read).
+func declaresDigestTrailer(r *http.Request) bool {
+	for k := range r.Trailer {
+		if k := http.CanonicalHeaderKey(k); k == verify.ContentDigest || k == verify.ReprDigest {
+			return true
+		}
+	}
+	return false
+}
+
+// notComputed names a member of a trailer's fields whose algorithm hdig
+// knows but did not compute (got has no sum for it).
+func notComputed(trailer []verify.DigestField, got map[string][]byte) (field, alg string, ok bool) {
+	for _, f := range trailer {
+		for _, d := range f.Digests {
+			if _, known := verify.Lookup(d.Algorithm); known && got[d.Algorithm] == nil {
+				return f.Name, d.Algorithm, true
+			}
+		}
+	}
+	return "", "", false
+}
+
 // wireAlgs lists the registered algorithms the fields use; unknown keys
 // cannot be checked and are skipped.
 func wireAlgs(fields []verify.DigestField) []verify.Algorithm {
