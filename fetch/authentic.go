@@ -156,7 +156,11 @@ func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed 
 		}
 		c.Result, c.Alg = SignatureValid, r.Alg
 		out.Checks = append(out.Checks, c)
-		out.cover(r.Params, s.Label)
+		name := r.KeyName
+		if name == "" && !t.namesKey(s.Params.KeyID) {
+			name = s.Params.KeyID
+		}
+		out.cover(r.Params, s.Label, name)
 	}
 	return out
 }
@@ -168,15 +172,30 @@ func reasonOf(err error, label string) string {
 	return strings.TrimPrefix(r, "httpsig: ")
 }
 
+// namesKey says id is the ID of one of the trusted keys.
+func (t *Trust) namesKey(id string) bool {
+	for _, k := range t.Keys {
+		if k.ID != "" && k.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
 func (t *Trust) policy(label string) httpsig.Policy {
 	return httpsig.Policy{Keys: t.Keys, Label: label, Skew: t.Skew, MaxAge: t.MaxAge, Now: t.Now}
 }
 
 // cover records the digest fields p covers in the header of the response.
-func (s *Signed) cover(p httpsig.Params, label string) {
+func (s *Signed) cover(p httpsig.Params, label, keyName string) {
 	id := p.KeyID
 	if id == "" {
 		id = label
+	}
+	if keyName != p.KeyID {
+		// A key trusted for any keyid verified a keyid that names another
+		// trusted key (--trust-key ID=KEY): the keyid is a false claim.
+		id = "a key trusted for any keyid, claiming keyid " + id
 	}
 	if bindsTarget(p) {
 		s.bound[id] = true
@@ -227,6 +246,9 @@ func (t *Trust) authenticate(res *Result, full bool) error {
 		}
 	}
 	if len(proved) > 0 {
+		if bound && res.URL != "" && res.RequestURL != "" && pathOf(res.URL) != pathOf(res.RequestURL) {
+			res.Verdict.Warn(fmt.Sprintf("the signature by %q covers the path redirected to (%s), not the one asked for (%s): whoever redirected chose which signed file this is", res.SignedBy, pathOf(res.URL), pathOf(res.RequestURL)))
+		}
 		if !bound {
 			res.Verdict.Warn(fmt.Sprintf("the signature by %q does not cover the request's path (@path, @target-uri or @request-target with req): it proves these bytes are the signer's, not that they are what this URL names; another file signed with this key could be served here", res.SignedBy))
 		}
@@ -270,10 +292,15 @@ func describeSig(c SignatureCheck) string {
 }
 
 // requestOf is the request a result answers, for components with `req`:
-// its URL and method only.
+// its URL and method only. After redirects that is the last request (URL),
+// not the one asked for (RequestURL).
 func requestOf(res *Result) *http.Request {
-	u, err := url.Parse(res.RequestURL)
-	if err != nil || res.RequestURL == "" {
+	raw := res.URL
+	if raw == "" {
+		raw = res.RequestURL
+	}
+	u, err := url.Parse(raw)
+	if err != nil || raw == "" {
 		return nil
 	}
 	return &http.Request{Method: http.MethodGet, URL: u, Host: u.Host, Header: http.Header{}}
@@ -329,4 +356,12 @@ func bindsTarget(p httpsig.Params) bool {
 		}
 	}
 	return false
+}
+
+func pathOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.EscapedPath()
 }

@@ -256,7 +256,9 @@ func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result)
 	res.Verdict = reprVerdict(resp.Header, nil, sums, d.req)
 	emptyContentChecks(&res.Verdict, resp.Header, d.req.Policy) // a 304 carries no content
 	res.setSHA256(sums)
-	if err := verdictError(res, d.req, true); err != nil {
+	// full is false: the 304's Content-Digest is of its empty content
+	// (B.2), never proof of the cached bytes, signed or not.
+	if err := verdictError(res, d.req, false); err != nil {
 		return fmt.Errorf("%w: cached copy of %s: %v", errDeltaFailed, e.ETag, err)
 	}
 	return nil
@@ -328,7 +330,7 @@ func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink
 	if d.req.Trust != nil {
 		// The copy path checks the signatures again and reports the failure.
 		probe := &Result{Status: res.Status, Header: res.Header, RequestURL: res.RequestURL, Verdict: v}
-		if d.req.Trust.authenticate(probe, true) != nil {
+		if d.req.Trust.authenticate(probe, false) != nil { // a 304's Content-Digest is of empty content
 			return false
 		}
 		res.Signatures, res.Authentic, res.SignedBy = probe.Signatures, probe.Authentic, probe.SignedBy
@@ -448,9 +450,13 @@ func reprVerdict(h, t http.Header, sums []verify.Digest, req *Request) verify.Ve
 	var v verify.Verdict
 	p := req.Policy
 	hdr, tr := reprFields(h), reprFields(t)
-	for _, f := range []verify.DigestField{hdr.repr, tr.repr} {
-		v.Warn(f.Warnings()...)
-		v.Add(verify.Compare(f, sums, p)...)
+	for i, f := range []verify.DigestField{hdr.repr, tr.repr} {
+		where := ""
+		if i == 1 {
+			where = " (trailer)" // no signature over the header's field counts for it
+		}
+		v.Warn(suffix(f.Warnings(), where)...)
+		v.Add(label(verify.Compare(f, sums, p), where)...)
 	}
 	if !hdr.repr.Usable() && !tr.repr.Usable() && hdr.legacy.Present {
 		v.Warn(hdr.legacy.Warnings()...)

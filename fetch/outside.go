@@ -26,9 +26,13 @@ func outsideReprFields(h http.Header) []verify.DigestField {
 // of hdr with the basis, and the user's expected digests with the bytes
 // written.
 func outsideChecks(v *verify.Verdict, hdr, tr fields, basis reprBasis, req *Request) {
-	for _, sec := range []fields{hdr, tr} { // a trailer's are checked as a header's
-		sectionChecks(v, sec, basis, req)
-	}
+	sectionChecks(v, hdr, basis, req)
+	// A trailer's are checked as a header's, and labelled so that no
+	// signature over the header's field is credited with their match.
+	var tv verify.Verdict
+	sectionChecks(&tv, tr, basis, req)
+	v.Warn(tv.Warnings...)
+	v.Add(label(tv.Checks, " (trailer)")...)
 	for _, f := range req.Expected {
 		v.Add(expectedChecks(f, basis, req)...)
 	}

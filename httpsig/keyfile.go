@@ -9,6 +9,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/pem"
 	"fmt"
 )
@@ -43,14 +44,17 @@ func rawSecret(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("httpsig: not a PEM key, and %d bytes are too few for an HMAC secret (want at least %d)", len(b), MinHMACKey)
 	}
 	if what := publicKeyForm(b); what != "" {
-		return nil, fmt.Errorf("httpsig: not a PEM key, and %s, not an HMAC secret: anyone who knows it could forge an hmac-sha256 signature (give a PEM key, or an Ed25519 key's base64 as the argument itself)", what)
+		return nil, fmt.Errorf("httpsig: not a PEM key, and %s, not an HMAC secret: anyone who knows it could forge an hmac-sha256 signature (give a PEM key, or an Ed25519 key's base64 as the argument itself; an HMAC secret must not look like a public key: `openssl rand -base64 48`)", what)
 	}
 	return append([]byte(nil), b...), nil
 }
 
 // publicKeyForm names the public key form b is in (DER SPKI or PKCS#1, an
-// OpenSSH line, the base64 of a raw Ed25519 key), "" if none: a public
-// key taken for a secret would let anyone sign.
+// OpenSSH line, a JWK, or the base64 (any alphabet, padded or not) or hex
+// of a raw Ed25519 key or a DER key), "" if none: a public key taken for
+// a secret would let anyone sign. A secret of 32 random bytes written in
+// one of those encodings cannot be told from a public key and is refused
+// too.
 func publicKeyForm(b []byte) string {
 	if _, err := x509.ParsePKIXPublicKey(b); err == nil {
 		return "it is a DER (SPKI) public key"
@@ -64,8 +68,26 @@ func publicKeyForm(b []byte) string {
 			return "it is an OpenSSH public key"
 		}
 	}
-	if raw, err := base64.StdEncoding.DecodeString(string(t)); err == nil && len(raw) == ed25519.PublicKeySize {
-		return "it is the base64 of a 32-byte (Ed25519) public key"
+	if bytes.HasPrefix(t, []byte("{")) && bytes.Contains(t, []byte(`"kty"`)) {
+		return "it is a JWK"
+	}
+	for _, dec := range []func(string) ([]byte, error){
+		base64.StdEncoding.DecodeString, base64.RawStdEncoding.DecodeString,
+		base64.URLEncoding.DecodeString, base64.RawURLEncoding.DecodeString, hex.DecodeString,
+	} {
+		raw, err := dec(string(t))
+		if err != nil {
+			continue
+		}
+		if len(raw) == ed25519.PublicKeySize {
+			return "it is the base64 or hex of a 32-byte (Ed25519) public key"
+		}
+		if _, err := x509.ParsePKIXPublicKey(raw); err == nil {
+			return "it is the base64 or hex of a DER (SPKI) public key"
+		}
+		if _, err := x509.ParsePKCS1PublicKey(raw); err == nil {
+			return "it is the base64 or hex of a DER (PKCS#1) RSA public key"
+		}
 	}
 	return ""
 }

@@ -54,6 +54,9 @@ type Result struct {
 	Alg    string
 	Params Params
 	Base   []byte
+	// KeyName is the ID of the policy's key that verified ("" for a key
+	// that matches any keyid): KeyID is only what the signature claims.
+	KeyName string
 }
 
 // Verify checks the signatures of m against pol and returns the first that
@@ -118,7 +121,7 @@ func verifyOne(m Message, s Signature, pol Policy) (Result, error) {
 	var verr error
 	for _, k := range keys {
 		if verr = k.Verify(base, s.Value); verr == nil {
-			return Result{Label: s.Label, KeyID: s.Params.KeyID, Alg: k.Alg(), Params: s.Params, Base: base}, nil
+			return Result{Label: s.Label, KeyID: s.Params.KeyID, Alg: k.Alg(), Params: s.Params, Base: base, KeyName: k.ID}, nil
 		}
 	}
 	return Result{}, verr

@@ -1,0 +1,131 @@
+package fetch
+
+// What a signature is credited with (found by review): the key that
+// verified, the header's fields only, the request the response answers.
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/hdig/hdig/httpsig"
+	"github.com/hdig/hdig/verify"
+)
+
+// --trust-key alice=A.pub
+// --trust-key B.pub (B without ID: any keyid). A signature made by B that
+// claims keyid "alice" must not be reported as signed by "alice".
+func TestSignedByIsTheKeyThatVerified(t *testing.T) {
+	_, alice, _ := ed25519.GenerateKey(nil)
+	_, bob, _ := ed25519.GenerateKey(nil)
+	tr := trustOf(t, "alice", alice, sigT0)
+	bk, err := TrustedKeys("", bob.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Keys = append(tr.Keys, bk...)
+	res := &Result{Status: 200, Header: signedHeader(t, bob, "alice", "repr-digest")}
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	if err := tr.authenticate(res, true); err != nil {
+		t.Fatal(err)
+	}
+	if res.SignedBy == "alice" {
+		t.Errorf("signed by bob's key, reported SignedBy %q, Authentic %v", res.SignedBy, res.Authentic)
+	}
+}
+
+// The header's Unencoded-Digest is
+// signed but names only an algorithm hdig does not compute; the body's
+// sha-256 comes in the trailer, which no signature covers. The trailer's
+// match must not count as the signed header field's (as for Repr-Digest).
+func TestUnencodedTrailerNotCreditedToSignature(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	body := []byte("not what the signer signed\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Unencoded-Digest", "sha3-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:")
+		s, _ := httpsig.NewSigner("", k)
+		cs, _ := httpsig.ParseComponents([]string{"@status", "unencoded-digest"})
+		p := httpsig.Params{Components: cs, Created: sigT0, KeyID: "o"}
+		if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h}, nil), "s", p, s); err != nil {
+			t.Error(err)
+		}
+		h.Set("Trailer", "Unencoded-Digest")
+		w.WriteHeader(200)
+		w.Write(body)
+		w.(http.Flusher).Flush()
+		h.Set("Unencoded-Digest", sha256Field(body))
+	}))
+	defer srv.Close()
+	c, _ := NewClient(Options{Timeout: testStall})
+	var out bytes.Buffer
+	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy(), Trust: trustOf(t, "o", k, sigT0)}
+	res, err := c.Do(context.Background(), req, &HeldSink{Out: &out})
+	if !errors.Is(err, ErrUnsigned) || out.Len() > 0 {
+		t.Errorf("Do: %v, %d bytes released, authentic %v; want ErrUnsigned and none. checks: %v", err, out.Len(), res.Authentic, res.Verdict.Checks)
+	}
+}
+
+// /latest redirects to /v2, whose response
+// is signed as hdig serve signs (@status, "@path";req, repr-digest): the
+// request it answers is GET /v2. The signature is valid; it is not a bad
+// signature (exit 1) because hdig evaluated "@path";req on /latest.
+func TestRedirectPathBindingUsesFinalURL(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	body := []byte("version 2\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/latest" {
+			http.Redirect(w, r, "/v2", http.StatusFound)
+			return
+		}
+		h := w.Header()
+		h.Set("Repr-Digest", sha256Field(body))
+		s, _ := httpsig.NewSigner("", k)
+		cs, _ := httpsig.ParseComponents([]string{"@status", `"@path";req`, "repr-digest"})
+		p := httpsig.Params{Components: cs, Created: sigT0, KeyID: "o"}
+		if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h}, r), "s", p, s); err != nil {
+			t.Error(err)
+		}
+		w.Write(body)
+	}))
+	defer srv.Close()
+	c, _ := NewClient(Options{Timeout: testStall, FollowRedirects: true})
+	var out bytes.Buffer
+	req := &Request{URL: srv.URL + "/latest", Policy: verify.DefaultPolicy(), Trust: trustOf(t, "o", k, sigT0)}
+	res, err := c.Do(context.Background(), req, &HeldSink{Out: &out})
+	if err != nil {
+		t.Fatalf("Do: %v; signatures %+v", err, res.Signatures)
+	}
+	if !strings.Contains(strings.Join(res.Verdict.Warnings, "\n"), "redirected to (/v2)") {
+		t.Errorf("no warning that the path bound is the redirect's: %v", res.Verdict.Warnings)
+	}
+}
+
+// The verdict of a rebuilt 226
+// instance (reprVerdict) must label a trailer's Repr-Digest as such, so
+// that a signature over the header's Repr-Digest (here naming only an
+// algorithm hdig does not compute) is not credited with its match.
+func TestDeltaTrailerReprNotCreditedToSignature(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	body := []byte("rebuilt bytes\n")
+	h := http.Header{"Repr-Digest": {"sha3-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"}}
+	s, _ := httpsig.NewSigner("", k)
+	cs, _ := httpsig.ParseComponents([]string{"@status", "repr-digest"})
+	if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 226, Header: h}, nil), "s",
+		httpsig.Params{Components: cs, Created: sigT0, KeyID: "o"}, s); err != nil {
+		t.Fatal(err)
+	}
+	tr := http.Header{"Repr-Digest": {sha256Field(body)}}
+	sha, _ := verify.Lookup("sha-256")
+	sums, _, _ := verify.Sum(bytes.NewReader(body), []verify.Algorithm{sha})
+	req := &Request{Policy: verify.DefaultPolicy()}
+	res := &Result{Status: 226, Header: h, Verdict: reprVerdict(h, tr, sums, req)}
+	if err := trustOf(t, "o", k, sigT0).authenticate(res, true); !errors.Is(err, ErrUnsigned) {
+		t.Errorf("authenticate: %v, authentic %v; want ErrUnsigned. checks %v", err, res.Authentic, res.Verdict.Checks)
+	}
+}

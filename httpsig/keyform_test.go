@@ -1,0 +1,42 @@
+package httpsig
+
+import (
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"testing"
+)
+
+// Other everyday text forms of a
+// public key (the body of a PEM file without its armor lines, the JWK "x"
+// base64url value, hex, a JWK document) must not be taken as an HMAC
+// secret either: whoever knows the public key could forge hmac-sha256
+// (found by review: only raw DER, OpenSSH lines and padded base64 were
+// refused).
+func TestPublicKeyTextFormsAreNoSecret(t *testing.T) {
+	k, _ := GenerateKey(Ed25519)
+	_, pub, _ := MarshalKey(k)
+	blk, _ := pem.Decode(pub)
+	raw := k.(ed25519.PrivateKey).Public().(ed25519.PublicKey)
+	forms := map[string][]byte{
+		"base64 DER SPKI (PEM body)": []byte(base64.StdEncoding.EncodeToString(blk.Bytes) + "\n"),
+		"base64url raw (JWK x)":      []byte(base64.RawURLEncoding.EncodeToString(raw) + "\n"),
+		"unpadded base64 raw":        []byte(base64.RawStdEncoding.EncodeToString(raw)),
+		"hex raw":                    []byte(hex.EncodeToString(raw) + "\n"),
+		"JWK": []byte(fmt.Sprintf(`{"kty":"OKP","crv":"Ed25519","x":%q}`,
+			base64.RawURLEncoding.EncodeToString(raw))),
+	}
+	for name, b := range forms {
+		vk, err := LoadVerifyingKey(b)
+		if err == nil {
+			// Show the forgery: the public bytes sign as hmac-sha256.
+			s, _ := NewSigner(HMACSHA256, append([]byte(nil), b...))
+			v, _ := NewVerifier("", vk)
+			m := signedResponse(t, s, Params{KeyID: "origin"})
+			_, verr := Verify(m, Policy{Keys: []Key{{ID: "origin", Verifier: v}}})
+			t.Errorf("%s: public key loaded as a %d-byte HMAC secret; forged signature verifies: %v", name, len(b), verr == nil)
+		}
+	}
+}
