@@ -167,7 +167,11 @@ func (d *download) narrow(sums []verify.Digest, enc string) []verify.Digest {
 	if !repaired {
 		return sums
 	}
-	again, err := d.rehash(d.algs)
+	algs := map[string]bool{} // those of sums: the pieces' late ones too
+	for _, s := range sums {
+		algs[s.Algorithm] = true
+	}
+	again, err := d.rehash(pick(algs))
 	if err != nil {
 		d.warn(fmt.Sprintf("read back %s: %v", d.part, err))
 		return sums

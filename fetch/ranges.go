@@ -347,12 +347,11 @@ func (d *download) conclude() (*Result, error) {
 		return res, fmt.Errorf("hashed %d bytes of %s, want %d", wm, d.part, d.total)
 	}
 	res.Bytes = wm
-	sums := d.hasher.Sums()
+	sums := d.lateSums(d.hasher.Sums())
 	if d.mirrorSources() > 1 {
 		sums = d.narrow(sums, res.Encoding) // a mismatch: which mirror lied?
 		res.Mirrors = d.mirrorReports()
 	}
-	sums = d.lateSums(sums)
 	res.setSHA256(sums)
 	res.Verdict = d.wholeVerdict(sums, res.Encoding)
 	res.Verdict.Warn(d.warnings...)

@@ -7,11 +7,13 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hdig/hdig/httpsig"
 	"github.com/hdig/hdig/verify"
@@ -127,5 +129,27 @@ func TestDeltaTrailerReprNotCreditedToSignature(t *testing.T) {
 	res := &Result{Status: 226, Header: h, Verdict: reprVerdict(h, tr, sums, req)}
 	if err := trustOf(t, "o", k, sigT0).authenticate(res, true); !errors.Is(err, ErrUnsigned) {
 		t.Errorf("authenticate: %v, authentic %v; want ErrUnsigned. checks %v", err, res.Authentic, res.Verdict.Checks)
+	}
+}
+
+// An Ed25519 public key given as hex (loaded as an HMAC secret, as the
+// usual forms of one are: httpsig.LoadVerifyingKey) does not pass
+// silently: the origin's genuine ed25519 signature is a bad signature by
+// a trusted key, exit 1, so the mistake shows on the first download.
+func TestHexPublicKeyAsSecretShows(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	secret, err := httpsig.LoadVerifyingKey([]byte(hex.EncodeToString(k.Public().(ed25519.PublicKey)) + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := TrustedKeys("", secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &Trust{Keys: keys, Skew: time.Minute, Now: func() time.Time { return sigT0 }}
+	res := &Result{Status: 200, Header: signedHeader(t, k, "origin", "repr-digest")}
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	if err := tr.authenticate(res, true); !errors.Is(err, ErrSignature) {
+		t.Errorf("authenticate: %v; want ErrSignature (an HMAC key cannot verify an ed25519 signature)", err)
 	}
 }

@@ -50,11 +50,13 @@ func rawSecret(b []byte) ([]byte, error) {
 }
 
 // publicKeyForm names the public key form b is in (DER SPKI or PKCS#1, an
-// OpenSSH line, a JWK, or the base64 (any alphabet, padded or not) or hex
-// of a raw Ed25519 key or a DER key), "" if none: a public key taken for
-// a secret would let anyone sign. A secret of 32 random bytes written in
-// one of those encodings cannot be told from a public key and is refused
-// too.
+// OpenSSH line, a JWK, the base64 (any alphabet, padded or not) or hex of
+// a DER key, the padded base64 of a raw Ed25519 key as SRI writes it), ""
+// if none: a public key taken for a secret would let anyone sign. Other
+// encodings of 32 bytes are the usual forms of an HMAC secret (`openssl
+// rand -hex 32`, Python's secrets.token_urlsafe()) and are taken as one; a
+// raw Ed25519 key given that way fails on the origin's first ed25519
+// signature (an HMAC key cannot verify it: exit 1), so the mistake shows.
 func publicKeyForm(b []byte) string {
 	if _, err := x509.ParsePKIXPublicKey(b); err == nil {
 		return "it is a DER (SPKI) public key"
@@ -71,6 +73,9 @@ func publicKeyForm(b []byte) string {
 	if bytes.HasPrefix(t, []byte("{")) && bytes.Contains(t, []byte(`"kty"`)) {
 		return "it is a JWK"
 	}
+	if raw, err := base64.StdEncoding.DecodeString(string(t)); err == nil && len(raw) == ed25519.PublicKeySize {
+		return "it is the base64 of a 32-byte (Ed25519) public key"
+	}
 	for _, dec := range []func(string) ([]byte, error){
 		base64.StdEncoding.DecodeString, base64.RawStdEncoding.DecodeString,
 		base64.URLEncoding.DecodeString, base64.RawURLEncoding.DecodeString, hex.DecodeString,
@@ -78,9 +83,6 @@ func publicKeyForm(b []byte) string {
 		raw, err := dec(string(t))
 		if err != nil {
 			continue
-		}
-		if len(raw) == ed25519.PublicKeySize {
-			return "it is the base64 or hex of a 32-byte (Ed25519) public key"
 		}
 		if _, err := x509.ParsePKIXPublicKey(raw); err == nil {
 			return "it is the base64 or hex of a DER (SPKI) public key"
