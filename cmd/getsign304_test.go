@@ -3,7 +3,6 @@ package cmd
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,12 +21,7 @@ import (
 // credited as a signed Content-Digest of full content).
 func TestGetTrust304EmptyContentDigestProvesNothing(t *testing.T) {
 	keys := signKeys(t)
-	b, _ := os.ReadFile(filepath.Join(keys, "origin.pem"))
-	priv, err := httpsig.LoadSigningKey(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, _ := httpsig.NewSigner("", priv)
+	signer := originSigner(t, keys)
 	evil := "evil bytes never signed\n"
 	empty := verify.FormatDigests(verify.EmptyDigests([]verify.Algorithm{mustAlg(t, "sha-256")}))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -162,6 +162,21 @@ func TestGetTrustKeyTampered(t *testing.T) {
 	}
 }
 
+// originSigner is the signer of the "origin" key signKeys made in keys.
+func originSigner(t *testing.T, keys string) httpsig.Signer {
+	t.Helper()
+	b, _ := os.ReadFile(filepath.Join(keys, "origin.pem"))
+	priv, err := httpsig.LoadSigningKey(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := httpsig.NewSigner("", priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer
+}
+
 type nopCloser struct{ *strings.Reader }
 
 func (nopCloser) Close() error { return nil }
@@ -171,12 +186,7 @@ func (nopCloser) Close() error { return nil }
 // --signature-max-age refuses an old created.
 func TestGetTrustKeyExpired(t *testing.T) {
 	keys := signKeys(t)
-	b, _ := os.ReadFile(filepath.Join(keys, "origin.pem"))
-	priv, err := httpsig.LoadSigningKey(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, _ := httpsig.NewSigner("", priv)
+	signer := originSigner(t, keys)
 	body := "signed body\n"
 	sums, _, _ := verify.Sum(strings.NewReader(body), []verify.Algorithm{mustAlg(t, "sha-256")})
 	var created, expires time.Time
