@@ -144,17 +144,7 @@ func TestHoldNoSpoolDir(t *testing.T) {
 // (one response written into the held sink).
 func TestHoldCachedWithoutReadBack(t *testing.T) {
 	o := newTestOrigin(t, pieceTestSize)
-	store, err := cache.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	named := true // the cache can make anonymous spools here
-	if f, err := store.Spool(); err != nil {
-		named = false
-	} else {
-		f.Close()
-	}
+	store, named := spoolingStore(t) // named: the cache can make anonymous spools here
 	c, req := o.request(t, 0)
 	req.Delta = &Delta{Cache: store}
 	for v := 1; v <= 2; v++ {
@@ -197,15 +187,9 @@ func TestHoldCachedWithoutReadBack(t *testing.T) {
 // within its MaxBytes. A larger one, or one of unknown length, is spooled
 // in TMPDIR as before and never touches the cache's disk.
 func TestSpoolInOnlyWhatTheCacheKeeps(t *testing.T) {
-	store, err := cache.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if f, err := store.Spool(); err != nil {
-		t.Skipf("no anonymous spool here: %v", err)
-	} else {
-		f.Close()
+	store, ok := spoolingStore(t)
+	if !ok {
+		t.Skip("no anonymous spool here")
 	}
 	store.MaxBytes = 1000
 	held := &HeldSink{}
@@ -246,15 +230,9 @@ func TestSpoolInOnlyWhatTheCacheKeeps(t *testing.T) {
 // spooled outside the cache. And a restart that brings a length the cache
 // cannot keep moves the empty spool back out of the cache (respool).
 func TestSpoolLengthPerAttempt(t *testing.T) {
-	store, err := cache.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	if f, err := store.Spool(); err != nil {
-		t.Skipf("no anonymous spool here: %v", err)
-	} else {
-		f.Close()
+	store, ok := spoolingStore(t)
+	if !ok {
+		t.Skip("no anonymous spool here")
 	}
 	store.MaxBytes = 1 << 20
 	t.Run("reset", func(t *testing.T) {
@@ -298,4 +276,21 @@ func TestSpoolLengthPerAttempt(t *testing.T) {
 			t.Error("a spool with bytes in it was replaced")
 		}
 	})
+}
+
+// spoolingStore opens a cache in a temporary directory, closed when the
+// test ends; ok says it can make anonymous spools (cache.Spool) here.
+func spoolingStore(t *testing.T) (store *cache.Cache, ok bool) {
+	t.Helper()
+	store, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	f, err := store.Spool()
+	if err != nil {
+		return store, false
+	}
+	f.Close()
+	return store, true
 }
