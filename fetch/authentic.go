@@ -128,13 +128,17 @@ func (s Signed) Invalid() []SignatureCheck {
 // Signatures verifies every signature of a response with the given status
 // and header (req, if not nil, is the request for `req` components) and
 // says which digest fields valid signatures by trusted keys cover. A
-// malformed Signature-Input or Signature is ignored with a warning.
+// malformed Signature-Input or Signature is ignored with a warning, and so
+// is a malformed label (the others are still verified).
 func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed {
 	out := Signed{covered: map[string]string{}, bound: map[string]bool{}}
-	sigs, err := httpsig.ParseSignatures(h)
+	sigs, bad, err := httpsig.ParseEach(h)
 	if err != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("signature fields ignored: %v", err))
 		return out
+	}
+	for _, b := range bad {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("signature %s ignored: %v", b.Label, b))
 	}
 	m := httpsig.ResponseMessage(&http.Response{StatusCode: status, Header: h}, req)
 	for _, s := range sigs {
@@ -292,9 +296,12 @@ func describeSig(c SignatureCheck) string {
 }
 
 // requestOf is the request a result answers, for components with `req`:
-// its URL and method only. After redirects that is the last request (URL),
-// not the one asked for (RequestURL).
+// the one sent (method, URL, header fields), the last after redirects;
+// without it (a result made by hand), a GET of the URL it ended at.
 func requestOf(res *Result) *http.Request {
+	if res.answers != nil {
+		return res.answers
+	}
 	raw := res.URL
 	if raw == "" {
 		raw = res.RequestURL

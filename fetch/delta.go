@@ -329,7 +329,7 @@ func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink
 	}
 	if d.req.Trust != nil {
 		// The copy path checks the signatures again and reports the failure.
-		probe := &Result{Status: res.Status, Header: res.Header, URL: res.URL, RequestURL: res.RequestURL, Verdict: v}
+		probe := &Result{Status: res.Status, Header: res.Header, URL: res.URL, RequestURL: res.RequestURL, Verdict: v, answers: resp.Request}
 		if d.req.Trust.authenticate(probe, false) != nil { // a 304's Content-Digest is of empty content
 			return false
 		}

@@ -82,6 +82,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 
 		RequestURL: req.URL,
 		at:         time.Now(),
+		answers:    resp.Request,
 	}
 	if method == http.MethodHead {
 		res.Strategy = StrategyHead

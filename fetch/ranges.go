@@ -133,9 +133,10 @@ type download struct {
 	total     int64  // -1 unknown
 	status    int
 	header    http.Header
-	ref       fields // what the whole file must match
-	refStatus int    // 200: ref covers the whole; 206: Repr-Digest only
-	trailer   fields // a whole stream's trailer
+	answers   *http.Request // the request header answers (signatures' `req`)
+	ref       fields        // what the whole file must match
+	refStatus int           // 200: ref covers the whole; 206: Repr-Digest only
+	trailer   fields        // a whole stream's trailer
 	algs      []verify.Algorithm
 	hasher    *verify.Hasher
 	ph        *prefixHash
@@ -241,7 +242,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 
 // adopt takes the identity of the representation from a response.
 func (d *download) adopt(resp *http.Response) {
-	d.url, d.status, d.header = resp.Request.URL.String(), resp.StatusCode, resp.Header
+	d.url, d.status, d.header, d.answers = resp.Request.URL.String(), resp.StatusCode, resp.Header, resp.Request
 	d.etag = ifRangeETag(resp.Header.Get("ETag"))
 	d.trailer = fields{}
 	d.mu.Lock()
@@ -375,7 +376,7 @@ func (d *download) wholeVerdict(sums []verify.Digest, enc string) verify.Verdict
 func (d *download) result() *Result {
 	r := &Result{URL: d.url, Status: d.status, Header: d.header, ETag: d.header.Get("ETag"),
 		Encoding: d.header.Get("Content-Encoding"), Strategy: StrategyFull, Pieces: 1,
-		Received: d.received.Load(), Retries: int(d.retries.Load()), RequestURL: d.req.URL}
+		Received: d.received.Load(), Retries: int(d.retries.Load()), RequestURL: d.req.URL, answers: d.answers}
 	if r.URL == "" {
 		r.URL = d.req.URL
 	}

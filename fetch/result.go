@@ -71,6 +71,9 @@ type Result struct {
 	plainSHA256 []byte
 	// at is when the response's header arrived (its freshness starts).
 	at time.Time
+	// answers is the request the response answers, as sent (the last
+	// after redirects): the target of signature components with `req`.
+	answers *http.Request
 	// Mirrors reports what each mirror did (Client.Download with
 	// DownloadOptions.Mirrors or LinkMirrors).
 	Mirrors []MirrorReport

@@ -279,7 +279,7 @@ func (d *download) alreadyComplete(ctx context.Context) (*Result, bool) {
 	}
 	// --trust-key: the HEAD's signature must prove the file; if it does
 	// not, the download starts afresh and reports why.
-	probe := &Result{Status: resp.StatusCode, Header: resp.Header, URL: resp.Request.URL.String(), RequestURL: d.req.URL, Verdict: v}
+	probe := &Result{Status: resp.StatusCode, Header: resp.Header, URL: resp.Request.URL.String(), RequestURL: d.req.URL, Verdict: v, answers: resp.Request}
 	if d.req.Trust != nil && d.req.Trust.authenticate(probe, true) != nil {
 		return nil, false
 	}

@@ -153,3 +153,71 @@ func TestHexPublicKeyAsSecretShows(t *testing.T) {
 		t.Errorf("authenticate: %v; want ErrSignature (an HMAC key cannot verify an ed25519 signature)", err)
 	}
 }
+
+// The origin signs "@method";req and
+// "want-repr-digest";req, as RFC 9421 §2.4 allows: the request a response
+// answers is the one hdig sent (HEAD, with its own header fields), not a
+// bare GET of the URL. A valid signature must not show as a bad one.
+func TestReqComponentsAreTheRequestSent(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	body := []byte("signed for the request it answers\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Repr-Digest", sha256Field(body))
+		s, _ := httpsig.NewSigner("", k)
+		cs, _ := httpsig.ParseComponents([]string{"@status", `"@method";req`, `"@path";req`, `"want-repr-digest";req`, "repr-digest"})
+		p := httpsig.Params{Components: cs, Created: sigT0, KeyID: "o"}
+		if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h}, r), "s", p, s); err != nil {
+			t.Error(err)
+		}
+		if r.Method != http.MethodHead {
+			w.Write(body)
+		}
+	}))
+	defer srv.Close()
+	for _, method := range []string{http.MethodGet, http.MethodHead} {
+		c, _ := NewClient(Options{Timeout: testStall})
+		var out bytes.Buffer
+		req := &Request{URL: srv.URL + "/f", Method: method, Policy: verify.DefaultPolicy(), Trust: trustOf(t, "o", k, sigT0),
+			WantRepr: []verify.Pref{{Algorithm: "sha-256", Weight: 10}}}
+		res, err := c.Do(context.Background(), req, &HeldSink{Out: &out})
+		if errors.Is(err, ErrSignature) {
+			t.Errorf("%s: %v; signatures %+v", method, err, res.Signatures)
+			continue
+		}
+		for _, s := range res.Signatures {
+			if s.Result != SignatureValid {
+				t.Errorf("%s: signature %s: %v, want valid", method, s.Label, s.Reason)
+			}
+		}
+	}
+	// The pieces' path: the first response's request is the one sent.
+	c, _ := NewClient(Options{Timeout: testStall})
+	req := &Request{URL: srv.URL + "/f", Policy: verify.DefaultPolicy(), Trust: trustOf(t, "o", k, sigT0),
+		WantRepr: []verify.Pref{{Algorithm: "sha-256", Weight: 10}}}
+	path := t.TempDir() + "/out"
+	if res, err := c.Download(context.Background(), req, path, DownloadOptions{Parallel: 2}); err != nil {
+		t.Errorf("Download: %v; signatures %+v", err, res.Signatures)
+	}
+}
+
+// A trusted key's signature that does
+// not verify is a bad signature (exit 1), even beside another label that
+// is malformed: that label is ignored, with a warning, and does not turn
+// the bad signature into none (exit 3).
+func TestBadSignatureBesideMalformedLabel(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	h := signedHeader(t, k, "o", "@status", "repr-digest")
+	h.Set("Repr-Digest", "sha-256=:BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB=:") // not what was signed
+	h.Add("Signature-Input", `x=("@status");keyid=1`)
+	h.Add("Signature", `x=:AAAA:`)
+	res := &Result{Status: 200, Header: h}
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	err := trustOf(t, "o", k, sigT0).authenticate(res, true)
+	if !errors.Is(err, ErrSignature) {
+		t.Errorf("authenticate: %v, want ErrSignature; warnings %v", err, res.Verdict.Warnings)
+	}
+	if !strings.Contains(strings.Join(res.Verdict.Warnings, "\n"), "signature x ignored") {
+		t.Errorf("no warning naming the malformed label: %v", res.Verdict.Warnings)
+	}
+}

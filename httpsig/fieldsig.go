@@ -18,33 +18,58 @@ type Signature struct {
 // every label must be in both, at most MaxSignatures, each field at most
 // MaxFieldLength bytes. No field at all is (nil, nil).
 func ParseSignatures(h http.Header) ([]Signature, error) {
+	out, bad, err := ParseEach(h)
+	if err != nil {
+		return nil, err
+	}
+	if len(bad) > 0 {
+		return nil, bad[0]
+	}
+	return out, nil
+}
+
+// LabelError is a label whose signature is malformed (in one field only,
+// its parameters or its value); the others stand on their own.
+type LabelError struct {
+	Label string
+	Err   error
+}
+
+func (e *LabelError) Error() string { return e.Err.Error() }
+func (e *LabelError) Unwrap() error { return e.Err }
+
+// ParseEach is ParseSignatures for a verifier: a malformed label is
+// returned apart, in bad, and does not hide the well-formed ones (RFC 9421
+// §3.2 lets a verifier pick the signatures it verifies). err is for fields
+// that cannot be read at all (not Dictionaries, too long, too many labels).
+func ParseEach(h http.Header) (sigs []Signature, bad []*LabelError, err error) {
 	in, hasIn := h["Signature-Input"]
 	sig, hasSig := h["Signature"]
 	if !hasIn && !hasSig {
-		return nil, nil
+		return nil, nil, nil
 	}
 	inputs, err := parseDict("Signature-Input", in)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	values, err := parseDict("Signature", sig)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, l := range values.Names() {
 		if _, ok := inputs.Get(l); !ok {
-			return nil, fmt.Errorf("httpsig: label %q is in Signature but not in Signature-Input", l)
+			bad = append(bad, &LabelError{l, fmt.Errorf("httpsig: label %q is in Signature but not in Signature-Input", l)})
 		}
 	}
-	var out []Signature
 	for _, l := range inputs.Names() {
 		s, err := signatureOf(l, inputs, values)
 		if err != nil {
-			return nil, err
+			bad = append(bad, &LabelError{l, err})
+			continue
 		}
-		out = append(out, s)
+		sigs = append(sigs, s)
 	}
-	return out, nil
+	return sigs, bad, nil
 }
 
 // ParseSignatureInput parses one Signature-Input value into its labelled

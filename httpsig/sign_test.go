@@ -296,3 +296,41 @@ func TestPolicyApplies(t *testing.T) {
 		}
 	}
 }
+
+// TestMalformedLabelStandsAlone: a label malformed in one field (a
+// parameter of the wrong type, no value) does not hide a well-formed
+// signature beside it from a verifier (ParseEach, Verify); the strict
+// reader, for audits, still refuses the fields.
+func TestMalformedLabelStandsAlone(t *testing.T) {
+	s := testSigner(t, "test-key-ed25519")
+	m := signedResponse(t, s, Params{Created: time.Unix(1618884473, 0), KeyID: "test-key-ed25519"})
+	for _, extra := range [][2]string{
+		{`x=("@method");keyid=1`, `x=:AAAA:`},
+		{`x=("@method")`, ``},
+		{``, `x=:AAAA:`},
+	} {
+		h := m.Response.Header.Clone()
+		if extra[0] != "" {
+			h.Add("Signature-Input", extra[0])
+		}
+		if extra[1] != "" {
+			h.Add("Signature", extra[1])
+		}
+		mm := ResponseMessage(&http.Response{StatusCode: m.Response.StatusCode, Header: h}, m.Request)
+		sigs, bad, err := ParseEach(h)
+		if err != nil || len(sigs) != 1 || len(bad) != 1 || bad[0].Label != "x" {
+			t.Errorf("%q: ParseEach: %d signatures, bad %v, %v; want 1, x", extra, len(sigs), bad, err)
+		}
+		pol := Policy{Keys: testKeys(t), Now: fixedClock(time.Unix(1618884473, 0))}
+		if _, err := Verify(mm, pol); err != nil {
+			t.Errorf("%q: Verify: %v, want the well-formed signature verified", extra, err)
+		}
+		pol.Label = "x"
+		if _, err := Verify(mm, pol); err == nil {
+			t.Errorf("%q: Verify of label x: no error", extra)
+		}
+		if _, err := ParseSignatures(h); err == nil {
+			t.Errorf("%q: ParseSignatures: no error", extra)
+		}
+	}
+}

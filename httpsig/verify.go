@@ -60,15 +60,21 @@ type Result struct {
 }
 
 // Verify checks the signatures of m against pol and returns the first that
-// verifies and meets it. The error wraps ErrNoSignature when none applies,
+// verifies and meets it. A malformed label is skipped unless it is
+// pol.Label or the only kind there is. The error wraps ErrNoSignature when none applies,
 // else ErrBadSignature or ErrPolicy with each label's failure.
 func Verify(m Message, pol Policy) (Result, error) {
 	if m.Request == nil && m.Response == nil {
 		return Result{}, fmt.Errorf("httpsig: no message to verify")
 	}
-	sigs, err := ParseSignatures(m.target())
+	sigs, bad, err := ParseEach(m.target())
 	if err != nil {
 		return Result{}, err
+	}
+	for _, b := range bad {
+		if b.Label == pol.Label || len(sigs) == 0 {
+			return Result{}, b
+		}
 	}
 	var fails []string
 	var last error
