@@ -5,6 +5,7 @@ package check
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -86,5 +87,59 @@ func TestDeltaRebuildingOtherBytesFails(t *testing.T) {
 	got := result(r, "delta.226")
 	if got.Status != Fail {
 		t.Errorf("delta.226 = %s %q, want fail: the 226 names the GET's ETag but rebuilds other bytes", got.Status, got.Message)
+	}
+}
+
+// A HEAD, a 206 or a Want-Repr-Digest
+// variant that always carries another ETag than the GET's, with a wrong
+// Repr-Digest, must fail: the ETag alone made the check skip it as "the
+// representation changed", though a second GET shows it did not.
+func TestOtherETagWrongDigestFails(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		this func(r *http.Request, status int) bool
+	}{
+		{"head.repr-digest", func(r *http.Request, _ int) bool { return r.Method == http.MethodHead }},
+		{"range.repr-digest", func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
+		{"want-repr-digest.honoured", func(r *http.Request, _ int) bool {
+			return strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512")
+		}},
+	} {
+		edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+			if tc.this(r, *status) {
+				h.Set("ETag", `"other"`)
+				h.Set(verify.ReprDigest, wrongSHA512)
+			}
+			return body
+		}
+		rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+		if got := result(rep, tc.id); got.Status != Fail {
+			t.Errorf("%s = %s (%s), want fail: the representation did not change and its digest is wrong", tc.id, got.Status, got.Message)
+		}
+	}
+}
+
+// The representation really changes between the GET and the HEAD: the
+// HEAD's Repr-Digest is compared with a second GET that carries the HEAD's
+// ETag, and passes when right.
+func TestChangedRepresentationComparedWithSecondGET(t *testing.T) {
+	gets := 0
+	v2 := []byte("version two of the document\n")
+	edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if r.Method == http.MethodGet && *status == http.StatusOK && r.Header.Get(verify.WantReprDigest) != "" {
+			gets++
+		}
+		if gets > 1 || r.Method == http.MethodHead {
+			h.Set("ETag", `"v2"`)
+			h.Set(verify.ReprDigest, only(sumsOf(string(v2)), "sha-256"))
+			h.Set(verify.ContentDigest, only(sumsOf(string(v2)), "sha-256"))
+			h.Set("Content-Length", fmt.Sprint(len(v2)))
+			return v2
+		}
+		return body
+	}
+	rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+	if got := result(rep, "head.repr-digest"); got.Status != Pass {
+		t.Errorf("head.repr-digest = %s (%s), want pass", got.Status, got.Message)
 	}
 }

@@ -24,22 +24,19 @@ func (a *audit) checkHead(ctx context.Context) *response {
 		a.s.skip("head.content-digest", "HEAD did not return 200")
 		return r
 	}
-	a.checkHeadRepr(r)
+	a.checkHeadRepr(ctx, r)
 	a.checkHeadContent(r)
 	return r
 }
 
 // checkHeadRepr decides head.repr-digest: the HEAD's Repr-Digest describes
 // the representation a GET returns, not the empty content of the HEAD.
-func (a *audit) checkHeadRepr(r *response) {
+func (a *audit) checkHeadRepr(ctx context.Context, r *response) {
 	id := "head.repr-digest"
 	f := r.digests(verify.ReprDigest)
 	switch {
 	case !a.repr.Usable():
 		a.s.skip(id, "GET 200 has no usable Repr-Digest to compare with")
-		return
-	case changed(a.full, r):
-		a.s.skip(id, fmt.Sprintf("the representation changed between GET and HEAD (ETag %s, then %s)", a.full.header.Get("ETag"), r.header.Get("ETag")))
 		return
 	case !f.Present:
 		a.s.warn(id, fmt.Sprintf("HEAD 200 carries no Repr-Digest but GET does (%s); want the same fields as GET", keysOf(a.repr)))
@@ -48,10 +45,15 @@ func (a *audit) checkHeadRepr(r *response) {
 		a.s.fail(id, fmt.Sprintf("Repr-Digest on HEAD 200 is malformed (%s); want the GET's value %s", f.Ignored, verify.FormatDigests(a.repr.Digests)))
 		return
 	}
-	o := compare(f, a.reprSums())
+	ref, note, ok := a.versionRef(ctx, r)
+	if !ok {
+		a.s.skip(id, fmt.Sprintf("the representation changed between GET and HEAD (ETag %s, then %s), and again after", a.full.header.Get("ETag"), r.header.Get("ETag")))
+		return
+	}
+	o := compare(f, ref)
 	switch {
 	case len(o.wrong) > 0:
-		msg := fmt.Sprintf("HEAD Repr-Digest %s differs from GET's %s", verify.FormatDigests(o.wrong), wantOf(o.wrong, a.reprSums()))
+		msg := fmt.Sprintf("HEAD Repr-Digest %s differs from GET's %s%s", verify.FormatDigests(o.wrong), wantOf(o.wrong, ref), note)
 		if allEqualIn(f, emptySums()) {
 			msg += "; it is the digest of empty content, but it must cover the representation a GET returns"
 		}
@@ -59,7 +61,7 @@ func (a *audit) checkHeadRepr(r *response) {
 	case len(o.matched) == 0:
 		a.s.skip(id, fmt.Sprintf("HEAD Repr-Digest (%s) and GET's (%s) share no algorithm", keysOf(f), keysOf(a.repr)))
 	default:
-		a.s.pass(id, fmt.Sprintf("HEAD Repr-Digest equals GET's (%s)", keysOf(f)))
+		a.s.pass(id, fmt.Sprintf("HEAD Repr-Digest equals GET's (%s)%s", keysOf(f), note))
 	}
 }
 

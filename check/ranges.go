@@ -36,7 +36,7 @@ func (a *audit) checkRange(ctx context.Context) *response {
 		return r
 	}
 	a.checkRangeContent(r)
-	a.checkRangeRepr(r)
+	a.checkRangeRepr(ctx, r)
 	return r
 }
 
@@ -152,15 +152,12 @@ func (a *audit) checkRangeContent(r *response) {
 
 // checkRangeRepr decides range.repr-digest: a 206's Repr-Digest still
 // covers the whole representation.
-func (a *audit) checkRangeRepr(r *response) {
+func (a *audit) checkRangeRepr(ctx context.Context, r *response) {
 	id := "range.repr-digest"
 	f := r.digests(verify.ReprDigest)
 	switch {
 	case !a.repr.Usable():
 		a.s.skip(id, "GET 200 has no usable Repr-Digest to compare with")
-		return
-	case changed(a.full, r):
-		a.s.skip(id, "the representation changed between GET and the range request (ETag)")
 		return
 	case !f.Present:
 		a.s.warn(id, fmt.Sprintf("the 206 carries no Repr-Digest but GET 200 does (%s); want the same value", keysOf(a.repr)))
@@ -169,15 +166,20 @@ func (a *audit) checkRangeRepr(r *response) {
 		a.s.fail(id, fmt.Sprintf("Repr-Digest on the 206 is malformed (%s); want GET's %s", f.Ignored, verify.FormatDigests(a.repr.Digests)))
 		return
 	}
-	o := compare(f, a.reprSums())
+	ref, note, ok := a.versionRef(ctx, r)
+	if !ok {
+		a.s.skip(id, "the representation changed between GET and the range request (ETag), and again after")
+		return
+	}
+	o := compare(f, ref)
 	switch {
 	case len(o.wrong) > 0 && allEqualIn(f, r.sums):
-		a.s.fail(id, fmt.Sprintf("the 206's Repr-Digest %s covers only the %s of partial content; it must cover the whole representation: want %s", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, a.reprSums())))
+		a.s.fail(id, fmt.Sprintf("the 206's Repr-Digest %s covers only the %s of partial content; it must cover the whole representation: want %s%s", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, ref), note))
 	case len(o.wrong) > 0:
-		a.s.fail(id, fmt.Sprintf("the 206's Repr-Digest %s differs from GET's %s", verify.FormatDigests(o.wrong), wantOf(o.wrong, a.reprSums())))
+		a.s.fail(id, fmt.Sprintf("the 206's Repr-Digest %s differs from GET's %s%s", verify.FormatDigests(o.wrong), wantOf(o.wrong, ref), note))
 	case len(o.matched) == 0:
 		a.s.skip(id, fmt.Sprintf("the 206's Repr-Digest (%s) and GET's (%s) share no algorithm", keysOf(f), keysOf(a.repr)))
 	default:
-		a.s.pass(id, fmt.Sprintf("the 206's Repr-Digest equals GET's (%s): it covers the whole representation", strings.Join(o.matched, ", ")))
+		a.s.pass(id, fmt.Sprintf("the 206's Repr-Digest equals GET's (%s): it covers the whole representation%s", strings.Join(o.matched, ", "), note))
 	}
 }

@@ -46,6 +46,10 @@ type audit struct {
 
 	full *response // GET, Accept-Encoding: identity, Want-*-Digest
 	repr verify.DigestField
+	// again is a second full GET, made when a response's ETag is not the
+	// GET's (versionRef); nil when not made or incomplete.
+	again     *response
+	againDone bool
 }
 
 // run performs the checks; it reports whether the origin was unreachable.
@@ -65,7 +69,7 @@ func (a *audit) run(ctx context.Context) bool {
 	a.checkZsync(ctx)
 	a.checkCORS(ctx)
 	dict := a.checkDictionary(ctx)
-	a.checkETags(checked{r: a.full}, checked{r: head, own: true}, checked{r: part, own: true}, checked{r: enc}, checked{r: probe}, checked{r: dict})
+	a.checkETags(checked{r: a.full}, checked{r: head, own: true}, checked{r: part, own: true}, checked{r: enc}, checked{r: probe}, checked{r: dict}, checked{r: a.again})
 	return false
 }
 
