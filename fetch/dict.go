@@ -163,9 +163,13 @@ func offerDict(h http.Header, o *dictOffer, compressed bool) bool {
 }
 
 // dictFor is the dictionary to decode a response of Content-Encoding enc
-// with: the one offered, when enc names dcb or dcz.
-func (r *Request) dictFor(enc string) *dictOffer {
-	if r.dict == nil {
+// from u (after redirects) with: the one offered, when enc names dcb or
+// dcz and u is of the dictionary's origin. A redirect to another origin
+// was offered no dictionary (credentialGuard): its dcb or dcz answer is
+// not decoded with this one, which would splice this origin's bytes into
+// the other's answer and tell it which dictionary is held (RFC 9842 §10).
+func (r *Request) dictFor(enc string, u *url.URL) *dictOffer {
+	if r.dict == nil || u == nil || originOf(u) != dictSource(r.dict.entry) {
 		return nil
 	}
 	for _, c := range strings.Split(enc, ",") {
@@ -175,6 +179,15 @@ func (r *Request) dictFor(enc string) *dictOffer {
 		}
 	}
 	return nil
+}
+
+// dictSource is the origin of the URL d came from ("" when unparsable).
+func dictSource(d cache.Dict) string {
+	u, err := url.Parse(d.URL)
+	if err != nil {
+		return ""
+	}
+	return originOf(u)
 }
 
 // size is the dictionary's length (0 for none): input, like the received

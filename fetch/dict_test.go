@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -361,5 +363,54 @@ func TestDictionaryTruncatedHeader(t *testing.T) {
 	_, out, err := e.get(t, "/app/v2.js", nil)
 	if !errors.Is(err, ErrNetwork) || len(out) != 0 || len(e.o.requests())-before != 1 {
 		t.Errorf("%v, %d bytes out, %d requests; want a network error, nothing out, no plain GET", err, len(out), len(e.o.requests())-before)
+	}
+}
+
+// A redirect to another origin that answers dcb or dcz against the
+// dictionary offered to the first origin is not decoded with it: the
+// dictionary is the first origin's (RFC 9842 §2.2.2, §10), and the other
+// origin was offered none. Decoding it would splice the first origin's
+// bytes into the other's answer and tell the other origin which
+// dictionary the client holds.
+func TestDictionaryNotDecodedAcrossRedirect(t *testing.T) {
+	for _, coding := range []string{dictionary.CodingDCB, dictionary.CodingDCZ} {
+		t.Run(coding, func(t *testing.T) {
+			e := newDictEnv(t, coding)
+			if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+				t.Fatal(err)
+			}
+			var seen []http.Header
+			var mu sync.Mutex
+			evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				seen = append(seen, r.Header.Clone())
+				mu.Unlock()
+				enc, err := dictionary.Encode(coding, dictV2, dictV1) // the hash of a guessed dictionary
+				if err != nil {
+					http.Error(w, err.Error(), 500)
+					return
+				}
+				w.Header().Set("Content-Encoding", coding)
+				w.Header().Set("Repr-Digest", reprOf(enc))
+				w.Write(enc)
+			}))
+			t.Cleanup(evil.Close)
+			mux := http.NewServeMux()
+			mux.Handle("/app/moved.js", http.RedirectHandler(evil.URL+"/x.js", http.StatusFound))
+			mux.Handle("/", http.HandlerFunc(e.o.serve))
+			e.o.srv.Config.Handler = mux
+			e.c, _ = NewClient(Options{Timeout: testStall, FollowRedirects: true})
+			res, out, _ := e.get(t, "/app/moved.js", nil)
+			if bytes.Equal(out, dictV2) || res != nil && (res.Strategy == StrategyDictionary || res.Dictionary != nil) {
+				t.Errorf("decoded the other origin's %s answer with the first origin's dictionary (strategy %s, %d bytes)", coding, res.Strategy, len(out))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, h := range seen {
+				if ae := h.Get("Accept-Encoding"); strings.Contains(ae, "dcb") || strings.Contains(ae, "dcz") {
+					t.Errorf("the other origin was offered %q with no dictionary for it", ae)
+				}
+			}
+		})
 	}
 }
