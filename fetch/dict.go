@@ -231,11 +231,18 @@ func dictFailed(coding string, err error) error {
 func (c *Client) dictFallback(ctx context.Context, req *Request, sink Sink, res *Result, why error) (*Result, error) {
 	bad := encodedMismatches(res, req)
 	full, err := c.fallback(ctx, req, sink, res, why)
-	if len(bad) == 0 || full == nil {
+	if len(bad) == 0 || errors.Is(err, context.Canceled) {
 		return full, err
 	}
-	full.Verdict.Add(bad...)
-	if err == nil || errors.Is(err, ErrUnverified) {
+	switch {
+	case full == nil:
+		full = res // the plain GET got no response: the mismatch is still this one's
+	case full != res:
+		full.Verdict.Add(bad...)
+	}
+	// The mismatch is the verdict whatever became of the plain GET (exit 1,
+	// not the protocol or network error of a refetch that failed too).
+	if !errors.Is(err, ErrMismatch) {
 		err = fmt.Errorf("%w: %s", ErrMismatch, bad[0])
 	}
 	return full, err

@@ -414,3 +414,33 @@ func TestDictionaryNotDecodedAcrossRedirect(t *testing.T) {
 		})
 	}
 }
+
+// A dcb or dcz body whose encoded bytes fail Repr-Digest stays a mismatch
+// (exit 1) when the plain GET after it fails too: the mismatch hdig
+// computed is not turned into a protocol or network error.
+func TestDictionaryMismatchThenRefetchFails(t *testing.T) {
+	for _, coding := range []string{dictionary.CodingDCB, dictionary.CodingDCZ} {
+		t.Run(coding, func(t *testing.T) {
+			e := newDictEnv(t, coding)
+			if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+				t.Fatal(err)
+			}
+			e.o.fault = "corrupt"
+			e.o.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Available-Dictionary") == "" {
+					http.Error(w, "down", http.StatusServiceUnavailable)
+					return
+				}
+				e.o.serve(w, r)
+			})
+			res, out, err := e.get(t, "/app/v2.js", nil)
+			if !errors.Is(err, ErrMismatch) || len(out) != 0 || res == nil || res.Outcome() != verify.Mismatched {
+				outcome := verify.Outcome("")
+				if res != nil {
+					outcome = res.Outcome()
+				}
+				t.Errorf("err %v, %d bytes out, outcome %q; want the encoded bytes' mismatch, nothing out", err, len(out), outcome)
+			}
+		})
+	}
+}
