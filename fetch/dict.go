@@ -276,11 +276,25 @@ func (o *dictOffer) bytesOrNil() []byte {
 
 // plainAlgorithms are what the decoded bytes are hashed with: those of
 // decodedAlgorithms, and sha-256 when the response offers itself as a
-// dictionary (the store names it by that hash).
-func plainAlgorithms(req *Request, resp *http.Response, hdr fields) []verify.Algorithm {
+// dictionary (the store names it by that hash). A dcb or dcz body (dict
+// set) is always hashed for Unencoded-Digest, its check over the decoded
+// bytes: when the framing allows a trailer nobody declared, in the
+// algorithms asked for and accepted, as withTrailer does for Repr-Digest,
+// so that one in the trailer is never "not computed" beside a verified
+// body.
+func plainAlgorithms(req *Request, resp *http.Response, hdr fields, dict *dictOffer) []verify.Algorithm {
 	algs := req.decodedAlgorithms(resp, hdr)
-	if resp.Header.Get(fieldUseAsDictionary) != "" && !hasAlg(algs, "sha-256") {
+	var more []verify.Algorithm
+	if dict != nil && (advertisesTrailers(resp.Request) || trailersPossible(resp)) {
+		more = pick(req.mayTrail())
+	}
+	if resp.Header.Get(fieldUseAsDictionary) != "" {
 		if a, ok := verify.Find("sha-256"); ok {
+			more = append(more, a)
+		}
+	}
+	for _, a := range more {
+		if !hasAlg(algs, a.Key) {
 			algs = append(algs, a)
 		}
 	}

@@ -3,6 +3,8 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"crypto/sha512"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -442,5 +444,36 @@ func TestDictionaryMismatchThenRefetchFails(t *testing.T) {
 				t.Errorf("err %v, %d bytes out, outcome %q; want the encoded bytes' mismatch, nothing out", err, len(out), outcome)
 			}
 		})
+	}
+}
+
+// An Unencoded-Digest in a trailer nobody declared (a chunked dcb
+// answer) is checked over the decoded bytes in any accepted algorithm,
+// as Repr-Digest in a trailer is: a wrong sha-512 is not "ignored, not
+// computed" beside a verified body, it sends the run to the plain GET.
+func TestDictionaryUndeclaredUnencodedTrailer(t *testing.T) {
+	e := newDictEnv(t, "dcb")
+	if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+		t.Fatal(err)
+	}
+	e.o.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.o.serve(w, r)
+		if r.Header.Get("Available-Dictionary") != "" {
+			w.(http.Flusher).Flush() // chunked: the trailer follows
+			s := sha512.Sum512([]byte("not the bytes"))
+			w.Header().Set(http.TrailerPrefix+"Unencoded-Digest", "sha-512=:"+base64.StdEncoding.EncodeToString(s[:])+":")
+		}
+	})
+	res, out, err := e.get(t, "/app/v2.js", nil)
+	if err != nil || !bytes.Equal(out, dictV2) {
+		t.Fatalf("%v, %d bytes", err, len(out))
+	}
+	for _, c := range res.Verdict.Checks {
+		if c.Field == verify.UnencodedDigest && c.Result == verify.Ignored {
+			t.Errorf("Unencoded-Digest %s in the trailer ignored: %s", c.Algorithm, c.Reason)
+		}
+	}
+	if res.Strategy == StrategyDictionary || !strings.Contains(warnings(res), "Unencoded-Digest") {
+		t.Errorf("strategy %s, warnings %q; want the dcb answer refused for its Unencoded-Digest, the plain GET used", res.Strategy, warnings(res))
 	}
 }

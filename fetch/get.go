@@ -146,7 +146,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 			return res, protocolErrorf("%v", err)
 		}
 		defer done()
-		plain = verify.NewHasher(plainAlgorithms(req, resp, hdr))
+		plain = verify.NewHasher(plainAlgorithms(req, resp, hdr, dict))
 		defer plain.Close()
 		out = io.TeeReader(dec, plain)
 	}
