@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -128,6 +129,35 @@ func TestDictClearGC(t *testing.T) {
 	}
 	if err := c.Clear(); err != nil || len(c.Dicts()) != 0 {
 		t.Errorf("clear: %v, %d dictionaries left", err, len(c.Dicts()))
+	}
+}
+
+// TestDictIndexManyEntries: an index of more entries than are ever kept
+// is refused without building them all: a 4 MiB file of "{}" entries
+// (1.4 million of them) is not turned into hundreds of megabytes of
+// entries on every GET that looks for a dictionary.
+func TestDictIndexManyEntries(t *testing.T) {
+	c := newCache(t)
+	if err := os.MkdirAll(filepath.Join(c.Dir, dictDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	n := (maxDictIndexFile - 40) / 3
+	data := `{"v":1,"dicts":[` + strings.TrimSuffix(strings.Repeat("{},", n), ",") + `]}`
+	if err := os.WriteFile(filepath.Join(c.Dir, dictIndexName), []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	c.Warnf = func(f string, a ...any) { warned = append(warned, fmt.Sprintf(f, a...)) }
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	ds := c.Dicts()
+	runtime.ReadMemStats(&after)
+	if len(ds) != 0 || len(warned) != 1 {
+		t.Errorf("%d entries, warnings %q; want the index refused, said once", len(ds), warned)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8*maxDictIndexFile {
+		t.Errorf("reading a %d-byte index of %d entries allocated %d MiB; want a few times the file at most", len(data), n, alloc>>20)
 	}
 }
 

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -52,15 +53,17 @@ func (c *Cache) readDictIndex() *dictIndex {
 
 // parseDictIndex decodes data into idx, keeping the usable entries.
 func parseDictIndex(data []byte, idx *dictIndex) error {
-	if err := json.Unmarshal(data, idx); err != nil {
+	var in struct {
+		V     int         `json:"v"`
+		Dicts boundedList `json:"dicts"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
 		return err
 	}
-	if idx.V != dictIndexVersion {
-		return fmt.Errorf("version %d, want %d", idx.V, dictIndexVersion)
+	if in.V != dictIndexVersion {
+		return fmt.Errorf("version %d, want %d", in.V, dictIndexVersion)
 	}
-	if len(idx.Dicts) > maxDictEntries {
-		return fmt.Errorf("%d dictionaries, at most %d", len(idx.Dicts), maxDictEntries)
-	}
+	idx.V, idx.Dicts = in.V, in.Dicts
 	kept := idx.Dicts[:0]
 	for _, d := range idx.Dicts {
 		if usableDict(d) {
@@ -69,6 +72,33 @@ func parseDictIndex(data []byte, idx *dictIndex) error {
 	}
 	idx.Dicts = kept
 	sort.SliceStable(idx.Dicts, func(i, j int) bool { return idx.Dicts[i].Stored.After(idx.Dicts[j].Stored) })
+	return nil
+}
+
+// boundedList is the index's list of entries as read back: more than
+// maxDictEntries is an error found at entry maxDictEntries+1, before the
+// rest are built (a few bytes of JSON, "{}", are a Dict of hundreds).
+type boundedList []Dict
+
+func (l *boundedList) UnmarshalJSON(b []byte) error {
+	*l = nil
+	if string(b) == "null" {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
+		return fmt.Errorf("dicts: want an array, got %s", oneLine(string(b[:min(len(b), 20)])))
+	}
+	for dec.More() {
+		if len(*l) == maxDictEntries {
+			return fmt.Errorf("more than %d dictionaries", maxDictEntries)
+		}
+		var d Dict
+		if err := dec.Decode(&d); err != nil {
+			return fmt.Errorf("dicts: entry %d: %v", len(*l), err)
+		}
+		*l = append(*l, d)
+	}
 	return nil
 }
 

@@ -127,6 +127,10 @@ func (a *audit) checkUseAsDictionary() (dictionary.Use, bool) {
 		a.s.fail(id, fmt.Sprintf("match %q is not a usable URL pattern (%v); clients MUST NOT use the dictionary", use.Match, err))
 		a.skipDictionary("match is not a usable URL pattern")
 		return use, false
+	case !pat.SameOrigin():
+		a.s.fail(id, fmt.Sprintf("match %q names %s, another origin than the response's (%s): clients MUST NOT store or use the dictionary (RFC 9842 §2.2.2)", use.Match, matchOrigin(use.Match), pat.Origin()))
+		a.skipDictionary("match names another origin")
+		return use, false
 	case !use.Usable():
 		a.s.warn(id, fmt.Sprintf("type %q is not raw: clients MUST NOT use the dictionary (RFC 9842 §2.1.4)", use.Type))
 		a.skipDictionary("the dictionary type is not raw")
@@ -140,6 +144,18 @@ func (a *audit) checkUseAsDictionary() (dictionary.Use, bool) {
 	}
 	a.s.pass(id, desc)
 	return use, true
+}
+
+// matchOrigin is the scheme://host[:port] an absolute match pattern
+// starts with.
+func matchOrigin(match string) string {
+	scheme, rest, ok := strings.Cut(match, "://")
+	if !ok {
+		return match
+	}
+	host, _, _ := strings.Cut(rest, "/")
+	host, _, _ = strings.Cut(host, "?")
+	return scheme + "://" + host
 }
 
 // fetchDictionary fetches the URL again, whole: its body is the

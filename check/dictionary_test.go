@@ -79,6 +79,10 @@ func TestDictionaryFaults(t *testing.T) {
 			h.Set("Use-As-Dictionary", `match="/(a|b)/*"`)
 			return b
 		}), "dictionary.syntax"},
+		{"match on another origin", rewrite(func(_ *http.Request, _ *int, h http.Header, b []byte) []byte {
+			h.Set("Use-As-Dictionary", `match="https://other.example/*"`)
+			return b
+		}), "dictionary.syntax"},
 		{"no Vary", onDictionary(func(h http.Header, b []byte) []byte {
 			h.Del("Vary")
 			return b

@@ -12,6 +12,8 @@ import (
 	"net/url"
 	"os"
 	"time"
+
+	"github.com/hdig/hdig/dictionary"
 )
 
 // Options configure a Client.
@@ -211,11 +213,38 @@ func asSent(req *http.Request) *http.Request {
 		return req
 	}
 	r := req.Clone(req.Context())
+	if r.Header.Get(fieldAvailableDictionary) != "" {
+		withoutDictCodings(r.Header)
+	}
 	for _, f := range credentialFields {
 		r.Header.Del(f)
 	}
 	r.URL.User = nil
 	return r
+}
+
+// withoutDictCodings takes dcb and dcz out of h's Accept-Encoding: a
+// request whose Available-Dictionary was withheld has no dictionary, and
+// RFC 9842 §6.1 has a client advertise them only with one.
+func withoutDictCodings(h http.Header) {
+	var keep []string
+	for _, v := range h.Values("Accept-Encoding") {
+		for _, c := range strings.Split(v, ",") {
+			name, _, _ := strings.Cut(c, ";")
+			switch strings.ToLower(strings.TrimSpace(name)) {
+			case dictionary.CodingDCB, dictionary.CodingDCZ:
+			default:
+				if strings.TrimSpace(c) != "" {
+					keep = append(keep, strings.TrimSpace(c))
+				}
+			}
+		}
+	}
+	if len(keep) == 0 {
+		h.Del("Accept-Encoding")
+		return
+	}
+	h.Set("Accept-Encoding", strings.Join(keep, ", "))
 }
 
 // ownOrigin says req goes to the origin the credentials were given for.

@@ -163,9 +163,13 @@ func offerDict(h http.Header, o *dictOffer, compressed bool) bool {
 }
 
 // dictFor is the dictionary to decode a response of Content-Encoding enc
-// with: the one offered, when enc names dcb or dcz.
-func (r *Request) dictFor(enc string) *dictOffer {
-	if r.dict == nil {
+// from u (after redirects) with: the one offered, when enc names dcb or
+// dcz and u is of the dictionary's origin. A redirect to another origin
+// was offered no dictionary (credentialGuard): its dcb or dcz answer is
+// not decoded with this one, which would splice this origin's bytes into
+// the other's answer and tell it which dictionary is held (RFC 9842 §10).
+func (r *Request) dictFor(enc string, u *url.URL) *dictOffer {
+	if r.dict == nil || u == nil || originOf(u) != dictSource(r.dict.entry) {
 		return nil
 	}
 	for _, c := range strings.Split(enc, ",") {
@@ -175,6 +179,15 @@ func (r *Request) dictFor(enc string) *dictOffer {
 		}
 	}
 	return nil
+}
+
+// dictSource is the origin of the URL d came from ("" when unparsable).
+func dictSource(d cache.Dict) string {
+	u, err := url.Parse(d.URL)
+	if err != nil {
+		return ""
+	}
+	return originOf(u)
 }
 
 // size is the dictionary's length (0 for none): input, like the received
@@ -218,11 +231,18 @@ func dictFailed(coding string, err error) error {
 func (c *Client) dictFallback(ctx context.Context, req *Request, sink Sink, res *Result, why error) (*Result, error) {
 	bad := encodedMismatches(res, req)
 	full, err := c.fallback(ctx, req, sink, res, why)
-	if len(bad) == 0 || full == nil {
+	if len(bad) == 0 || errors.Is(err, context.Canceled) {
 		return full, err
 	}
-	full.Verdict.Add(bad...)
-	if err == nil || errors.Is(err, ErrUnverified) {
+	switch {
+	case full == nil:
+		full = res // the plain GET got no response: the mismatch is still this one's
+	case full != res:
+		full.Verdict.Add(bad...)
+	}
+	// The mismatch is the verdict whatever became of the plain GET (exit 1,
+	// not the protocol or network error of a refetch that failed too).
+	if !errors.Is(err, ErrMismatch) {
 		err = fmt.Errorf("%w: %s", ErrMismatch, bad[0])
 	}
 	return full, err
@@ -256,11 +276,25 @@ func (o *dictOffer) bytesOrNil() []byte {
 
 // plainAlgorithms are what the decoded bytes are hashed with: those of
 // decodedAlgorithms, and sha-256 when the response offers itself as a
-// dictionary (the store names it by that hash).
-func plainAlgorithms(req *Request, resp *http.Response, hdr fields) []verify.Algorithm {
+// dictionary (the store names it by that hash). A dcb or dcz body (dict
+// set) is always hashed for Unencoded-Digest, its check over the decoded
+// bytes: when the framing allows a trailer nobody declared, in the
+// algorithms asked for and accepted, as withTrailer does for Repr-Digest,
+// so that one in the trailer is never "not computed" beside a verified
+// body.
+func plainAlgorithms(req *Request, resp *http.Response, hdr fields, dict *dictOffer) []verify.Algorithm {
 	algs := req.decodedAlgorithms(resp, hdr)
-	if resp.Header.Get(fieldUseAsDictionary) != "" && !hasAlg(algs, "sha-256") {
+	var more []verify.Algorithm
+	if dict != nil && (advertisesTrailers(resp.Request) || trailersPossible(resp)) {
+		more = pick(req.mayTrail())
+	}
+	if resp.Header.Get(fieldUseAsDictionary) != "" {
 		if a, ok := verify.Find("sha-256"); ok {
+			more = append(more, a)
+		}
+	}
+	for _, a := range more {
+		if !hasAlg(algs, a.Key) {
 			algs = append(algs, a)
 		}
 	}

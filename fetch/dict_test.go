@@ -3,11 +3,15 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"crypto/sha512"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -361,5 +365,115 @@ func TestDictionaryTruncatedHeader(t *testing.T) {
 	_, out, err := e.get(t, "/app/v2.js", nil)
 	if !errors.Is(err, ErrNetwork) || len(out) != 0 || len(e.o.requests())-before != 1 {
 		t.Errorf("%v, %d bytes out, %d requests; want a network error, nothing out, no plain GET", err, len(out), len(e.o.requests())-before)
+	}
+}
+
+// A redirect to another origin that answers dcb or dcz against the
+// dictionary offered to the first origin is not decoded with it: the
+// dictionary is the first origin's (RFC 9842 §2.2.2, §10), and the other
+// origin was offered none. Decoding it would splice the first origin's
+// bytes into the other's answer and tell the other origin which
+// dictionary the client holds.
+func TestDictionaryNotDecodedAcrossRedirect(t *testing.T) {
+	for _, coding := range []string{dictionary.CodingDCB, dictionary.CodingDCZ} {
+		t.Run(coding, func(t *testing.T) {
+			e := newDictEnv(t, coding)
+			if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+				t.Fatal(err)
+			}
+			var seen []http.Header
+			var mu sync.Mutex
+			evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				seen = append(seen, r.Header.Clone())
+				mu.Unlock()
+				enc, err := dictionary.Encode(coding, dictV2, dictV1) // the hash of a guessed dictionary
+				if err != nil {
+					http.Error(w, err.Error(), 500)
+					return
+				}
+				w.Header().Set("Content-Encoding", coding)
+				w.Header().Set("Repr-Digest", reprOf(enc))
+				w.Write(enc)
+			}))
+			t.Cleanup(evil.Close)
+			mux := http.NewServeMux()
+			mux.Handle("/app/moved.js", http.RedirectHandler(evil.URL+"/x.js", http.StatusFound))
+			mux.Handle("/", http.HandlerFunc(e.o.serve))
+			e.o.srv.Config.Handler = mux
+			e.c, _ = NewClient(Options{Timeout: testStall, FollowRedirects: true})
+			res, out, _ := e.get(t, "/app/moved.js", nil)
+			if bytes.Equal(out, dictV2) || res != nil && (res.Strategy == StrategyDictionary || res.Dictionary != nil) {
+				t.Errorf("decoded the other origin's %s answer with the first origin's dictionary (strategy %s, %d bytes)", coding, res.Strategy, len(out))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, h := range seen {
+				if ae := h.Get("Accept-Encoding"); strings.Contains(ae, "dcb") || strings.Contains(ae, "dcz") {
+					t.Errorf("the other origin was offered %q with no dictionary for it", ae)
+				}
+			}
+		})
+	}
+}
+
+// A dcb or dcz body whose encoded bytes fail Repr-Digest stays a mismatch
+// (exit 1) when the plain GET after it fails too: the mismatch hdig
+// computed is not turned into a protocol or network error.
+func TestDictionaryMismatchThenRefetchFails(t *testing.T) {
+	for _, coding := range []string{dictionary.CodingDCB, dictionary.CodingDCZ} {
+		t.Run(coding, func(t *testing.T) {
+			e := newDictEnv(t, coding)
+			if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+				t.Fatal(err)
+			}
+			e.o.fault = "corrupt"
+			e.o.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Available-Dictionary") == "" {
+					http.Error(w, "down", http.StatusServiceUnavailable)
+					return
+				}
+				e.o.serve(w, r)
+			})
+			res, out, err := e.get(t, "/app/v2.js", nil)
+			if !errors.Is(err, ErrMismatch) || len(out) != 0 || res == nil || res.Outcome() != verify.Mismatched {
+				outcome := verify.Outcome("")
+				if res != nil {
+					outcome = res.Outcome()
+				}
+				t.Errorf("err %v, %d bytes out, outcome %q; want the encoded bytes' mismatch, nothing out", err, len(out), outcome)
+			}
+		})
+	}
+}
+
+// An Unencoded-Digest in a trailer nobody declared (a chunked dcb
+// answer) is checked over the decoded bytes in any accepted algorithm,
+// as Repr-Digest in a trailer is: a wrong sha-512 is not "ignored, not
+// computed" beside a verified body, it sends the run to the plain GET.
+func TestDictionaryUndeclaredUnencodedTrailer(t *testing.T) {
+	e := newDictEnv(t, "dcb")
+	if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+		t.Fatal(err)
+	}
+	e.o.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.o.serve(w, r)
+		if r.Header.Get("Available-Dictionary") != "" {
+			w.(http.Flusher).Flush() // chunked: the trailer follows
+			s := sha512.Sum512([]byte("not the bytes"))
+			w.Header().Set(http.TrailerPrefix+"Unencoded-Digest", "sha-512=:"+base64.StdEncoding.EncodeToString(s[:])+":")
+		}
+	})
+	res, out, err := e.get(t, "/app/v2.js", nil)
+	if err != nil || !bytes.Equal(out, dictV2) {
+		t.Fatalf("%v, %d bytes", err, len(out))
+	}
+	for _, c := range res.Verdict.Checks {
+		if c.Field == verify.UnencodedDigest && c.Result == verify.Ignored {
+			t.Errorf("Unencoded-Digest %s in the trailer ignored: %s", c.Algorithm, c.Reason)
+		}
+	}
+	if res.Strategy == StrategyDictionary || !strings.Contains(warnings(res), "Unencoded-Digest") {
+		t.Errorf("strategy %s, warnings %q; want the dcb answer refused for its Unencoded-Digest, the plain GET used", res.Strategy, warnings(res))
 	}
 }

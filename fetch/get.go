@@ -132,7 +132,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if err != nil {
 		return res, err
 	}
-	dict := req.dictFor(res.Encoding) // a dcb or dcz answer to the dictionary offered
+	dict := req.dictFor(res.Encoding, resp.Request.URL) // a dcb or dcz answer to the dictionary offered
 	decoded := dict != nil || req.Compressed && encoded(res.Encoding)
 	var plain *verify.Hasher // the decoded bytes, for --expect and Unencoded-Digest
 	coded := out             // the body as rangesBody checks it (Content-Range, multipart)
@@ -147,7 +147,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 			return res, protocolErrorf("%v", err)
 		}
 		defer done()
-		plain = verify.NewHasher(plainAlgorithms(req, resp, hdr))
+		plain = verify.NewHasher(plainAlgorithms(req, resp, hdr, dict))
 		defer plain.Close()
 		out = io.TeeReader(dec, plain)
 	}
