@@ -52,15 +52,26 @@ func (d *download) lateRef() fields {
 	return ref
 }
 
-// lateSums adds to sums those of the algorithms of the pieces' Repr-Digest
-// that were not computed while the file landed, hashing the file again.
+// lateSums adds to sums those algorithms of the fields the whole file is
+// judged by (the reference with the pieces' Repr-Digest, the trailer, the
+// Repr-Digest a sidecar recorded, the user's digests) that were not
+// computed while the file landed, hashing the file again: a digest hdig
+// can check is never left "not computed". Most downloads computed them
+// all; a late Repr-Digest, or a resume answer naming an algorithm the part
+// was not hashed with (the sidecar is untrusted), costs one read.
 func (d *download) lateSums(sums []verify.Digest) []verify.Digest {
-	d.mu.Lock()
-	late := d.late
-	d.mu.Unlock()
+	fs := append(d.lateRef().all(), d.trailer.all()...)
+	if d.resumed && d.savedRepr != "" {
+		fs = append(fs, verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr}))
+	}
 	want := map[string]bool{}
-	for _, x := range late.Digests {
-		want[x.Algorithm] = !hasSum(sums, x.Algorithm)
+	for _, f := range fs {
+		for _, x := range f.Digests {
+			want[x.Algorithm] = !hasSum(sums, x.Algorithm)
+		}
+	}
+	for _, a := range d.req.expectedAlgorithms() {
+		want[a.Key] = !hasSum(sums, a.Key)
 	}
 	algs := pick(want)
 	if len(algs) == 0 {
@@ -68,17 +79,26 @@ func (d *download) lateSums(sums []verify.Digest) []verify.Digest {
 	}
 	more, err := d.rehash(algs)
 	if err != nil {
-		d.warn(fmt.Sprintf("read back %s to check the pieces' Repr-Digest: %v", d.part, err))
+		d.warn(fmt.Sprintf("read back %s to check the whole file's digests: %v", d.part, err))
 		return sums
 	}
 	return append(sums, more...)
 }
 
-// rehash hashes the whole file on disk with algs.
+// rehash hashes the whole file on disk with algs: its length, or what
+// the file holds when the length was not known (a stream to its end).
 func (d *download) rehash(algs []verify.Algorithm) ([]verify.Digest, error) {
+	n := d.total
+	if n < 0 {
+		st, err := d.f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		n = st.Size()
+	}
 	h := verify.NewHasher(algs)
 	defer h.Close()
-	if _, err := io.Copy(h, io.NewSectionReader(d.f, 0, d.total)); err != nil {
+	if _, err := io.Copy(h, io.NewSectionReader(d.f, 0, n)); err != nil {
 		return nil, err
 	}
 	return h.Sums(), nil
