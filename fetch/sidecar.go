@@ -1,10 +1,12 @@
 package fetch
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hdig/hdig/fileid"
@@ -163,10 +165,19 @@ func (sc *sidecar) check(url string, partSize int64) string {
 		}
 		at = s[1]
 	}
-	for _, p := range sc.Pieces {
+	// The pieces are saved in any order but never overlap: each is read
+	// back once (checkKept), so a hostile list cannot make hdig read the
+	// part a thousand times.
+	ps := slices.SortedFunc(slices.Values(sc.Pieces), func(a, b sidecarPiece) int { return cmp.Compare(a.Start, b.Start) })
+	at = 0
+	for _, p := range ps {
 		if p.Start < 0 || p.End <= p.Start || p.End > partSize {
 			return fmt.Sprintf("piece %d-%d out of order or beyond the part's %d bytes", p.Start, p.End, partSize)
 		}
+		if p.Start < at {
+			return fmt.Sprintf("pieces overlap at byte %d", p.Start)
+		}
+		at = p.End
 	}
 	if sc.Hashed < 0 || (sc.Hashed > 0 && sc.Hashed > sc.done().reach(0)) {
 		return fmt.Sprintf("hashed %d bytes, more than the part holds", sc.Hashed)
