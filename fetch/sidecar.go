@@ -143,6 +143,9 @@ func (sc *sidecar) check(url string, partSize int64) string {
 		return fmt.Sprintf("version %d, want %d", sc.Version, sidecarVersion)
 	case sc.URL != redacted(url):
 		return fmt.Sprintf("it is for %q", httpfield.Clip(sc.URL))
+	case sc.ETag != "" && ifRangeETag(sc.ETag) != sc.ETag:
+		// It is sent as If-Range: a strong ETag, as saved (download.etag).
+		return fmt.Sprintf("ETag %q is not a strong entity tag", httpfield.Clip(sc.ETag))
 	case sc.Total < -1:
 		return fmt.Sprintf("length %d", sc.Total)
 	case sc.Total >= 0 && partSize > sc.Total:
