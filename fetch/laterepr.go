@@ -21,10 +21,14 @@ import (
 // noteLateRepr adopts the Repr-Digest of an origin's 206 to piece p when
 // the first response sent none, or checks it against the one adopted.
 func (d *download) noteLateRepr(resp *http.Response, p *piece) error {
+	return d.noteLate(reprField(resp.Header), p)
+}
+
+// noteLate is noteLateRepr of the field f, from a header or a trailer.
+func (d *download) noteLate(f verify.DigestField, p *piece) error {
 	if d.ref.repr.Present {
 		return nil // checkRange compared it with the first response's
 	}
-	f := reprField(resp.Header)
 	if !f.Usable() {
 		return nil
 	}
@@ -38,6 +42,27 @@ func (d *download) noteLateRepr(resp *http.Response, p *piece) error {
 		return protocolErrorf("piece %d (bytes %d-%d): Repr-Digest %s differs from an earlier piece's with the same ETag", p.id, p.start, p.end-1, alg)
 	}
 	return nil
+}
+
+// pieceTrailer checks the Repr-Digest in the trailer of a piece's 206
+// from src (nil: the origin) as its header's is checked (checkRange,
+// noteLateRepr): it covers the whole representation (RFC 9530 §3), so it
+// must agree with the first response's, and the origin's is adopted as the
+// whole file's when there is none. A resume answer (-C) may carry the only
+// Repr-Digest there is in its trailer; ignored, a part gone bad ended
+// "unverified". A mirror's is compared, never adopted.
+func (d *download) pieceTrailer(src *source, resp *http.Response, p *piece, from int64) error {
+	f := reprField(resp.Trailer)
+	if !f.Present {
+		return nil
+	}
+	if alg, ok := differ(d.ref.repr, f); !ok {
+		return protocolErrorf("piece %d (bytes %d-%d): Repr-Digest %s in the trailer differs from the first response's", p.id, from, p.end-1, alg)
+	}
+	if src != nil && !src.origin {
+		return nil
+	}
+	return d.noteLate(f, p)
 }
 
 // lateRef is the first response's fields with the pieces' Repr-Digest

@@ -648,7 +648,10 @@ func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMod
 	case modeWhole:
 		d.trailer = responseFields(r.resp.Trailer)
 	case modeRange:
-		return d.verifyPiece(r.resp, p, from, h)
+		if err := d.verifyPiece(r.resp, p, from, h); err != nil {
+			return err
+		}
+		return d.pieceTrailer(src, r.resp, p, from)
 	}
 	return nil
 }
