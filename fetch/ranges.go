@@ -179,7 +179,9 @@ func (d *download) fresh(ctx context.Context, split bool) (*Result, error) {
 func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, error) {
 	resp := r.resp
 	d.adopt(resp)
-	d.resumed, d.before, d.refStatus, d.total = false, nil, resp.StatusCode, resp.ContentLength
+	// A new transfer from the start: no earlier run's bytes, nor the
+	// Repr-Digest its sidecar recorded (another version's, maybe).
+	d.resumed, d.savedRepr, d.before, d.refStatus, d.total = false, "", nil, resp.StatusCode, resp.ContentLength
 	if d.respool != nil {
 		if f := d.respool(d.total); f != nil {
 			d.f = f // the spool, now where the body may stay (HeldSink.respool)

@@ -84,3 +84,44 @@ func TestResumeComputesAnswerAlgorithm(t *testing.T) {
 			err, res.Outcome(), gets.Load(), bytes.Equal(got, data))
 	}
 }
+
+// A resume that meets another version (a 200 to If-Range) and breaks
+// again saves the new version's sidecar without the old version's
+// Repr-Digest: the next -C would hold it against the new bytes (found by
+// review).
+func TestResumeNewVersionDropsSavedRepr(t *testing.T) {
+	v1, v2 := genData(1<<20, 1), genData(1<<20, 2)
+	var version atomic.Int32
+	version.Store(1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		data, etag := v1, `"v1"`
+		if version.Load() == 2 {
+			data, etag = v2, `"v2"`
+			w.Header().Set("Content-Digest", sha256Field(v2)) // no Repr-Digest
+		} else {
+			w.Header().Set("Repr-Digest", sha256Field(v1))
+		}
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Accept-Ranges", "bytes")
+		if r.Header.Get("Range") != "" && r.Header.Get("If-Range") == etag {
+			t.Errorf("unexpected range request %q", r.Header.Get("Range"))
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+		w.WriteHeader(200)
+		w.Write(data[:len(data)/2]) // the connection breaks half way
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "f")
+	c, _ := NewClient(Options{Timeout: testStall})
+	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
+	for v := int32(1); v <= 2; v++ {
+		version.Store(v)
+		if _, err := c.Download(context.Background(), req, path, DownloadOptions{Continue: true, Parallel: 1}); err == nil {
+			t.Fatalf("run %d: want a truncated body", v)
+		}
+	}
+	sc, why := loadSidecar(path+SidecarSuffix, srv.URL, int64(len(v2)/2))
+	if sc == nil || sc.ETag != `"v2"` || sc.ReprDigest != "" {
+		t.Errorf("sidecar after the new version broke: %+v (%s); want ETag \"v2\" and no Repr-Digest (v2 sent none)", sc, why)
+	}
+}
