@@ -243,12 +243,21 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 
 // adopt takes the identity of the representation from a response.
 func (d *download) adopt(resp *http.Response) {
-	d.url, d.status, d.header = resp.Request.URL.String(), resp.StatusCode, resp.Header
+	d.answered(resp)
 	d.etag = ifRangeETag(resp.Header.Get("ETag"))
 	d.trailer = fields{}
 	d.mu.Lock()
 	d.late = verify.DigestField{}
 	d.mu.Unlock()
+}
+
+// answered notes the last answer for the result (its status, header and
+// URL) without taking the representation's identity from it: a failed
+// request (a 503 before a retry, a resume's 416) names no version, and the
+// validator a resume holds (the sidecar's ETag) must stay its If-Range
+// and what its pieces are checked against.
+func (d *download) answered(resp *http.Response) {
+	d.url, d.status, d.header = resp.Request.URL.String(), resp.StatusCode, resp.Header
 }
 
 // startHash sets up the prefix hasher.

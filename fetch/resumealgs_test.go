@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -123,5 +124,83 @@ func TestResumeNewVersionDropsSavedRepr(t *testing.T) {
 	sc, why := loadSidecar(path+SidecarSuffix, srv.URL, int64(len(v2)/2))
 	if sc == nil || sc.ETag != `"v2"` || sc.ReprDigest != "" {
 		t.Errorf("sidecar after the new version broke: %+v (%s); want ETag \"v2\" and no Repr-Digest (v2 sent none)", sc, why)
+	}
+}
+
+// -C with --retry: a failed first resume request (a 503 without an ETag)
+// does not cost the pieces their If-Range: every range request of the
+// resume names the sidecar's ETag, so another version's bytes cannot be
+// spliced in (found by review: the retry adopted the 503's missing ETag).
+func TestResumeRetryKeepsIfRange(t *testing.T) {
+	o := newTestOrigin(t, pieceTestSize)
+	path := filepath.Join(t.TempDir(), "f")
+	interrupt(t, o, path, 4, firstPieces)
+	var failed atomic.Bool
+	var mu sync.Mutex
+	var ifRange []string
+	o.set(func() {
+		o.before = func(r *http.Request) bool {
+			if r.Header.Get("Range") != "" {
+				mu.Lock()
+				ifRange = append(ifRange, r.Header.Get("If-Range"))
+				mu.Unlock()
+			}
+			return true
+		}
+		o.tamper = func(r *http.Request, s int, h http.Header, b []byte) (int, []byte) {
+			if r.Header.Get("Range") != "" && failed.CompareAndSwap(false, true) {
+				h.Del("ETag")
+				h.Del("Content-Range")
+				return http.StatusServiceUnavailable, nil
+			}
+			return s, b
+		}
+	})
+	opts := pieceOpts
+	opts.Continue = true
+	res, err := o.get(t, context.Background(), path, opts, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	assertFileBytes(t, path, data)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(ifRange) < 3 {
+		t.Fatalf("%d range requests, want the 503, its retry and more pieces", len(ifRange))
+	}
+	for i, v := range ifRange {
+		if v != `"v1"` {
+			t.Errorf("range request %d of %d: If-Range %q, want \"v1\" (outcome %s)", i+1, len(ifRange), v, res.Outcome())
+		}
+	}
+}
+
+// -C whose first request fails (a 503 without an ETag, no retry) keeps the
+// part's sidecar ETag: the next -C still resumes with If-Range rather than
+// trusting whatever the origin serves then.
+func TestResumeFailureKeepsSidecarETag(t *testing.T) {
+	o := newTestOrigin(t, pieceTestSize)
+	path := filepath.Join(t.TempDir(), "f")
+	interrupt(t, o, path, 4, firstPieces)
+	o.set(func() {
+		o.tamper = func(r *http.Request, s int, h http.Header, b []byte) (int, []byte) {
+			h.Del("ETag")
+			h.Del("Content-Range")
+			return http.StatusServiceUnavailable, nil
+		}
+	})
+	opts := pieceOpts
+	opts.Continue = true
+	if _, err := o.get(t, context.Background(), path, opts, 0); err == nil {
+		t.Fatal("want the 503 to fail the resume")
+	}
+	st, _ := os.Stat(path + PartSuffix)
+	if st == nil {
+		t.Fatal("the part was not kept")
+	}
+	sc, why := loadSidecar(path+SidecarSuffix, o.srv.URL+"/f", st.Size())
+	if sc == nil || sc.ETag != `"v1"` {
+		t.Errorf("sidecar after a failed resume: %+v (%s); want ETag \"v1\" kept", sc, why)
 	}
 }

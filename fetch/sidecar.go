@@ -84,8 +84,10 @@ func (d *download) saveSidecar() error {
 		return err
 	}
 	sc := sidecar{Version: sidecarVersion, URL: redacted(d.req.URL), ETag: d.etag, Total: d.total,
-		ReprDigest: strings.Join(d.header.Values(verify.ReprDigest), ", "),
-		Hashed:     wm, HashState: state}
+		Hashed: wm, HashState: state}
+	if d.status >= 200 && d.status < 300 { // not an error's (answered)
+		sc.ReprDigest = strings.Join(d.header.Values(verify.ReprDigest), ", ")
+	}
 	if sc.ReprDigest == "" {
 		sc.ReprDigest = d.savedRepr // the resume request failed before an answer
 	}
