@@ -114,7 +114,7 @@ func (d *download) first(ctx context.Context, from, end int64, ifRange string) (
 			return r, nil
 		}
 		if r != nil {
-			d.adopt(r.resp) // the JSON verdict reports the status
+			d.answered(r.resp) // the JSON verdict reports the status
 		}
 		if !retryable(err) || attempt >= d.req.Retry || ctx.Err() != nil {
 			return nil, err

@@ -21,10 +21,14 @@ import (
 // noteLateRepr adopts the Repr-Digest of an origin's 206 to piece p when
 // the first response sent none, or checks it against the one adopted.
 func (d *download) noteLateRepr(resp *http.Response, p *piece) error {
+	return d.noteLate(reprField(resp.Header), p)
+}
+
+// noteLate is noteLateRepr of the field f, from a header or a trailer.
+func (d *download) noteLate(f verify.DigestField, p *piece) error {
 	if d.ref.repr.Present {
 		return nil // checkRange compared it with the first response's
 	}
-	f := reprField(resp.Header)
 	if !f.Usable() {
 		return nil
 	}
@@ -40,6 +44,27 @@ func (d *download) noteLateRepr(resp *http.Response, p *piece) error {
 	return nil
 }
 
+// pieceTrailer checks the Repr-Digest in the trailer of a piece's 206
+// from src (nil: the origin) as its header's is checked (checkRange,
+// noteLateRepr): it covers the whole representation (RFC 9530 §3), so it
+// must agree with the first response's, and the origin's is adopted as the
+// whole file's when there is none. A resume answer (-C) may carry the only
+// Repr-Digest there is in its trailer; ignored, a part gone bad ended
+// "unverified". A mirror's is compared, never adopted.
+func (d *download) pieceTrailer(src *source, resp *http.Response, p *piece, from int64) error {
+	f := reprField(resp.Trailer)
+	if !f.Present {
+		return nil
+	}
+	if alg, ok := differ(d.ref.repr, f); !ok {
+		return protocolErrorf("piece %d (bytes %d-%d): Repr-Digest %s in the trailer differs from the first response's", p.id, from, p.end-1, alg)
+	}
+	if src != nil && !src.origin {
+		return nil
+	}
+	return d.noteLate(f, p)
+}
+
 // lateRef is the first response's fields with the pieces' Repr-Digest
 // in place of the one it did not send.
 func (d *download) lateRef() fields {
@@ -52,15 +77,26 @@ func (d *download) lateRef() fields {
 	return ref
 }
 
-// lateSums adds to sums those of the algorithms of the pieces' Repr-Digest
-// that were not computed while the file landed, hashing the file again.
+// lateSums adds to sums those algorithms of the fields the whole file is
+// judged by (the reference with the pieces' Repr-Digest, the trailer, the
+// Repr-Digest a sidecar recorded, the user's digests) that were not
+// computed while the file landed, hashing the file again: a digest hdig
+// can check is never left "not computed". Most downloads computed them
+// all; a late Repr-Digest, or a resume answer naming an algorithm the part
+// was not hashed with (the sidecar is untrusted), costs one read.
 func (d *download) lateSums(sums []verify.Digest) []verify.Digest {
-	d.mu.Lock()
-	late := d.late
-	d.mu.Unlock()
+	fs := append(d.lateRef().all(), d.trailer.all()...)
+	if d.resumed && d.savedRepr != "" {
+		fs = append(fs, verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr}))
+	}
 	want := map[string]bool{}
-	for _, x := range late.Digests {
-		want[x.Algorithm] = !hasSum(sums, x.Algorithm)
+	for _, f := range fs {
+		for _, x := range f.Digests {
+			want[x.Algorithm] = !hasSum(sums, x.Algorithm)
+		}
+	}
+	for _, a := range d.req.expectedAlgorithms() {
+		want[a.Key] = !hasSum(sums, a.Key)
 	}
 	algs := pick(want)
 	if len(algs) == 0 {
@@ -68,17 +104,26 @@ func (d *download) lateSums(sums []verify.Digest) []verify.Digest {
 	}
 	more, err := d.rehash(algs)
 	if err != nil {
-		d.warn(fmt.Sprintf("read back %s to check the pieces' Repr-Digest: %v", d.part, err))
+		d.warn(fmt.Sprintf("read back %s to check the whole file's digests: %v", d.part, err))
 		return sums
 	}
 	return append(sums, more...)
 }
 
-// rehash hashes the whole file on disk with algs.
+// rehash hashes the whole file on disk with algs: its length, or what
+// the file holds when the length was not known (a stream to its end).
 func (d *download) rehash(algs []verify.Algorithm) ([]verify.Digest, error) {
+	n := d.total
+	if n < 0 {
+		st, err := d.f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		n = st.Size()
+	}
 	h := verify.NewHasher(algs)
 	defer h.Close()
-	if _, err := io.Copy(h, io.NewSectionReader(d.f, 0, d.total)); err != nil {
+	if _, err := io.Copy(h, io.NewSectionReader(d.f, 0, n)); err != nil {
 		return nil, err
 	}
 	return h.Sums(), nil

@@ -180,7 +180,9 @@ func (d *download) fresh(ctx context.Context, split bool) (*Result, error) {
 func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, error) {
 	resp := r.resp
 	d.adopt(resp)
-	d.resumed, d.before, d.refStatus, d.total = false, nil, resp.StatusCode, resp.ContentLength
+	// A new transfer from the start: no earlier run's bytes, nor the
+	// Repr-Digest its sidecar recorded (another version's, maybe).
+	d.resumed, d.savedRepr, d.before, d.refStatus, d.total = false, "", nil, resp.StatusCode, resp.ContentLength
 	if d.respool != nil {
 		if f := d.respool(d.total); f != nil {
 			d.f = f // the spool, now where the body may stay (HeldSink.respool)
@@ -242,12 +244,21 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 
 // adopt takes the identity of the representation from a response.
 func (d *download) adopt(resp *http.Response) {
-	d.url, d.status, d.header, d.answers = resp.Request.URL.String(), resp.StatusCode, resp.Header, resp.Request
+	d.answered(resp)
 	d.etag = ifRangeETag(resp.Header.Get("ETag"))
 	d.trailer = fields{}
 	d.mu.Lock()
 	d.late = verify.DigestField{}
 	d.mu.Unlock()
+}
+
+// answered notes the last answer for the result (its status, header and
+// URL) without taking the representation's identity from it: a failed
+// request (a 503 before a retry, a resume's 416) names no version, and the
+// validator a resume holds (the sidecar's ETag) must stay its If-Range
+// and what its pieces are checked against.
+func (d *download) answered(resp *http.Response) {
+	d.url, d.status, d.header, d.answers = resp.Request.URL.String(), resp.StatusCode, resp.Header, resp.Request
 }
 
 // startHash sets up the prefix hasher.
@@ -649,7 +660,10 @@ func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMod
 	case modeWhole:
 		d.trailer = responseFields(r.resp.Trailer)
 	case modeRange:
-		return d.verifyPiece(r.resp, p, from, h)
+		if err := d.verifyPiece(r.resp, p, from, h); err != nil {
+			return err
+		}
+		return d.pieceTrailer(src, r.resp, p, from)
 	}
 	return nil
 }

@@ -169,7 +169,7 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 	}
 	d.total, d.refStatus = cr.Total, http.StatusOK
 	d.ref = reprFields(resp.Header)
-	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() {
+	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() && !digestTrailer(resp) {
 		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
 	}
 	d.before = spans{{0, size}}

@@ -256,6 +256,18 @@ func TestLoadSidecar(t *testing.T) {
 		{name: "algorithm", edit: func(s *sidecar) { s.Algorithms = []string{"sha-3"} }, size: 50, reason: "unknown algorithm"},
 		{name: "version", edit: func(s *sidecar) { s.Version = 2 }, size: 50, reason: "version 2"},
 		{name: "not JSON", raw: "{", size: 50, reason: "not JSON"},
+		// Pieces are re-hashed one by one (checkKept): the same bytes named
+		// again and again would be read again and again.
+		{name: "pieces in any order", edit: func(s *sidecar) {
+			s.Pieces = []sidecarPiece{{Start: 40, End: 50, Digest: "x"}, {Start: 10, End: 20, Digest: "x"}}
+		}, size: 50},
+		// Its ETag goes out as If-Range: only a strong one, as saved, and
+		// never a line break into the request.
+		{name: "weak ETag", edit: func(s *sidecar) { s.ETag = `W/"e"` }, size: 50, reason: "ETag"},
+		{name: "ETag with CRLF", edit: func(s *sidecar) { s.ETag = "\"e\"\r\nX-A: b" }, size: 50, reason: "ETag"},
+		{name: "pieces overlap", edit: func(s *sidecar) {
+			s.Pieces = []sidecarPiece{{Start: 0, End: 50, Digest: "x"}, {Start: 0, End: 50, Digest: "x"}}
+		}, size: 50, reason: "overlap"},
 	} {
 		p := filepath.Join(dir, tt.name)
 		b := []byte(tt.raw)

@@ -1,10 +1,12 @@
 package fetch
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/hdig/hdig/fileid"
@@ -82,8 +84,10 @@ func (d *download) saveSidecar() error {
 		return err
 	}
 	sc := sidecar{Version: sidecarVersion, URL: redacted(d.req.URL), ETag: d.etag, Total: d.total,
-		ReprDigest: strings.Join(d.header.Values(verify.ReprDigest), ", "),
-		Hashed:     wm, HashState: state}
+		Hashed: wm, HashState: state}
+	if d.status >= 200 && d.status < 300 { // not an error's (answered)
+		sc.ReprDigest = strings.Join(d.header.Values(verify.ReprDigest), ", ")
+	}
 	if sc.ReprDigest == "" {
 		sc.ReprDigest = d.savedRepr // the resume request failed before an answer
 	}
@@ -141,6 +145,9 @@ func (sc *sidecar) check(url string, partSize int64) string {
 		return fmt.Sprintf("version %d, want %d", sc.Version, sidecarVersion)
 	case sc.URL != redacted(url):
 		return fmt.Sprintf("it is for %q", httpfield.Clip(sc.URL))
+	case sc.ETag != "" && ifRangeETag(sc.ETag) != sc.ETag:
+		// It is sent as If-Range: a strong ETag, as saved (download.etag).
+		return fmt.Sprintf("ETag %q is not a strong entity tag", httpfield.Clip(sc.ETag))
 	case sc.Total < -1:
 		return fmt.Sprintf("length %d", sc.Total)
 	case sc.Total >= 0 && partSize > sc.Total:
@@ -163,10 +170,19 @@ func (sc *sidecar) check(url string, partSize int64) string {
 		}
 		at = s[1]
 	}
-	for _, p := range sc.Pieces {
+	// The pieces are saved in any order but never overlap: each is read
+	// back once (checkKept), so a hostile list cannot make hdig read the
+	// part a thousand times.
+	ps := slices.SortedFunc(slices.Values(sc.Pieces), func(a, b sidecarPiece) int { return cmp.Compare(a.Start, b.Start) })
+	at = 0
+	for _, p := range ps {
 		if p.Start < 0 || p.End <= p.Start || p.End > partSize {
 			return fmt.Sprintf("piece %d-%d out of order or beyond the part's %d bytes", p.Start, p.End, partSize)
 		}
+		if p.Start < at {
+			return fmt.Sprintf("pieces overlap at byte %d", p.Start)
+		}
+		at = p.End
 	}
 	if sc.Hashed < 0 || (sc.Hashed > 0 && sc.Hashed > sc.done().reach(0)) {
 		return fmt.Sprintf("hashed %d bytes, more than the part holds", sc.Hashed)
