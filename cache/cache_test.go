@@ -201,3 +201,23 @@ func TestDefaultDir(t *testing.T) {
 		t.Errorf("DefaultDir = %q, want a directory named hdig", d)
 	}
 }
+
+// TestIndexManyVersions: an index file of more versions than are ever
+// kept is refused at the version after the bound, without building the
+// others (a 16 MiB file of "{}" is millions of entries); the warning names
+// the bound, not a count of them all.
+func TestIndexManyVersions(t *testing.T) {
+	c := newCache(t)
+	put(t, c, "u1", `"a"`, "alpha")
+	var warned bytes.Buffer
+	c.Warnf = func(f string, a ...any) { fmt.Fprintf(&warned, f, a...) }
+	n := (maxIndexFile - 40) / 3
+	data := `{"v":1,"url":"u1","versions":[` + strings.TrimSuffix(strings.Repeat("{},", n), ",") + `]}`
+	if err := os.WriteFile(filepath.Join(c.Dir, "index", urlKey("u1")), []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	vs, err := c.Versions("u1")
+	if err != nil || len(vs) != 0 || !strings.Contains(warned.String(), fmt.Sprintf("more than %d versions", maxIndexVersions)) {
+		t.Errorf("Versions = %d, %v; warning %q; want none, the index refused at version %d", len(vs), err, warned.String(), maxIndexVersions+1)
+	}
+}

@@ -1,7 +1,6 @@
 package cache
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -80,26 +79,9 @@ func parseDictIndex(data []byte, idx *dictIndex) error {
 // rest are built (a few bytes of JSON, "{}", are a Dict of hundreds).
 type boundedList []Dict
 
-func (l *boundedList) UnmarshalJSON(b []byte) error {
-	*l = nil
-	if string(b) == "null" {
-		return nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
-		return fmt.Errorf("dicts: want an array, got %s", oneLine(string(b[:min(len(b), 20)])))
-	}
-	for dec.More() {
-		if len(*l) == maxDictEntries {
-			return fmt.Errorf("more than %d dictionaries", maxDictEntries)
-		}
-		var d Dict
-		if err := dec.Decode(&d); err != nil {
-			return fmt.Errorf("dicts: entry %d: %v", len(*l), err)
-		}
-		*l = append(*l, d)
-	}
-	return nil
+func (l *boundedList) UnmarshalJSON(b []byte) (err error) {
+	*l, err = boundedArray[Dict](b, maxDictEntries, "dictionaries")
+	return err
 }
 
 // usableDict reports whether an entry read back can be matched and read.

@@ -130,18 +130,20 @@ func (c *Cache) readIndexFile(name string) (*index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read cache index: %w", err)
 	}
-	idx := &index{name: name}
-	if err := json.Unmarshal(data, idx); err != nil {
+	var in struct {
+		V        int             `json:"v"`
+		URL      string          `json:"url"`
+		Versions boundedVersions `json:"versions"`
+	}
+	if err := json.Unmarshal(data, &in); err != nil {
 		return c.corruptIndex(name, err.Error()), nil
 	}
+	idx := &index{V: in.V, URL: in.URL, Versions: in.Versions, name: name}
 	if idx.V != indexVersion {
 		return c.corruptIndex(name, fmt.Sprintf("version %d, want %d", idx.V, indexVersion)), nil
 	}
 	if urlKey(idx.URL) != name {
 		return c.corruptIndex(name, "it names another URL"), nil
-	}
-	if len(idx.Versions) > maxIndexVersions {
-		return c.corruptIndex(name, fmt.Sprintf("%d versions, at most %d", len(idx.Versions), maxIndexVersions)), nil
 	}
 	kept := idx.Versions[:0]
 	for _, e := range idx.Versions {
@@ -152,6 +154,16 @@ func (c *Cache) readIndexFile(name string) (*index, error) {
 	idx.Versions = kept
 	idx.sortVersions()
 	return idx, nil
+}
+
+// boundedVersions is an index's versions as read back: more than
+// maxIndexVersions is an error at the one after, before the rest are
+// built (boundedArray).
+type boundedVersions []Entry
+
+func (l *boundedVersions) UnmarshalJSON(b []byte) (err error) {
+	*l, err = boundedArray[Entry](b, maxIndexVersions, "versions")
+	return err
 }
 
 // usable reports whether a version read back can be offered and opened.
