@@ -168,9 +168,15 @@ func (z *zsyncRun) expects(key string) bool {
 }
 
 // store links the new version into the cache as a base for the next
-// update, when the origin named it with a strong ETag.
+// update, when the origin named it with a strong ETag and the Repr-Digest
+// of the response that carried the ETag verified the rebuilt bytes. The
+// bytes come from seeds and a control file, not from that response: a
+// control file older than the file (all its blocks in the seeds) rebuilds
+// the old version, and filed under the new ETag it would be answered 304
+// and written as the new one. Range responses under the ETag prove only
+// the blocks they brought.
 func (z *zsyncRun) store(res *fetch.Result, sha []byte) {
-	if !z.caches(res) {
+	if !z.caches(res) || !res.Verdict.Verified(verify.ReprDigest) {
 		return
 	}
 	c := z.cache()
