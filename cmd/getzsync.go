@@ -4,12 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -105,6 +109,9 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 	if err := z.discover(ctx); err != nil {
 		return nil, err
 	}
+	if err := z.headLength(); err != nil {
+		return nil, err
+	}
 	if max := z.base.Limits.MaxFileSize; max > 0 && z.ctl.Length > max {
 		return nil, fmt.Errorf("%w: the control file's Length is %d bytes, over --max-filesize %d", fetch.ErrTooLarge, z.ctl.Length, max)
 	}
@@ -143,6 +150,9 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 		return nil, err
 	}
 	z.headAfter(ctx)
+	if err := z.headLength(); err != nil {
+		return nil, err
+	}
 	res := z.result()
 	res.Reused = m.FromSeed
 	res.Pieces, res.Received = pieces, received
@@ -174,7 +184,7 @@ func (z *zsyncRun) fetchMissing(ctx context.Context, m *zsync.Matcher) (int, int
 	prog := progressFor(z.ios, z.o.Silent)
 	defer prog.Finish()
 	prog.Start(z.ctl.Length, m.FromSeed)
-	f := &zsyncFetch{client: z.client, base: z.base, m: m, target: z.fileURL, parallel: z.o.Parallel, prog: prog}
+	f := &zsyncFetch{client: z.client, base: z.base, m: m, length: z.ctl.Length, target: z.fileURL, parallel: z.o.Parallel, prog: prog}
 	if f.parallel == 0 {
 		f.parallel = zsyncParallel
 	}
@@ -204,3 +214,39 @@ func (z *zsyncRun) result() *fetch.Result {
 
 // errNoControl: the file advertises no control file.
 var errNoControl = errors.New(`the origin advertises no zsync control file (no Link rel="describedby" type="application/x-zsync")`)
+
+// headLength checks the length the HEAD of the file gave (when one was
+// sent) against the control file's.
+func (z *zsyncRun) headLength() error {
+	if z.head == nil || z.head.Status != http.StatusOK {
+		return nil
+	}
+	return lengthAgrees(z.fileURL, z.ctl.Length, z.head.Status, z.head.Header)
+}
+
+// lengthAgrees checks the file's length a response states (a 206's
+// Content-Range complete length, a 200's Content-Length of an unencoded
+// body) against the control file's Length: when they differ, the control
+// file does not describe the file the origin has (it grew or shrank after
+// the .zsync was made), and rebuilding the control file's version would
+// hand over bytes the origin said it does not have. A response that states
+// no length (multipart, chunked) passes.
+func lengthAgrees(target string, want int64, status int, h http.Header) error {
+	got := int64(-1)
+	switch status {
+	case http.StatusPartialContent:
+		if cr, err := httpfield.ParseContentRange(h.Get("Content-Range")); err == nil && cr.Total >= 0 {
+			got = cr.Total
+		}
+	case http.StatusOK:
+		if ce := h.Get("Content-Encoding"); ce == "" || strings.EqualFold(ce, "identity") {
+			if n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
+				got = n
+			}
+		}
+	}
+	if got >= 0 && got != want {
+		return withExit(ExitIntegrity, fmt.Errorf("zsync: %s has %d bytes, the control file's Length is %d: the control file %w (made from another version?)", target, got, want, zsync.ErrMismatch))
+	}
+	return nil
+}

@@ -27,6 +27,7 @@ type zsyncFetch struct {
 	client   *fetch.Client
 	base     *fetch.Request
 	m        *zsync.Matcher
+	length   int64 // the control file's Length
 	target   string
 	parallel int
 	prog     fetch.Progress
@@ -148,6 +149,8 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 		if sink.whole && ifRange != "" && r.Header.Get("ETag") != ifRange {
 			// If-Range failed: the file is not the one the ETag named.
 			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", f.target, ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
+		} else if err := lengthAgrees(f.target, f.length, r.StatusCode, r.Header); err != nil {
+			sink.changed = err
 		}
 		sink.refuseWhole = sink.whole && len(batch) > 1
 		f.mu.Lock()
