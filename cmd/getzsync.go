@@ -202,7 +202,7 @@ func (z *zsyncRun) fetchMissing(ctx context.Context, m *zsync.Matcher) (int, int
 
 // result starts the Result from what the HEAD of the file said.
 func (z *zsyncRun) result() *fetch.Result {
-	res := &fetch.Result{URL: z.fileURL, RequestURL: z.fileURL, Status: 200, Bytes: z.ctl.Length, Strategy: fetch.StrategyZsync}
+	res := &fetch.Result{URL: redactURL(z.fileURL), RequestURL: z.fileURL, Status: 200, Bytes: z.ctl.Length, Strategy: fetch.StrategyZsync}
 	if z.head != nil {
 		res.Header = z.head.Header
 		if t := z.head.Header.Get("ETag"); len(t) > 0 && t[0] == '"' {
@@ -246,7 +246,7 @@ func lengthAgrees(target string, want int64, status int, h http.Header) error {
 		}
 	}
 	if got >= 0 && got != want {
-		return withExit(ExitIntegrity, fmt.Errorf("zsync: %s has %d bytes, the control file's Length is %d: the control file %w (made from another version?)", target, got, want, zsync.ErrMismatch))
+		return withExit(ExitIntegrity, fmt.Errorf("zsync: %s has %d bytes, the control file's Length is %d: the control file %w (made from another version?)", redactURL(target), got, want, zsync.ErrMismatch))
 	}
 	return nil
 }

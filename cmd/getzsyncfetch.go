@@ -148,7 +148,7 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 		sink.whole = r.StatusCode == http.StatusOK
 		if sink.whole && ifRange != "" && r.Header.Get("ETag") != ifRange {
 			// If-Range failed: the file is not the one the ETag named.
-			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", f.target, ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
+			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", redactURL(f.target), ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
 		} else if err := lengthAgrees(f.target, f.length, r.StatusCode, r.Header); err != nil {
 			sink.changed = err
 		}
@@ -178,7 +178,7 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	case err != nil && errors.Is(context.Cause(ctx), errGotWhole):
 		return nil // another worker got the whole target
 	case err != nil:
-		return fmt.Errorf("zsync: bytes %d-%d of %s could not be fetched: %w", batch[0].Start, batch[len(batch)-1].End-1, f.target, err)
+		return fmt.Errorf("zsync: bytes %d-%d of %s could not be fetched: %w", batch[0].Start, batch[len(batch)-1].End-1, redactURL(f.target), err)
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func (z *zsyncRun) seed(m *zsync.Matcher) error {
 		err = m.SeedAt(z.bound.readerAt(b), b.Size(), seedWorkers())
 		b.Close()
 		if err != nil {
-			return fmt.Errorf("cached version %s of %s: %w", e.ETag, z.fileURL, err)
+			return fmt.Errorf("cached version %s of %s: %w", e.ETag, redactURL(z.fileURL), err)
 		}
 	}
 	return nil
