@@ -41,15 +41,36 @@ type zsyncFetch struct {
 	whole    bool // a 200 brought the whole target
 }
 
-// run fetches every missing range.
+// run fetches every missing range: rounds of requests until none is
+// missing, as an origin may answer several ranges with fewer parts; a
+// round that brings none of them ends it.
 func (f *zsyncFetch) run(ctx context.Context) error {
+	left := int64(-1)
+	for {
+		missing := f.m.Missing()
+		n := int64(0)
+		for _, r := range missing {
+			n += r.Len()
+		}
+		switch {
+		case n == 0 || f.done():
+			return nil
+		case n == left:
+			return fmt.Errorf("%w: %s: the range responses left bytes %d-%d unsent", fetch.ErrProtocol, redactURL(f.target), missing[0].Start, missing[0].End-1)
+		}
+		left = n
+		if err := f.round(ctx, missing); err != nil {
+			return err
+		}
+	}
+}
+
+// round asks once for every range given.
+func (f *zsyncFetch) round(ctx context.Context, missing []zsync.Range) error {
 	// Only missing blocks are asked for: joining two ranges by fetching the
 	// present blocks between them again costs bytes, and multipart takes
 	// many ranges per request anyway.
-	batches := f.batches(f.m.Missing())
-	if len(batches) == 0 {
-		return nil
-	}
+	batches := f.batches(missing)
 	// The first batch alone: it may learn the ETag, or that the origin
 	// answers several ranges with a 200.
 	rest, err := f.first(ctx, batches)
@@ -142,7 +163,8 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	id := f.reqs
 	f.reqs++
 	f.mu.Unlock()
-	sink := &rangeSink{m: f.m, ranges: batch, bar: f.prog.Piece(id, size, 0)}
+	sink := &rangeSink{m: f.m, bar: f.prog.Piece(id, size, 0)}
+	req.OnPart = sink.part
 	ifRange := req.Header.Get("If-Range")
 	req.OnResponse = func(r *http.Response) {
 		sink.whole = r.StatusCode == http.StatusOK
@@ -183,17 +205,17 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	return nil
 }
 
-// rangeSink hands the bytes of a batch's ranges, which arrive one after
-// another, to the matcher at their offsets; a 200 is the whole target.
+// rangeSink hands the bytes of a batch's parts, which arrive one after
+// another, to the matcher at the offsets their Content-Range gives (the
+// origin may send them in another order than asked, or only some: what
+// is still missing is asked for again); a 200 is the whole target.
 type rangeSink struct {
 	m           *zsync.Matcher
-	ranges      []zsync.Range
 	bar         fetch.PieceProgress
 	whole       bool
 	refuseWhole bool  // a 200 to several ranges: not read (errWholeBody)
 	changed     error // a 200 to If-Range with another ETag: not read
-	i           int   // range being written
-	left        int64 // its bytes still to come
+	left        int64 // bytes of the part being written still to come
 	fw          *zsync.FetchWriter
 	err         error // the first error of Write
 	received    int64 // bytes written, retried attempts included
@@ -237,29 +259,43 @@ func (s *rangeSink) write(p []byte) (int, error) {
 			if err := s.fw.Close(); err != nil {
 				return n - len(p), err
 			}
-			s.fw, s.i = nil, s.i+1
+			s.fw = nil
 		}
 	}
 	return n, nil
 }
 
 func (s *rangeSink) open() error {
+	if !s.whole {
+		return errors.New("zsync: the origin sent bytes outside the parts its Content-Range named")
+	}
 	var err error
-	if s.whole {
-		s.fw, err = s.m.FetchWriter(0)
-		return err
+	s.fw, err = s.m.FetchWriter(0)
+	return err
+}
+
+// part starts a part of a 206 (fetch.Request.OnPart): its bytes go from
+// its first byte on, which must start a block.
+func (s *rangeSink) part(cr fetch.ContentRange) error {
+	err := func() error {
+		if s.fw != nil { // the part before ended short of its length
+			return errors.New("zsync: a part of the range response ended early")
+		}
+		fw, err := s.m.FetchWriter(cr.First)
+		if err != nil {
+			return err
+		}
+		s.fw, s.left = fw, cr.Len()
+		return nil
+	}()
+	if err != nil && s.err == nil {
+		s.err = err
 	}
-	if s.i >= len(s.ranges) {
-		return errors.New("zsync: the origin sent more bytes than the ranges asked for")
-	}
-	r := s.ranges[s.i]
-	s.left = r.Len()
-	s.fw, err = s.m.FetchWriter(r.Start)
 	return err
 }
 
 // Reset starts the batch over (a retry); blocks already checked stay.
-func (s *rangeSink) Reset() error { s.i, s.fw, s.left, s.err = 0, nil, 0, nil; return nil }
+func (s *rangeSink) Reset() error { s.fw, s.left, s.err = nil, 0, nil; return nil }
 
 func (s *rangeSink) Commit() error {
 	if s.fw != nil {
