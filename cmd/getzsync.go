@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hdig/hdig/fetch"
-	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -224,29 +223,32 @@ func (z *zsyncRun) headLength() error {
 	return lengthAgrees(z.fileURL, z.ctl.Length, z.head.Status, z.head.Header)
 }
 
-// lengthAgrees checks the file's length a response states (a 206's
-// Content-Range complete length, a 200's Content-Length of an unencoded
-// body) against the control file's Length: when they differ, the control
-// file does not describe the file the origin has (it grew or shrank after
-// the .zsync was made), and rebuilding the control file's version would
-// hand over bytes the origin said it does not have. A response that states
-// no length (multipart, chunked) passes.
+// lengthAgrees checks the length of the file a 200 (or HEAD) states, the
+// Content-Length of an unencoded body, against the control file's Length
+// (lengthIs; a 206's parts are checked by rangeSink.part). A response
+// that states none (chunked) passes.
 func lengthAgrees(target string, want int64, status int, h http.Header) error {
-	got := int64(-1)
-	switch status {
-	case http.StatusPartialContent:
-		if cr, err := httpfield.ParseContentRange(h.Get("Content-Range")); err == nil && cr.Total >= 0 {
-			got = cr.Total
-		}
-	case http.StatusOK:
-		if ce := h.Get("Content-Encoding"); ce == "" || strings.EqualFold(ce, "identity") {
-			if n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64); err == nil && n >= 0 {
-				got = n
-			}
-		}
+	if status != http.StatusOK {
+		return nil
 	}
-	if got >= 0 && got != want {
-		return withExit(ExitIntegrity, fmt.Errorf("zsync: %s has %d bytes, the control file's Length is %d: the control file %w (made from another version?)", redactURL(target), got, want, zsync.ErrMismatch))
+	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return nil
 	}
-	return nil
+	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
+	if err != nil || n < 0 {
+		return nil
+	}
+	return lengthIs(target, want, n, "Content-Length")
+}
+
+// lengthIs fails when the file's length got, as a response's field
+// stated it, is not the control file's Length want: the control file then
+// does not describe the file the origin has (it grew or shrank after the
+// .zsync was made), and rebuilding the control file's version would hand
+// over bytes the origin said it does not have.
+func lengthIs(target string, want, got int64, field string) error {
+	if got == want {
+		return nil
+	}
+	return withExit(ExitIntegrity, fmt.Errorf("zsync: %s has %d bytes (%s), the control file's Length is %d: the control file %w (made from another version?)", redactURL(target), got, field, want, zsync.ErrMismatch))
 }

@@ -163,7 +163,7 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	id := f.reqs
 	f.reqs++
 	f.mu.Unlock()
-	sink := &rangeSink{m: f.m, bar: f.prog.Piece(id, size, 0)}
+	sink := &rangeSink{m: f.m, target: f.target, length: f.length, bar: f.prog.Piece(id, size, 0)}
 	req.OnPart = sink.part
 	ifRange := req.Header.Get("If-Range")
 	req.OnResponse = func(r *http.Response) {
@@ -211,6 +211,8 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 // is still missing is asked for again); a 200 is the whole target.
 type rangeSink struct {
 	m           *zsync.Matcher
+	target      string // the file's URL, for messages
+	length      int64  // the control file's Length
 	bar         fetch.PieceProgress
 	whole       bool
 	refuseWhole bool  // a 200 to several ranges: not read (errWholeBody)
@@ -280,6 +282,11 @@ func (s *rangeSink) part(cr fetch.ContentRange) error {
 	err := func() error {
 		if s.fw != nil { // the part before ended short of its length
 			return errors.New("zsync: a part of the range response ended early")
+		}
+		if cr.Total >= 0 {
+			if err := lengthIs(s.target, s.length, cr.Total, "Content-Range "+cr.String()); err != nil {
+				return err
+			}
 		}
 		fw, err := s.m.FetchWriter(cr.First)
 		if err != nil {

@@ -62,6 +62,7 @@ func TestGetZsyncLengthDisagrees(t *testing.T) {
 	}{
 		{"every block in the seed", old},
 		{"one block fetched", append(bytes.Clone(old[:50_000]), old[52_048:]...)},
+		{"two ranges fetched (multipart)", corrupt(old, 10_000, 100_000)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ts := httptest.NewServer(&zsyncOrigin{body: cur, ctl: buf.Bytes()})
@@ -79,4 +80,13 @@ func TestGetZsyncLengthDisagrees(t *testing.T) {
 			}
 		})
 	}
+}
+
+// corrupt returns b with a byte flipped at each offset.
+func corrupt(b []byte, offs ...int) []byte {
+	b = bytes.Clone(b)
+	for _, o := range offs {
+		b[o] ^= 0xff
+	}
+	return b
 }
