@@ -99,6 +99,7 @@ type zsyncRun struct {
 	head            *fetch.Result // HEAD of the file; nil when it failed
 	ctl             *zsync.Control
 	bound           *seedBound // what seeds may write (getzsyncbound.go)
+	reprs           []string   // the range responses' Repr-Digest values
 }
 
 func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
@@ -193,6 +194,7 @@ func (z *zsyncRun) fetchMissing(ctx context.Context, m *zsync.Matcher) (int, int
 		}
 	}
 	err := f.run(ctx)
+	z.reprs = f.reprs
 	if z.head == nil && f.header != nil {
 		z.head = &fetch.Result{Header: f.header}
 	}

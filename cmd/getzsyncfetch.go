@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/verify"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -38,7 +41,27 @@ type zsyncFetch struct {
 	single   bool        // the origin takes one range per request
 	reqs     int
 	received int64
-	whole    bool // a 200 brought the whole target
+	whole    bool     // a 200 brought the whole target
+	reprs    []string // the Repr-Digest values the responses carried, each once
+}
+
+// maxReprValues bounds the different Repr-Digest values the range
+// responses of one run may carry: one version has one.
+const maxReprValues = 4
+
+// noteRepr keeps the Repr-Digest of a response whose bytes are used: it
+// describes the representation rebuilt as the HEAD's does, and is checked
+// with it (zsyncRun.verify). f.mu is held.
+func (f *zsyncFetch) noteRepr(h http.Header) error {
+	v := strings.Join(h.Values(verify.ReprDigest), ", ")
+	if v == "" || slices.Contains(f.reprs, v) {
+		return nil
+	}
+	if len(f.reprs) == maxReprValues {
+		return fmt.Errorf("%w: %s: the range responses carry more than %d different Repr-Digest values", fetch.ErrProtocol, redactURL(f.target), maxReprValues)
+	}
+	f.reprs = append(f.reprs, v)
+	return nil
 }
 
 // run fetches every missing range: rounds of requests until none is
@@ -177,8 +200,13 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 		sink.refuseWhole = sink.whole && len(batch) > 1
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		if f.header == nil && (r.StatusCode == http.StatusOK || r.StatusCode == http.StatusPartialContent) {
-			f.header = r.Header
+		if r.StatusCode == http.StatusOK || r.StatusCode == http.StatusPartialContent {
+			if f.header == nil {
+				f.header = r.Header
+			}
+			if err := f.noteRepr(r.Header); err != nil && sink.changed == nil {
+				sink.changed = err
+			}
 		}
 		if t := r.Header.Get("ETag"); f.etag == "" && len(t) > 0 && t[0] == '"' {
 			f.etag = t

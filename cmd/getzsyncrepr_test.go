@@ -1,0 +1,83 @@
+package cmd
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hdig/hdig/zsync"
+)
+
+// reprOrigin serves /f with a Link to /f.zsync; its HEAD carries headRepr
+// as Repr-Digest, its GETs (the range responses) getRepr ("" leaves the
+// field out).
+type reprOrigin struct {
+	body, ctl         []byte
+	headRepr, getRepr string
+}
+
+func (o *reprOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/f.zsync":
+		w.Write(o.ctl)
+	case "/f":
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Link", `<f.zsync>; rel="describedby"; type="application/x-zsync"`)
+		v := o.getRepr
+		if r.Method == http.MethodHead {
+			v = o.headRepr
+		}
+		if v != "" {
+			w.Header().Set("Repr-Digest", v)
+		}
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(o.body))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestGetZsyncRangeReprDigest: the Repr-Digest the range responses carry
+// describes the representation hdig rebuilds, as the HEAD's does: when it
+// does not match, the run fails (exit 1), whether the HEAD sent none (it
+// was reported unverified, exit 0) or a right one (reported verified).
+func TestGetZsyncRangeReprDigest(t *testing.T) {
+	cur := zsyncData(31, 300_000)
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	field := func(b []byte) string {
+		s := sha256.Sum256(b)
+		return "sha-256=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"
+	}
+	right, wrong := field(cur), field([]byte("other"))
+	for _, c := range []struct{ name, head, get string }{
+		{"HEAD without", "", wrong},
+		{"HEAD right", right, wrong},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := httptest.NewServer(&reprOrigin{body: cur, ctl: buf.Bytes(), headRepr: c.head, getRepr: c.get})
+			defer ts.Close()
+			work := t.TempDir()
+			seed := filepath.Join(work, "seed")
+			os.WriteFile(seed, corrupt(cur, 1000, 150_000), 0o644)
+			out := filepath.Join(work, "new")
+			code, _, errOut := runHdig(t, "get", "--zsync", "--no-cache", "--seed", seed, "-o", out, ts.URL+"/f")
+			if code != ExitIntegrity || !strings.Contains(errOut, "Repr-Digest") {
+				t.Errorf("range responses with a wrong Repr-Digest = %d, %q; want 1 and a Repr-Digest mismatch", code, errOut)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("the output was written")
+			}
+		})
+	}
+}
