@@ -219,6 +219,11 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	if err == nil && (sink.whole || res.Status == http.StatusOK) {
 		f.whole = true // the whole target came and was checked
 	}
+	if err == nil && res != nil {
+		// A Repr-Digest sent in the trailer describes the file as one in
+		// the header does.
+		err = f.noteRepr(res.Trailer)
+	}
 	f.mu.Unlock()
 	switch {
 	case errors.Is(sink.err, errWholeBody):

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,5 +81,61 @@ func TestGetZsyncRangeReprDigest(t *testing.T) {
 				t.Error("the output was written")
 			}
 		})
+	}
+}
+
+// trailerOrigin answers each single range with a chunked 206 whose
+// Repr-Digest comes in the trailer.
+type trailerOrigin struct {
+	body, ctl []byte
+	repr      string
+}
+
+func (o *trailerOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/f.zsync" {
+		w.Write(o.ctl)
+		return
+	}
+	spec := strings.TrimPrefix(r.Header.Get("Range"), "bytes=")
+	a, b, ok := strings.Cut(spec, "-")
+	first, err1 := strconv.Atoi(a)
+	last, err2 := strconv.Atoi(b)
+	if !ok || strings.Contains(spec, ",") || err1 != nil || err2 != nil {
+		w.Header().Set("ETag", `"v1"`)
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(o.body))
+		return
+	}
+	w.Header().Set("ETag", `"v1"`)
+	w.Header().Set("Trailer", "Repr-Digest")
+	w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", first, last, len(o.body)))
+	w.WriteHeader(http.StatusPartialContent)
+	w.Write(o.body[first : last+1])
+	w.Header().Set("Repr-Digest", o.repr)
+}
+
+// TestGetZsyncRangeTrailerReprDigest: a Repr-Digest a range response
+// sends in its trailer is checked against the rebuilt file as one in its
+// header is: a wrong one fails the run (it was not looked at: exit 0).
+func TestGetZsyncRangeTrailerReprDigest(t *testing.T) {
+	cur := zsyncData(32, 300_000)
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	s := sha256.Sum256([]byte("other"))
+	ts := httptest.NewServer(&trailerOrigin{body: cur, ctl: buf.Bytes(), repr: "sha-256=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"})
+	defer ts.Close()
+	work := t.TempDir()
+	seed := filepath.Join(work, "seed")
+	os.WriteFile(seed, corrupt(cur, 1000), 0o644)
+	out := filepath.Join(work, "new")
+	code, _, errOut := runHdig(t, "get", "--zsync", "--no-cache", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
+	if code != ExitIntegrity || !strings.Contains(errOut, "Repr-Digest") {
+		t.Errorf("a range response with a wrong Repr-Digest in its trailer = %d, %q; want 1 and a Repr-Digest mismatch", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the output was written")
 	}
 }
