@@ -204,8 +204,8 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 			if f.header == nil {
 				f.header = r.Header
 			}
-			if err := f.noteRepr(r.Header); err != nil && sink.changed == nil {
-				sink.changed = err
+			if sink.changed == nil && !sink.refuseWhole { // its bytes are used
+				sink.changed = f.noteRepr(r.Header)
 			}
 		}
 		if t := r.Header.Get("ETag"); f.etag == "" && len(t) > 0 && t[0] == '"' {
