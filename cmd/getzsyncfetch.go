@@ -173,7 +173,10 @@ func (f *zsyncFetch) batches(ranges []zsync.Range) [][]zsync.Range {
 
 // batch asks for one batch of ranges and writes them through the matcher.
 func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
-	req := &fetch.Request{URL: f.target, Header: f.base.Header.Clone(), Retry: f.base.Retry, Policy: f.base.Policy, RetryDelay: f.base.RetryDelay}
+	// Want-Repr-Digest as on a plain GET: an origin that sends Repr-Digest
+	// only when asked proves the rebuilt file with it (noteRepr).
+	req := &fetch.Request{URL: f.target, Header: f.base.Header.Clone(), Retry: f.base.Retry, Policy: f.base.Policy, RetryDelay: f.base.RetryDelay,
+		WantRepr: f.base.WantRepr}
 	size := int64(0)
 	for _, r := range batch {
 		req.Ranges = append(req.Ranges, fetch.ByteRange{First: r.Start, Last: r.End - 1})

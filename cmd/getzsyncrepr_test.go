@@ -139,3 +139,54 @@ func TestGetZsyncRangeTrailerReprDigest(t *testing.T) {
 		t.Error("the output was written")
 	}
 }
+
+// wantOrigin sends Repr-Digest only to requests that carry
+// Want-Repr-Digest, as an origin computing digests on demand may.
+type wantOrigin struct {
+	body, ctl []byte
+	repr      string
+}
+
+func (o *wantOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/f.zsync":
+		w.Write(o.ctl)
+	case "/f":
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Link", `<f.zsync>; rel="describedby"; type="application/x-zsync"`)
+		if r.Header.Get("Want-Repr-Digest") != "" {
+			w.Header().Set("Repr-Digest", o.repr)
+		}
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(o.body))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestGetZsyncAsksForReprDigest: the range requests (and the HEAD --strategy
+// auto sends) carry Want-Repr-Digest as a plain GET does, so an origin
+// that sends Repr-Digest only when asked proves the rebuilt file: without
+// it, --require-digest failed (exit 3) where the plain download passed.
+func TestGetZsyncAsksForReprDigest(t *testing.T) {
+	cur := zsyncData(33, 300_000)
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	s := sha256.Sum256(cur)
+	ts := httptest.NewServer(&wantOrigin{body: cur, ctl: buf.Bytes(), repr: "sha-256=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"})
+	defer ts.Close()
+	work := t.TempDir()
+	seed := filepath.Join(work, "seed")
+	os.WriteFile(seed, corrupt(cur, 1000), 0o644)
+	for _, url := range []string{ts.URL + "/f.zsync", ts.URL + "/f"} {
+		out := filepath.Join(work, "new")
+		code, _, errOut := runHdig(t, "get", "--zsync", "--no-cache", "--require-digest", "--seed", seed, "-o", out, url)
+		if code != ExitOK || !strings.Contains(errOut, "verified Repr-Digest") {
+			t.Errorf("%s: hdig get --zsync --require-digest = %d, %q; want 0 and verified", url, code, errOut)
+		}
+		os.Remove(out)
+	}
+}
