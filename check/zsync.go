@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"github.com/hdig/hdig/zsync"
 )
@@ -53,7 +54,12 @@ func (a *audit) checkZsync(ctx context.Context) {
 			a.s.fail(id, fmt.Sprintf("%s does not describe the file: %v", ctlURL, trimZsync(err)))
 			return
 		}
-		a.s.pass(id, fmt.Sprintf("%s (%s) matches the file: Length %d, %d blocks of %d bytes, SHA-1 %x%s", ctlURL, how, ctl.Length, ctl.Blocks(), ctl.Blocksize, ctl.SHA1, retryNote(refused)))
+		msg := fmt.Sprintf("%s (%s) matches the file: Length %d, %d blocks of %d bytes, SHA-1 %x%s", ctlURL, how, ctl.Length, ctl.Blocks(), ctl.Blocksize, ctl.SHA1, retryNote(refused))
+		if why := a.controlURLs(ctlURL, ctl); why != "" {
+			a.s.warn(id, msg+"; but "+why)
+			return
+		}
+		a.s.pass(id, msg)
 	}
 }
 
@@ -79,6 +85,35 @@ func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (ctl *zsyn
 		return nil, refused, fmt.Sprintf("%s does not parse: %v", ctlURL, trimZsync(err))
 	}
 	return ctl, refused, ""
+}
+
+// controlURLs says why a zsync client given the control file would not
+// fetch the audited file: no URL line, or none that resolves to it ("" when
+// one does). A client fetches its ranges from the URL lines, not from
+// where the control file was found.
+func (a *audit) controlURLs(ctlURL string, ctl *zsync.Control) string {
+	if len(ctl.URLs) == 0 {
+		return "it has no URL line: a zsync client given it cannot find the file"
+	}
+	want, err := url.Parse(a.url)
+	if err != nil {
+		return ""
+	}
+	for _, ref := range ctl.URLs {
+		if got, err := zsync.Resolve(ctlURL, ref); err == nil && got == want.String() {
+			return ""
+		}
+	}
+	return fmt.Sprintf("its URL line %q resolves to %s, not the file: zsync clients fetch their ranges there", ctl.URLs[0], resolved(ctlURL, ctl.URLs[0]))
+}
+
+// resolved is ref resolved against base for a message.
+func resolved(base, ref string) string {
+	u, err := zsync.Resolve(base, ref)
+	if err != nil {
+		return fmt.Sprintf("nothing usable (%v)", err)
+	}
+	return u
 }
 
 // trimZsync drops the package prefix from a zsync error.

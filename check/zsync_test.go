@@ -51,6 +51,18 @@ func TestZsyncControl(t *testing.T) {
 		}
 		return body
 	}
+	elsewhere := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if strings.HasSuffix(r.URL.Path, ".zsync") {
+			c, err := zsync.Make(strings.NewReader(lines(200, 1)), 7780, zsync.MakeOptions{Blocksize: 1024, URL: "old/doc.txt"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			c.WriteTo(&b)
+			return b.Bytes()
+		}
+		return body
+	}
 	garbled := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
 		if strings.HasSuffix(r.URL.Path, ".zsync") {
 			b := controlOf(t, lines(200, 1))
@@ -98,6 +110,7 @@ func TestZsyncControl(t *testing.T) {
 		{"advertised", own, false, Pass, "(advertised by Link) matches the file: Length 7780, 8 blocks of 1024 bytes"},
 		{"no link", noLink, false, Skip, `no Link rel="describedby"`},
 		{"no link, --zsync", noLink, true, Pass, "(asked for with --zsync) matches the file"},
+		{"URL elsewhere", elsewhere, false, Warn, `matches the file: Length 7780, 8 blocks of 1024 bytes, SHA-1 38930013ffc2e34ec143e605ae001419cd93fbd0; but its URL line "old/doc.txt" resolves to http://`},
 		{"stale", stale, false, Fail, "does not describe the file: 1 of 8 blocks differ from the file, the first block 4 (bytes 4096-5119)"},
 		{"truncated", garbled, false, Fail, "does not parse: control file block table: want 8 blocks"},
 		{"missing, --zsync", gone, true, Fail, "returned 404 Not Found, want 200 with the control file"},

@@ -86,7 +86,7 @@ func (o *getOptions) preferZsync(ctx context.Context) bool {
 	if err != nil {
 		return false
 	}
-	head, err := client.Do(ctx, &fetch.Request{URL: o.URL, Method: http.MethodHead, Header: req.Header, Policy: req.Policy}, fetch.DiscardSink{})
+	head, err := client.Do(ctx, &fetch.Request{URL: o.URL, Method: http.MethodHead, Header: req.Header, Policy: req.Policy, WantRepr: req.WantRepr}, fetch.DiscardSink{})
 	if err != nil || zsync.ControlLink(head.Header.Values("Link")) == "" {
 		return false
 	}

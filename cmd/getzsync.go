@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -96,6 +99,7 @@ type zsyncRun struct {
 	head            *fetch.Result // HEAD of the file; nil when it failed
 	ctl             *zsync.Control
 	bound           *seedBound // what seeds may write (getzsyncbound.go)
+	reprs           []string   // the range responses' Repr-Digest values
 }
 
 func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
@@ -103,6 +107,9 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 	// (a Link, the control file's URL: line): credentials stay with o.URL's.
 	ctx = fetch.CredentialsFor(ctx, z.o.URL)
 	if err := z.discover(ctx); err != nil {
+		return nil, err
+	}
+	if err := z.headLength(); err != nil {
 		return nil, err
 	}
 	if max := z.base.Limits.MaxFileSize; max > 0 && z.ctl.Length > max {
@@ -143,6 +150,9 @@ func (z *zsyncRun) run(ctx context.Context) (*fetch.Result, error) {
 		return nil, err
 	}
 	z.headAfter(ctx)
+	if err := z.headLength(); err != nil {
+		return nil, err
+	}
 	res := z.result()
 	res.Reused = m.FromSeed
 	res.Pieces, res.Received = pieces, received
@@ -174,7 +184,7 @@ func (z *zsyncRun) fetchMissing(ctx context.Context, m *zsync.Matcher) (int, int
 	prog := progressFor(z.ios, z.o.Silent)
 	defer prog.Finish()
 	prog.Start(z.ctl.Length, m.FromSeed)
-	f := &zsyncFetch{client: z.client, base: z.base, m: m, target: z.fileURL, parallel: z.o.Parallel, prog: prog}
+	f := &zsyncFetch{client: z.client, base: z.base, m: m, length: z.ctl.Length, target: z.fileURL, parallel: z.o.Parallel, prog: prog}
 	if f.parallel == 0 {
 		f.parallel = zsyncParallel
 	}
@@ -184,6 +194,7 @@ func (z *zsyncRun) fetchMissing(ctx context.Context, m *zsync.Matcher) (int, int
 		}
 	}
 	err := f.run(ctx)
+	z.reprs = f.reprs
 	if z.head == nil && f.header != nil {
 		z.head = &fetch.Result{Header: f.header}
 	}
@@ -192,7 +203,7 @@ func (z *zsyncRun) fetchMissing(ctx context.Context, m *zsync.Matcher) (int, int
 
 // result starts the Result from what the HEAD of the file said.
 func (z *zsyncRun) result() *fetch.Result {
-	res := &fetch.Result{URL: z.fileURL, RequestURL: z.fileURL, Status: 200, Bytes: z.ctl.Length, Strategy: fetch.StrategyZsync}
+	res := &fetch.Result{URL: redactURL(z.fileURL), RequestURL: z.fileURL, Status: 200, Bytes: z.ctl.Length, Strategy: fetch.StrategyZsync}
 	if z.head != nil {
 		res.Header = z.head.Header
 		if t := z.head.Header.Get("ETag"); len(t) > 0 && t[0] == '"' {
@@ -204,3 +215,42 @@ func (z *zsyncRun) result() *fetch.Result {
 
 // errNoControl: the file advertises no control file.
 var errNoControl = errors.New(`the origin advertises no zsync control file (no Link rel="describedby" type="application/x-zsync")`)
+
+// headLength checks the length the HEAD of the file gave (when one was
+// sent) against the control file's.
+func (z *zsyncRun) headLength() error {
+	if z.head == nil || z.head.Status != http.StatusOK {
+		return nil
+	}
+	return lengthAgrees(z.fileURL, z.ctl.Length, z.head.Status, z.head.Header)
+}
+
+// lengthAgrees checks the length of the file a 200 (or HEAD) states, the
+// Content-Length of an unencoded body, against the control file's Length
+// (lengthIs; a 206's parts are checked by rangeSink.part). A response
+// that states none (chunked) passes.
+func lengthAgrees(target string, want int64, status int, h http.Header) error {
+	if status != http.StatusOK {
+		return nil
+	}
+	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return nil
+	}
+	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)
+	if err != nil || n < 0 {
+		return nil
+	}
+	return lengthIs(target, want, n, "Content-Length")
+}
+
+// lengthIs fails when the file's length got, as a response's field
+// stated it, is not the control file's Length want: the control file then
+// does not describe the file the origin has (it grew or shrank after the
+// .zsync was made), and rebuilding the control file's version would hand
+// over bytes the origin said it does not have.
+func lengthIs(target string, want, got int64, field string) error {
+	if got == want {
+		return nil
+	}
+	return withExit(ExitIntegrity, fmt.Errorf("zsync: %s has %d bytes (%s), the control file's Length is %d: the control file %w (made from another version?)", redactURL(target), got, field, want, zsync.ErrMismatch))
+}

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -48,5 +49,29 @@ func TestGetZsyncCredentialsStayWithTheirOrigin(t *testing.T) {
 	}
 	if n := leaked.Load(); n != 0 {
 		t.Errorf("%d requests to the control file's other origin carried the user's credentials", n)
+	}
+}
+
+// TestGetZsyncRedactsPassword: a password in the URL (sent as Basic
+// credentials to its origin) is not printed: the verdict's url and the
+// messages show it redacted, as on a plain download.
+func TestGetZsyncRedactsPassword(t *testing.T) {
+	cur := zsyncData(8, 64<<10)
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body bytes.Buffer
+	ctl.WriteTo(&body)
+	ts := httptest.NewServer(&zsyncOrigin{body: cur, ctl: body.Bytes()})
+	defer ts.Close()
+	u := strings.Replace(ts.URL, "http://", "http://user:s3cret@", 1)
+	out := filepath.Join(t.TempDir(), "f")
+	code, stdout, errOut := runHdig(t, "get", "--zsync", "--json", "--no-cache", "-o", out, u+"/f.zsync")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(stdout+errOut, "s3cret") {
+		t.Errorf("the password was printed:\n%s\n%s", stdout, errOut)
 	}
 }

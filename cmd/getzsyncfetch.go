@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/verify"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -27,6 +30,7 @@ type zsyncFetch struct {
 	client   *fetch.Client
 	base     *fetch.Request
 	m        *zsync.Matcher
+	length   int64 // the control file's Length
 	target   string
 	parallel int
 	prog     fetch.Progress
@@ -37,18 +41,59 @@ type zsyncFetch struct {
 	single   bool        // the origin takes one range per request
 	reqs     int
 	received int64
-	whole    bool // a 200 brought the whole target
+	whole    bool     // a 200 brought the whole target
+	reprs    []string // the Repr-Digest values the responses carried, each once
 }
 
-// run fetches every missing range.
+// maxReprValues bounds the different Repr-Digest values the range
+// responses of one run may carry: one version has one.
+const maxReprValues = 4
+
+// noteRepr keeps the Repr-Digest of a response whose bytes are used: it
+// describes the representation rebuilt as the HEAD's does, and is checked
+// with it (zsyncRun.verify). f.mu is held.
+func (f *zsyncFetch) noteRepr(h http.Header) error {
+	v := strings.Join(h.Values(verify.ReprDigest), ", ")
+	if v == "" || slices.Contains(f.reprs, v) {
+		return nil
+	}
+	if len(f.reprs) == maxReprValues {
+		return fmt.Errorf("%w: %s: the range responses carry more than %d different Repr-Digest values", fetch.ErrProtocol, redactURL(f.target), maxReprValues)
+	}
+	f.reprs = append(f.reprs, v)
+	return nil
+}
+
+// run fetches every missing range: rounds of requests until none is
+// missing, as an origin may answer several ranges with fewer parts; a
+// round that brings none of them ends it.
 func (f *zsyncFetch) run(ctx context.Context) error {
+	left := int64(-1)
+	for {
+		missing := f.m.Missing()
+		n := int64(0)
+		for _, r := range missing {
+			n += r.Len()
+		}
+		switch {
+		case n == 0 || f.done():
+			return nil
+		case n == left:
+			return fmt.Errorf("%w: %s: the range responses left bytes %d-%d unsent", fetch.ErrProtocol, redactURL(f.target), missing[0].Start, missing[0].End-1)
+		}
+		left = n
+		if err := f.round(ctx, missing); err != nil {
+			return err
+		}
+	}
+}
+
+// round asks once for every range given.
+func (f *zsyncFetch) round(ctx context.Context, missing []zsync.Range) error {
 	// Only missing blocks are asked for: joining two ranges by fetching the
 	// present blocks between them again costs bytes, and multipart takes
 	// many ranges per request anyway.
-	batches := f.batches(f.m.Missing())
-	if len(batches) == 0 {
-		return nil
-	}
+	batches := f.batches(missing)
 	// The first batch alone: it may learn the ETag, or that the origin
 	// answers several ranges with a 200.
 	rest, err := f.first(ctx, batches)
@@ -128,7 +173,10 @@ func (f *zsyncFetch) batches(ranges []zsync.Range) [][]zsync.Range {
 
 // batch asks for one batch of ranges and writes them through the matcher.
 func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
-	req := &fetch.Request{URL: f.target, Header: f.base.Header.Clone(), Retry: f.base.Retry, Policy: f.base.Policy, RetryDelay: f.base.RetryDelay}
+	// Want-Repr-Digest as on a plain GET: an origin that sends Repr-Digest
+	// only when asked proves the rebuilt file with it (noteRepr).
+	req := &fetch.Request{URL: f.target, Header: f.base.Header.Clone(), Retry: f.base.Retry, Policy: f.base.Policy, RetryDelay: f.base.RetryDelay,
+		WantRepr: f.base.WantRepr}
 	size := int64(0)
 	for _, r := range batch {
 		req.Ranges = append(req.Ranges, fetch.ByteRange{First: r.Start, Last: r.End - 1})
@@ -141,19 +189,27 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	id := f.reqs
 	f.reqs++
 	f.mu.Unlock()
-	sink := &rangeSink{m: f.m, ranges: batch, bar: f.prog.Piece(id, size, 0)}
+	sink := &rangeSink{m: f.m, target: f.target, length: f.length, bar: f.prog.Piece(id, size, 0)}
+	req.OnPart = sink.part
 	ifRange := req.Header.Get("If-Range")
 	req.OnResponse = func(r *http.Response) {
 		sink.whole = r.StatusCode == http.StatusOK
 		if sink.whole && ifRange != "" && r.Header.Get("ETag") != ifRange {
 			// If-Range failed: the file is not the one the ETag named.
-			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", f.target, ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
+			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", redactURL(f.target), ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
+		} else if err := lengthAgrees(f.target, f.length, r.StatusCode, r.Header); err != nil {
+			sink.changed = err
 		}
 		sink.refuseWhole = sink.whole && len(batch) > 1
 		f.mu.Lock()
 		defer f.mu.Unlock()
-		if f.header == nil && (r.StatusCode == http.StatusOK || r.StatusCode == http.StatusPartialContent) {
-			f.header = r.Header
+		if r.StatusCode == http.StatusOK || r.StatusCode == http.StatusPartialContent {
+			if f.header == nil {
+				f.header = r.Header
+			}
+			if sink.changed == nil && !sink.refuseWhole { // its bytes are used
+				sink.changed = f.noteRepr(r.Header)
+			}
 		}
 		if t := r.Header.Get("ETag"); f.etag == "" && len(t) > 0 && t[0] == '"' {
 			f.etag = t
@@ -166,6 +222,11 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	if err == nil && (sink.whole || res.Status == http.StatusOK) {
 		f.whole = true // the whole target came and was checked
 	}
+	if err == nil && res != nil {
+		// A Repr-Digest sent in the trailer describes the file as one in
+		// the header does.
+		err = f.noteRepr(res.Trailer)
+	}
 	f.mu.Unlock()
 	switch {
 	case errors.Is(sink.err, errWholeBody):
@@ -175,22 +236,24 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	case err != nil && errors.Is(context.Cause(ctx), errGotWhole):
 		return nil // another worker got the whole target
 	case err != nil:
-		return fmt.Errorf("zsync: bytes %d-%d of %s could not be fetched: %w", batch[0].Start, batch[len(batch)-1].End-1, f.target, err)
+		return fmt.Errorf("zsync: bytes %d-%d of %s could not be fetched: %w", batch[0].Start, batch[len(batch)-1].End-1, redactURL(f.target), err)
 	}
 	return nil
 }
 
-// rangeSink hands the bytes of a batch's ranges, which arrive one after
-// another, to the matcher at their offsets; a 200 is the whole target.
+// rangeSink hands the bytes of a batch's parts, which arrive one after
+// another, to the matcher at the offsets their Content-Range gives (the
+// origin may send them in another order than asked, or only some: what
+// is still missing is asked for again); a 200 is the whole target.
 type rangeSink struct {
 	m           *zsync.Matcher
-	ranges      []zsync.Range
+	target      string // the file's URL, for messages
+	length      int64  // the control file's Length
 	bar         fetch.PieceProgress
 	whole       bool
 	refuseWhole bool  // a 200 to several ranges: not read (errWholeBody)
 	changed     error // a 200 to If-Range with another ETag: not read
-	i           int   // range being written
-	left        int64 // its bytes still to come
+	left        int64 // bytes of the part being written still to come
 	fw          *zsync.FetchWriter
 	err         error // the first error of Write
 	received    int64 // bytes written, retried attempts included
@@ -234,29 +297,48 @@ func (s *rangeSink) write(p []byte) (int, error) {
 			if err := s.fw.Close(); err != nil {
 				return n - len(p), err
 			}
-			s.fw, s.i = nil, s.i+1
+			s.fw = nil
 		}
 	}
 	return n, nil
 }
 
 func (s *rangeSink) open() error {
+	if !s.whole {
+		return errors.New("zsync: the origin sent bytes outside the parts its Content-Range named")
+	}
 	var err error
-	if s.whole {
-		s.fw, err = s.m.FetchWriter(0)
-		return err
+	s.fw, err = s.m.FetchWriter(0)
+	return err
+}
+
+// part starts a part of a 206 (fetch.Request.OnPart): its bytes go from
+// its first byte on, which must start a block.
+func (s *rangeSink) part(cr fetch.ContentRange) error {
+	err := func() error {
+		if s.fw != nil { // the part before ended short of its length
+			return errors.New("zsync: a part of the range response ended early")
+		}
+		if cr.Total >= 0 {
+			if err := lengthIs(s.target, s.length, cr.Total, "Content-Range "+cr.String()); err != nil {
+				return err
+			}
+		}
+		fw, err := s.m.FetchWriter(cr.First)
+		if err != nil {
+			return err
+		}
+		s.fw, s.left = fw, cr.Len()
+		return nil
+	}()
+	if err != nil && s.err == nil {
+		s.err = err
 	}
-	if s.i >= len(s.ranges) {
-		return errors.New("zsync: the origin sent more bytes than the ranges asked for")
-	}
-	r := s.ranges[s.i]
-	s.left = r.Len()
-	s.fw, err = s.m.FetchWriter(r.Start)
 	return err
 }
 
 // Reset starts the batch over (a retry); blocks already checked stay.
-func (s *rangeSink) Reset() error { s.i, s.fw, s.left, s.err = 0, nil, 0, nil; return nil }
+func (s *rangeSink) Reset() error { s.fw, s.left, s.err = nil, 0, nil; return nil }
 
 func (s *rangeSink) Commit() error {
 	if s.fw != nil {

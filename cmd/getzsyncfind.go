@@ -37,11 +37,11 @@ func (z *zsyncRun) discover(ctx context.Context) error {
 		}
 		link := zsync.ControlLink(z.head.Header.Values("Link"))
 		if link == "" {
-			return fmt.Errorf("%w: %s: %v; name one with --zsync-url URL.zsync", fetch.ErrProtocol, o.URL, errNoControl)
+			return fmt.Errorf("%w: %s: %v; name one with --zsync-url URL.zsync", fetch.ErrProtocol, redactURL(o.URL), errNoControl)
 		}
 		ref, err := zsync.Resolve(o.URL, link)
 		if err != nil {
-			return fmt.Errorf("%w: %s: Link <%s>: %v", fetch.ErrProtocol, o.URL, link, err)
+			return fmt.Errorf("%w: %s: Link <%s>: %v", fetch.ErrProtocol, redactURL(o.URL), link, err)
 		}
 		z.ctlURL = ref
 	}
@@ -58,7 +58,7 @@ func (z *zsyncRun) headAfter(ctx context.Context) {
 		return
 	}
 	if err := z.headFile(ctx); err != nil && !z.o.Silent {
-		fmt.Fprintf(z.ios.ErrOut, "warning: HEAD %s: %v (no Repr-Digest)\n", z.fileURL, err)
+		fmt.Fprintf(z.ios.ErrOut, "warning: HEAD %s: %v (no Repr-Digest)\n", redactURL(z.fileURL), err)
 	}
 }
 
@@ -82,7 +82,7 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 	_, err := z.client.Do(ctx, req, sink)
 	ctl, perr := sink.result()
 	if perr != nil && !errors.Is(perr, errControlAborted) {
-		return fmt.Errorf("%w: %s: %v", fetch.ErrProtocol, z.ctlURL, perr)
+		return fmt.Errorf("%w: %s: %v", fetch.ErrProtocol, redactURL(z.ctlURL), perr)
 	}
 	if err != nil {
 		return err
@@ -92,10 +92,10 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 		return nil
 	}
 	if len(ctl.URLs) == 0 {
-		return fmt.Errorf("%w: %s: the control file names no URL for the target", fetch.ErrProtocol, z.ctlURL)
+		return fmt.Errorf("%w: %s: the control file names no URL for the target", fetch.ErrProtocol, redactURL(z.ctlURL))
 	}
 	if z.fileURL, err = zsync.Resolve(z.ctlURL, ctl.URLs[0]); err != nil {
-		return fmt.Errorf("%w: %s: URL %q: %v", fetch.ErrProtocol, z.ctlURL, ctl.URLs[0], err)
+		return fmt.Errorf("%w: %s: URL %q: %v", fetch.ErrProtocol, redactURL(z.ctlURL), ctl.URLs[0], err)
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func (z *zsyncRun) seed(m *zsync.Matcher) error {
 		err = m.SeedAt(z.bound.readerAt(b), b.Size(), seedWorkers())
 		b.Close()
 		if err != nil {
-			return fmt.Errorf("cached version %s of %s: %w", e.ETag, z.fileURL, err)
+			return fmt.Errorf("cached version %s of %s: %w", e.ETag, redactURL(z.fileURL), err)
 		}
 	}
 	return nil
@@ -101,14 +101,30 @@ func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 // HEAD (or first range response); it returns the file's sha-256 for the
 // cache (nil when the file will not be cached: not computed).
 func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
-	field := verify.DigestField{Name: verify.ReprDigest}
+	// The HEAD's Repr-Digest (or the first range response's), and any
+	// other value a range response carried: each describes the file.
+	var fields []verify.DigestField
+	seen := ""
 	if z.head != nil {
-		field = verify.ParseDigestField(verify.ReprDigest, z.head.Header.Values(verify.ReprDigest))
+		fields = append(fields, verify.ParseDigestField(verify.ReprDigest, z.head.Header.Values(verify.ReprDigest)))
+		seen = strings.Join(z.head.Header.Values(verify.ReprDigest), ", ")
+	}
+	for _, v := range z.reprs {
+		if v != seen {
+			fields = append(fields, verify.ParseDigestField(verify.ReprDigest, []string{v}))
+		}
+	}
+	named := func(key string) bool {
+		for _, f := range fields {
+			if _, ok := f.Get(key); ok && f.Usable() {
+				return true
+			}
+		}
+		return false
 	}
 	algs := []verify.Algorithm{}
 	for _, a := range verify.All {
-		_, named := field.Get(a.Key)
-		if a.Key == "sha-256" && z.caches(res) || a.Key == "sha" || field.Usable() && named || z.expects(a.Key) {
+		if a.Key == "sha-256" && z.caches(res) || a.Key == "sha" || named(a.Key) || z.expects(a.Key) {
 			algs = append(algs, a)
 		}
 	}
@@ -125,7 +141,9 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 			}
 		}
 	}
-	res.Verdict.Add(verify.Compare(field, sums, z.base.Policy)...)
+	for _, f := range fields {
+		res.Verdict.Add(verify.Compare(f, sums, z.base.Policy)...)
+	}
 	// The control file's SHA-1 (checked by Finish) goes through the one
 	// comparison: sha-1 is deprecated, so it proves the file only when
 	// --accept names sha; otherwise it is reported and Repr-Digest decides.
@@ -168,9 +186,15 @@ func (z *zsyncRun) expects(key string) bool {
 }
 
 // store links the new version into the cache as a base for the next
-// update, when the origin named it with a strong ETag.
+// update, when the origin named it with a strong ETag and the Repr-Digest
+// of the response that carried the ETag verified the rebuilt bytes. The
+// bytes come from seeds and a control file, not from that response: a
+// control file older than the file (all its blocks in the seeds) rebuilds
+// the old version, and filed under the new ETag it would be answered 304
+// and written as the new one. Range responses under the ETag prove only
+// the blocks they brought.
 func (z *zsyncRun) store(res *fetch.Result, sha []byte) {
-	if !z.caches(res) {
+	if !z.caches(res) || !res.Verdict.Verified(verify.ReprDigest) {
 		return
 	}
 	c := z.cache()

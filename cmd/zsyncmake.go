@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net/url"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -79,8 +80,10 @@ func runZsyncmake(opts *zsyncmakeOptions) error {
 		mo.Filename = base
 	}
 	if mo.URL == "" {
-		mo.URL = base
-		fmt.Fprintf(opts.IO.ErrOut, "hdig: no -u given: the control file names the file by the relative URL %s; serve both from one directory\n", base)
+		// A relative reference to the name, escaped as hdig serve writes it
+		// (a colon would read as a scheme, '#' end the path, '%' escape).
+		mo.URL = (&url.URL{Path: base}).String()
+		fmt.Fprintf(opts.IO.ErrOut, "hdig: no -u given: the control file names the file by the relative URL %s; serve both from one directory\n", mo.URL)
 	}
 	ctl, err := zsync.Make(bufio.NewReaderSize(f, 1<<20), size, mo)
 	if err != nil {

@@ -3,6 +3,7 @@ package cmd
 import (
 	"bytes"
 	"github.com/hdig/hdig/internal/peertest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,6 +85,36 @@ func TestZsyncmakeUsage(t *testing.T) {
 		code, _, stderr := runHdig(t, c.args...)
 		if code != ExitUsage || !strings.Contains(stderr, c.want) {
 			t.Errorf("hdig %v = %d, %q; want %d and %q", c.args, code, stderr, ExitUsage, c.want)
+		}
+	}
+}
+
+// TestZsyncmakeURLOfAnyName: without -u, the URL: line is FILE's base
+// name as a relative URL reference, escaped as hdig serve and hdig index
+// write it: a name with a colon, a space, a '#' or a '%' resolves to the
+// file itself beside the control file (raw, "a:b" read as a scheme, "#"
+// cut the name, "%" did not parse).
+func TestZsyncmakeURLOfAnyName(t *testing.T) {
+	for _, name := range []string{"a:b.bin", "x #1.bin", "100%.bin"} {
+		dir := t.TempDir()
+		path := filepath.Join(dir, name)
+		os.WriteFile(path, []byte("some bytes of a file"), 0o644)
+		code, stdout, stderr := runHdig(t, "zsyncmake", path, "-o", "-")
+		if code != ExitOK {
+			t.Fatalf("hdig zsyncmake %q = %d: %s", name, code, stderr)
+		}
+		c, err := zsync.Read(strings.NewReader(stdout))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := zsync.Resolve("http://127.0.0.1/d/f.zsync", c.URLs[0])
+		if err != nil {
+			t.Errorf("%q: URL %q does not resolve: %v", name, c.URLs[0], err)
+			continue
+		}
+		u, _ := url.Parse(got)
+		if u.Path != "/d/"+name || u.Fragment != "" || u.RawQuery != "" {
+			t.Errorf("%q: URL %q resolves to %s; want the file beside the control file", name, c.URLs[0], got)
 		}
 	}
 }

@@ -37,6 +37,8 @@ type byteRangesReader struct {
 	err   error
 	// Parts are the Content-Ranges of the parts read so far.
 	Parts []ContentRange
+	// onPart is Request.OnPart, called as each part begins.
+	onPart func(ContentRange) error
 }
 
 // newByteRangesReader checks the Content-Type (media type and boundary) and
@@ -167,6 +169,11 @@ func (m *byteRangesReader) part() error {
 	case !within(m.asked, cr.First, cr.Last, cr.Total):
 		return protocolErrorf("multipart part %d: %s was not asked for (%s)", len(m.Parts)+1, cr, httpfield.FormatRanges(m.asked))
 	}
+	if m.onPart != nil {
+		if err := m.onPart(cr); err != nil {
+			return err
+		}
+	}
 	m.total, m.left = cr.Total, cr.Len()
 	m.Parts = append(m.Parts, cr)
 	return nil
@@ -287,6 +294,15 @@ func rangesBody(req *Request, resp *http.Response, res *Result, out *io.Reader) 
 	r, parts, err := partialBody(resp, *out, req.Ranges)
 	if err != nil {
 		return nil, err
+	}
+	if req.OnPart != nil {
+		if m, ok := r.(*byteRangesReader); ok {
+			m.onPart = req.OnPart
+		} else if cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range")); err != nil {
+			return nil, protocolErrorf("%v", err)
+		} else if err := req.OnPart(cr); err != nil {
+			return nil, err
+		}
 	}
 	*out, res.Strategy = r, StrategyRanges
 	return parts, nil

@@ -73,6 +73,12 @@ type Request struct {
 	// OnResponse each final response received (for -v).
 	OnRequest  func(*http.Request)
 	OnResponse func(*http.Response)
+	// OnPart, with Ranges, sees the Content-Range of each part of a 206
+	// (the one of a single-part answer, each of a multipart body) before
+	// the part's bytes are written, those of the part before all written:
+	// parts may come in another order than asked, or fewer (RFC 9110
+	// §15.3.7). An error ends the body.
+	OnPart func(ContentRange) error
 
 	// intercept may take over a response (226, 304) before the plain
 	// body handling; plain is the request to repeat when what it took

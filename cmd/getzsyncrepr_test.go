@@ -1,0 +1,192 @@
+package cmd
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hdig/hdig/zsync"
+)
+
+// reprOrigin serves /f with a Link to /f.zsync; its HEAD carries headRepr
+// as Repr-Digest, its GETs (the range responses) getRepr ("" leaves the
+// field out).
+type reprOrigin struct {
+	body, ctl         []byte
+	headRepr, getRepr string
+}
+
+func (o *reprOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/f.zsync":
+		w.Write(o.ctl)
+	case "/f":
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Link", `<f.zsync>; rel="describedby"; type="application/x-zsync"`)
+		v := o.getRepr
+		if r.Method == http.MethodHead {
+			v = o.headRepr
+		}
+		if v != "" {
+			w.Header().Set("Repr-Digest", v)
+		}
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(o.body))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestGetZsyncRangeReprDigest: the Repr-Digest the range responses carry
+// describes the representation hdig rebuilds, as the HEAD's does: when it
+// does not match, the run fails (exit 1), whether the HEAD sent none (it
+// was reported unverified, exit 0) or a right one (reported verified).
+func TestGetZsyncRangeReprDigest(t *testing.T) {
+	cur := zsyncData(31, 300_000)
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	field := func(b []byte) string {
+		s := sha256.Sum256(b)
+		return "sha-256=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"
+	}
+	right, wrong := field(cur), field([]byte("other"))
+	for _, c := range []struct{ name, head, get string }{
+		{"HEAD without", "", wrong},
+		{"HEAD right", right, wrong},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ts := httptest.NewServer(&reprOrigin{body: cur, ctl: buf.Bytes(), headRepr: c.head, getRepr: c.get})
+			defer ts.Close()
+			work := t.TempDir()
+			seed := filepath.Join(work, "seed")
+			os.WriteFile(seed, corrupt(cur, 1000, 150_000), 0o644)
+			out := filepath.Join(work, "new")
+			code, _, errOut := runHdig(t, "get", "--zsync", "--no-cache", "--seed", seed, "-o", out, ts.URL+"/f")
+			if code != ExitIntegrity || !strings.Contains(errOut, "Repr-Digest") {
+				t.Errorf("range responses with a wrong Repr-Digest = %d, %q; want 1 and a Repr-Digest mismatch", code, errOut)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("the output was written")
+			}
+		})
+	}
+}
+
+// trailerOrigin answers each single range with a chunked 206 whose
+// Repr-Digest comes in the trailer.
+type trailerOrigin struct {
+	body, ctl []byte
+	repr      string
+}
+
+func (o *trailerOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/f.zsync" {
+		w.Write(o.ctl)
+		return
+	}
+	spec := strings.TrimPrefix(r.Header.Get("Range"), "bytes=")
+	a, b, ok := strings.Cut(spec, "-")
+	first, err1 := strconv.Atoi(a)
+	last, err2 := strconv.Atoi(b)
+	if !ok || strings.Contains(spec, ",") || err1 != nil || err2 != nil {
+		w.Header().Set("ETag", `"v1"`)
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(o.body))
+		return
+	}
+	w.Header().Set("ETag", `"v1"`)
+	w.Header().Set("Trailer", "Repr-Digest")
+	w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", first, last, len(o.body)))
+	w.WriteHeader(http.StatusPartialContent)
+	w.Write(o.body[first : last+1])
+	w.Header().Set("Repr-Digest", o.repr)
+}
+
+// TestGetZsyncRangeTrailerReprDigest: a Repr-Digest a range response
+// sends in its trailer is checked against the rebuilt file as one in its
+// header is: a wrong one fails the run (it was not looked at: exit 0).
+func TestGetZsyncRangeTrailerReprDigest(t *testing.T) {
+	cur := zsyncData(32, 300_000)
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	s := sha256.Sum256([]byte("other"))
+	ts := httptest.NewServer(&trailerOrigin{body: cur, ctl: buf.Bytes(), repr: "sha-256=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"})
+	defer ts.Close()
+	work := t.TempDir()
+	seed := filepath.Join(work, "seed")
+	os.WriteFile(seed, corrupt(cur, 1000), 0o644)
+	out := filepath.Join(work, "new")
+	code, _, errOut := runHdig(t, "get", "--zsync", "--no-cache", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
+	if code != ExitIntegrity || !strings.Contains(errOut, "Repr-Digest") {
+		t.Errorf("a range response with a wrong Repr-Digest in its trailer = %d, %q; want 1 and a Repr-Digest mismatch", code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the output was written")
+	}
+}
+
+// wantOrigin sends Repr-Digest only to requests that carry
+// Want-Repr-Digest, as an origin computing digests on demand may.
+type wantOrigin struct {
+	body, ctl []byte
+	repr      string
+}
+
+func (o *wantOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/f.zsync":
+		w.Write(o.ctl)
+	case "/f":
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Link", `<f.zsync>; rel="describedby"; type="application/x-zsync"`)
+		if r.Header.Get("Want-Repr-Digest") != "" {
+			w.Header().Set("Repr-Digest", o.repr)
+		}
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(o.body))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// TestGetZsyncAsksForReprDigest: the range requests (and the HEAD --strategy
+// auto sends) carry Want-Repr-Digest as a plain GET does, so an origin
+// that sends Repr-Digest only when asked proves the rebuilt file: without
+// it, --require-digest failed (exit 3) where the plain download passed.
+func TestGetZsyncAsksForReprDigest(t *testing.T) {
+	cur := zsyncData(33, 300_000)
+	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	s := sha256.Sum256(cur)
+	ts := httptest.NewServer(&wantOrigin{body: cur, ctl: buf.Bytes(), repr: "sha-256=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"})
+	defer ts.Close()
+	work := t.TempDir()
+	seed := filepath.Join(work, "seed")
+	os.WriteFile(seed, corrupt(cur, 1000), 0o644)
+	for _, url := range []string{ts.URL + "/f.zsync", ts.URL + "/f"} {
+		out := filepath.Join(work, "new")
+		code, _, errOut := runHdig(t, "get", "--zsync", "--no-cache", "--require-digest", "--seed", seed, "-o", out, url)
+		if code != ExitOK || !strings.Contains(errOut, "verified Repr-Digest") {
+			t.Errorf("%s: hdig get --zsync --require-digest = %d, %q; want 0 and verified", url, code, errOut)
+		}
+		os.Remove(out)
+	}
+}
