@@ -8,11 +8,11 @@ import (
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -233,7 +233,7 @@ func lengthAgrees(target string, want int64, status int, h http.Header) error {
 	if status != http.StatusOK {
 		return nil
 	}
-	if ce := h.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+	if httpfield.ContentCoding(h.Values("Content-Encoding")) != "" {
 		return nil
 	}
 	n, err := strconv.ParseInt(h.Get("Content-Length"), 10, 64)

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -76,7 +77,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		Status:   resp.StatusCode,
 		Header:   resp.Header,
 		ETag:     resp.Header.Get("ETag"),
-		Encoding: resp.Header.Get("Content-Encoding"),
+		Encoding: httpfield.ContentCoding(resp.Header.Values("Content-Encoding")),
 		Strategy: StrategyFull,
 		Pieces:   1,
 

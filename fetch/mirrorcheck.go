@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
@@ -95,7 +94,7 @@ func (d *download) sameRepresentation(s *source, resp *http.Response) error {
 	if resp.StatusCode != http.StatusPartialContent {
 		return protocolErrorf("status %d to a range request, want 206", resp.StatusCode)
 	}
-	if got, want := resp.Header.Get("Content-Encoding"), d.header.Get("Content-Encoding"); !strings.EqualFold(got, want) {
+	if got, want := httpfield.ContentCoding(resp.Header.Values("Content-Encoding")), httpfield.ContentCoding(d.header.Values("Content-Encoding")); got != want {
 		return skip("Content-Encoding %q, the origin's %q", got, want)
 	}
 	if cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range")); err == nil && cr.Total != d.total {

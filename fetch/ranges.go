@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -386,7 +387,7 @@ func (d *download) wholeVerdict(sums []verify.Digest, enc string) verify.Verdict
 // result describes the download so far.
 func (d *download) result() *Result {
 	r := &Result{URL: d.url, Status: d.status, Header: d.header, ETag: d.header.Get("ETag"),
-		Encoding: d.header.Get("Content-Encoding"), Strategy: StrategyFull, Pieces: 1,
+		Encoding: httpfield.ContentCoding(d.header.Values("Content-Encoding")), Strategy: StrategyFull, Pieces: 1,
 		Received: d.received.Load(), Retries: int(d.retries.Load()), RequestURL: d.req.URL, answers: d.answers}
 	if r.URL == "" {
 		r.URL = d.req.URL
