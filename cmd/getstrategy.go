@@ -41,15 +41,31 @@ func (o *getOptions) applyStrategy(ctx context.Context) (zsyncRun bool, err erro
 
 // zsyncKeepsFlags reports whether the zsync path does all the flags ask:
 // it checks --expect, --checksum-file and --require-digest, but checks no
-// --trust-key signature, and writes no -w, -D, -i, -R or -J output, nor
-// into --output-dir, nor bounds the run by -m. auto
-// chooses it only then, so a flag never stops working, nor the exit status
-// changes, with what the cache holds or the origin advertises.
+// --trust-key signature, and writes none of the output zsyncDrops names.
+// auto chooses it only then, so a flag never stops working, nor the exit
+// status changes, with what the cache holds or the origin advertises.
 func (o *getOptions) zsyncKeepsFlags() bool {
+	return len(o.Sign.TrustKeys) == 0 && o.zsyncDrops() == ""
+}
+
+// zsyncDrops names the first flag given that the zsync path does not
+// honour ("" when none): it writes no -w, -D, -i, -R or -J output, nor
+// into --output-dir, nor bounds the run by -m. An explicit --zsync refuses
+// them (checkZsyncFlags) rather than drop them in silence.
+func (o *getOptions) zsyncDrops() string {
 	x := o.Out
-	return len(o.Sign.TrustKeys) == 0 &&
-		x.WriteOut == "" && !x.Include && x.DumpHeader == "" && x.OutputDir == "" && !x.RemoteTime &&
-		!x.RemoteHeaderName && !x.FailWithBody && o.Conn.MaxTime == 0
+	for _, f := range []struct {
+		set  bool
+		name string
+	}{
+		{x.WriteOut != "", "-w"}, {x.Include, "-i"}, {x.DumpHeader != "", "-D"}, {x.OutputDir != "", "--output-dir"},
+		{x.RemoteTime, "-R"}, {x.RemoteHeaderName, "-J"}, {x.FailWithBody, "--fail-with-body"}, {o.Conn.MaxTime != 0, "-m"},
+	} {
+		if f.set {
+			return f.name
+		}
+	}
+	return ""
 }
 
 // preferZsync decides auto: zsync when a cached base exists, the origin

@@ -51,6 +51,9 @@ func (o *getOptions) checkZsyncFlags() error {
 		// than the truth.
 		return usageErrorf("--zsync cannot be used with --trust-key: the zsync path checks no signature")
 	}
+	if f := o.zsyncDrops(); f != "" {
+		return usageErrorf("--zsync cannot be used with %s: the zsync path does not write or honour it", f)
+	}
 	if err := o.resolveOutput(); err != nil {
 		return err
 	}

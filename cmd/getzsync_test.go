@@ -109,6 +109,10 @@ func TestGetZsyncUsage(t *testing.T) {
 		{[]string{"get", "--zsync", "http://127.0.0.1:1/f.zsync"}, "--zsync needs -o FILE"},
 		{[]string{"get", "--seed", "x", "-o", "y", "http://127.0.0.1:1/f"}, "--seed applies only with --zsync"},
 		{[]string{"get", "--zsync", "-r", "0-1", "-o", "y", "http://127.0.0.1:1/f.zsync"}, "cannot be used with -r"},
+		// Output the zsync path does not write is refused, not dropped.
+		{[]string{"get", "--zsync", "-w", "%{http_code}", "-o", "y", "http://127.0.0.1:1/f.zsync"}, "cannot be used with -w"},
+		{[]string{"get", "--zsync", "-D", "/dev/null", "-o", "y", "http://127.0.0.1:1/f.zsync"}, "cannot be used with -D"},
+		{[]string{"get", "--zsync", "-m", "5", "-o", "y", "http://127.0.0.1:1/f.zsync"}, "cannot be used with -m"},
 	} {
 		code, _, errOut := runHdig(t, c.args...)
 		if code != ExitUsage || !strings.Contains(errOut, c.want) {
