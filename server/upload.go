@@ -33,8 +33,10 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, name string)
 			Detail: "partial PUT with Content-Range is not supported (RFC 9110 §14.5)"})
 		return
 	}
-	enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
-	if enc != "" && enc != "identity" && enc != "gzip" && enc != "x-gzip" {
+	// The codings over all the field's lines (RFC 9110 §5.3): the first
+	// line alone would take "gzip" then "br" (or "gzip" twice) for gzip.
+	enc := httpfield.ContentCoding(r.Header.Values("Content-Encoding"))
+	if enc != "" && enc != "gzip" && enc != "x-gzip" {
 		w.Header().Set("Accept-Encoding", "gzip")
 		s.problem(w, r, problem{Status: http.StatusUnsupportedMediaType,
 			Detail: "request content codings accepted: gzip"})

@@ -186,3 +186,26 @@ func TestWriteRefusals(t *testing.T) {
 	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), "If-Match: "+etag), http.StatusNoContent)
 	noTemps(t, dir)
 }
+
+// TestPutGzipOverLines: Content-Encoding over two lines is one list (RFC
+// 9110 §5.3): "gzip" then "gzip" is gzip applied twice, which the server
+// does not undo; it must refuse it (415), not gunzip once and store the
+// still-gzipped bytes as the file.
+func TestPutGzipOverLines(t *testing.T) {
+	dir := fixture(t)
+	_, ts := start(t, dir, WithWritable())
+	gzipOf := func(b []byte) []byte {
+		var zb bytes.Buffer
+		zw := gzip.NewWriter(&zb)
+		zw.Write(b)
+		zw.Close()
+		return zb.Bytes()
+	}
+	twice := gzipOf(gzipOf([]byte(hello)))
+	r := upload(t, ts, "PUT", "/g2.json", twice, "Content-Encoding: gzip", "Content-Encoding: gzip", "Content-Digest: "+sfSHA256(twice))
+	wantStatus(t, r, http.StatusUnsupportedMediaType)
+	if _, err := os.Stat(filepath.Join(dir, "g2.json")); err == nil {
+		t.Errorf("stored %q from a body gzipped twice", readFile(t, filepath.Join(dir, "g2.json")))
+	}
+	noTemps(t, dir)
+}

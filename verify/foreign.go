@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // Fields outside RFC 9530 that origins send with a digest of what they
@@ -65,9 +67,11 @@ func ForeignFields(h http.Header) []DigestField {
 // gzip-stored object decoded (x-goog-stored-content-encoding: gzip without
 // Content-Encoding: gzip).
 func transcoded(h http.Header) string {
-	stored := strings.ToLower(strings.TrimSpace(h.Get("x-goog-stored-content-encoding")))
-	sent := strings.ToLower(strings.TrimSpace(h.Get("Content-Encoding")))
-	if stored == "" || stored == "identity" || stored == sent {
+	// Both read by the one parser: a list over all its lines (RFC 9110
+	// §5.3), lowercased, identity left out.
+	stored := httpfield.ContentCoding(h.Values("x-goog-stored-content-encoding"))
+	sent := httpfield.ContentCoding(h.Values("Content-Encoding"))
+	if stored == "" || stored == sent {
 		return ""
 	}
 	return fmt.Sprintf("it describes the object as stored (%s), and the response was transcoded (Content-Encoding: %q)", stored, sent)

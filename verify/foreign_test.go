@@ -28,6 +28,10 @@ var foreignFieldsTests = []struct {
 	{"goog unknown member", []string{"x-goog-hash: sha1=AAAA, crc32c=n03x6A=="}, "x-goog-hash[crc32c]"},
 	{"goog transcoded", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip"}, "x-goog-hash[crc32c](ignored)"},
 	{"goog stored gzip sent gzip", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip", "Content-Encoding: gzip"}, "x-goog-hash[crc32c]"},
+	// Content-Encoding over two lines is one list (RFC 9110 §5.3): "gzip"
+	// then "br" is "gzip, br", not the stored "gzip".
+	{"goog stored gzip sent gzip, br on two lines", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip", "Content-Encoding: gzip", "Content-Encoding: br"}, "x-goog-hash[crc32c](ignored)"},
+	{"goog stored gzip sent gzip, br on one line", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip", "Content-Encoding: gzip, br"}, "x-goog-hash[crc32c](ignored)"},
 	{"goog nothing usable", []string{"x-goog-hash: crc32c=###"}, "x-goog-hash[](ignored)"},
 	{"amz sha256", []string{"x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564="}, "x-amz-checksum-sha256[sha-256]"},
 	{"amz crc64nvme", []string{"x-amz-checksum-crc64nvme: rosUhgp5mIg="}, "x-amz-checksum-crc64nvme[crc64nvme]"},
