@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/hdig/hdig/zsync"
 )
@@ -95,16 +96,22 @@ func (a *audit) controlURLs(ctlURL string, ctl *zsync.Control) string {
 	if len(ctl.URLs) == 0 {
 		return "it has no URL line: a zsync client given it cannot find the file"
 	}
-	want, err := url.Parse(a.url)
-	if err != nil {
-		return ""
-	}
 	for _, ref := range ctl.URLs {
-		if got, err := zsync.Resolve(ctlURL, ref); err == nil && got == want.String() {
+		if got, err := zsync.Resolve(ctlURL, ref); err == nil && sameResource(got, a.url) {
 			return ""
 		}
 	}
 	return fmt.Sprintf("its URL line %q resolves to %s, not the file: zsync clients fetch their ranges there", ctl.URLs[0], resolved(ctlURL, ctl.URLs[0]))
+}
+
+// sameResource says URLs x and y name the same resource: scheme, host
+// (case-insensitive), path once unescaped ("%24" and "$" are one byte) and
+// query. Unparsable URLs name nothing.
+func sameResource(x, y string) bool {
+	u, err1 := url.Parse(x)
+	v, err2 := url.Parse(y)
+	return err1 == nil && err2 == nil && strings.EqualFold(u.Scheme, v.Scheme) && strings.EqualFold(u.Host, v.Host) &&
+		u.Path == v.Path && u.RawQuery == v.RawQuery
 }
 
 // resolved is ref resolved against base for a message.

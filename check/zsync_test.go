@@ -132,3 +132,22 @@ func TestZsyncControl(t *testing.T) {
 		})
 	}
 }
+
+// TestSameResource: a control file's URL line names the audited file in
+// whatever escaping it chose ("%24" for "$", as hdig index writes it).
+func TestSameResource(t *testing.T) {
+	for _, tc := range []struct {
+		x, y string
+		want bool
+	}{
+		{"http://h/sub/x%5Cy;%7B%7D%23%24.txt", "http://h/sub/x%5Cy;%7B%7D%23$.txt", true},
+		{"http://H:80/a", "http://h:80/a", true},
+		{"http://h/a", "http://h/b", false},
+		{"http://h/a?x=1", "http://h/a", false},
+		{"https://h/a", "http://h/a", false},
+	} {
+		if got := sameResource(tc.x, tc.y); got != tc.want {
+			t.Errorf("sameResource(%q, %q) = %v, want %v", tc.x, tc.y, got, tc.want)
+		}
+	}
+}
