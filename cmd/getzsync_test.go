@@ -165,12 +165,7 @@ func TestGetZsyncIfRange(t *testing.T) {
 	for k := 0; k < 40; k++ { // 40 blocks, 12 blocks apart: 40 ranges
 		old[k*12*2048+5] ^= 1
 	}
-	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	ctl.WriteTo(&buf)
+	buf := bytes.NewBuffer(controlFor(t, cur))
 	z := &zsyncOrigin{body: cur, ctl: buf.Bytes()}
 	ts := httptest.NewServer(z)
 	defer ts.Close()
@@ -205,12 +200,7 @@ func TestGetZsyncTargetChanged(t *testing.T) {
 	for k := 0; k < 40; k++ {
 		old[k*12*2048+5] ^= 1
 	}
-	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	ctl.WriteTo(&buf)
+	buf := bytes.NewBuffer(controlFor(t, cur))
 	z := &zsyncOrigin{body: cur, ctl: buf.Bytes(), next: zsyncData(6, 1<<20)}
 	ts := httptest.NewServer(z)
 	defer ts.Close()
@@ -236,12 +226,7 @@ func TestGetZsyncFetchesOnlyMissing(t *testing.T) {
 	for _, b := range []int{10, 13, 300} { // a pair of blocks apart (pairs match), then far
 		old[b*2048+100] ^= 1
 	}
-	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	ctl.WriteTo(&buf)
+	buf := bytes.NewBuffer(controlFor(t, cur))
 	ts := httptest.NewServer(&zsyncOrigin{body: cur, ctl: buf.Bytes()})
 	defer ts.Close()
 	work := t.TempDir()

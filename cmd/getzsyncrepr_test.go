@@ -51,35 +51,16 @@ func (o *reprOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // was reported unverified, exit 0) or a right one (reported verified).
 func TestGetZsyncRangeReprDigest(t *testing.T) {
 	cur := zsyncData(31, 300_000)
-	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	ctl.WriteTo(&buf)
-	field := func(b []byte) string {
-		s := sha256.Sum256(b)
-		return "sha-256=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"
-	}
-	right, wrong := field(cur), field([]byte("other"))
+	ctl := controlFor(t, cur)
+	right, wrong := sha256Member(cur), sha256Member([]byte("other"))
 	for _, c := range []struct{ name, head, get string }{
 		{"HEAD without", "", wrong},
 		{"HEAD right", right, wrong},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ts := httptest.NewServer(&reprOrigin{body: cur, ctl: buf.Bytes(), headRepr: c.head, getRepr: c.get})
+			ts := httptest.NewServer(&reprOrigin{body: cur, ctl: ctl, headRepr: c.head, getRepr: c.get})
 			defer ts.Close()
-			work := t.TempDir()
-			seed := filepath.Join(work, "seed")
-			os.WriteFile(seed, corrupt(cur, 1000, 150_000), 0o644)
-			out := filepath.Join(work, "new")
-			code, _, errOut := runHdig(t, "get", "--zsync", "--no-cache", "--seed", seed, "-o", out, ts.URL+"/f")
-			if code != ExitIntegrity || !strings.Contains(errOut, "Repr-Digest") {
-				t.Errorf("range responses with a wrong Repr-Digest = %d, %q; want 1 and a Repr-Digest mismatch", code, errOut)
-			}
-			if _, err := os.Stat(out); err == nil {
-				t.Error("the output was written")
-			}
+			wantZsyncMismatch(t, corrupt(cur, 1000, 150_000), ts.URL+"/f", "range responses with a wrong Repr-Digest")
 		})
 	}
 }
@@ -118,26 +99,9 @@ func (o *trailerOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // header is: a wrong one fails the run (it was not looked at: exit 0).
 func TestGetZsyncRangeTrailerReprDigest(t *testing.T) {
 	cur := zsyncData(32, 300_000)
-	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	ctl.WriteTo(&buf)
-	s := sha256.Sum256([]byte("other"))
-	ts := httptest.NewServer(&trailerOrigin{body: cur, ctl: buf.Bytes(), repr: "sha-256=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"})
+	ts := httptest.NewServer(&trailerOrigin{body: cur, ctl: controlFor(t, cur), repr: sha256Member([]byte("other"))})
 	defer ts.Close()
-	work := t.TempDir()
-	seed := filepath.Join(work, "seed")
-	os.WriteFile(seed, corrupt(cur, 1000), 0o644)
-	out := filepath.Join(work, "new")
-	code, _, errOut := runHdig(t, "get", "--zsync", "--no-cache", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
-	if code != ExitIntegrity || !strings.Contains(errOut, "Repr-Digest") {
-		t.Errorf("a range response with a wrong Repr-Digest in its trailer = %d, %q; want 1 and a Repr-Digest mismatch", code, errOut)
-	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("the output was written")
-	}
+	wantZsyncMismatch(t, corrupt(cur, 1000), ts.URL+"/f.zsync", "a range response with a wrong Repr-Digest in its trailer")
 }
 
 // wantOrigin sends Repr-Digest only to requests that carry
@@ -169,14 +133,7 @@ func (o *wantOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // it, --require-digest failed (exit 3) where the plain download passed.
 func TestGetZsyncAsksForReprDigest(t *testing.T) {
 	cur := zsyncData(33, 300_000)
-	ctl, err := zsync.Make(bytes.NewReader(cur), int64(len(cur)), zsync.MakeOptions{URL: "f"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	ctl.WriteTo(&buf)
-	s := sha256.Sum256(cur)
-	ts := httptest.NewServer(&wantOrigin{body: cur, ctl: buf.Bytes(), repr: "sha-256=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"})
+	ts := httptest.NewServer(&wantOrigin{body: cur, ctl: controlFor(t, cur), repr: sha256Member(cur)})
 	defer ts.Close()
 	work := t.TempDir()
 	seed := filepath.Join(work, "seed")
@@ -188,5 +145,39 @@ func TestGetZsyncAsksForReprDigest(t *testing.T) {
 			t.Errorf("%s: hdig get --zsync --require-digest = %d, %q; want 0 and verified", url, code, errOut)
 		}
 		os.Remove(out)
+	}
+}
+
+// controlFor is the control file of body, naming it by the relative URL f.
+func controlFor(t *testing.T, body []byte) []byte {
+	t.Helper()
+	ctl, err := zsync.Make(bytes.NewReader(body), int64(len(body)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	return buf.Bytes()
+}
+
+// sha256Member is a Repr-Digest of b's sha-256.
+func sha256Member(b []byte) string {
+	s := sha256.Sum256(b)
+	return "sha-256=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"
+}
+
+// wantZsyncMismatch runs hdig get --zsync from seed into a new file and
+// wants exit 1 naming Repr-Digest, and no file written.
+func wantZsyncMismatch(t *testing.T, seed []byte, url, what string) {
+	t.Helper()
+	work := t.TempDir()
+	seedPath, out := filepath.Join(work, "seed"), filepath.Join(work, "new")
+	os.WriteFile(seedPath, seed, 0o644)
+	code, _, errOut := runHdig(t, "get", "--zsync", "--no-cache", "--seed", seedPath, "-o", out, url)
+	if code != ExitIntegrity || !strings.Contains(errOut, "Repr-Digest") {
+		t.Errorf("%s = %d, %q; want 1 and a Repr-Digest mismatch", what, code, errOut)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the output was written")
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/hdig/hdig/zsync"
 )
 
 // singleRangeOrigin serves a file as a static host without multipart
@@ -82,13 +80,7 @@ func singleRangeSetup(t *testing.T, o *singleRangeOrigin) (url, seed, out string
 	for k := 0; k < 10; k++ { // 10 blocks, far apart: 10 ranges
 		old[k*40*2048+9] ^= 1
 	}
-	ctl, err := zsync.Make(bytes.NewReader(o.body), int64(len(o.body)), zsync.MakeOptions{URL: "f"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	ctl.WriteTo(&buf)
-	o.ctl = buf.Bytes()
+	o.ctl = controlFor(t, o.body)
 	ts := httptest.NewServer(o)
 	t.Cleanup(ts.Close)
 	work := t.TempDir()

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/hdig/hdig/zsync"
 )
 
 // TestGetZsyncStaleControlNotCachedUnderETag: a control file older than
@@ -19,12 +17,7 @@ import (
 // would otherwise be answered 304 and write the old bytes as the new.
 func TestGetZsyncStaleControlNotCachedUnderETag(t *testing.T) {
 	cur, old := zsyncData(21, 200_000), zsyncData(22, 200_000)
-	ctl, err := zsync.Make(bytes.NewReader(old), int64(len(old)), zsync.MakeOptions{URL: "f"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	ctl.WriteTo(&buf)
+	buf := bytes.NewBuffer(controlFor(t, old))
 	ts := httptest.NewServer(&zsyncOrigin{body: cur, ctl: buf.Bytes()})
 	defer ts.Close()
 	work, cacheDir := t.TempDir(), t.TempDir()
@@ -50,12 +43,7 @@ func TestGetZsyncStaleControlNotCachedUnderETag(t *testing.T) {
 func TestGetZsyncLengthDisagrees(t *testing.T) {
 	old := zsyncData(23, 200_000)
 	cur := append(bytes.Clone(old), zsyncData(24, 10_000)...) // appended to
-	ctl, err := zsync.Make(bytes.NewReader(old), int64(len(old)), zsync.MakeOptions{URL: "f"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	ctl.WriteTo(&buf)
+	buf := bytes.NewBuffer(controlFor(t, old))
 	for _, c := range []struct {
 		name string
 		seed []byte
