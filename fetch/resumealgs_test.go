@@ -1,12 +1,10 @@
 package fetch
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -27,63 +25,18 @@ import (
 func TestResumeComputesAnswerAlgorithm(t *testing.T) {
 	data := genData(1<<20, 1)
 	s := sha512.Sum512(data)
-	field := "sha-512=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"
-	var whole atomic.Bool
-	var gets atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("ETag", `"v1"`)
-		w.Header().Set("Accept-Ranges", "bytes")
-		w.Header().Set("Repr-Digest", field)
-		rg := r.Header.Get("Range")
-		if rg == "" {
-			gets.Add(1)
-			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-			if !whole.Load() {
-				w.WriteHeader(200)
-				w.Write(data[:len(data)/2])
-				return
-			}
-			w.WriteHeader(200)
-			w.Write(data)
-			return
+	o := &halfwayOrigin{data: data, repr: "sha-512=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"}
+	// The sidecar names an algorithm of no weight and no Repr-Digest.
+	tamper := func(side, url string, partSize int64) {
+		sc, why := loadSidecar(side, url, partSize)
+		if sc == nil {
+			t.Fatalf("sidecar: %s", why)
 		}
-		var a int
-		fmt.Sscanf(rg, "bytes=%d-", &a)
-		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, len(data)-1, len(data)))
-		w.Header().Set("Content-Length", strconv.Itoa(len(data)-a))
-		w.WriteHeader(206)
-		w.Write(data[a:])
-	}))
-	defer srv.Close()
-	path := filepath.Join(t.TempDir(), "f")
-	c, _ := NewClient(Options{Timeout: testStall})
-	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
-	if _, err := c.Download(context.Background(), req, path, DownloadOptions{Continue: true, Parallel: 1}); err == nil {
-		t.Fatal("first run: want a truncated body")
+		sc.Algorithms, sc.ReprDigest = []string{"crc32c"}, ""
+		b, _ := json.Marshal(sc)
+		os.WriteFile(side, b, 0o644)
 	}
-	// The part's bytes go bad on disk, and its sidecar names an algorithm
-	// of no weight and no Repr-Digest.
-	sc, why := loadSidecar(path+SidecarSuffix, srv.URL, int64(len(data)/2))
-	if sc == nil {
-		t.Fatalf("sidecar: %s", why)
-	}
-	sc.Algorithms, sc.ReprDigest = []string{"crc32c"}, ""
-	b, _ := json.Marshal(sc)
-	os.WriteFile(path+SidecarSuffix, b, 0o644)
-	part, _ := os.ReadFile(path + PartSuffix)
-	if len(part) == 0 {
-		t.Fatal("no part after the first run")
-	}
-	part[0] ^= 0xff
-	os.WriteFile(path+PartSuffix, part, 0o644)
-	whole.Store(true)
-	gets.Store(0)
-	res, err := c.Download(context.Background(), req, path, DownloadOptions{Continue: true, Parallel: 1})
-	got, _ := os.ReadFile(path)
-	if err != nil || !bytes.Equal(got, data) || res.Outcome() != verify.Verified || gets.Load() != 1 {
-		t.Errorf("resume: %v, outcome %s, %d GETs, FILE is the origin's: %v; want the resumed part's bad byte found by the answer's sha-512 Repr-Digest and the file fetched again in full, verified",
-			err, res.Outcome(), gets.Load(), bytes.Equal(got, data))
-	}
+	resumeDamaged(t, o, tamper, "the answer's sha-512 Repr-Digest")
 }
 
 // A resume that meets another version (a 200 to If-Range) and breaks
