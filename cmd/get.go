@@ -357,27 +357,14 @@ func (o *getOptions) delta(ios *IOStreams) (*fetch.Delta, error) {
 	if o.NoCache || o.Head {
 		return nil, nil
 	}
-	dir := o.CacheDir
-	if dir == "" {
-		d, err := cache.DefaultDir()
-		if err != nil {
-			fmt.Fprintf(ios.ErrOut, "warning: no base-version cache: %v\n", err)
-			return nil, nil
-		}
-		dir = d
+	if _, err := parseSize(o.CacheMax); err != nil {
+		return nil, usageErrorf("--cache-max: %v", err)
 	}
-	store, err := cache.Open(dir)
+	store, err := o.openCache(ios)
 	if err != nil {
 		fmt.Fprintf(ios.ErrOut, "warning: no base-version cache: %v\n", err)
 		return nil, nil
 	}
-	capBytes, err := parseSize(o.CacheMax)
-	if err != nil {
-		store.Close()
-		return nil, usageErrorf("--cache-max: %v", err)
-	}
-	store.MaxBytes = capBytes
-	store.Warnf = func(f string, a ...any) { fmt.Fprintf(ios.ErrOut, "warning: cache: "+f+"\n", a...) }
 	if len(patch.Acceptable(patch.ParseAIM([]string{o.IM}))) == 0 {
 		store.Close()
 		return nil, usageErrorf("--im %q: no acceptable instance manipulation (want e.g. vcdiff, gdiff;q=0.5)", o.IM)
@@ -387,6 +374,39 @@ func (o *getOptions) delta(ios *IOStreams) (*fetch.Delta, error) {
 		linked = "" // nothing to link: a device's bytes are gone once written
 	}
 	return &fetch.Delta{Cache: store, IM: o.IM, Off: o.NoDelta || !o.Delta, Output: linked, NoDictionary: o.NoDictionary}, nil
+}
+
+// openCache opens the base-version cache (--cache-dir, else the default
+// directory), its warnings on stderr and its size bound --cache-max.
+func (o *getOptions) openCache(ios *IOStreams) (*cache.Cache, error) {
+	dir := o.CacheDir
+	if dir == "" {
+		d, err := cache.DefaultDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	capBytes, err := parseSize(o.CacheMax)
+	if err != nil {
+		return nil, fmt.Errorf("--cache-max: %w", err)
+	}
+	store, err := cache.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	store.MaxBytes = capBytes
+	store.Warnf = func(f string, a ...any) { fmt.Fprintf(ios.ErrOut, "warning: cache: "+f+"\n", a...) }
+	return store, nil
+}
+
+// warnf prints a warning on stderr unless -s.
+func (o *getOptions) warnf(ios *IOStreams) func(string, ...any) {
+	return func(f string, a ...any) {
+		if !o.Silent {
+			fmt.Fprintf(ios.ErrOut, "warning: "+f+"\n", a...)
+		}
+	}
 }
 
 // classifyFetch maps the client engine's errors to exit statuses.
@@ -401,7 +421,7 @@ func classifyFetch(err error) (int, bool) {
 		return ExitNetwork, true // contract: the transfer was refused
 	case errors.Is(err, fetch.ErrProtocol):
 		return ExitProtocol, true
-	case errors.Is(err, fetch.ErrOutput):
+	case errors.Is(err, fetch.ErrOutput), errors.Is(err, fetch.ErrInput):
 		// Like an unreadable input file: the contract has no other code
 		// for a local file that cannot be written.
 		return ExitUsage, true

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -94,7 +95,7 @@ func TestGetZsyncRefusesWrongBlocks(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("the output was written")
 	}
-	for _, p := range []string{out + ".hdig-part", out + zsyncSideSuffix} {
+	for _, p := range []string{out + ".hdig-part", out + fetch.ZsyncSidecarSuffix} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s was left behind", p)
 		}

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"testing"
+
+	"github.com/hdig/hdig/fetch"
 )
 
 // TestGetZsyncResumesAfterFailure: a run whose ranges fail after a few
@@ -19,7 +22,7 @@ func TestGetZsyncResumesAfterFailure(t *testing.T) {
 	if code != ExitNetwork {
 		t.Fatalf("first run = %d, %q; want 4", code, errOut)
 	}
-	for _, p := range []string{out + ".hdig-part", out + zsyncSideSuffix} {
+	for _, p := range []string{out + ".hdig-part", out + fetch.ZsyncSidecarSuffix} {
 		if _, err := os.Stat(p); err != nil {
 			t.Fatalf("after the failed run: %v; want it kept", err)
 		}
@@ -38,7 +41,7 @@ func TestGetZsyncResumesAfterFailure(t *testing.T) {
 	if got, _ := os.ReadFile(out); !bytes.Equal(got, o.body) {
 		t.Error("rebuilt file differs")
 	}
-	for _, p := range []string{out + ".hdig-part", out + zsyncSideSuffix} {
+	for _, p := range []string{out + ".hdig-part", out + fetch.ZsyncSidecarSuffix} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s left after success", p)
 		}
@@ -55,7 +58,7 @@ func TestGetZsyncBoundPartCheckedInPlace(t *testing.T) {
 	damaged, _ := os.ReadFile(seed) // the body with 10 blocks changed
 	os.WriteFile(out+".hdig-part", damaged, 0o644)
 	sum := sha1.Sum(o.body)
-	writeZsyncSide(out+zsyncSideSuffix, zsyncSide{SHA1: hex.EncodeToString(sum[:]), Length: int64(len(o.body)), Blocksize: 2048, ETag: `"v1"`})
+	writeZsyncSidecar(t, out, hex.EncodeToString(sum[:]), len(o.body), `"v1"`)
 	code, stdout, errOut := runHdig(t, "get", "--json", "--no-cache", "--zsync", "-o", out, url)
 	v := zsyncVerdict(t, stdout)
 	if code != ExitOK || v.Transfer.Received != 10*2048 || v.Transfer.Reused != int64(len(o.body))-10*2048 {
@@ -74,7 +77,7 @@ func TestGetZsyncPartOfAnotherVersion(t *testing.T) {
 	url, _, out := singleRangeSetup(t, o)
 	shifted := append([]byte("an older version, 39 bytes longer......"), o.body...)
 	os.WriteFile(out+".hdig-part", shifted, 0o644)
-	writeZsyncSide(out+zsyncSideSuffix, zsyncSide{SHA1: "00", Length: int64(len(shifted)), Blocksize: 2048})
+	writeZsyncSidecar(t, out, "00", len(shifted), "")
 	code, stdout, errOut := runHdig(t, "get", "--json", "--no-cache", "--zsync", "-o", out, url)
 	v := zsyncVerdict(t, stdout)
 	if code != ExitOK || v.Transfer.Received != 0 || v.Transfer.Reused != int64(len(o.body)) {
@@ -83,9 +86,20 @@ func TestGetZsyncPartOfAnotherVersion(t *testing.T) {
 	if got, _ := os.ReadFile(out); !bytes.Equal(got, o.body) {
 		t.Error("rebuilt file differs")
 	}
-	for _, p := range []string{out + ".hdig-part", out + zsyncSideSuffix, out + zsyncSeedSuffix} {
+	for _, p := range []string{out + ".hdig-part", out + fetch.ZsyncSidecarSuffix, out + ".hdig-zsync-seed"} {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s left after success", p)
 		}
+	}
+}
+
+// writeZsyncSidecar writes OUT.hdig-zsync as an interrupted run leaves it:
+// the control file's SHA-1 (hex), the target's length, 2048-byte blocks,
+// the origin's ETag.
+func writeZsyncSidecar(t *testing.T, out, sha1Hex string, length int, etag string) {
+	t.Helper()
+	b, _ := json.Marshal(map[string]any{"sha1": sha1Hex, "length": length, "blocksize": 2048, "etag": etag})
+	if err := os.WriteFile(out+fetch.ZsyncSidecarSuffix, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

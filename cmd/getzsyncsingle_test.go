@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hdig/hdig/fetch"
 )
 
 // singleRangeOrigin serves a file as a static host without multipart
@@ -121,7 +123,7 @@ func TestGetZsyncRangesFail(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Error("the output was written")
 	}
-	if _, err := os.Stat(out + zsyncSideSuffix); err != nil {
+	if _, err := os.Stat(out + fetch.ZsyncSidecarSuffix); err != nil {
 		t.Errorf("the part's sidecar: %v; want it kept", err)
 	}
 }
@@ -146,7 +148,7 @@ func TestGetZsyncInterrupted(t *testing.T) {
 	if got, _ := os.ReadFile(out); !bytes.Equal(got, old) {
 		t.Error("the old -o file was changed")
 	}
-	for _, p := range []string{out + ".hdig-part", out + zsyncSideSuffix} {
+	for _, p := range []string{out + ".hdig-part", out + fetch.ZsyncSidecarSuffix} {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%v; want it kept for the next run", err)
 		}

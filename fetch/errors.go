@@ -51,3 +51,28 @@ func networkError(err error) error  { return &netError{err: err} }
 func protocolErrorf(f string, a ...any) error {
 	return fmt.Errorf("%w: %s", ErrProtocol, fmt.Sprintf(f, a...))
 }
+
+// ErrInput: an input file named by the caller (a zsync seed) cannot be
+// read.
+var ErrInput = errors.New("cannot read an input file")
+
+// inputError wraps err, an input file that cannot be read, with ErrInput.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string   { return e.err.Error() }
+func (e *inputError) Unwrap() []error { return []error{ErrInput, e.err} }
+
+// mismatchError wraps err, bytes proven wrong by a check other than a
+// digest field (a zsync block's MD4, the control file's SHA-1 or Length),
+// so that errors.Is(err, ErrMismatch) holds.
+type mismatchError struct{ err error }
+
+func (e *mismatchError) Error() string   { return e.err.Error() }
+func (e *mismatchError) Unwrap() []error { return []error{ErrMismatch, e.err} }
+
+func mismatch(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &mismatchError{err: err}
+}

@@ -1,4 +1,4 @@
-package cmd
+package fetch
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -16,20 +15,18 @@ import (
 // when it ends in .zsync; else URL is the file and the control file is
 // --zsync-url, or the one its HEAD's Link names.
 func (z *zsyncRun) discover(ctx context.Context) error {
-	o := z.o
-	u, _ := url.Parse(o.URL)
+	target := z.base.URL
+	u, err := url.Parse(target)
+	if err != nil {
+		return err
+	}
 	switch {
-	case o.ZsyncURL != "":
-		z.fileURL = o.URL
-		ref, err := zsync.Resolve(o.URL, o.ZsyncURL)
-		if err != nil {
-			return usageErrorf("--zsync-url %q: %v", o.ZsyncURL, err)
-		}
-		z.ctlURL = ref
+	case z.o.ControlURL != "":
+		z.fileURL, z.ctlURL = target, z.o.ControlURL
 	case strings.HasSuffix(u.Path, ".zsync"):
-		z.ctlURL = o.URL
+		z.ctlURL = target
 	default:
-		z.fileURL = o.URL
+		z.fileURL = target
 		if z.head == nil {
 			if err := z.headFile(ctx); err != nil {
 				return err
@@ -37,11 +34,11 @@ func (z *zsyncRun) discover(ctx context.Context) error {
 		}
 		link := zsync.ControlLink(z.head.Header.Values("Link"))
 		if link == "" {
-			return fmt.Errorf("%w: %s: %v; name one with --zsync-url URL.zsync", fetch.ErrProtocol, redactURL(o.URL), errNoControl)
+			return fmt.Errorf("%w: %s: %v; name one with --zsync-url URL.zsync", ErrProtocol, redacted(target), errNoControl)
 		}
-		ref, err := zsync.Resolve(o.URL, link)
+		ref, err := zsync.Resolve(target, link)
 		if err != nil {
-			return fmt.Errorf("%w: %s: Link <%s>: %v", fetch.ErrProtocol, redactURL(o.URL), link, err)
+			return fmt.Errorf("%w: %s: Link <%s>: %v", ErrProtocol, redacted(target), link, err)
 		}
 		z.ctlURL = ref
 	}
@@ -57,16 +54,16 @@ func (z *zsyncRun) headAfter(ctx context.Context) {
 	if z.head != nil {
 		return
 	}
-	if err := z.headFile(ctx); err != nil && !z.o.Silent {
-		fmt.Fprintf(z.ios.ErrOut, "warning: HEAD %s: %v (no Repr-Digest)\n", redactURL(z.fileURL), err)
+	if err := z.headFile(ctx); err != nil {
+		z.o.Warnf("HEAD %s: %v (no Repr-Digest)", redacted(z.fileURL), err)
 	}
 }
 
 // headFile sends HEAD for the file.
 func (z *zsyncRun) headFile(ctx context.Context) error {
-	req := &fetch.Request{URL: z.fileURL, Method: http.MethodHead, Header: z.base.Header.Clone(), Retry: z.base.Retry,
+	req := &Request{URL: z.fileURL, Method: http.MethodHead, Header: z.base.Header.Clone(), Retry: z.base.Retry,
 		WantRepr: z.base.WantRepr, Policy: z.base.Policy}
-	res, err := z.client.Do(ctx, req, fetch.DiscardSink{})
+	res, err := z.client.Do(ctx, req, DiscardSink{})
 	if err != nil {
 		return err
 	}
@@ -77,12 +74,12 @@ func (z *zsyncRun) headFile(ctx context.Context) error {
 // fetchControl gets and parses the control file; without a file URL yet,
 // the target is the control file's URL header, resolved against it.
 func (z *zsyncRun) fetchControl(ctx context.Context) error {
-	req := &fetch.Request{URL: z.ctlURL, Header: z.base.Header.Clone(), Retry: z.base.Retry, Policy: z.base.Policy}
+	req := &Request{URL: z.ctlURL, Header: z.base.Header.Clone(), Retry: z.base.Retry, Policy: z.base.Policy}
 	sink := newControlSink(maxControlFile)
 	_, err := z.client.Do(ctx, req, sink)
 	ctl, perr := sink.result()
 	if perr != nil && !errors.Is(perr, errControlAborted) {
-		return fmt.Errorf("%w: %s: %v", fetch.ErrProtocol, redactURL(z.ctlURL), perr)
+		return fmt.Errorf("%w: %s: %v", ErrProtocol, redacted(z.ctlURL), perr)
 	}
 	if err != nil {
 		return err
@@ -92,10 +89,10 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 		return nil
 	}
 	if len(ctl.URLs) == 0 {
-		return fmt.Errorf("%w: %s: the control file names no URL for the target", fetch.ErrProtocol, redactURL(z.ctlURL))
+		return fmt.Errorf("%w: %s: the control file names no URL for the target", ErrProtocol, redacted(z.ctlURL))
 	}
 	if z.fileURL, err = zsync.Resolve(z.ctlURL, ctl.URLs[0]); err != nil {
-		return fmt.Errorf("%w: %s: URL %q: %v", fetch.ErrProtocol, redactURL(z.ctlURL), ctl.URLs[0], err)
+		return fmt.Errorf("%w: %s: URL %q: %v", ErrProtocol, redacted(z.ctlURL), ctl.URLs[0], err)
 	}
 	return nil
 }

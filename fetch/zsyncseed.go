@@ -1,4 +1,4 @@
-package cmd
+package fetch
 
 import (
 	"encoding/hex"
@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hdig/hdig/cache"
-	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/verify"
 	"github.com/hdig/hdig/zsync"
 )
@@ -19,10 +18,10 @@ import (
 // versions of the file's URL, until every block is found.
 func (z *zsyncRun) seed(m *zsync.Matcher) error {
 	for _, s := range z.o.Seeds {
-		if err := z.seedFrom(m, s); errors.Is(err, fetch.ErrTooLarge) {
+		if err := z.seedFrom(m, s); errors.Is(err, ErrTooLarge) {
 			return fmt.Errorf("--seed %w", err)
 		} else if err != nil {
-			return usageErrorf("--seed %v", err)
+			return &inputError{fmt.Errorf("--seed %w", err)}
 		}
 	}
 	if fi, err := os.Stat(z.o.Output); err == nil && fi.Mode().IsRegular() && !m.Complete() {
@@ -47,7 +46,7 @@ func (z *zsyncRun) seed(m *zsync.Matcher) error {
 		err = m.SeedAt(z.bound.readerAt(b), b.Size(), seedWorkers())
 		b.Close()
 		if err != nil {
-			return fmt.Errorf("cached version %s of %s: %w", e.ETag, redactURL(z.fileURL), err)
+			return fmt.Errorf("cached version %s of %s: %w", e.ETag, redacted(z.fileURL), err)
 		}
 	}
 	return nil
@@ -55,24 +54,10 @@ func (z *zsyncRun) seed(m *zsync.Matcher) error {
 
 // cache opens the base-version cache, or returns nil (--no-cache, none).
 func (z *zsyncRun) cache() *cache.Cache {
-	if z.o.NoCache {
+	if z.o.Cache == nil {
 		return nil
 	}
-	dir := z.o.CacheDir
-	if dir == "" {
-		d, err := cache.DefaultDir()
-		if err != nil {
-			return nil
-		}
-		dir = d
-	}
-	store, err := cache.Open(dir)
-	if err != nil {
-		fmt.Fprintf(z.ios.ErrOut, "warning: no base-version cache: %v\n", err)
-		return nil
-	}
-	store.Warnf = func(f string, a ...any) { fmt.Fprintf(z.ios.ErrOut, "warning: cache: "+f+"\n", a...) }
-	return store
+	return z.o.Cache()
 }
 
 func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
@@ -100,7 +85,7 @@ func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 // once: SHA-1 against the control file's, the Repr-Digest of the file's
 // HEAD (or first range response); it returns the file's sha-256 for the
 // cache (nil when the file will not be cached: not computed).
-func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
+func (z *zsyncRun) verify(f *os.File, res *Result) ([]byte, error) {
 	// The HEAD's Repr-Digest (or the first range response's), and any
 	// other value a range response carried: each describes the file.
 	var fields []verify.DigestField
@@ -137,7 +122,7 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 	for _, d := range sums {
 		if d.Algorithm == "sha" {
 			if err := z.ctl.CheckSHA1(d.Value); err != nil {
-				return nil, withExit(ExitIntegrity, err)
+				return nil, mismatch(err)
 			}
 		}
 	}
@@ -154,10 +139,10 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 		res.Verdict.Add(verify.Compare(e, sums, z.base.Policy)...)
 	}
 	if bad := res.Verdict.Mismatches(); len(bad) > 0 {
-		return nil, fmt.Errorf("%w: %s %s of the rebuilt file", fetch.ErrMismatch, bad[0].Field, bad[0].Algorithm)
+		return nil, fmt.Errorf("%w: %s %s of the rebuilt file", ErrMismatch, bad[0].Field, bad[0].Algorithm)
 	}
 	if z.base.RequireDigest && res.Verdict.Outcome() != verify.Verified {
-		return nil, fmt.Errorf("%w (--require-digest; accepted: %s)", fetch.ErrUnverified, strings.Join(z.base.Policy.Accept, ", "))
+		return nil, fmt.Errorf("%w (--require-digest; accepted: %s)", ErrUnverified, strings.Join(z.base.Policy.Accept, ", "))
 	}
 	for _, d := range sums {
 		if d.Algorithm == "sha-256" {
@@ -171,7 +156,7 @@ func (z *zsyncRun) verify(f *os.File, res *fetch.Result) ([]byte, error) {
 }
 
 // caches reports whether store may link the new version into the cache.
-func (z *zsyncRun) caches(res *fetch.Result) bool { return res.ETag != "" && !z.o.NoCache }
+func (z *zsyncRun) caches(res *Result) bool { return res.ETag != "" && z.o.Cache != nil }
 
 // expects reports whether one of the user's digests is of algorithm key.
 func (z *zsyncRun) expects(key string) bool {
@@ -193,7 +178,7 @@ func (z *zsyncRun) expects(key string) bool {
 // the old version, and filed under the new ETag it would be answered 304
 // and written as the new one. Range responses under the ETag prove only
 // the blocks they brought.
-func (z *zsyncRun) store(res *fetch.Result, sha []byte) {
+func (z *zsyncRun) store(res *Result, sha []byte) {
 	if !z.caches(res) || !res.Verdict.Verified(verify.ReprDigest) {
 		return
 	}

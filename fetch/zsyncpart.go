@@ -1,12 +1,12 @@
-package cmd
+package fetch
 
 import (
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
 
-	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/internal/smallfile"
 	"github.com/hdig/hdig/zsync"
 )
@@ -21,8 +21,8 @@ import (
 // nothing fetched is lost and no block of another version is kept unchecked.
 
 const (
-	zsyncSideSuffix = fetch.ZsyncSidecarSuffix // the part's binding
-	zsyncSeedSuffix = ".hdig-zsync-seed"       // a part of another version
+	zsyncSideSuffix = ZsyncSidecarSuffix // the part's binding
+	zsyncSeedSuffix = ".hdig-zsync-seed" // a part of another version
 	maxZsyncSide    = 4 << 10
 )
 
@@ -79,7 +79,7 @@ func writeZsyncSide(path string, s zsyncSide) error {
 // run killed at any point leaves a part its sidecar describes.
 func (z *zsyncRun) openPart() (f *os.File, inPlace bool, err error) {
 	out := z.o.Output
-	part, side, seed := out+fetch.PartSuffix, out+zsyncSideSuffix, out+zsyncSeedSuffix
+	part, side, seed := out+PartSuffix, out+zsyncSideSuffix, out+zsyncSeedSuffix
 	now := z.side()
 	saved, ok := readZsyncSide(side)
 	if fi, err := os.Stat(part); err == nil && fi.Mode().IsRegular() {
@@ -93,7 +93,7 @@ func (z *zsyncRun) openPart() (f *os.File, inPlace bool, err error) {
 					return nil, false, err
 				}
 			}
-			os.Remove(out + fetch.SidecarSuffix) // a plain download's, for the part moved
+			os.Remove(out + SidecarSuffix) // a plain download's, for the part moved
 		}
 	}
 	flag := os.O_CREATE | os.O_RDWR
@@ -134,5 +134,11 @@ func (z *zsyncRun) seedPart(m *zsync.Matcher, f *os.File, inPlace bool) error {
 // keepPart reports whether a failed run's part is kept for the next: only
 // when nothing proved its bytes wrong.
 func keepPart(err error) bool {
-	return ExitCode(err) != ExitIntegrity && !errors.Is(err, zsync.ErrMismatch) && !errors.Is(err, fetch.ErrMismatch)
+	if errors.Is(err, zsync.ErrMismatch) || errors.Is(err, ErrMismatch) {
+		return false
+	}
+	var se *StatusError
+	return errors.As(err, &se) || errors.Is(err, ErrNetwork) || errors.Is(err, ErrProtocol) ||
+		errors.Is(err, ErrTooLarge) || errors.Is(err, ErrOutput) || errors.Is(err, context.Canceled) ||
+		errors.Is(err, context.DeadlineExceeded)
 }

@@ -1,4 +1,4 @@
-package cmd
+package fetch
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/verify"
 	"github.com/hdig/hdig/zsync"
 )
@@ -27,13 +26,13 @@ var errGotWhole = errors.New("zsync: the whole target came in one response")
 // If-Range: etag so that a changed file comes whole (200) and fails its
 // block checksums rather than being spliced.
 type zsyncFetch struct {
-	client   *fetch.Client
-	base     *fetch.Request
+	client   *Client
+	base     *Request
 	m        *zsync.Matcher
 	length   int64 // the control file's Length
 	target   string
 	parallel int
-	prog     fetch.Progress
+	prog     Progress
 
 	mu       sync.Mutex
 	etag     string
@@ -58,7 +57,7 @@ func (f *zsyncFetch) noteRepr(h http.Header) error {
 		return nil
 	}
 	if len(f.reprs) == maxReprValues {
-		return fmt.Errorf("%w: %s: the range responses carry more than %d different Repr-Digest values", fetch.ErrProtocol, redactURL(f.target), maxReprValues)
+		return fmt.Errorf("%w: %s: the range responses carry more than %d different Repr-Digest values", ErrProtocol, redacted(f.target), maxReprValues)
 	}
 	f.reprs = append(f.reprs, v)
 	return nil
@@ -79,7 +78,7 @@ func (f *zsyncFetch) run(ctx context.Context) error {
 		case n == 0 || f.done():
 			return nil
 		case n == left:
-			return fmt.Errorf("%w: %s: the range responses left bytes %d-%d unsent", fetch.ErrProtocol, redactURL(f.target), missing[0].Start, missing[0].End-1)
+			return fmt.Errorf("%w: %s: the range responses left bytes %d-%d unsent", ErrProtocol, redacted(f.target), missing[0].Start, missing[0].End-1)
 		}
 		left = n
 		if err := f.round(ctx, missing); err != nil {
@@ -175,11 +174,11 @@ func (f *zsyncFetch) batches(ranges []zsync.Range) [][]zsync.Range {
 func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	// Want-Repr-Digest as on a plain GET: an origin that sends Repr-Digest
 	// only when asked proves the rebuilt file with it (noteRepr).
-	req := &fetch.Request{URL: f.target, Header: f.base.Header.Clone(), Retry: f.base.Retry, Policy: f.base.Policy, RetryDelay: f.base.RetryDelay,
+	req := &Request{URL: f.target, Header: f.base.Header.Clone(), Retry: f.base.Retry, Policy: f.base.Policy, RetryDelay: f.base.RetryDelay,
 		WantRepr: f.base.WantRepr}
 	size := int64(0)
 	for _, r := range batch {
-		req.Ranges = append(req.Ranges, fetch.ByteRange{First: r.Start, Last: r.End - 1})
+		req.Ranges = append(req.Ranges, ByteRange{First: r.Start, Last: r.End - 1})
 		size += r.Len()
 	}
 	f.mu.Lock()
@@ -196,7 +195,7 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 		sink.whole = r.StatusCode == http.StatusOK
 		if sink.whole && ifRange != "" && r.Header.Get("ETag") != ifRange {
 			// If-Range failed: the file is not the one the ETag named.
-			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", redactURL(f.target), ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
+			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", redacted(f.target), ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
 		} else if err := lengthAgrees(f.target, f.length, r.StatusCode, r.Header); err != nil {
 			sink.changed = err
 		}
@@ -232,11 +231,11 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	case errors.Is(sink.err, errWholeBody):
 		return errWholeBody
 	case errors.Is(sink.err, zsync.ErrMismatch):
-		return withExit(ExitIntegrity, sink.err)
+		return mismatch(sink.err)
 	case err != nil && errors.Is(context.Cause(ctx), errGotWhole):
 		return nil // another worker got the whole target
 	case err != nil:
-		return fmt.Errorf("zsync: bytes %d-%d of %s could not be fetched: %w", batch[0].Start, batch[len(batch)-1].End-1, redactURL(f.target), err)
+		return fmt.Errorf("zsync: bytes %d-%d of %s could not be fetched: %w", batch[0].Start, batch[len(batch)-1].End-1, redacted(f.target), err)
 	}
 	return nil
 }
@@ -249,7 +248,7 @@ type rangeSink struct {
 	m           *zsync.Matcher
 	target      string // the file's URL, for messages
 	length      int64  // the control file's Length
-	bar         fetch.PieceProgress
+	bar         PieceProgress
 	whole       bool
 	refuseWhole bool  // a 200 to several ranges: not read (errWholeBody)
 	changed     error // a 200 to If-Range with another ETag: not read
@@ -312,9 +311,9 @@ func (s *rangeSink) open() error {
 	return err
 }
 
-// part starts a part of a 206 (fetch.Request.OnPart): its bytes go from
+// part starts a part of a 206 (Request.OnPart): its bytes go from
 // its first byte on, which must start a block.
-func (s *rangeSink) part(cr fetch.ContentRange) error {
+func (s *rangeSink) part(cr ContentRange) error {
 	err := func() error {
 		if s.fw != nil { // the part before ended short of its length
 			return errors.New("zsync: a part of the range response ended early")

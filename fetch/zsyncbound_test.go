@@ -1,4 +1,4 @@
-package cmd
+package fetch
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -26,17 +25,17 @@ func TestZsyncSeedOutputBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer part.Close()
-	b := &seedBound{out: part, lim: fetch.Limits{MaxRatio: 4, Floor: 4096}}
+	b := &seedBound{out: part, lim: Limits{MaxRatio: 4, Floor: 4096}}
 	m := zsync.NewMatcher(ctl, b)
 	err = m.Seed(b.reader(bytes.NewReader([]byte{0})))
-	if !errors.Is(err, fetch.ErrTooLarge) {
+	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("seeding 64 KiB of output from 1 byte: err %v, want ErrTooLarge", err)
 	}
 	if b.written > 4096+2048 {
 		t.Errorf("%d bytes written before the bound stopped it, want at most the floor and one block", b.written)
 	}
 	// An honest seed (the target itself) is within any ratio.
-	b = &seedBound{out: part, lim: fetch.Limits{MaxRatio: 4, Floor: 4096}}
+	b = &seedBound{out: part, lim: Limits{MaxRatio: 4, Floor: 4096}}
 	m = zsync.NewMatcher(ctl, b)
 	if err := m.Seed(b.reader(bytes.NewReader(target))); err != nil {
 		t.Fatalf("seeding from the target itself: %v", err)

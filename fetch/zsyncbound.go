@@ -1,21 +1,19 @@
-package cmd
+package fetch
 
 import (
 	"io"
 	"sync"
 	"sync/atomic"
-
-	"github.com/hdig/hdig/fetch"
 )
 
 // seedBound is where the zsync matcher writes the blocks it finds in
 // seeds. A control file of many identical blocks can make a tiny seed fill
 // a large file, so what seeds contribute is bound as rebuilt output is:
-// fetch.Limits (--max-filesize, --max-ratio) over the seed bytes read.
+// Limits (--max-filesize, --max-ratio) over the seed bytes read.
 // Parallel seed scans write and read through it at once.
 type seedBound struct {
 	out     io.WriterAt
-	lim     fetch.Limits
+	lim     Limits
 	read    atomic.Int64 // seed bytes read
 	mu      sync.Mutex
 	written int64 // bytes written from seeds

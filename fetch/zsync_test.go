@@ -1,0 +1,101 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hdig/hdig/verify"
+	"github.com/hdig/hdig/zsync"
+)
+
+// zsyncOrigin serves body at /f (ranges, multipart, a strong ETag and its
+// Repr-Digest) and its control file at /f.zsync, counting range requests.
+func zsyncOrigin(t *testing.T, body []byte) (url string, ranges *int) {
+	t.Helper()
+	ctl, err := zsync.Make(bytes.NewReader(body), int64(len(body)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	ctl.WriteTo(&buf)
+	sum := sha256.Sum256(body)
+	n := 0
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".zsync") {
+			w.Write(buf.Bytes())
+			return
+		}
+		if r.Header.Get("Range") != "" {
+			n++
+		}
+		w.Header().Set("ETag", `"v2"`)
+		w.Header().Set("Repr-Digest", "sha-256=:"+base64.StdEncoding.EncodeToString(sum[:])+":")
+		http.ServeContent(w, r, "f", time.Time{}, bytes.NewReader(body))
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL, &n
+}
+
+// TestClientZsync: the engine alone rebuilds a file from a seed that
+// differs in three places, fetches only the blocks the seed lacks, and
+// proves the result with the origin's Repr-Digest.
+func TestClientZsync(t *testing.T) {
+	body := make([]byte, 256<<10)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range body {
+		body[i] = byte(r.Uint32())
+	}
+	url, ranges := zsyncOrigin(t, body)
+	dir := t.TempDir()
+	seed, out := filepath.Join(dir, "seed"), filepath.Join(dir, "out")
+	old := bytes.Clone(body)
+	for _, at := range []int{100, 100_000, 200_000} {
+		old[at] ^= 1
+	}
+	os.WriteFile(seed, old, 0o644)
+	c, _ := NewClient(Options{Timeout: testStall})
+	res, err := c.Zsync(context.Background(), &Request{URL: url + "/f.zsync", Policy: verify.DefaultPolicy(), Header: http.Header{}}, ZsyncOptions{Output: out, Seeds: []string{seed}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, body) {
+		t.Fatal("rebuilt file differs")
+	}
+	if !res.Verdict.Verified(verify.ReprDigest) || res.Strategy != StrategyZsync {
+		t.Errorf("verdict %+v, strategy %s: want Repr-Digest verified, zsync", res.Verdict, res.Strategy)
+	}
+	if res.Received > 3*2*2048 || res.Reused < int64(len(body))-3*2*2048 || *ranges == 0 {
+		t.Errorf("received %d, reused %d in %d range requests: want at most 6 blocks received, the rest reused", res.Received, res.Reused, *ranges)
+	}
+	for _, p := range []string{out + PartSuffix, out + ZsyncSidecarSuffix} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left after success", p)
+		}
+	}
+}
+
+// TestClientZsyncSeedUnreadable: a seed that cannot be read is the
+// caller's input error (ErrInput), not the origin's, and leaves nothing.
+func TestClientZsyncSeedUnreadable(t *testing.T) {
+	url, _ := zsyncOrigin(t, bytes.Repeat([]byte("z"), 8192))
+	out := filepath.Join(t.TempDir(), "out")
+	c, _ := NewClient(Options{Timeout: testStall})
+	_, err := c.Zsync(context.Background(), &Request{URL: url + "/f.zsync", Policy: verify.DefaultPolicy(), Header: http.Header{}}, ZsyncOptions{Output: out, Seeds: []string{out + ".missing"}})
+	if !errors.Is(err, ErrInput) {
+		t.Fatalf("err %v, want ErrInput", err)
+	}
+	if _, err := os.Stat(out + PartSuffix); err == nil {
+		t.Error("part left after a failed run")
+	}
+}
