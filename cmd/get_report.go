@@ -107,7 +107,9 @@ func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) erro
 		if o.Output != "" && !o.Silent {
 			fmt.Fprintf(ios.ErrOut, "hdig: %s was not written\n", o.Output)
 		}
-		return exitSilently(ExitCode(err))
+		if res != nil {
+			return exitSilently(ExitCode(err)) // the verdict line said why
+		}
 	}
 	return err
 }

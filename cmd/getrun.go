@@ -67,8 +67,14 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 			redirects: dump.redirects(), exit: ExitCode(err), verdict: verdictName(res, err)}
 		expandWriteOut(format, w, ios.Out, ios.ErrOut)
 	}
+	return o.silenced(err)
+}
+
+// silenced is err, or under -s without -S its exit status alone: curl's
+// -s prints no error message.
+func (o *getOptions) silenced(err error) error {
 	if err != nil && o.Silent && !o.Out.ShowError && !quietError(err) {
-		return exitSilently(ExitCode(err)) // curl's -s: no error message without -S
+		return exitSilently(ExitCode(err))
 	}
 	return err
 }

@@ -64,13 +64,10 @@ func runGetZsync(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	}
 	zo.Progress = progressFor(ios, o.Silent)
 	res, err := client.Zsync(c.Context(), req, zo)
-	if res == nil {
-		return err
-	}
 	if err == nil {
 		o.remember(res)
 	}
-	return reportGet(ios, o, res, err)
+	return o.silenced(reportGet(ios, o, res, err))
 }
 
 // zsyncOptions are the flags' fetch.ZsyncOptions, but for the progress.

@@ -59,9 +59,13 @@ func TestGetZsyncLengthDisagrees(t *testing.T) {
 			seed := filepath.Join(work, "seed")
 			os.WriteFile(seed, c.seed, 0o644)
 			out := filepath.Join(work, "new")
-			code, _, errOut := runHdig(t, "get", "--zsync", "--no-cache", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
+			code, stdout, errOut := runHdig(t, "get", "--zsync", "--json", "--no-cache", "--seed", seed, "-o", out, ts.URL+"/f.zsync")
 			if code != ExitIntegrity || !strings.Contains(errOut, "Length") {
 				t.Errorf("a control file of %d bytes for a file of %d = %d, %q; want 1 naming the lengths", len(old), len(cur), code, errOut)
+			}
+			// --json says so on stdout, as for any failed download.
+			if v := zsyncVerdict(t, stdout); v.Verdict != "mismatch" {
+				t.Errorf("--json verdict %q, want mismatch", v.Verdict)
 			}
 			if _, err := os.Stat(out); err == nil {
 				t.Error("the output was written")
