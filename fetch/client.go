@@ -208,18 +208,26 @@ func sentHook(ctx context.Context) func(*http.Request) {
 
 // asSent is req as credentialGuard lets it go: without the credentials
 // when it is for another origin than theirs.
+// A dictionary hdig offers also goes only to the URLs its match pattern
+// covers (offerCovers): a redirect within the origin may leave it.
 func asSent(req *http.Request) *http.Request {
-	if ownOrigin(req) || (!hasCredentials(req.Header) && req.URL.User == nil) {
+	own := ownOrigin(req)
+	dictOff := req.Header.Get(fieldAvailableDictionary) != "" && !offerCovers(req)
+	if !dictOff && (own || (!hasCredentials(req.Header) && req.URL.User == nil)) {
 		return req
 	}
 	r := req.Clone(req.Context())
-	if r.Header.Get(fieldAvailableDictionary) != "" {
+	if r.Header.Get(fieldAvailableDictionary) != "" && (dictOff || !own) {
 		withoutDictCodings(r.Header)
+		r.Header.Del(fieldAvailableDictionary)
+		r.Header.Del(fieldDictionaryID)
 	}
-	for _, f := range credentialFields {
-		r.Header.Del(f)
+	if !own {
+		for _, f := range credentialFields {
+			r.Header.Del(f)
+		}
+		r.URL.User = nil
 	}
-	r.URL.User = nil
 	return r
 }
 

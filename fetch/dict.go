@@ -95,12 +95,7 @@ func matchingDicts(store *cache.Cache, rawURL string, now time.Time) []cache.Dic
 		if d.Type != dictionary.TypeRaw || !d.Fresh(now) {
 			continue
 		}
-		base, err := url.Parse(d.URL)
-		if err != nil {
-			continue
-		}
-		p, err := dictionary.CompilePattern(d.Match, base)
-		if err != nil || !p.SameOrigin() || p.Origin() != d.Origin || !p.Match(u) {
+		if !dictCovers(d, u) {
 			continue
 		}
 		out = append(out, d)
@@ -112,6 +107,18 @@ func matchingDicts(store *cache.Cache, rawURL string, now time.Time) []cache.Dic
 		return out[i].Stored.After(out[j].Stored)
 	})
 	return out
+}
+
+// dictCovers says d may be offered for, and decode answers from, u
+// (without userinfo and fragment): u is of d's origin and d's match
+// pattern, of that origin, matches it.
+func dictCovers(d cache.Dict, u *url.URL) bool {
+	base, err := url.Parse(d.URL)
+	if err != nil || originOf(u) != originOf(base) {
+		return false
+	}
+	p, err := dictionary.CompilePattern(d.Match, base)
+	return err == nil && p.SameOrigin() && p.Origin() == d.Origin && p.Match(u)
 }
 
 // HasDictionary says a GET of rawURL would offer a dictionary from store
@@ -164,12 +171,13 @@ func offerDict(h http.Header, o *dictOffer, compressed bool) bool {
 
 // dictFor is the dictionary to decode a response of Content-Encoding enc
 // from u (after redirects) with: the one offered, when enc names dcb or
-// dcz and u is of the dictionary's origin. A redirect to another origin
-// was offered no dictionary (credentialGuard): its dcb or dcz answer is
-// not decoded with this one, which would splice this origin's bytes into
-// the other's answer and tell it which dictionary is held (RFC 9842 §10).
+// dcz and the dictionary covers u (dictCovers). A redirect to another
+// origin, or outside the match pattern, was offered no dictionary
+// (credentialGuard): its dcb or dcz answer is not decoded with this one,
+// which would splice this origin's bytes into the other's answer and tell
+// it which dictionary is held (RFC 9842 §10).
 func (r *Request) dictFor(enc string, u *url.URL) *dictOffer {
-	if r.dict == nil || u == nil || originOf(u) != dictSource(r.dict.entry) {
+	if r.dict == nil || u == nil || !dictCovers(r.dict.entry, u) {
 		return nil
 	}
 	for _, c := range strings.Split(enc, ",") {
@@ -179,15 +187,6 @@ func (r *Request) dictFor(enc string, u *url.URL) *dictOffer {
 		}
 	}
 	return nil
-}
-
-// dictSource is the origin of the URL d came from ("" when unparsable).
-func dictSource(d cache.Dict) string {
-	u, err := url.Parse(d.URL)
-	if err != nil {
-		return ""
-	}
-	return originOf(u)
 }
 
 // size is the dictionary's length (0 for none): input, like the received
@@ -309,4 +308,28 @@ func sha256Of(sums []verify.Digest) []byte {
 		}
 	}
 	return nil
+}
+
+// dictOfferKey marks a request's context with the dictionary it offers.
+type dictOfferKey struct{}
+
+// withDictOffer returns ctx recording that its requests offer o (nil:
+// none), so that a redirect's request offers it only where it applies.
+func withDictOffer(ctx context.Context, o *dictOffer) context.Context {
+	if o == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, dictOfferKey{}, o)
+}
+
+// offerCovers says req may carry the dictionary fields it has: hdig's
+// offer covers req's URL, or the fields are the caller's own (-H).
+func offerCovers(req *http.Request) bool {
+	o, ok := req.Context().Value(dictOfferKey{}).(*dictOffer)
+	if !ok {
+		return true
+	}
+	u := *req.URL
+	u.User, u.Fragment, u.RawFragment = nil, "", ""
+	return dictCovers(o.entry, &u)
 }

@@ -477,3 +477,53 @@ func TestDictionaryUndeclaredUnencodedTrailer(t *testing.T) {
 		t.Errorf("strategy %s, warnings %q; want the dcb answer refused for its Unencoded-Digest, the plain GET used", res.Strategy, warnings(res))
 	}
 }
+
+// A dictionary is offered only to the URLs its match pattern covers (RFC
+// 9842 §2.2.2), after a redirect too: a same-origin redirect from
+// /app/moved.js to /other/x.js is sent without Available-Dictionary or
+// dcb/dcz, and a dictionary-coded answer from there is not decoded with
+// it.
+func TestDictionaryNotOfferedOutsideMatchAfterRedirect(t *testing.T) {
+	for _, coding := range []string{dictionary.CodingDCB, dictionary.CodingDCZ} {
+		t.Run(coding, func(t *testing.T) {
+			e := newDictEnv(t, coding)
+			if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+				t.Fatal(err)
+			}
+			var seen []http.Header
+			var mu sync.Mutex
+			mux := http.NewServeMux()
+			mux.Handle("/app/moved.js", http.RedirectHandler("/other/x.js", http.StatusFound))
+			mux.HandleFunc("/other/x.js", func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				seen = append(seen, r.Header.Clone())
+				mu.Unlock()
+				enc, err := dictionary.Encode(coding, dictV2, dictV1)
+				if err != nil {
+					http.Error(w, err.Error(), 500)
+					return
+				}
+				w.Header().Set("Content-Encoding", coding)
+				w.Header().Set("Repr-Digest", reprOf(enc))
+				w.Write(enc)
+			})
+			mux.Handle("/", http.HandlerFunc(e.o.serve))
+			e.o.srv.Config.Handler = mux
+			e.c, _ = NewClient(Options{Timeout: testStall, FollowRedirects: true})
+			res, out, _ := e.get(t, "/app/moved.js", nil)
+			if bytes.Equal(out, dictV2) || res != nil && (res.Strategy == StrategyDictionary || res.Dictionary != nil) {
+				t.Errorf("decoded the %s answer of a URL outside the dictionary's match (strategy %s, %d bytes)", coding, res.Strategy, len(out))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(seen) == 0 {
+				t.Fatal("the redirect was not followed")
+			}
+			for _, h := range seen {
+				if ae := h.Get("Accept-Encoding"); h.Get("Available-Dictionary") != "" || strings.Contains(ae, "dcb") || strings.Contains(ae, "dcz") {
+					t.Errorf("/other/x.js was offered Available-Dictionary %q, Accept-Encoding %q: outside the match", h.Get("Available-Dictionary"), ae)
+				}
+			}
+		})
+	}
+}
