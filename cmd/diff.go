@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/patch"
 	"github.com/spf13/cobra"
 )
@@ -122,7 +123,7 @@ func writeDeltaOutput(ios *IOStreams, name string, write func(io.Writer) error) 
 		return write(ios.Out)
 	}
 	part := name + ".hdig-part"
-	f, err := os.Create(part)
+	f, err := fetch.CreatePart(part, name)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}

@@ -83,3 +83,23 @@ func TestPatchXdelta3Secondary(t *testing.T) {
 		}
 	}
 }
+
+// A symbolic link at FILE.hdig-part (put there by someone sharing the
+// directory) is not written through by hdig diff or patch -o FILE: a
+// failed patch would otherwise leave its bytes in the link's target.
+func TestDeltaOutputPartLink(t *testing.T) {
+	dir, old, nw := diffFiles(t)
+	delta, out, victim := filepath.Join(dir, "delta"), filepath.Join(dir, "result"), filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("someone else's"), 0o644)
+	for _, args := range [][]string{{"diff", old, nw, "-o", delta}, {"patch", old, delta, "-o", out}, {"patch", nw, delta, "-o", out}} {
+		part := args[len(args)-1] + ".hdig-part"
+		if err := os.Symlink(victim, part); err != nil {
+			t.Fatal(err)
+		}
+		runHdig(t, args...)
+		if b, _ := os.ReadFile(victim); string(b) != "someone else's" {
+			t.Fatalf("hdig %v wrote %d bytes through the link at %s", args, len(b), part)
+		}
+		os.Remove(part)
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package fetch
+
+import "io/fs"
+
+// fileLinks is how many names the file of fi has: not known here.
+func fileLinks(fs.FileInfo) uint64 { return 1 }
