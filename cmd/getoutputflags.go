@@ -108,7 +108,7 @@ func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, e
 }
 
 // dispositionName is the file name Content-Disposition suggests, made safe:
-// its last path segment, without control characters; a name that is empty,
+// its last path segment, without unprintable characters; a name that is empty,
 // "." or "..", or starts with a dot is refused.
 func dispositionName(v string) (string, bool) {
 	if v == "" {
@@ -123,7 +123,7 @@ func dispositionName(v string) (string, bool) {
 		name = name[i+1:]
 	}
 	name = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == 0x7f {
+		if unprintable(r) {
 			return -1
 		}
 		return r
@@ -236,4 +236,12 @@ func (h *headerDump) save(name string) error {
 		return withExit(ExitUsage, fmt.Errorf("-D: %w", err))
 	}
 	return nil
+}
+
+// unprintable says r has no place in a file name an origin chooses: a
+// control character (terminal escapes), a format character (bidirectional
+// overrides that show "\u202etxt.exe" as "exe.txt", zero-width ones) or a
+// line or paragraph separator.
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
