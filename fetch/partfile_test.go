@@ -73,3 +73,44 @@ func TestPartNeverWritesThroughLinks(t *testing.T) {
 		}
 	}
 }
+
+// -o FILE in a shared directory (sticky, world-writable: /tmp) where
+// someone else put a symbolic link: not followed (as the kernel's
+// protected_symlinks refuses curl's open), so the file it points to is
+// not replaced. The user's own link there is followed as before.
+func TestOutputForeignLinkInSharedDir(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a link owned by someone else")
+	}
+	shared := filepath.Join(t.TempDir(), "shared")
+	os.Mkdir(shared, 0o755)
+	if err := os.Chmod(shared, os.ModeSticky|0o777); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(t.TempDir(), "victim")
+	os.WriteFile(victim, []byte("mine"), 0o644)
+	foreign, own := filepath.Join(shared, "out"), filepath.Join(shared, "mine")
+	os.Symlink(victim, foreign)
+	os.Symlink(victim, own)
+	if err := os.Lchown(foreign, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := ResolveOutput(foreign); err == nil {
+		t.Errorf("ResolveOutput(%s) = %+v, want an error", foreign, out)
+	}
+	data := genData(100, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Repr-Digest", sha256Field(data))
+		w.Write(data)
+	}))
+	defer srv.Close()
+	c, _ := NewClient(Options{Timeout: testStall})
+	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
+	if _, err := c.Download(context.Background(), req, foreign, DownloadOptions{}); err == nil {
+		t.Error("Download through someone else's link: no error")
+	}
+	assertFileBytes(t, victim, []byte("mine"))
+	if out, err := ResolveOutput(own); err != nil || out.Path != victim {
+		t.Errorf("ResolveOutput(own link) = %+v, %v; want %s", out, err, victim)
+	}
+}
