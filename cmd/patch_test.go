@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/hdig/hdig/internal/peertest"
@@ -101,5 +104,42 @@ func TestDeltaOutputPartLink(t *testing.T) {
 			t.Fatalf("hdig %v wrote %d bytes through the link at %s", args, len(b), part)
 		}
 		os.Remove(part)
+	}
+}
+
+// diff, patch and zsyncmake -o FIFO write into the FIFO once the output is
+// complete, as get -o does: they do not replace it with a regular file (as
+// root, -o /dev/null would have become one).
+func TestDeltaOutputFIFO(t *testing.T) {
+	dir, old, nw := diffFiles(t)
+	delta := filepath.Join(dir, "delta")
+	if code, _, stderr := runHdig(t, "diff", old, nw, "-o", delta); code != ExitOK {
+		t.Fatalf("hdig diff = %d: %s", code, stderr)
+	}
+	want, _ := os.ReadFile(nw)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		f, err := os.Open(fifo) // waits for the writer
+		if err != nil {
+			got <- nil
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- b
+	}()
+	code, _, stderr := runHdig(t, "patch", old, delta, "-o", fifo)
+	if code != ExitOK {
+		t.Fatalf("hdig patch -o FIFO = %d: %s", code, stderr)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("-o FIFO: now %v (%v), want the FIFO", fi.Mode(), err)
+	}
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Errorf("the FIFO's reader got %d bytes, want the %d of the new file", len(b), len(want))
 	}
 }
