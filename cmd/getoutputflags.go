@@ -93,7 +93,14 @@ func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, e
 		if disposition != "" {
 			fmt.Fprintf(ios.ErrOut, "warning: -J: Content-Disposition %q has no safe file name; writing %s\n", disposition, x.remoteName)
 		}
-		if err := os.Rename(tmp, x.remoteName); err != nil {
+		out, err := fetch.ResolveOutput(x.remoteName) // as -O alone: a link followed
+		if err != nil || out.Special {
+			return tmp, withExit(ExitUsage, fmt.Errorf("-J: %s: not a file to replace (%v); the verified bytes are in %s", x.remoteName, err, tmp))
+		}
+		if fi, err := os.Stat(out.Path); err == nil && fi.Mode().IsRegular() {
+			os.Chmod(tmp, fi.Mode().Perm()) // as fetch.CreatePart: the file replaced keeps its mode
+		}
+		if err := os.Rename(tmp, out.Path); err != nil {
 			return tmp, withExit(ExitUsage, fmt.Errorf("-J: %w (the verified bytes are in %s)", err, tmp))
 		}
 		return x.remoteName, nil
