@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/patch"
 	"github.com/spf13/cobra"
 )
@@ -116,13 +117,28 @@ func openDeltaInput(name string) (*os.File, int64, error) {
 
 // writeDeltaOutput runs write against stdout, or against FILE.hdig-part renamed
 // onto FILE only when write succeeded, so a failure never leaves a
-// half-written FILE.
+// half-written FILE. FILE is resolved as get -o resolves it: a symbolic
+// link is followed, and a device or FIFO is written into once write
+// succeeded, never replaced by a regular file.
 func writeDeltaOutput(ios *IOStreams, name string, write func(io.Writer) error) (err error) {
 	if name == "" || name == "-" {
 		return write(ios.Out)
 	}
-	part := name + ".hdig-part"
-	f, err := os.Create(part)
+	out, err := fetch.ResolveOutput(name)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	if out.Special {
+		dev := &fetch.DeviceSink{Path: out.Path}
+		if err := write(dev); err != nil {
+			dev.Abort()
+			return err
+		}
+		return dev.Commit()
+	}
+	name = out.Path
+	part := name + fetch.PartSuffix
+	f, err := fetch.CreatePart(part, name)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}

@@ -66,6 +66,7 @@ type getOptions struct {
 
 	stdin   io.Reader // read by -T - and --data-binary @-
 	label   string    // with several URLs, "URL: " before the verdict line
+	jSlot   string    // with several URLs and -J, "N." in the hidden name, one per URL
 	Limits  limitFlags
 	Expect  expectFlags
 	Sign    getSignOptions // --trust-key, --signature-skew (getsignflags.go)

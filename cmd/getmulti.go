@@ -93,6 +93,9 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 	for i, u := range urls {
 		one := *o
 		one.URL, one.label = u, redactURL(schemeless(u))+": "
+		if o.Out.RemoteHeaderName {
+			one.jSlot = fmt.Sprintf("%d.", i+1)
+		}
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {

@@ -137,3 +137,19 @@ func assertNoPart(t *testing.T, path string) {
 		t.Errorf("%s.hdig-part left behind", path)
 	}
 }
+
+// -O -J without a usable Content-Disposition writes -O's file as -O does:
+// an existing private file stays private (it is not replaced by a 0644 one).
+func TestGetJFallbackKeepsMode(t *testing.T) {
+	srv, _ := seeingOrigin(t, nil)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "plain.json")
+	os.WriteFile(p, []byte("old"), 0o600)
+	if code, _, stderr := runHdig(t, "get", "-s", "-O", "-J", "--output-dir", dir, srv.URL+"/plain.json"); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	assertFile(t, p, helloBody)
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: mode %v (%v), want the old file's 0600", p, fi.Mode(), err)
+	}
+}

@@ -93,7 +93,14 @@ func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, e
 		if disposition != "" {
 			fmt.Fprintf(ios.ErrOut, "warning: -J: Content-Disposition %q has no safe file name; writing %s\n", disposition, x.remoteName)
 		}
-		if err := os.Rename(tmp, x.remoteName); err != nil {
+		out, err := fetch.ResolveOutput(x.remoteName) // as -O alone: a link followed
+		if err != nil || out.Special {
+			return tmp, withExit(ExitUsage, fmt.Errorf("-J: %s: not a file to replace (%v); the verified bytes are in %s", x.remoteName, err, tmp))
+		}
+		if fi, err := os.Stat(out.Path); err == nil && fi.Mode().IsRegular() {
+			os.Chmod(tmp, fi.Mode().Perm()) // as fetch.CreatePart: the file replaced keeps its mode
+		}
+		if err := os.Rename(tmp, out.Path); err != nil {
 			return tmp, withExit(ExitUsage, fmt.Errorf("-J: %w (the verified bytes are in %s)", err, tmp))
 		}
 		return x.remoteName, nil
@@ -108,7 +115,7 @@ func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, e
 }
 
 // dispositionName is the file name Content-Disposition suggests, made safe:
-// its last path segment, without control characters; a name that is empty,
+// its last path segment, without unprintable characters; a name that is empty,
 // "." or "..", or starts with a dot is refused.
 func dispositionName(v string) (string, bool) {
 	if v == "" {
@@ -123,7 +130,7 @@ func dispositionName(v string) (string, bool) {
 		name = name[i+1:]
 	}
 	name = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == 0x7f {
+		if unprintable(r) {
 			return -1
 		}
 		return r
@@ -236,4 +243,12 @@ func (h *headerDump) save(name string) error {
 		return withExit(ExitUsage, fmt.Errorf("-D: %w", err))
 	}
 	return nil
+}
+
+// unprintable says r has no place in a file name an origin chooses: a
+// control character (terminal escapes), a format character (bidirectional
+// overrides that show "\u202etxt.exe" as "exe.txt", zero-width ones) or a
+// line or paragraph separator.
+func unprintable(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }

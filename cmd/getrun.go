@@ -110,9 +110,12 @@ func (o *getOptions) checkOutputFlags() (string, error) {
 	if x.RemoteHeaderName {
 		// The bytes land under a name of hdig's beside the file until the
 		// response names the file: a file named like the URL is not
-		// touched when Content-Disposition names another.
+		// touched when Content-Disposition names another. Each of several
+		// URLs has its own (jSlot): two ending in the same name (get?id=1,
+		// get?id=2) would share one part file, and -Z would rename one's
+		// bytes as the other's.
 		x.remoteName = o.Output
-		o.Output = filepath.Join(filepath.Dir(o.Output), ".hdig-J."+filepath.Base(o.Output))
+		o.Output = filepath.Join(filepath.Dir(o.Output), ".hdig-J."+o.jSlot+filepath.Base(o.Output))
 	}
 	if x.WriteOut == "" {
 		return "", nil

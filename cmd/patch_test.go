@@ -1,10 +1,13 @@
 package cmd
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/hdig/hdig/internal/peertest"
@@ -81,5 +84,62 @@ func TestPatchXdelta3Secondary(t *testing.T) {
 		if code != ExitOK || string(got) != string(want) {
 			t.Errorf("hdig patch of xdelta3 -S %s delta = %d, %d bytes, want 0 and %d bytes: %s", comp, code, len(got), len(want), stderr)
 		}
+	}
+}
+
+// A symbolic link at FILE.hdig-part (put there by someone sharing the
+// directory) is not written through by hdig diff or patch -o FILE: a
+// failed patch would otherwise leave its bytes in the link's target.
+func TestDeltaOutputPartLink(t *testing.T) {
+	dir, old, nw := diffFiles(t)
+	delta, out, victim := filepath.Join(dir, "delta"), filepath.Join(dir, "result"), filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("someone else's"), 0o644)
+	for _, args := range [][]string{{"diff", old, nw, "-o", delta}, {"patch", old, delta, "-o", out}, {"patch", nw, delta, "-o", out}} {
+		part := args[len(args)-1] + ".hdig-part"
+		if err := os.Symlink(victim, part); err != nil {
+			t.Fatal(err)
+		}
+		runHdig(t, args...)
+		if b, _ := os.ReadFile(victim); string(b) != "someone else's" {
+			t.Fatalf("hdig %v wrote %d bytes through the link at %s", args, len(b), part)
+		}
+		os.Remove(part)
+	}
+}
+
+// diff, patch and zsyncmake -o FIFO write into the FIFO once the output is
+// complete, as get -o does: they do not replace it with a regular file (as
+// root, -o /dev/null would have become one).
+func TestDeltaOutputFIFO(t *testing.T) {
+	dir, old, nw := diffFiles(t)
+	delta := filepath.Join(dir, "delta")
+	if code, _, stderr := runHdig(t, "diff", old, nw, "-o", delta); code != ExitOK {
+		t.Fatalf("hdig diff = %d: %s", code, stderr)
+	}
+	want, _ := os.ReadFile(nw)
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		f, err := os.Open(fifo) // waits for the writer
+		if err != nil {
+			got <- nil
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- b
+	}()
+	code, _, stderr := runHdig(t, "patch", old, delta, "-o", fifo)
+	if code != ExitOK {
+		t.Fatalf("hdig patch -o FIFO = %d: %s", code, stderr)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Fatalf("-o FIFO: now %v (%v), want the FIFO", fi.Mode(), err)
+	}
+	if b := <-got; !bytes.Equal(b, want) {
+		t.Errorf("the FIFO's reader got %d bytes, want the %d of the new file", len(b), len(want))
 	}
 }

@@ -424,12 +424,14 @@ func (d *download) openPart(trunc bool) error {
 	if d.f != nil {
 		d.f.Close()
 	}
-	flag := os.O_CREATE | os.O_RDWR
+	var f *os.File
+	var err error
 	if trunc {
-		flag |= os.O_TRUNC
 		os.Remove(d.side)
+		f, err = CreatePart(d.part, d.path)
+	} else {
+		f, err = OpenPart(d.part)
 	}
-	f, err := os.OpenFile(d.part, flag, 0o644)
 	if err != nil {
 		return &writeError{err: err}
 	}

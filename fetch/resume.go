@@ -33,7 +33,11 @@ import (
 // file then fails Repr-Digest, the earlier bytes may be bad: it is fetched
 // again in full, once; a bad file is never kept.
 func (d *download) resume(ctx context.Context) (*Result, error) {
-	st, err := os.Stat(d.part)
+	st, err := os.Lstat(d.part)
+	if err == nil && !resumablePart(st) {
+		d.warn(fmt.Sprintf("%s is not a regular file of its own (a link?): started over", d.part))
+		return d.fresh(ctx, true)
+	}
 	if err != nil {
 		if res, ok := d.alreadyComplete(ctx); ok {
 			return res, nil

@@ -109,11 +109,7 @@ func (d *download) saveSidecar() error {
 	if err != nil {
 		return err
 	}
-	tmp := d.side + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, d.side)
+	return ReplaceFile(d.side, b)
 }
 
 // loadSidecar reads the sidecar of a part of partSize bytes fetched from

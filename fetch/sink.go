@@ -38,14 +38,14 @@ type FileSink struct {
 	unchanged bool
 }
 
-// NewFileSink creates (truncating) PATH.hdig-part. A symbolic link PATH is
-// followed: the part goes beside its target and is renamed onto it.
+// NewFileSink creates PATH.hdig-part afresh (CreatePart). A symbolic link
+// PATH is followed: the part goes beside its target and is renamed onto it.
 func NewFileSink(path string) (*FileSink, error) {
 	path, err := fileOutput(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path+PartSuffix, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+	f, err := CreatePart(path+PartSuffix, path)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,9 @@ func followLinks(path string) (string, error) {
 		if fi.Mode()&fs.ModeSymlink == 0 {
 			return p, nil
 		}
+		if err := linkFollowable(p, fi); err != nil {
+			return "", err
+		}
 		dest, err := os.Readlink(p)
 		if err != nil {
 			return "", err

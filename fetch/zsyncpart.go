@@ -66,11 +66,7 @@ func writeZsyncSide(path string, s zsyncSide) error {
 	if err != nil {
 		return err
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return fetch.ReplaceFile(path, append(b, '\n'))
 }
 
 // openPart opens OUT.hdig-part for this run: the part of an interrupted
@@ -82,7 +78,7 @@ func (z *zsyncRun) openPart() (f *os.File, inPlace bool, err error) {
 	part, side, seed := out+PartSuffix, out+zsyncSideSuffix, out+zsyncSeedSuffix
 	now := z.side()
 	saved, ok := readZsyncSide(side)
-	if fi, err := os.Stat(part); err == nil && fi.Mode().IsRegular() {
+	if fi, err := os.Lstat(part); err == nil && fi.Mode().IsRegular() { // a link there is not ours: CreatePart drops it
 		inPlace = ok && saved.bound(now)
 		if !inPlace {
 			// A seed left by a run stopped while seeding holds what that
@@ -96,11 +92,11 @@ func (z *zsyncRun) openPart() (f *os.File, inPlace bool, err error) {
 			os.Remove(out + SidecarSuffix) // a plain download's, for the part moved
 		}
 	}
-	flag := os.O_CREATE | os.O_RDWR
-	if !inPlace {
-		flag |= os.O_TRUNC
+	if inPlace {
+		f, err = fetch.OpenPart(part)
+	} else {
+		f, err = fetch.CreatePart(part, out)
 	}
-	f, err = os.OpenFile(part, flag, 0o644)
 	if err != nil {
 		return nil, false, err
 	}

@@ -1,0 +1,97 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+)
+
+// newFileMode is the mode of an output that replaces no file (less the
+// umask).
+const newFileMode fs.FileMode = 0o644
+
+// CreatePart creates part afresh for bytes to be renamed onto target once
+// verified. Whatever is at part's name already (a stale part, or a symbolic
+// or hard link someone put in a shared directory) is unlinked, never
+// written through, and the new file is made with O_EXCL: unverified bytes
+// land in no file but hdig's own. It has the permissions of the regular
+// file at target, which it will replace (a private file stays private),
+// else newFileMode.
+func CreatePart(part, target string) (*os.File, error) {
+	mode, keep := newFileMode, false
+	if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+		mode, keep = fi.Mode().Perm(), true
+	}
+	for range 3 {
+		if err := os.Remove(part); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		f, err := os.OpenFile(part, os.O_RDWR|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, fs.ErrExist) {
+			continue // put back between the two calls
+		}
+		if err != nil {
+			return nil, err
+		}
+		if keep {
+			if err := f.Chmod(mode); err != nil { // the umask took bits the old file had
+				f.Close()
+				os.Remove(part)
+				return nil, err
+			}
+		}
+		return f, nil
+	}
+	return nil, fmt.Errorf("%s: something keeps creating it", part)
+}
+
+// OpenPart opens an existing part to resume (-C): only a regular file
+// with a single name, opened as the very file looked at, so a link put at
+// its name is not written through.
+func OpenPart(part string) (*os.File, error) {
+	before, err := os.Lstat(part)
+	if err != nil {
+		return nil, err
+	}
+	if !resumablePart(before) {
+		return nil, fmt.Errorf("%s: not a regular file of its own (%s): not resumed", part, before.Mode().Type())
+	}
+	f, err := os.OpenFile(part, os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	if after, err := f.Stat(); err != nil || !os.SameFile(before, after) {
+		f.Close()
+		return nil, fmt.Errorf("%s was replaced while it was opened", part)
+	}
+	return f, nil
+}
+
+// resumablePart says fi is a part hdig could have left: a regular file
+// with one name (a hard link would make -C append to another file too).
+func resumablePart(fi fs.FileInfo) bool {
+	return fi.Mode().IsRegular() && fileLinks(fi) <= 1
+}
+
+// ReplaceFile replaces path with b through path.tmp, made by CreatePart:
+// a sidecar written beside a part in a shared directory writes through no
+// link either.
+func ReplaceFile(path string, b []byte) error {
+	tmp := path + ".tmp"
+	f, err := CreatePart(tmp, path)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}

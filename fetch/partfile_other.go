@@ -1,0 +1,11 @@
+//go:build !unix
+
+package fetch
+
+import "io/fs"
+
+// fileLinks is how many names the file of fi has: not known here.
+func fileLinks(fs.FileInfo) uint64 { return 1 }
+
+// linkFollowable: no ownership to judge links by here.
+func linkFollowable(string, fs.FileInfo) error { return nil }
