@@ -66,7 +66,7 @@ func writeZsyncSide(path string, s zsyncSide) error {
 	if err != nil {
 		return err
 	}
-	return fetch.ReplaceFile(path, append(b, '\n'))
+	return ReplaceFile(path, append(b, '\n'))
 }
 
 // openPart opens OUT.hdig-part for this run: the part of an interrupted
@@ -93,9 +93,9 @@ func (z *zsyncRun) openPart() (f *os.File, inPlace bool, err error) {
 		}
 	}
 	if inPlace {
-		f, err = fetch.OpenPart(part)
+		f, err = OpenPart(part)
 	} else {
-		f, err = fetch.CreatePart(part, out)
+		f, err = CreatePart(part, out)
 	}
 	if err != nil {
 		return nil, false, err
