@@ -241,7 +241,9 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 		}
 	}
 	base, found := h.find(cur.File, tags)
-	if len(codings) == 0 || !found || r.Header.Get("Range") != "" {
+	// A file over maxSize gets no deltas (New), also from an earlier,
+	// smaller version kept: its encode would be as unbounded as the file.
+	if len(codings) == 0 || !found || cur.Size > h.maxSize || r.Header.Get("Range") != "" {
 		return h.notAcceptable(w, aim, "no delta-coding can be applied")
 	}
 	if !refusesIdentity(aim) && !h.stored(cur, base, codings) && h.slow(cur, base, rival) {
