@@ -23,7 +23,7 @@ type hunk struct {
 // ".", and GNU's ".." + "s/.//" for a line that is a single dot) to the
 // base, streaming the base line by line. Like ed, it ends a last base line
 // that lacks a newline with one. Binary input and anything but that subset
-// of ed are refused.
+// of ed are refused. WithMaxOutput bounds what it writes.
 func ApplyDiffE(base io.ReaderAt, baseSize int64, script io.Reader, out io.Writer, opts ...Option) error {
 	cfg := newConfig(opts)
 	b, err := io.ReadAll(io.LimitReader(script, int64(cfg.maxText)+1))
@@ -36,6 +36,9 @@ func ApplyDiffE(base io.ReaderAt, baseSize int64, script io.Reader, out io.Write
 	hunks, err := parseDiffE(b)
 	if err != nil {
 		return err
+	}
+	if cfg.maxOutput > 0 {
+		out = &limitedWriter{w: out, limit: cfg.maxOutput}
 	}
 	bw := bufio.NewWriterSize(out, 256<<10)
 	lr := &lineCopier{r: bufio.NewReaderSize(io.NewSectionReader(base, 0, baseSize), 64<<10), w: bw}

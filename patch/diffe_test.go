@@ -109,3 +109,26 @@ func TestDiffERefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffEMaxOutput: ApplyDiffE honours WithMaxOutput as the other
+// decoders do: a script (or base) that makes more than the limit fails
+// with ErrLimit, having written no more than it; the limit itself passes.
+func TestDiffEMaxOutput(t *testing.T) {
+	base := bytes.Repeat([]byte("a line of the base\n"), 1000)
+	script := []byte("1000a\n" + strings.Repeat("an appended line\n", 1000) + ".\n")
+	var full bytes.Buffer
+	if err := ApplyDiffE(bytes.NewReader(base), int64(len(base)), bytes.NewReader(script), &full); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int64{int64(len(base)) / 2, int64(full.Len()) - 1} {
+		var out bytes.Buffer
+		err := ApplyDiffE(bytes.NewReader(base), int64(len(base)), bytes.NewReader(script), &out, WithMaxOutput(limit))
+		if !errors.Is(err, ErrLimit) || int64(out.Len()) > limit {
+			t.Errorf("WithMaxOutput(%d) of a %d-byte result: %d bytes written, error %v; want ErrLimit", limit, full.Len(), out.Len(), err)
+		}
+	}
+	var out bytes.Buffer
+	if err := ApplyDiffE(bytes.NewReader(base), int64(len(base)), bytes.NewReader(script), &out, WithMaxOutput(int64(full.Len()))); err != nil || !bytes.Equal(out.Bytes(), full.Bytes()) {
+		t.Errorf("WithMaxOutput(%d) of a result that size: %v", full.Len(), err)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/patch"
@@ -217,6 +218,9 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	if r.Method != http.MethodGet || cur.Encoding != "" {
 		return false
 	}
+	if !preconditionsHold(r, cur) {
+		return false // the server answers 412, as for any GET
+	}
 	if wait := h.recordAsync(r.Context(), cur); wait != nil {
 		cur.BeforeEnd(wait)
 	}
@@ -237,7 +241,9 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 		}
 	}
 	base, found := h.find(cur.File, tags)
-	if len(codings) == 0 || !found || r.Header.Get("Range") != "" {
+	// A file over maxSize gets no deltas (New), also from an earlier,
+	// smaller version kept: its encode would be as unbounded as the file.
+	if len(codings) == 0 || !found || cur.Size > h.maxSize || r.Header.Get("Range") != "" {
 		return h.notAcceptable(w, aim, "no delta-coding can be applied")
 	}
 	if !refusesIdentity(aim) && !h.stored(cur, base, codings) && h.slow(cur, base, rival) {
@@ -366,4 +372,31 @@ func listsVary(lines []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// preconditionsHold evaluates the preconditions RFC 9110 §13.2.2 puts
+// before If-None-Match (If-Match, else If-Unmodified-Since) against cur, as
+// the server's http.ServeContent does: when one fails the answer is 412,
+// not a 226 from the base If-None-Match names. A malformed If-Match is
+// left to the server too.
+func preconditionsHold(r *http.Request, cur *server.Representation) bool {
+	if lines := r.Header.Values("If-Match"); len(lines) > 0 {
+		tags, err := httpfield.ParseETags(lines)
+		if err != nil {
+			return false
+		}
+		for _, t := range tags {
+			// Strong comparison (RFC 9110 §8.8.3.2): weak tags never match.
+			if t == "*" || (t == cur.ETag && strings.HasPrefix(t, `"`)) {
+				return true
+			}
+		}
+		return false
+	}
+	if v := r.Header.Get("If-Unmodified-Since"); v != "" && !cur.ModTime.IsZero() {
+		if t, err := http.ParseTime(v); err == nil && cur.ModTime.Truncate(time.Second).After(t) {
+			return false
+		}
+	}
+	return true
 }
