@@ -228,3 +228,34 @@ func TestIndexerYieldsToHashingRequests(t *testing.T) {
 		t.Errorf("read with no request hashing: %d bytes, %d reads, %v; want %d, 1", n, src.n, err, indexChunk)
 	}
 }
+
+// A file truncated to nothing after the header went out, before the first
+// byte was read, sends no byte at all: the guard holds none back, yet the
+// body is still short of the size announced (a streamed 200, a 206 whose
+// Content-Digest is a trailer). Such a response is cut, never ended
+// cleanly with digest trailers over bytes that were not sent.
+func TestTruncatedBeforeFirstByteCut(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kv   []string
+	}{
+		{"stream", []string{"TE", "trailers", "Want-Content-Digest", "sha-256"}},
+		{"range trailer", []string{"Range", "bytes=0-300000", "Want-Content-Digest", "sha-256"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := fixture(t)
+			opts := []Option{withSettle(0), withStreamAt(64 << 10)}
+			if tc.name != "stream" {
+				opts = append(opts, WithHeaderDigestLimit(1<<10))
+			}
+			_, ts := start(t, dir, opts...)
+			p := filepath.Join(dir, "data.bin")
+			guardHook = func() { must(t, os.Truncate(p, 0)) }
+			defer func() { guardHook = nil }()
+			resp, body, err := getTE(t, ts.URL+"/data.bin", tc.kv...)
+			if err == nil {
+				t.Errorf("status %d: %d bytes ended cleanly, trailer %v", resp.StatusCode, len(body), resp.Trailer)
+			}
+		})
+	}
+}
