@@ -291,6 +291,9 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	h := w.Header()
 	h.Set("Content-Type", zsyncType)
 	h.Set("ETag", cf.etag)
+	if ifRangeDate(r) {
+		r = withoutRange(r) // the file's time is no strong validator (ifRangeDate)
+	}
 	http.ServeContent(w, r, "", fi.ModTime(), bytes.NewReader(cf.body))
 	return true
 }
