@@ -12,7 +12,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -112,7 +111,7 @@ func (s *Server) variantRep(r *http.Request, id *Representation, vr *variant, en
 	v.Encoding, v.Content, v.Size, v.identity = enc, vr.content, vr.size, id
 	v.key, v.file, v.proof, v.used, v.reopen = fileKey{}, nil, nil, nil, nil
 	// Keyed by the sha-256 of both ends: the identity's and the variant's.
-	vkey := fileKey{name: vr.key + "." + hex.EncodeToString(vr.sum), id: fileid.ID{Size: vr.size}, enc: enc}
+	vkey := fileKey{name: vr.key + "." + hex.EncodeToString(vr.sum), id: vr.version(), enc: enc}
 	v.sums = s.cache.get(vkey)
 	vsum, err := v.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if err != nil {
