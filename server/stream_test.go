@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -257,5 +258,33 @@ func TestTruncatedBeforeFirstByteCut(t *testing.T) {
 				t.Errorf("status %d: %d bytes ended cleanly, trailer %v", resp.StatusCode, len(body), resp.Trailer)
 			}
 		})
+	}
+}
+
+// The index file stays within a bound of the entries held while the server
+// runs: a file that keeps changing (or is uploaded again and again) adds a
+// line per version, the superseded ones are compacted away as they pile up,
+// not only at the next start.
+func TestIndexFileBoundedWhileRunning(t *testing.T) {
+	state := t.TempDir()
+	x, err := openIndex(state)
+	must(t, err)
+	defer x.close()
+	id := fileid.ID{Size: 1, MTime: 2, CTime: 3, Dev: 4, Ino: 5}
+	const versions = 20000
+	for i := range versions {
+		id.CTime = int64(10 + i)
+		x.add("f", id, make([]byte, 32))
+	}
+	b, err := os.ReadFile(filepath.Join(state, indexFile))
+	must(t, err)
+	if n := bytes.Count(b, []byte("\n")); n > 2*len(x.m)+1024+1 {
+		t.Errorf("index file has %d lines for %d entries", n, len(x.m))
+	}
+	y, err := openIndex(state)
+	must(t, err)
+	defer y.close()
+	if _, ok := y.lookup("f", id); !ok || len(y.m) != 1 {
+		t.Errorf("reloaded: %d entries, current version found: %v", len(y.m), ok)
 	}
 }
