@@ -12,7 +12,6 @@ import (
 	"path"
 	"strings"
 
-	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -112,7 +111,7 @@ func (s *Server) variantRep(r *http.Request, id *Representation, vr *variant, en
 	v.Encoding, v.Content, v.Size, v.identity = enc, vr.content, vr.size, id
 	v.key, v.file, v.proof, v.used, v.reopen = fileKey{}, nil, nil, nil, nil
 	// Keyed by the sha-256 of both ends: the identity's and the variant's.
-	vkey := fileKey{name: vr.key + "." + hex.EncodeToString(vr.sum), id: fileid.ID{Size: vr.size}, enc: enc}
+	vkey := fileKey{name: vr.key + "." + hex.EncodeToString(vr.sum), id: vr.version(), enc: enc}
 	v.sums = s.cache.get(vkey)
 	vsum, err := v.Digests(r.Context(), []verify.Algorithm{sha256Alg})
 	if err != nil {
@@ -235,14 +234,32 @@ func (s *Server) repHeaders(w http.ResponseWriter, r *http.Request, rep *Represe
 }
 
 // adjustRequest applies what changes the request before ServeContent sees
-// it: WithIgnoreRange drops Range, and a multi-range request on an encoded
+// it: WithIgnoreRange drops Range, a multi-range request on an encoded
 // variant is answered in full (200), because multipart/byteranges has no
-// place for a Content-Encoding that applies to the parts only.
+// place for a Content-Encoding that applies to the parts only, and so is
+// a range under an If-Range date (ifRangeDate).
 func (s *Server) adjustRequest(r *http.Request, rep *Representation) *http.Request {
 	rg := r.Header.Get("Range")
-	if rg == "" || !(s.cfg.faults.ignoreRange || rep.Encoding != "" && strings.Contains(rg, ",")) {
+	if rg == "" || !(s.cfg.faults.ignoreRange || rep.Encoding != "" && strings.Contains(rg, ",") || ifRangeDate(r)) {
 		return r
 	}
+	return withoutRange(r)
+}
+
+// ifRangeDate reports whether r's If-Range holds a date rather than an
+// entity tag. A file's modification time is no strong validator (RFC 9110
+// §8.8.2.2): an in-place write with the time put back, cp -p or rsync -t
+// change the bytes and keep it, so http.ServeContent, which matches the
+// date to the second, would send a range of the new bytes to complete the
+// old ones. Such a date never matches: the whole representation is sent,
+// as RFC 9110 §13.1.5 has it for a validator that does not match.
+func ifRangeDate(r *http.Request) bool {
+	v := strings.TrimSpace(r.Header.Get("If-Range"))
+	return v != "" && !strings.HasPrefix(v, `"`) && !strings.HasPrefix(v, `W/"`)
+}
+
+// withoutRange is r without its Range field.
+func withoutRange(r *http.Request) *http.Request {
 	r = r.Clone(r.Context())
 	r.Header.Del("Range")
 	return r

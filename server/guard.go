@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -32,6 +33,7 @@ type guard struct {
 	status  int
 	hasher  *verify.Hasher // a 200 of untrusted digests, hashed as sent
 	n       int64          // body bytes seen
+	want    int64          // body bytes ServeContent announced (Content-Length), -1: unknown
 	pending []byte         // the byte held back
 }
 
@@ -54,6 +56,12 @@ func (g *guard) WriteHeader(code int) {
 		g.status = code
 		// Only a 200 or 206 carries the representation's bytes.
 		g.active = g.active && (code == http.StatusOK || code == http.StatusPartialContent)
+		// What ServeContent will write, before the bodyWriter drops
+		// Content-Length for a chunked body with trailers.
+		g.want = -1
+		if n, err := strconv.ParseInt(g.w.Header().Get("Content-Length"), 10, 64); err == nil {
+			g.want = n
+		}
 		if g.active && guardHook != nil {
 			guardHook()
 		}
@@ -147,7 +155,17 @@ func (o guardOnly) Write(p []byte) (int, error) { return o.g.Write(p) }
 // finish checks the bytes sent and then sends the byte held back, or cuts
 // the connection.
 func (g *guard) finish() {
-	if !g.active || len(g.pending) == 0 {
+	if !g.active {
+		return
+	}
+	if g.want >= 0 && g.n != g.want {
+		// Short of what was announced (the file shrank, a read failed,
+		// the client left), even by every byte: never a clean end, which
+		// a chunked body would give its trailers, over bytes not sent.
+		http.NewResponseController(g.w).Flush()
+		panic(http.ErrAbortHandler)
+	}
+	if len(g.pending) == 0 {
 		return
 	}
 	for _, wait := range g.rep.waits {

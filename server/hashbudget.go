@@ -157,9 +157,12 @@ func (s *Server) rangeContentDigests(r *http.Request, rep *Representation, off, 
 		return nil, false, err
 	}
 	s.hashing.hashed.Add(n)
-	if rep.ETag != "" && rep.Trusted() {
-		// Kept only for trusted digests: an untrusted ETag may not name
-		// the bytes just hashed (the guard checks this response alone).
+	if rep.ETag != "" && rep.Trusted() && (rep.proof == nil || rep.proof.same()) {
+		// Kept only for trusted digests of a file still the version they
+		// were hashed from: an untrusted ETag, or a file written since
+		// its pass, may not name the bytes just hashed (the guard checks
+		// this response alone, and a later version may have the ETag's
+		// bytes again).
 		s.ranges.put(key, ds)
 	}
 	return ds, true, nil

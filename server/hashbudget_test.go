@@ -97,3 +97,31 @@ func TestRangeDigestBudget(t *testing.T) {
 		t.Errorf("budget not returned: %d bytes, %v", s.hashing.used, s.hashing.byClient)
 	}
 }
+
+// A range hashed for a trusted version is kept under its ETag only when
+// the file is still that version after the range was read: a file edited
+// between its ETag's pass and the range's would otherwise leave the new
+// bytes' range digest under the old ETag, and once the file is back to
+// the old bytes (git checkout of one branch, then the other, then back),
+// a range of them would be sent with that Content-Digest, the guard
+// (which checks a trusted version by its ID) passing it.
+func TestRangeDigestNotKeptAcrossEdit(t *testing.T) {
+	s, ts, b := bigFile(t, withSettle(0))
+	p := filepath.Join(s.Dir(), "big.bin")
+	const rg = "Range: bytes=1000-2098151"
+	want := sfSHA512(b[1000:2098152])
+	wantStatus(t, raw(t, ts, "GET", "/big.bin", "Want-Repr-Digest: sha-256"), http.StatusOK) // A, trusted
+	guardHook = func() { editKeepingTimes(t, p, 5000, []byte("BBBB")) }
+	r := raw(t, ts, "GET", "/big.bin", rg, "Want-Content-Digest: sha-512=9")
+	guardHook = nil
+	if r.bodyErr == nil && r.Header.Get("Content-Digest") != want {
+		t.Fatalf("a range of the edited file ended cleanly with Content-Digest %q", r.Header.Get("Content-Digest"))
+	}
+	editKeepingTimes(t, p, 5000, b[5000:5004]) // the bytes of A again: a new version
+	r = raw(t, ts, "GET", "/big.bin", rg, "Want-Content-Digest: sha-512=9")
+	wantStatus(t, r, http.StatusPartialContent)
+	if string(r.body) != string(b[1000:2098152]) {
+		t.Fatal("the range is not A's")
+	}
+	wantHeader(t, r, "Content-Digest", want)
+}

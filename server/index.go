@@ -35,6 +35,9 @@ type digestIndex struct {
 	path string               // "" without a state directory
 	out  *os.File             // appends to path
 	full bool                 // maxIndexEntries reached: nothing more is added
+	// lines is the count of lines in the file at path, superseded ones
+	// included: past compactAt it is rewritten, while running as at a start.
+	lines int
 }
 
 type indexKey struct {
@@ -67,13 +70,29 @@ func openIndex(stateDir string) (*digestIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	if lines > 2*len(x.m)+1024 || lines == 0 {
+	x.lines = lines
+	if x.lines > x.compactAt() || lines == 0 {
 		if err := x.rewrite(); err != nil {
 			return nil, err
 		}
 	}
 	x.out, err = os.OpenFile(x.path, os.O_WRONLY|os.O_APPEND, 0o644)
 	return x, err
+}
+
+// compactAt is the number of lines past which the file is rewritten with
+// the entries held only: superseded versions of a name are dropped.
+func (x *digestIndex) compactAt() int { return 2*len(x.m) + 1024 }
+
+// compact rewrites the file while the server runs; x.mu is held. On an
+// error the index stops being written, and stays in memory.
+func (x *digestIndex) compact() {
+	x.out.Close()
+	x.out = nil
+	if err := x.rewrite(); err != nil {
+		return
+	}
+	x.out, _ = os.OpenFile(x.path, os.O_WRONLY|os.O_APPEND, 0o644)
 }
 
 // load reads the index file; malformed lines are skipped, later lines win.
@@ -120,7 +139,11 @@ func (x *digestIndex) rewrite() error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), x.path)
+	if err := os.Rename(tmp.Name(), x.path); err != nil {
+		return err
+	}
+	x.lines = len(x.m) + 1
+	return nil
 }
 
 // formatIndexLine is "SHA256HEX SIZE MTIME CTIME DEV INO QUOTEDNAME\n".
@@ -182,6 +205,9 @@ func (x *digestIndex) add(name string, id fileid.ID, sum []byte) {
 	x.set(k, append([]byte(nil), sum...))
 	if x.out != nil {
 		x.out.WriteString(formatIndexLine(k, sum))
+		if x.lines++; x.lines > x.compactAt() {
+			x.compact()
+		}
 	}
 }
 

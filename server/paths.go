@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"net/url"
 	"os"
+	"path"
 	"strings"
 )
 
@@ -78,9 +79,8 @@ func (s *Server) openChecked(name string) (*os.File, fs.FileInfo, error) {
 	return f, fi, nil
 }
 
-// checkLinks refuses a path any of whose components is a symlink whose
-// target text contains a dotfile segment (".." and "." excepted: os.Root
-// already confines those to the directory), or is a state directory.
+// checkLinks refuses a path that resolves, through any symlinks, to a
+// dotfile or through a dot directory, or into a state directory.
 func (s *Server) checkLinks(name string) error {
 	_, err := s.linkInfo(name)
 	return err
@@ -104,45 +104,79 @@ func oneSegment(name string) bool {
 	return name != "" && name != "." && name != ".." && strings.IndexByte(name, '/') < 0
 }
 
+// maxLinkHops bounds the symlinks followed to resolve one path, as the
+// kernel's ELOOP does (40 on Linux).
+const maxLinkHops = 40
+
 // linkInfo is checkLinks that also returns the Lstat information of the
 // last component (nil for the directory itself).
 func (s *Server) linkInfo(name string) (fs.FileInfo, error) {
 	if name == "." {
 		return nil, nil
 	}
+	hops := 0
+	fi, _, err := s.resolve("", name, &hops)
+	return fi, err
+}
+
+// resolve walks rel from dir, a real directory inside the root ("" for the
+// root itself), as the kernel would: each symlink met is replaced by its
+// target, resolved from the real directory of the link. Every real
+// component must be visible: no dot segment (a dotfile, or a dot
+// directory such as .git), no state directory. So a chain of links
+// (a -> b -> .git) or a relative target that climbs out of a linked
+// directory cannot reach what a direct request cannot. It returns the
+// Lstat information of rel's last component and rel's real name.
+func (s *Server) resolve(dir, rel string, hops *int) (fs.FileInfo, string, error) {
 	var fi fs.FileInfo
-	for end := 0; end < len(name); {
-		// p is name up to the end of its next segment: a prefix, no copy.
-		next := strings.IndexByte(name[end+1:], '/')
-		if next < 0 {
-			end = len(name)
-		} else {
-			end += 1 + next
+	cur := dir
+	for rest := rel; rest != ""; {
+		// seg is rel's next segment: a substring, no copy.
+		seg, after, _ := strings.Cut(rest, "/")
+		rest = after
+		switch {
+		case seg == "" || seg == ".":
+			continue
+		case seg == "..":
+			if cur == "" {
+				return nil, "", errHidden // out of the root: os.Root refuses it too
+			}
+			if cur = path.Dir(cur); cur == "." {
+				cur = ""
+			}
+			fi = nil
+			continue
+		case seg[0] == '.':
+			return nil, "", errHidden
 		}
-		p := name[:end]
+		p := seg
+		if cur != "" {
+			p = cur + "/" + seg
+		}
 		var err error
-		fi, err = s.lstat(p)
-		if err != nil {
-			return nil, err
+		if fi, err = s.lstat(p); err != nil {
+			return nil, "", err
 		}
 		if s.isPrivate(fi) {
-			return nil, errHidden
+			return nil, "", errHidden
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = p
 			continue
 		}
-		if dfi, err := s.root.Stat(p); err == nil && s.isPrivate(dfi) {
-			return nil, errHidden
+		if *hops++; *hops > maxLinkHops {
+			return nil, "", errHidden
 		}
 		target, err := s.root.Readlink(p)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
-		for _, t := range strings.Split(target, "/") {
-			if strings.HasPrefix(t, ".") && t != "." && t != ".." {
-				return nil, errHidden
-			}
+		if path.IsAbs(target) {
+			return nil, "", errHidden // os.Root refuses absolute links
+		}
+		if _, cur, err = s.resolve(cur, target, hops); err != nil {
+			return nil, "", err
 		}
 	}
-	return fi, nil
+	return fi, cur, nil
 }

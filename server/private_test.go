@@ -111,3 +111,32 @@ func TestTamperedVariantNotServed(t *testing.T) {
 		t.Errorf("served %q instead of text.txt", body[:min(len(body), 20)])
 	}
 }
+
+// A variant file changed in place while the server runs (same size, its
+// hash already cached) is not served under the digests of its old bytes:
+// its version is part of the key its digests are cached under, so it is
+// hashed again, found not to be what its name says, and dropped.
+func TestVariantChangedInPlaceNotServed(t *testing.T) {
+	dir, state := fixture(t), t.TempDir()
+	_, ts := start(t, dir, WithStateDir(state))
+	r := raw(t, ts, "GET", "/text.txt", "Accept-Encoding: gzip", "Want-Content-Digest: sha-256")
+	wantHeader(t, r, "Content-Encoding", "gzip")
+	files, _ := filepath.Glob(filepath.Join(state, "variants", "*"))
+	if len(files) != 1 {
+		t.Fatalf("variant files: %v", files)
+	}
+	b, err := os.ReadFile(files[0])
+	must(t, err)
+	b[len(b)/2] ^= 0xff
+	f, err := os.OpenFile(files[0], os.O_WRONLY, 0)
+	must(t, err)
+	_, err = f.WriteAt(b, 0)
+	must(t, err)
+	must(t, f.Close())
+	r = raw(t, ts, "GET", "/text.txt", "Accept-Encoding: gzip", "Want-Content-Digest: sha-256")
+	wantStatus(t, r, 200)
+	wantHeader(t, r, "Content-Digest", sfSHA256(r.body))
+	if r.Header.Get("Content-Encoding") == "" {
+		wantHeader(t, r, "Repr-Digest", sfSHA256(r.body))
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -226,5 +227,64 @@ func TestIndexerYieldsToHashingRequests(t *testing.T) {
 	n, err := (&yieldReader{ctx: context.Background(), r: src}).Read(buf)
 	if err != nil || n != indexChunk || src.n != 1 {
 		t.Errorf("read with no request hashing: %d bytes, %d reads, %v; want %d, 1", n, src.n, err, indexChunk)
+	}
+}
+
+// A file truncated to nothing after the header went out, before the first
+// byte was read, sends no byte at all: the guard holds none back, yet the
+// body is still short of the size announced (a streamed 200, a 206 whose
+// Content-Digest is a trailer). Such a response is cut, never ended
+// cleanly with digest trailers over bytes that were not sent.
+func TestTruncatedBeforeFirstByteCut(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		kv   []string
+	}{
+		{"stream", []string{"TE", "trailers", "Want-Content-Digest", "sha-256"}},
+		{"range trailer", []string{"Range", "bytes=0-300000", "Want-Content-Digest", "sha-256"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := fixture(t)
+			opts := []Option{withSettle(0), withStreamAt(64 << 10)}
+			if tc.name != "stream" {
+				opts = append(opts, WithHeaderDigestLimit(1<<10))
+			}
+			_, ts := start(t, dir, opts...)
+			p := filepath.Join(dir, "data.bin")
+			guardHook = func() { must(t, os.Truncate(p, 0)) }
+			defer func() { guardHook = nil }()
+			resp, body, err := getTE(t, ts.URL+"/data.bin", tc.kv...)
+			if err == nil {
+				t.Errorf("status %d: %d bytes ended cleanly, trailer %v", resp.StatusCode, len(body), resp.Trailer)
+			}
+		})
+	}
+}
+
+// The index file stays within a bound of the entries held while the server
+// runs: a file that keeps changing (or is uploaded again and again) adds a
+// line per version, the superseded ones are compacted away as they pile up,
+// not only at the next start.
+func TestIndexFileBoundedWhileRunning(t *testing.T) {
+	state := t.TempDir()
+	x, err := openIndex(state)
+	must(t, err)
+	defer x.close()
+	id := fileid.ID{Size: 1, MTime: 2, CTime: 3, Dev: 4, Ino: 5}
+	const versions = 20000
+	for i := range versions {
+		id.CTime = int64(10 + i)
+		x.add("f", id, make([]byte, 32))
+	}
+	b, err := os.ReadFile(filepath.Join(state, indexFile))
+	must(t, err)
+	if n := bytes.Count(b, []byte("\n")); n > 2*len(x.m)+1024+1 {
+		t.Errorf("index file has %d lines for %d entries", n, len(x.m))
+	}
+	y, err := openIndex(state)
+	must(t, err)
+	defer y.close()
+	if _, ok := y.lookup("f", id); !ok || len(y.m) != 1 {
+		t.Errorf("reloaded: %d entries, current version found: %v", len(y.m), ok)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -92,5 +93,55 @@ func TestDirectoryRedirectStaysOnOrigin(t *testing.T) {
 		r := raw(t, ts, "GET", target)
 		wantStatus(t, r, http.StatusMovedPermanently)
 		wantHeader(t, r, "Location", want)
+	}
+}
+
+// A chain of symlinks reaches a dotfile only through its last link: a ->
+// b -> .git. Each link's own target text names no dotfile, so the whole
+// chain is resolved, not just the first link's text, and a relative
+// target is resolved from the real directory of its link (d -> deep/er,
+// deep/er/up2 -> ../../b).
+func TestTraversalSymlinkChain(t *testing.T) {
+	dir := fixture(t)
+	must(t, os.MkdirAll(filepath.Join(dir, ".git"), 0o755))
+	must(t, os.WriteFile(filepath.Join(dir, ".git", "config"), []byte(secret), 0o644))
+	must(t, os.Symlink(".git", filepath.Join(dir, "b")))
+	must(t, os.Symlink("b", filepath.Join(dir, "a")))
+	must(t, os.Symlink("link-dot", filepath.Join(dir, "c")))
+	must(t, os.MkdirAll(filepath.Join(dir, "deep", "er"), 0o755))
+	must(t, os.Symlink("deep/er", filepath.Join(dir, "d")))
+	must(t, os.Symlink("../b", filepath.Join(dir, "deep", "er", "up")))
+	must(t, os.Symlink("../../b", filepath.Join(dir, "deep", "er", "up2")))
+	_, ts := start(t, dir)
+	for _, target := range []string{"/a/config", "/a/", "/c", "/d/up2/config", "/deep/er/up2/config"} {
+		r := raw(t, ts, "GET", target)
+		if r.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: status %d, want 404", target, r.StatusCode)
+		}
+		if bytes.Contains(r.body, []byte(secret)) || bytes.Contains(r.body, []byte(`href="config"`)) {
+			t.Errorf("GET %s leaked the dotfile: %s", target, r.body)
+		}
+	}
+	l := raw(t, ts, "GET", "/")
+	for _, n := range []string{`href="a"`, `href="c"`} {
+		if strings.Contains(string(l.body), n) {
+			t.Errorf("listing shows %s:\n%s", n, l.body)
+		}
+	}
+	// Chains that stay on visible names still work.
+	must(t, os.Symlink("link-in", filepath.Join(dir, "link-in2")))
+	r := raw(t, ts, "GET", "/link-in2")
+	wantStatus(t, r, http.StatusOK)
+	if string(r.body) != hello {
+		t.Errorf("link-in2 body = %q", r.body)
+	}
+	wantStatus(t, raw(t, ts, "GET", "/d/"), http.StatusOK)
+	// Nor does an upload write through the chain into the dot directory.
+	_, wts := start(t, dir, WithWritable())
+	if r := upload(t, wts, "PUT", "/a/hooks-x", []byte("x")); r.StatusCode < 400 {
+		t.Errorf("PUT through a -> b -> .git: %d", r.StatusCode)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, ".git", "hooks-x")); err == nil {
+		t.Error("PUT wrote into .git through a chain of links")
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/hdig/hdig/fileid"
 )
 
 // variantStore holds the precompressed variants of files, content-addressed
@@ -98,7 +100,19 @@ type variant struct {
 	content Content
 	size    int64
 	sum     []byte // the sha-256 its bytes are known by
+	id      fileid.ID
 	release func()
+}
+
+// version is what the digests of the variant's bytes are cached under
+// with its name: a file's ID (size, times, inode) for a variant file, so
+// that a write to it, which changes its change time, has them hashed
+// again and checked against the name; the size for bytes in memory.
+func (v *variant) version() fileid.ID {
+	if v.id.Size == v.size && v.id != (fileid.ID{}) {
+		return v.id
+	}
+	return fileid.ID{Size: v.size}
 }
 
 // open returns the enc variant of the identity content whose sha-256 is

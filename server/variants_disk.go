@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/hdig/hdig/fileid"
 )
 
 // The variants kept in a state directory: files named IDHEX.ENC.ENCHEX in
@@ -58,7 +60,8 @@ func (vs *variantStore) openDisk(key, enc string, src io.Reader, sum []byte) (*v
 // bytes.
 func diskVariant(key, name string, f *os.File, size int64) *variant {
 	sum, _ := hex.DecodeString(name[strings.LastIndexByte(name, '.')+1:])
-	return &variant{key: key, content: f, size: size, sum: sum, release: func() { f.Close() }}
+	id, _ := fileid.File(f) // on error the zero ID: version() falls back on the size
+	return &variant{key: key, content: f, size: size, sum: sum, id: id, release: func() { f.Close() }}
 }
 
 // variantName splits a variant file name IDHEX.ENC.ENCHEX into its key;

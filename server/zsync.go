@@ -3,8 +3,8 @@ package server
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -277,7 +277,10 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 		// ID is strong: as for digests (identity.go), a recent change may
 		// have landed within one ctime tick of the read.
 		keep := settledBefore && fileid.Same(id, after)
-		return control{body: buf.Bytes(), etag: fmt.Sprintf(`"zsync-%x"`, ctl.SHA1), keep: keep}, nil
+		// The ETag names the control file's own bytes: they depend on the
+		// file's modification time and name too, not only on its content.
+		sum := sha256.Sum256(buf.Bytes())
+		return control{body: buf.Bytes(), etag: etagFor(sum[:]), keep: keep}, nil
 	})
 	if err != nil {
 		s.cfg.logger.Info("zsync control file not made", "path", r.URL.Path, "err", err)
@@ -288,6 +291,9 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	h := w.Header()
 	h.Set("Content-Type", zsyncType)
 	h.Set("ETag", cf.etag)
+	if ifRangeDate(r) {
+		r = withoutRange(r) // the file's time is no strong validator (ifRangeDate)
+	}
 	http.ServeContent(w, r, "", fi.ModTime(), bytes.NewReader(cf.body))
 	return true
 }

@@ -144,3 +144,32 @@ func TestServeZsyncNameEscaped(t *testing.T) {
 		}
 	}
 }
+
+// A control file's ETag names its bytes, not only the file's: touching
+// the file (same bytes, another MTime line) makes another control file,
+// so an If-Range or If-None-Match holding the old one's ETag must not get
+// a range of the new one (a splice) or a 304.
+func TestZsyncControlETagFollowsBytes(t *testing.T) {
+	dir := fixture(t)
+	_, ts := start(t, dir)
+	resp, old := getZsync(t, ts.URL+"/data.bin.zsync")
+	etag := resp.Header.Get("ETag")
+	p := filepath.Join(dir, "data.bin")
+	later := time.Now().Add(-time.Hour).Truncate(time.Second)
+	must(t, os.Chtimes(p, later, later))
+	resp, cur := getZsync(t, ts.URL+"/data.bin.zsync")
+	if bytes.Equal(old, cur) {
+		t.Fatal("touching the file did not change its control file")
+	}
+	if resp.Header.Get("ETag") == etag {
+		t.Errorf("two control files share the ETag %s", etag)
+	}
+	resp, part := getZsync(t, ts.URL+"/data.bin.zsync", "Range", "bytes=0-99", "If-Range", etag)
+	if resp.StatusCode == http.StatusPartialContent {
+		t.Errorf("If-Range with the old control file's ETag got 206 %q", part)
+	}
+	resp, _ = getZsync(t, ts.URL+"/data.bin.zsync", "If-None-Match", etag)
+	if resp.StatusCode == http.StatusNotModified {
+		t.Error("If-None-Match with the old control file's ETag got 304")
+	}
+}
