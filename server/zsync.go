@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/fileid"
+	"github.com/hdig/hdig/verify"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -85,9 +86,10 @@ func newZsyncCache() *zsyncCache {
 
 // control is a made control file and its ETag.
 type control struct {
-	body []byte
-	etag string
-	keep bool // may be cached (made from a settled file with a strong ID)
+	body   []byte
+	etag   string
+	sha256 [sha256.Size]byte // of body: the ETag and Repr-Digest
+	keep   bool              // may be cached (made from a settled file with a strong ID)
 }
 
 // get returns the control file of key, a file of size bytes: cached, made
@@ -280,7 +282,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 		// The ETag names the control file's own bytes: they depend on the
 		// file's modification time and name too, not only on its content.
 		sum := sha256.Sum256(buf.Bytes())
-		return control{body: buf.Bytes(), etag: etagFor(sum[:]), keep: keep}, nil
+		return control{body: buf.Bytes(), etag: etagFor(sum[:]), sha256: sum, keep: keep}, nil
 	})
 	if err != nil {
 		s.cfg.logger.Info("zsync control file not made", "path", r.URL.Path, "err", err)
@@ -291,11 +293,33 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	h := w.Header()
 	h.Set("Content-Type", zsyncType)
 	h.Set("ETag", cf.etag)
+	// Its Repr-Digest, as every representation's: the control file is
+	// small, so an algorithm other than sha-256 is hashed per request.
+	if f := s.cfg.faults; !f.omitDigests {
+		h.Set(verify.ReprDigest, formatRepr(controlDigests(cf, chooseAlgs(r.Header, verify.WantReprDigest))))
+	}
 	if ifRangeDate(r) {
 		r = withoutRange(r) // the file's time is no strong validator (ifRangeDate)
 	}
 	http.ServeContent(w, r, "", fi.ModTime(), bytes.NewReader(cf.body))
 	return true
+}
+
+// controlDigests are the digests of cf's bytes in algs; the sha-256 its
+// ETag names is not computed again.
+func controlDigests(cf control, algs []verify.Algorithm) []verify.Digest {
+	out := make([]verify.Digest, 0, len(algs))
+	for _, a := range algs {
+		if a.Key == "sha-256" {
+			out = append(out, verify.Digest{Algorithm: a.Key, Value: cf.sha256[:]})
+			continue
+		}
+		h := verify.NewHasher([]verify.Algorithm{a})
+		h.Write(cf.body)
+		out = append(out, h.Sums()...)
+		h.Close()
+	}
+	return out
 }
 
 // relativeURL is a file name as a relative URL reference: escaped, and

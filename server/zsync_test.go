@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
-	"github.com/hdig/hdig/internal/peertest"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
 	"io"
 	"net/http"
 	"os"
@@ -12,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hdig/hdig/internal/peertest"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -171,5 +174,22 @@ func TestZsyncControlETagFollowsBytes(t *testing.T) {
 	resp, _ = getZsync(t, ts.URL+"/data.bin.zsync", "If-None-Match", etag)
 	if resp.StatusCode == http.StatusNotModified {
 		t.Error("If-None-Match with the old control file's ETag got 304")
+	}
+}
+
+// A control file is a representation like any other: its 200, 206 and
+// HEAD carry its Repr-Digest, in the algorithm Want-Repr-Digest prefers.
+func TestZsyncControlReprDigest(t *testing.T) {
+	dir := fixture(t)
+	_, ts := start(t, dir)
+	resp, body := getZsync(t, ts.URL+"/data.bin.zsync")
+	s256 := sha256.Sum256(body)
+	if got, want := resp.Header.Get("Repr-Digest"), "sha-256=:"+base64.StdEncoding.EncodeToString(s256[:])+":"; got != want {
+		t.Errorf("200: Repr-Digest %q, want %q", got, want)
+	}
+	resp, _ = getZsync(t, ts.URL+"/data.bin.zsync", "Range", "bytes=0-99", "Want-Repr-Digest", "sha-512=9")
+	s512 := sha512.Sum512(body)
+	if got, want := resp.Header.Get("Repr-Digest"), "sha-512=:"+base64.StdEncoding.EncodeToString(s512[:])+":"; resp.StatusCode != http.StatusPartialContent || got != want {
+		t.Errorf("206 asking for sha-512: %d, Repr-Digest %q, want %q", resp.StatusCode, got, want)
 	}
 }
