@@ -78,6 +78,8 @@ func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileI
 	if err != nil {
 		return nil, nil, err
 	}
+	// A streamed identity varies as the variants it stands beside do.
+	id.vary = s.codable(id.Size, compressible(id.ContentType))
 	if id.stream {
 		return id, func() {}, nil
 	}
@@ -85,10 +87,9 @@ func (s *Server) selectRep(r *http.Request, name string, f *os.File, fi fs.FileI
 	if rep, release, err := s.dictionaryRep(r, name, id, sum[0].Value, f); rep != nil || err != nil {
 		return rep, release, err
 	}
-	if s.cfg.compressLimit == 0 || id.Size == 0 || id.Size > s.cfg.compressLimit || !compressible(id.ContentType) {
+	if !id.vary {
 		return id, func() {}, nil
 	}
-	id.vary = true
 	enc := negotiate(r.Header)
 	if enc == "" {
 		return id, func() {}, nil

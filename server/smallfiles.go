@@ -174,7 +174,7 @@ func (s *Server) smallRep(r *http.Request, name string, lfi fs.FileInfo) (*Repre
 		return nil, "", nil
 	}
 	size := int64(len(sn.data))
-	vary := s.cfg.compressLimit != 0 && size > 0 && size <= s.cfg.compressLimit && sn.compressible
+	vary := s.codable(size, sn.compressible)
 	if vary && negotiate(r.Header) != "" || s.wantsDictionary(r) {
 		return nil, "", nil
 	}

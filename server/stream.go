@@ -35,8 +35,13 @@ func (s *Server) streamable(r *http.Request, rep *Representation) bool {
 		return false
 	}
 	// A coding the client would get needs the identity's sha-256 first.
-	codable := s.cfg.compressLimit != 0 && rep.Size <= s.cfg.compressLimit && compressible(rep.ContentType)
-	return !codable || negotiate(r.Header) == ""
+	return !s.codable(rep.Size, compressible(rep.ContentType)) || negotiate(r.Header) == ""
+}
+
+// codable says a file of size bytes, compressible or not by its type, has
+// encoded variants: its responses vary on Accept-Encoding.
+func (s *Server) codable(size int64, compressible bool) bool {
+	return s.cfg.compressLimit != 0 && size > 0 && size <= s.cfg.compressLimit && compressible
 }
 
 // acceptsTrailers reports whether the client said it takes trailer fields:

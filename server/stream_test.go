@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/hdig/hdig/fileid"
@@ -286,5 +287,23 @@ func TestIndexFileBoundedWhileRunning(t *testing.T) {
 	defer y.close()
 	if _, ok := y.lookup("f", id); !ok || len(y.m) != 1 {
 		t.Errorf("reloaded: %d entries, current version found: %v", len(y.m), ok)
+	}
+}
+
+// A compressible file streamed as it is (the client named no coding)
+// still says Vary: Accept-Encoding: a client that accepts gzip gets
+// another representation from the same URL, and a cache must not hand it
+// this one.
+func TestStreamedCompressibleVaries(t *testing.T) {
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "big.txt"), bytes.Repeat([]byte("a line of text to compress\n"), 80_000), 0o644))
+	_, ts := start(t, dir, withSettle(0), withStreamAt(64<<10))
+	resp, _, err := getTE(t, ts.URL+"/big.txt", "TE", "trailers", "Accept-Encoding", "identity")
+	must(t, err)
+	if resp.Trailer.Get("Repr-Digest") == "" {
+		t.Fatalf("not streamed: header %v", resp.Header)
+	}
+	if v := resp.Header.Values("Vary"); !slices.Contains(v, "Accept-Encoding") {
+		t.Errorf("streamed compressible file: Vary %q, want Accept-Encoding", v)
 	}
 }
