@@ -97,8 +97,8 @@ func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, e
 		if err != nil || out.Special {
 			return tmp, withExit(ExitUsage, fmt.Errorf("-J: %s: not a file to replace (%v); the verified bytes are in %s", x.remoteName, err, tmp))
 		}
-		if fi, err := os.Stat(out.Path); err == nil && fi.Mode().IsRegular() {
-			os.Chmod(tmp, fi.Mode().Perm()) // as fetch.CreatePart: the file replaced keeps its mode
+		if mode, keep := fetch.PartMode(out.Path); keep {
+			os.Chmod(tmp, mode) // as fetch.CreatePart: the file replaced keeps its mode
 		}
 		if err := os.Rename(tmp, out.Path); err != nil {
 			return tmp, withExit(ExitUsage, fmt.Errorf("-J: %w (the verified bytes are in %s)", err, tmp))

@@ -11,18 +11,27 @@ import (
 // umask).
 const newFileMode fs.FileMode = 0o644
 
+// PartMode is the mode of a file that replaces target: the permissions of
+// the regular file at target (a private file stays private), with its
+// owner's read and write (a part is reopened to resume it, -C and zsync,
+// which a 0444 part would refuse to its owner), and keep says target's
+// were taken; else newFileMode. The one rule for every file renamed onto
+// an output.
+func PartMode(target string) (mode fs.FileMode, keep bool) {
+	if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
+		return fi.Mode().Perm() | 0o600, true
+	}
+	return newFileMode, false
+}
+
 // CreatePart creates part afresh for bytes to be renamed onto target once
 // verified. Whatever is at part's name already (a stale part, or a symbolic
 // or hard link someone put in a shared directory) is unlinked, never
 // written through, and the new file is made with O_EXCL: unverified bytes
 // land in no file but hdig's own. It has the permissions of the regular
-// file at target, which it will replace (a private file stays private),
-// else newFileMode.
+// file at target, which it will replace (PartMode).
 func CreatePart(part, target string) (*os.File, error) {
-	mode, keep := newFileMode, false
-	if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() {
-		mode, keep = fi.Mode().Perm(), true
-	}
+	mode, keep := PartMode(target)
 	for range 3 {
 		if err := os.Remove(part); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err

@@ -114,3 +114,31 @@ func TestOutputForeignLinkInSharedDir(t *testing.T) {
 		t.Errorf("ResolveOutput(own link) = %+v, %v; want %s", out, err, victim)
 	}
 }
+
+// A part is hdig's own working file: an interrupted download (-C) or zsync
+// run opens it again for reading and writing. Made with the mode of a
+// read-only FILE (0444), it could not be: as any user but root, every later
+// -C or zsync run failed to open the part it left (EACCES) until someone
+// removed it. The part keeps the replaced file's group and other bits
+// (a private file stays private) and is always its owner's to read and
+// write.
+func TestPartOfReadOnlyFileResumable(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte("old"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(path, 0o444)
+	f, err := CreatePart(path+PartSuffix, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	fi, err := os.Stat(path + PartSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fi.Mode().Perm(); got != 0o644 {
+		t.Fatalf("the part of a 0444 file has mode %#o: its owner cannot open it again to resume (want 0644)", got)
+	}
+}

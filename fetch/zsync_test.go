@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"math/rand/v2"
 	"net/http"
@@ -97,5 +98,42 @@ func TestClientZsyncSeedUnreadable(t *testing.T) {
 	}
 	if _, err := os.Stat(out + PartSuffix); err == nil {
 		t.Error("part left after a failed run")
+	}
+}
+
+// TestZsyncPartHardLinkedStartsOver: a part bound to the run's control
+// file but with a second name (a hard link: someone else's in a shared
+// directory, or a user's copy made with ln) is not a part -C or zsync may
+// write in place (OpenPart refuses it, since the writes would reach the
+// other name). openPart took any regular file as resumable, so every run
+// failed on it until it was removed by hand; it is now read as a seed
+// and the run goes on, the other name untouched.
+func TestZsyncPartHardLinkedStartsOver(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789abcdef"), 4096)
+	url, _ := zsyncOrigin(t, body)
+	ctl, err := zsync.Make(bytes.NewReader(body), int64(len(body)), zsync.MakeOptions{URL: "f"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	out, other := filepath.Join(dir, "out"), filepath.Join(dir, "other")
+	held := bytes.Repeat([]byte{'x'}, len(body))
+	os.WriteFile(other, held, 0o644)
+	if err := os.Link(other, out+PartSuffix); err != nil {
+		t.Fatal(err)
+	}
+	side := zsyncSide{SHA1: hex.EncodeToString(ctl.SHA1[:]), Length: ctl.Length, Blocksize: ctl.Blocksize}
+	if err := writeZsyncSide(out+ZsyncSidecarSuffix, side); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := NewClient(Options{Timeout: testStall})
+	if _, err := c.Zsync(context.Background(), &Request{URL: url + "/f.zsync", Policy: verify.DefaultPolicy(), Header: http.Header{}}, ZsyncOptions{Output: out}); err != nil {
+		t.Fatalf("a hard-linked part stopped the run: %v", err)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, body) {
+		t.Error("rebuilt file differs")
+	}
+	if got, _ := os.ReadFile(other); !bytes.Equal(got, held) {
+		t.Error("the part's other name was written through")
 	}
 }

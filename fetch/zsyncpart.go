@@ -78,8 +78,10 @@ func (z *zsyncRun) openPart() (f *os.File, inPlace bool, err error) {
 	part, side, seed := out+PartSuffix, out+zsyncSideSuffix, out+zsyncSeedSuffix
 	now := z.side()
 	saved, ok := readZsyncSide(side)
-	if fi, err := os.Lstat(part); err == nil && fi.Mode().IsRegular() { // a link there is not ours: CreatePart drops it
-		inPlace = ok && saved.bound(now)
+	if fi, err := os.Lstat(part); err == nil && fi.Mode().IsRegular() { // a symbolic link there is not ours: CreatePart drops it
+		// Written in place only when OpenPart would take it (one name):
+		// a hard-linked part is only read, as a seed.
+		inPlace = ok && saved.bound(now) && resumablePart(fi)
 		if !inPlace {
 			// A seed left by a run stopped while seeding holds what that
 			// run's part was built from: it is kept, this part dropped.
