@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -130,13 +129,9 @@ func (z *zsyncRun) seedPart(m *zsync.Matcher, f *os.File, inPlace bool) error {
 }
 
 // keepPart reports whether a failed run's part is kept for the next: only
-// when nothing proved its bytes wrong.
+// when nothing proved its bytes wrong (every block in it was checked
+// against the control file before it was written). One rule, not a list
+// of the errors that are kept, so that no new class of error is missed.
 func keepPart(err error) bool {
-	if errors.Is(err, zsync.ErrMismatch) || errors.Is(err, ErrMismatch) {
-		return false
-	}
-	var se *StatusError
-	return errors.As(err, &se) || errors.Is(err, ErrNetwork) || errors.Is(err, ErrProtocol) ||
-		errors.Is(err, ErrTooLarge) || errors.Is(err, ErrOutput) || errors.Is(err, context.Canceled) ||
-		errors.Is(err, context.DeadlineExceeded)
+	return !errors.Is(err, zsync.ErrMismatch) && !errors.Is(err, ErrMismatch)
 }
