@@ -376,44 +376,61 @@ func TestDictionaryTruncatedHeader(t *testing.T) {
 // dictionary the client holds.
 func TestDictionaryNotDecodedAcrossRedirect(t *testing.T) {
 	for _, coding := range []string{dictionary.CodingDCB, dictionary.CodingDCZ} {
-		t.Run(coding, func(t *testing.T) {
-			e := newDictEnv(t, coding)
-			if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
-				t.Fatal(err)
-			}
-			var seen []http.Header
-			var mu sync.Mutex
-			evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				seen = append(seen, r.Header.Clone())
-				mu.Unlock()
-				enc, err := dictionary.Encode(coding, dictV2, dictV1) // the hash of a guessed dictionary
-				if err != nil {
-					http.Error(w, err.Error(), 500)
-					return
-				}
-				w.Header().Set("Content-Encoding", coding)
-				w.Header().Set("Repr-Digest", reprOf(enc))
-				w.Write(enc)
-			}))
-			t.Cleanup(evil.Close)
-			mux := http.NewServeMux()
-			mux.Handle("/app/moved.js", http.RedirectHandler(evil.URL+"/x.js", http.StatusFound))
-			mux.Handle("/", http.HandlerFunc(e.o.serve))
-			e.o.srv.Config.Handler = mux
-			e.c, _ = NewClient(Options{Timeout: testStall, FollowRedirects: true})
-			res, out, _ := e.get(t, "/app/moved.js", nil)
-			if bytes.Equal(out, dictV2) || res != nil && (res.Strategy == StrategyDictionary || res.Dictionary != nil) {
-				t.Errorf("decoded the other origin's %s answer with the first origin's dictionary (strategy %s, %d bytes)", coding, res.Strategy, len(out))
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			for _, h := range seen {
-				if ae := h.Get("Accept-Encoding"); strings.Contains(ae, "dcb") || strings.Contains(ae, "dcz") {
-					t.Errorf("the other origin was offered %q with no dictionary for it", ae)
-				}
-			}
-		})
+		t.Run(coding, func(t *testing.T) { redirectedDictAnswer(t, coding, false) })
+	}
+}
+
+// redirectedDictAnswer gets /app/moved.js after /app/v1.js was stored as
+// a dictionary for /app/*; it redirects to another origin's /x.js, or
+// (sameOrigin) to this origin's /other/x.js, outside the match. Whatever
+// answers there sends coding against that dictionary unasked. It fails t
+// when that answer is decoded with the dictionary or when the request
+// there offered it (Available-Dictionary, dcb or dcz).
+func redirectedDictAnswer(t *testing.T, coding string, sameOrigin bool) {
+	e := newDictEnv(t, coding)
+	if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
+		t.Fatal(err)
+	}
+	var seen []http.Header
+	var mu sync.Mutex
+	answer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		enc, err := dictionary.Encode(coding, dictV2, dictV1) // the hash of a guessed dictionary
+		if err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		w.Header().Set("Content-Encoding", coding)
+		w.Header().Set("Repr-Digest", reprOf(enc))
+		w.Write(enc)
+	})
+	mux := http.NewServeMux()
+	if sameOrigin {
+		mux.Handle("/other/x.js", answer)
+		mux.Handle("/app/moved.js", http.RedirectHandler("/other/x.js", http.StatusFound))
+	} else {
+		other := httptest.NewServer(answer)
+		t.Cleanup(other.Close)
+		mux.Handle("/app/moved.js", http.RedirectHandler(other.URL+"/x.js", http.StatusFound))
+	}
+	mux.Handle("/", http.HandlerFunc(e.o.serve))
+	e.o.srv.Config.Handler = mux
+	e.c, _ = NewClient(Options{Timeout: testStall, FollowRedirects: true})
+	res, out, _ := e.get(t, "/app/moved.js", nil)
+	if bytes.Equal(out, dictV2) || res != nil && (res.Strategy == StrategyDictionary || res.Dictionary != nil) {
+		t.Errorf("decoded the redirect target's %s answer with the dictionary of /app/* (strategy %s, %d bytes)", coding, res.Strategy, len(out))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 {
+		t.Fatal("the redirect was not followed")
+	}
+	for _, h := range seen {
+		if ae := h.Get("Accept-Encoding"); h.Get("Available-Dictionary") != "" || strings.Contains(ae, "dcb") || strings.Contains(ae, "dcz") {
+			t.Errorf("the redirect target was offered Available-Dictionary %q, Accept-Encoding %q: no dictionary applies there", h.Get("Available-Dictionary"), ae)
+		}
 	}
 }
 
@@ -485,45 +502,6 @@ func TestDictionaryUndeclaredUnencodedTrailer(t *testing.T) {
 // it.
 func TestDictionaryNotOfferedOutsideMatchAfterRedirect(t *testing.T) {
 	for _, coding := range []string{dictionary.CodingDCB, dictionary.CodingDCZ} {
-		t.Run(coding, func(t *testing.T) {
-			e := newDictEnv(t, coding)
-			if _, _, err := e.get(t, "/app/v1.js", nil); err != nil {
-				t.Fatal(err)
-			}
-			var seen []http.Header
-			var mu sync.Mutex
-			mux := http.NewServeMux()
-			mux.Handle("/app/moved.js", http.RedirectHandler("/other/x.js", http.StatusFound))
-			mux.HandleFunc("/other/x.js", func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				seen = append(seen, r.Header.Clone())
-				mu.Unlock()
-				enc, err := dictionary.Encode(coding, dictV2, dictV1)
-				if err != nil {
-					http.Error(w, err.Error(), 500)
-					return
-				}
-				w.Header().Set("Content-Encoding", coding)
-				w.Header().Set("Repr-Digest", reprOf(enc))
-				w.Write(enc)
-			})
-			mux.Handle("/", http.HandlerFunc(e.o.serve))
-			e.o.srv.Config.Handler = mux
-			e.c, _ = NewClient(Options{Timeout: testStall, FollowRedirects: true})
-			res, out, _ := e.get(t, "/app/moved.js", nil)
-			if bytes.Equal(out, dictV2) || res != nil && (res.Strategy == StrategyDictionary || res.Dictionary != nil) {
-				t.Errorf("decoded the %s answer of a URL outside the dictionary's match (strategy %s, %d bytes)", coding, res.Strategy, len(out))
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if len(seen) == 0 {
-				t.Fatal("the redirect was not followed")
-			}
-			for _, h := range seen {
-				if ae := h.Get("Accept-Encoding"); h.Get("Available-Dictionary") != "" || strings.Contains(ae, "dcb") || strings.Contains(ae, "dcz") {
-					t.Errorf("/other/x.js was offered Available-Dictionary %q, Accept-Encoding %q: outside the match", h.Get("Available-Dictionary"), ae)
-				}
-			}
-		})
+		t.Run(coding, func(t *testing.T) { redirectedDictAnswer(t, coding, true) })
 	}
 }
