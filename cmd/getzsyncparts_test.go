@@ -24,13 +24,7 @@ type partsOrigin struct {
 }
 
 func (o *partsOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/f.zsync":
-		w.Write(o.ctl)
-		return
-	case "/f":
-	default:
-		http.NotFound(w, r)
+	if !atFile(w, r, o.ctl) {
 		return
 	}
 	w.Header().Set("ETag", `"v1"`)

@@ -17,31 +17,34 @@ import (
 	"github.com/hdig/hdig/zsync"
 )
 
-// reprOrigin serves /f with a Link to /f.zsync; its HEAD carries headRepr
-// as Repr-Digest, its GETs (the range responses) getRepr ("" leaves the
-// field out).
+// reprOrigin serves /f with a Link to /f.zsync and, on each response,
+// the Repr-Digest repr gives for its request (headOrGet; one that answers
+// only Want-Repr-Digest), and the control file at /f.zsync.
 type reprOrigin struct {
-	body, ctl         []byte
-	headRepr, getRepr string
+	body, ctl []byte
+	repr      func(*http.Request) string // the Repr-Digest of a response of /f; "" leaves it out
 }
 
 func (o *reprOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/f.zsync":
-		w.Write(o.ctl)
-	case "/f":
-		w.Header().Set("ETag", `"v1"`)
-		w.Header().Set("Link", `<f.zsync>; rel="describedby"; type="application/x-zsync"`)
-		v := o.getRepr
+	if !atFile(w, r, o.ctl) {
+		return
+	}
+	w.Header().Set("ETag", `"v1"`)
+	w.Header().Set("Link", `<f.zsync>; rel="describedby"; type="application/x-zsync"`)
+	if v := o.repr(r); v != "" {
+		w.Header().Set("Repr-Digest", v)
+	}
+	http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(o.body))
+}
+
+// headOrGet is a reprOrigin's repr: head for HEAD, get for the GETs (the
+// range responses).
+func headOrGet(head, get string) func(*http.Request) string {
+	return func(r *http.Request) string {
 		if r.Method == http.MethodHead {
-			v = o.headRepr
+			return head
 		}
-		if v != "" {
-			w.Header().Set("Repr-Digest", v)
-		}
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(o.body))
-	default:
-		http.NotFound(w, r)
+		return get
 	}
 }
 
@@ -58,7 +61,7 @@ func TestGetZsyncRangeReprDigest(t *testing.T) {
 		{"HEAD right", right, wrong},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ts := httptest.NewServer(&reprOrigin{body: cur, ctl: ctl, headRepr: c.head, getRepr: c.get})
+			ts := httptest.NewServer(&reprOrigin{body: cur, ctl: ctl, repr: headOrGet(c.head, c.get)})
 			defer ts.Close()
 			wantZsyncMismatch(t, corrupt(cur, 1000, 150_000), ts.URL+"/f", "range responses with a wrong Repr-Digest")
 		})
@@ -104,36 +107,18 @@ func TestGetZsyncRangeTrailerReprDigest(t *testing.T) {
 	wantZsyncMismatch(t, corrupt(cur, 1000), ts.URL+"/f.zsync", "a range response with a wrong Repr-Digest in its trailer")
 }
 
-// wantOrigin sends Repr-Digest only to requests that carry
-// Want-Repr-Digest, as an origin computing digests on demand may.
-type wantOrigin struct {
-	body, ctl []byte
-	repr      string
-}
-
-func (o *wantOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/f.zsync":
-		w.Write(o.ctl)
-	case "/f":
-		w.Header().Set("ETag", `"v1"`)
-		w.Header().Set("Link", `<f.zsync>; rel="describedby"; type="application/x-zsync"`)
-		if r.Header.Get("Want-Repr-Digest") != "" {
-			w.Header().Set("Repr-Digest", o.repr)
-		}
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(o.body))
-	default:
-		http.NotFound(w, r)
-	}
-}
-
 // TestGetZsyncAsksForReprDigest: the range requests (and the HEAD --strategy
 // auto sends) carry Want-Repr-Digest as a plain GET does, so an origin
 // that sends Repr-Digest only when asked proves the rebuilt file: without
 // it, --require-digest failed (exit 3) where the plain download passed.
 func TestGetZsyncAsksForReprDigest(t *testing.T) {
 	cur := zsyncData(33, 300_000)
-	ts := httptest.NewServer(&wantOrigin{body: cur, ctl: controlFor(t, cur), repr: sha256Member(cur)})
+	ts := httptest.NewServer(&reprOrigin{body: cur, ctl: controlFor(t, cur), repr: func(r *http.Request) string {
+		if r.Header.Get("Want-Repr-Digest") == "" {
+			return "" // as an origin computing digests on demand may
+		}
+		return sha256Member(cur)
+	}})
 	defer ts.Close()
 	work := t.TempDir()
 	seed := filepath.Join(work, "seed")
@@ -158,6 +143,21 @@ func controlFor(t *testing.T, body []byte) []byte {
 	var buf bytes.Buffer
 	ctl.WriteTo(&buf)
 	return buf.Bytes()
+}
+
+// atFile answers a request of a test origin that is not for /f: the
+// control file ctl at /f.zsync, 404 elsewhere. It reports whether the
+// request is for /f, left to the caller.
+func atFile(w http.ResponseWriter, r *http.Request, ctl []byte) bool {
+	switch r.URL.Path {
+	case "/f":
+		return true
+	case "/f.zsync":
+		w.Write(ctl)
+	default:
+		http.NotFound(w, r)
+	}
+	return false
 }
 
 // sha256Member is a Repr-Digest of b's sha-256.

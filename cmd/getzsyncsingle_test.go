@@ -28,13 +28,7 @@ type singleRangeOrigin struct {
 }
 
 func (o *singleRangeOrigin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/f.zsync":
-		w.Write(o.ctl)
-		return
-	case "/f":
-	default:
-		http.NotFound(w, r)
+	if !atFile(w, r, o.ctl) {
 		return
 	}
 	o.mu.Lock()
