@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/cache"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/spf13/cobra"
 )
 
@@ -173,10 +174,10 @@ func runCacheRm(ios *IOStreams, o *cacheOptions) error {
 		return err
 	}
 	if n == 0 {
-		fmt.Fprintf(ios.ErrOut, "nothing cached for %s\n", o.URL)
+		fmt.Fprintf(ios.ErrOut, "nothing cached for %s\n", httpfield.Redact(o.URL))
 		return nil
 	}
-	fmt.Fprintf(ios.ErrOut, "removed %s of %s\n", count(n, "version"), o.URL)
+	fmt.Fprintf(ios.ErrOut, "removed %s of %s\n", count(n, "version"), httpfield.Redact(o.URL))
 	return nil
 }
 

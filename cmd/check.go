@@ -11,6 +11,7 @@ import (
 	"github.com/hdig/hdig/cache"
 	audit "github.com/hdig/hdig/check"
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 	"github.com/spf13/cobra"
 )
@@ -123,7 +124,7 @@ func (o *auditOptions) validate(c *cobra.Command) error {
 	for _, u := range o.URLs {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return usageErrorf("bad URL %q: want http:// or https:// with a host", u)
+			return usageErrorf("bad URL %q: want http:// or https:// with a host", httpfield.Redact(u))
 		}
 	}
 	if o.JSON {
@@ -188,7 +189,7 @@ func (o *auditOptions) engineOptions() (opts audit.Options, done func(), err err
 	done = func() {}
 	opts = audit.Options{BaseETag: o.BaseETag, IM: o.IM, Timeout: o.Timeout, Parallel: o.Parallel, Zsync: o.Zsync, Origin: o.Origin, Header: http.Header{}}
 	if u, perr := url.Parse(o.Origin); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" {
-		return opts, done, usageErrorf("--origin %q: want an origin such as https://example.org", o.Origin)
+		return opts, done, usageErrorf("--origin %q: want an origin such as https://example.org", httpfield.Redact(o.Origin))
 	}
 	if opts.MaxBody, err = parseSize(o.MaxBody); err != nil {
 		return opts, done, usageErrorf("--max-body: %v", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/verify"
 	"github.com/spf13/cobra"
@@ -283,7 +284,7 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 func (o *getOptions) request() (*fetch.Request, error) {
 	u, err := url.Parse(o.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, usageErrorf("bad URL %q: want http:// or https:// with a host", o.URL)
+		return nil, usageErrorf("bad URL %q: want http:// or https:// with a host", httpfield.Redact(o.URL))
 	}
 	if o.JSON && o.Output == "" && !o.Head {
 		return nil, usageErrorf("--json prints the verdict on stdout, so it needs -o FILE or -I")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -76,7 +77,7 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 				continue // runGet reports it
 			}
 			if prev, ok := seen[name]; ok {
-				return usageErrorf("-Z: %s and %s both write %s; fetch them one at a time or name them apart", redactURL(prev), redactURL(u), name)
+				return usageErrorf("-Z: %s and %s both write %s; fetch them one at a time or name them apart", httpfield.Redact(prev), httpfield.Redact(u), name)
 			}
 			seen[name] = u
 		}
@@ -92,7 +93,7 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 	var wg sync.WaitGroup
 	for i, u := range urls {
 		one := *o
-		one.URL, one.label = u, redactURL(schemeless(u))+": "
+		one.URL, one.label = u, httpfield.Redact(schemeless(u))+": "
 		if o.Out.RemoteHeaderName {
 			one.jSlot = fmt.Sprintf("%d.", i+1)
 		}
@@ -103,7 +104,7 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 			defer func() { <-sem }()
 			errs[i] = runGet(c, shared, &one)
 			if errs[i] != nil && ExitCode(errs[i]) != ExitOK && !quietError(errs[i]) && (!o.Silent || o.Out.ShowError) {
-				fmt.Fprintf(shared.ErrOut, "hdig: %s: %v\n", redactURL(schemeless(u)), errs[i])
+				fmt.Fprintf(shared.ErrOut, "hdig: %s: %v\n", httpfield.Redact(schemeless(u)), errs[i])
 			}
 		}()
 	}

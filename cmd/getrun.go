@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/spf13/cobra"
 )
 
@@ -123,15 +125,25 @@ func (o *getOptions) checkOutputFlags() (string, error) {
 	return readWriteOut(x.WriteOut, o.stdin)
 }
 
+// urlProblem is url.Parse's error without the URL, which its text repeats,
+// password and all: a message names the URL redacted itself.
+func urlProblem(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
 // remoteName is -O's file name: the URL's last path segment.
 func remoteName(rawURL string) (string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return "", usageErrorf("bad URL %q: %v", rawURL, err)
+		return "", usageErrorf("bad URL %q: %v", httpfield.Redact(rawURL), urlProblem(err))
 	}
 	name := path.Base(u.Path)
 	if name == "/" || name == "." || name == ".." || name == "" {
-		return "", usageErrorf("-O: the URL %q has no file name; use -o FILE", rawURL)
+		return "", usageErrorf("-O: the URL %q has no file name; use -o FILE", httpfield.Redact(rawURL))
 	}
 	return name, nil
 }

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -61,7 +61,7 @@ func (w *writeOut) effective() string {
 	if w.res != nil && w.res.URL != "" {
 		return w.res.URL
 	}
-	return redactURL(w.url)
+	return httpfield.Redact(w.url)
 }
 
 func (w *writeOut) header(name string) string {
@@ -98,15 +98,6 @@ func (w *writeOut) reprDigest() string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-// redactURL is rawURL with a password replaced, for output.
-func redactURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return ""
-	}
-	return u.Redacted()
 }
 
 // readWriteOut is -w's FORMAT: itself, or @FILE's text (@- reads stdin).

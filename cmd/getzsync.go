@@ -3,11 +3,11 @@ package cmd
 import (
 	"fmt"
 
-	"github.com/spf13/cobra"
-
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/zsync"
+	"github.com/spf13/cobra"
 )
 
 // hdig get --zsync: the flags it takes, then fetch.Client.Zsync (the
@@ -76,7 +76,7 @@ func (o *getOptions) zsyncOptions(ios *IOStreams) (fetch.ZsyncOptions, error) {
 	if o.ZsyncURL != "" {
 		ref, err := zsync.Resolve(o.URL, o.ZsyncURL)
 		if err != nil {
-			return zo, usageErrorf("--zsync-url %q: %v", o.ZsyncURL, err)
+			return zo, usageErrorf("--zsync-url %q: %v", httpfield.Redact(o.ZsyncURL), urlProblem(err))
 		}
 		zo.ControlURL = ref
 	}

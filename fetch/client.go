@@ -2,8 +2,6 @@ package fetch
 
 import (
 	"context"
-	"strings"
-
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hdig/hdig/dictionary"
@@ -309,13 +308,4 @@ func originOf(u *url.URL) string {
 		}
 	}
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(u.Hostname()), port)
-}
-
-// redacted is rawURL for output: a password in it replaced by "xxxxx".
-func redacted(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return rawURL
-	}
-	return u.Redacted()
 }

@@ -49,7 +49,7 @@ func (d *download) retireMirrors(resp *http.Response, split bool) {
 		if s.state == MirrorUnused {
 			s.state, s.reason = MirrorSkipped, why
 		}
-		ms.reports = append(ms.reports, MirrorReport{URL: redacted(s.url), From: s.from, State: s.state, Reason: s.reason,
+		ms.reports = append(ms.reports, MirrorReport{URL: httpfield.Redact(s.url), From: s.from, State: s.state, Reason: s.reason,
 			Bytes: s.written.size(), Pieces: s.pieces})
 	}
 	ms.sources = ms.sources[:1]
@@ -150,7 +150,7 @@ func (d *download) narrow(sums []verify.Digest, enc string) []verify.Digest {
 	for _, x := range sus {
 		at, err := d.compareSpans(x.sp)
 		if err != nil {
-			d.warn(fmt.Sprintf("could not fetch mirror %s's bytes again from the origin to compare: %v", redacted(x.s.url), err))
+			d.warn(fmt.Sprintf("could not fetch mirror %s's bytes again from the origin to compare: %v", httpfield.Redact(x.s.url), err))
 			return sums
 		}
 		if at >= 0 {
@@ -160,7 +160,7 @@ func (d *download) narrow(sums []verify.Digest, enc string) []verify.Digest {
 			ms.mu.Lock()
 			x.s.written = nil // the origin's bytes are there now
 			ms.mu.Unlock()
-			d.warn(fmt.Sprintf("mirror %s %s: replaced by the origin's", redacted(x.s.url), reason))
+			d.warn(fmt.Sprintf("mirror %s %s: replaced by the origin's", httpfield.Redact(x.s.url), reason))
 		}
 	}
 	if !repaired {

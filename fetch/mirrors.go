@@ -106,7 +106,7 @@ func mirrorCandidates(origin, owner string, given []string, link int, h http.Hea
 		u, err := resolveMirror(origin, ref)
 		switch {
 		case err != nil:
-			skipped = append(skipped, MirrorReport{URL: redacted(ref), From: from, State: MirrorSkipped, Reason: err.Error()})
+			skipped = append(skipped, MirrorReport{URL: httpfield.Redact(ref), From: from, State: MirrorSkipped, Reason: err.Error()})
 		case seen[u]:
 			return false
 		case from == "link" && linkRefusal(origin, u) != "":
@@ -197,7 +197,7 @@ func resolveMirror(origin, ref string) (string, error) {
 	}
 	r, err := url.Parse(ref)
 	if err != nil {
-		return "", fmt.Errorf("mirror %q: %v", redacted(ref), err)
+		return "", fmt.Errorf("mirror %q: %v", httpfield.Redact(ref), err)
 	}
 	u := b.ResolveReference(r)
 	switch {
@@ -215,7 +215,7 @@ func resolveMirror(origin, ref string) (string, error) {
 func CheckMirror(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return fmt.Errorf("mirror %q: want an absolute http:// or https:// URL", redacted(raw))
+		return fmt.Errorf("mirror %q: want an absolute http:// or https:// URL", httpfield.Redact(raw))
 	}
 	_, err = resolveMirror(raw, raw)
 	return err
@@ -275,7 +275,7 @@ func (d *download) setupMirrors(ctx context.Context, resp *http.Response) {
 	}
 	for _, s := range cands {
 		if why != "" {
-			ms.reports = append(ms.reports, MirrorReport{URL: redacted(s.url), From: s.from, State: MirrorSkipped, Reason: why})
+			ms.reports = append(ms.reports, MirrorReport{URL: httpfield.Redact(s.url), From: s.from, State: MirrorSkipped, Reason: why})
 			continue
 		}
 		s.state = MirrorUnused
@@ -302,7 +302,7 @@ func (d *download) mirrorReports() []MirrorReport {
 	defer ms.mu.Unlock()
 	out := append([]MirrorReport(nil), ms.reports...)
 	for _, s := range ms.sources[1:] {
-		out = append(out, MirrorReport{URL: redacted(s.url), From: s.from, State: s.state, Reason: s.reason,
+		out = append(out, MirrorReport{URL: httpfield.Redact(s.url), From: s.from, State: s.state, Reason: s.reason,
 			Bytes: s.written.size(), Pieces: s.pieces})
 	}
 	return out

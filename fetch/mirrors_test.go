@@ -123,3 +123,11 @@ func hasWarning(res *Result, s string) bool {
 	}
 	return false
 }
+
+// TestCheckMirrorRedacts: a --mirror URL that does not parse is named
+// without its password.
+func TestCheckMirrorRedacts(t *testing.T) {
+	if err := CheckMirror("http://u:secret@h/%zz"); err == nil || strings.Contains(err.Error(), "secret") {
+		t.Errorf("CheckMirror: %v: want an error without the password", err)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // The workers of a download with mirrors: one loop per connection, which
@@ -104,17 +106,17 @@ func (d *download) mirrorFailed(s *source, p *piece, err error) error {
 	switch {
 	case errors.As(err, &pm):
 		d.mir.drop(s, MirrorCorrupt, fmt.Sprintf("served wrong bytes: %s %s %s mismatch", pm.where(), pm.check.Field, pm.check.Algorithm))
-		d.warn(fmt.Sprintf("mirror %s served wrong bytes (%s failed its Content-Digest %s): dropped, its pieces fetched elsewhere", redacted(s.url), pm.where(), pm.check.Algorithm))
+		d.warn(fmt.Sprintf("mirror %s served wrong bytes (%s failed its Content-Digest %s): dropped, its pieces fetched elsewhere", httpfield.Redact(s.url), pm.where(), pm.check.Algorithm))
 		if !d.refetch(p, pm) {
 			return pm
 		}
 		d.mir.forget(p.start, p.end)
 	case errors.As(err, &skip):
 		d.mir.drop(s, MirrorSkipped, skip.reason)
-		d.warn(fmt.Sprintf("mirror %s not used: %s", redacted(s.url), skip.reason))
+		d.warn(fmt.Sprintf("mirror %s not used: %s", httpfield.Redact(s.url), skip.reason))
 	default:
 		d.mir.drop(s, MirrorDropped, err.Error())
-		d.warn(fmt.Sprintf("mirror %s failed: %v; its pieces fetched elsewhere", redacted(s.url), err))
+		d.warn(fmt.Sprintf("mirror %s failed: %v; its pieces fetched elsewhere", httpfield.Redact(s.url), err))
 	}
 	return nil
 }

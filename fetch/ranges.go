@@ -392,7 +392,7 @@ func (d *download) result() *Result {
 	if r.URL == "" {
 		r.URL = d.req.URL
 	}
-	r.URL = redacted(r.URL)
+	r.URL = httpfield.Redact(r.URL)
 	if len(d.pieces) > 1 && d.ranged.Load() || d.resumed {
 		r.Strategy, r.Pieces = StrategyRanges, len(d.pieces)
 	}

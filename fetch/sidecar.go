@@ -83,7 +83,7 @@ func (d *download) saveSidecar() error {
 	if err != nil {
 		return err
 	}
-	sc := sidecar{Version: sidecarVersion, URL: redacted(d.req.URL), ETag: d.etag, Total: d.total,
+	sc := sidecar{Version: sidecarVersion, URL: httpfield.Redact(d.req.URL), ETag: d.etag, Total: d.total,
 		Hashed: wm, HashState: state}
 	if d.status >= 200 && d.status < 300 { // not an error's (answered)
 		sc.ReprDigest = strings.Join(d.header.Values(verify.ReprDigest), ", ")
@@ -139,7 +139,7 @@ func (sc *sidecar) check(url string, partSize int64) string {
 	switch {
 	case sc.Version != sidecarVersion:
 		return fmt.Sprintf("version %d, want %d", sc.Version, sidecarVersion)
-	case sc.URL != redacted(url):
+	case sc.URL != httpfield.Redact(url):
 		return fmt.Sprintf("it is for %q", httpfield.Clip(sc.URL))
 	case sc.ETag != "" && ifRangeETag(sc.ETag) != sc.ETag:
 		// It is sent as If-Range: a strong ETag, as saved (download.etag).

@@ -189,7 +189,7 @@ func (z *zsyncRun) fetchMissing(ctx context.Context, m *zsync.Matcher) (int, int
 
 // result starts the Result from what the HEAD of the file said.
 func (z *zsyncRun) result() *Result {
-	res := &Result{URL: redacted(z.fileURL), RequestURL: z.fileURL, Status: 200, Bytes: z.ctl.Length, Strategy: StrategyZsync}
+	res := &Result{URL: httpfield.Redact(z.fileURL), RequestURL: z.fileURL, Status: 200, Bytes: z.ctl.Length, Strategy: StrategyZsync}
 	if z.head != nil {
 		res.Header = z.head.Header
 		if t := z.head.Header.Get("ETag"); len(t) > 0 && t[0] == '"' {
@@ -238,5 +238,5 @@ func lengthIs(target string, want, got int64, field string) error {
 	if got == want {
 		return nil
 	}
-	return mismatch(fmt.Errorf("zsync: %s has %d bytes (%s), the control file's Length is %d: the control file %w (made from another version?)", redacted(target), got, field, want, zsync.ErrMismatch))
+	return mismatch(fmt.Errorf("zsync: %s has %d bytes (%s), the control file's Length is %d: the control file %w (made from another version?)", httpfield.Redact(target), got, field, want, zsync.ErrMismatch))
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 	"github.com/hdig/hdig/zsync"
 )
@@ -57,7 +58,7 @@ func (f *zsyncFetch) noteRepr(h http.Header) error {
 		return nil
 	}
 	if len(f.reprs) == maxReprValues {
-		return fmt.Errorf("%w: %s: the range responses carry more than %d different Repr-Digest values", ErrProtocol, redacted(f.target), maxReprValues)
+		return fmt.Errorf("%w: %s: the range responses carry more than %d different Repr-Digest values", ErrProtocol, httpfield.Redact(f.target), maxReprValues)
 	}
 	f.reprs = append(f.reprs, v)
 	return nil
@@ -78,7 +79,7 @@ func (f *zsyncFetch) run(ctx context.Context) error {
 		case n == 0 || f.done():
 			return nil
 		case n == left:
-			return fmt.Errorf("%w: %s: the range responses left bytes %d-%d unsent", ErrProtocol, redacted(f.target), missing[0].Start, missing[0].End-1)
+			return fmt.Errorf("%w: %s: the range responses left bytes %d-%d unsent", ErrProtocol, httpfield.Redact(f.target), missing[0].Start, missing[0].End-1)
 		}
 		left = n
 		if err := f.round(ctx, missing); err != nil {
@@ -195,7 +196,7 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 		sink.whole = r.StatusCode == http.StatusOK
 		if sink.whole && ifRange != "" && r.Header.Get("ETag") != ifRange {
 			// If-Range failed: the file is not the one the ETag named.
-			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", redacted(f.target), ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
+			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", httpfield.Redact(f.target), ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
 		} else if err := lengthAgrees(f.target, f.length, r.StatusCode, r.Header); err != nil {
 			sink.changed = err
 		}
@@ -235,7 +236,7 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	case err != nil && errors.Is(context.Cause(ctx), errGotWhole):
 		return nil // another worker got the whole target
 	case err != nil:
-		return fmt.Errorf("zsync: bytes %d-%d of %s could not be fetched: %w", batch[0].Start, batch[len(batch)-1].End-1, redacted(f.target), err)
+		return fmt.Errorf("zsync: bytes %d-%d of %s could not be fetched: %w", batch[0].Start, batch[len(batch)-1].End-1, httpfield.Redact(f.target), err)
 	}
 	return nil
 }

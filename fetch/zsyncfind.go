@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -34,11 +35,11 @@ func (z *zsyncRun) discover(ctx context.Context) error {
 		}
 		link := zsync.ControlLink(z.head.Header.Values("Link"))
 		if link == "" {
-			return fmt.Errorf("%w: %s: %v; name one with --zsync-url URL.zsync", ErrProtocol, redacted(target), errNoControl)
+			return fmt.Errorf("%w: %s: %v; name one with --zsync-url URL.zsync", ErrProtocol, httpfield.Redact(target), errNoControl)
 		}
 		ref, err := zsync.Resolve(target, link)
 		if err != nil {
-			return fmt.Errorf("%w: %s: Link <%s>: %v", ErrProtocol, redacted(target), link, err)
+			return fmt.Errorf("%w: %s: Link <%s>: %v", ErrProtocol, httpfield.Redact(target), link, err)
 		}
 		z.ctlURL = ref
 	}
@@ -55,7 +56,7 @@ func (z *zsyncRun) headAfter(ctx context.Context) {
 		return
 	}
 	if err := z.headFile(ctx); err != nil {
-		z.o.Warnf("HEAD %s: %v (no Repr-Digest)", redacted(z.fileURL), err)
+		z.o.Warnf("HEAD %s: %v (no Repr-Digest)", httpfield.Redact(z.fileURL), err)
 	}
 }
 
@@ -79,7 +80,7 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 	_, err := z.client.Do(ctx, req, sink)
 	ctl, perr := sink.result()
 	if perr != nil && !errors.Is(perr, errControlAborted) {
-		return fmt.Errorf("%w: %s: %v", ErrProtocol, redacted(z.ctlURL), perr)
+		return fmt.Errorf("%w: %s: %v", ErrProtocol, httpfield.Redact(z.ctlURL), perr)
 	}
 	if err != nil {
 		return err
@@ -89,10 +90,10 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 		return nil
 	}
 	if len(ctl.URLs) == 0 {
-		return fmt.Errorf("%w: %s: the control file names no URL for the target", ErrProtocol, redacted(z.ctlURL))
+		return fmt.Errorf("%w: %s: the control file names no URL for the target", ErrProtocol, httpfield.Redact(z.ctlURL))
 	}
 	if z.fileURL, err = zsync.Resolve(z.ctlURL, ctl.URLs[0]); err != nil {
-		return fmt.Errorf("%w: %s: URL %q: %v", ErrProtocol, redacted(z.ctlURL), ctl.URLs[0], err)
+		return fmt.Errorf("%w: %s: URL %q: %v", ErrProtocol, httpfield.Redact(z.ctlURL), ctl.URLs[0], err)
 	}
 	return nil
 }

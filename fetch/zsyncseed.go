@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hdig/hdig/cache"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 	"github.com/hdig/hdig/zsync"
 )
@@ -46,7 +47,7 @@ func (z *zsyncRun) seed(m *zsync.Matcher) error {
 		err = m.SeedAt(z.bound.readerAt(b), b.Size(), seedWorkers())
 		b.Close()
 		if err != nil {
-			return fmt.Errorf("cached version %s of %s: %w", e.ETag, redacted(z.fileURL), err)
+			return fmt.Errorf("cached version %s of %s: %w", e.ETag, httpfield.Redact(z.fileURL), err)
 		}
 	}
 	return nil

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // maxDuplicates bounds WithDuplicates: every file's response carries one
@@ -26,7 +28,7 @@ func WithDuplicates(bases ...string) Option {
 		for _, b := range bases {
 			u, err := url.Parse(b)
 			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" {
-				return fmt.Errorf("duplicate %q: want an http:// or https:// URL of a directory, without credentials, query or fragment", b)
+				return fmt.Errorf("duplicate %q: want an http:// or https:// URL of a directory, without credentials, query or fragment", httpfield.Redact(b))
 			}
 			if !strings.HasSuffix(u.Path, "/") {
 				u.Path += "/"
