@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hdig/hdig/fetch"
@@ -135,14 +136,15 @@ func urlProblem(err error) error {
 	return err
 }
 
-// remoteName is -O's file name: the URL's last path segment.
+// remoteName is -O's file name: the URL's last path segment, which is
+// empty in a URL ending in "/" (not the directory's name).
 func remoteName(rawURL string) (string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "", usageErrorf("bad URL %q: %v", httpfield.Redact(rawURL), urlProblem(err))
 	}
 	name := path.Base(u.Path)
-	if name == "/" || name == "." || name == ".." || name == "" {
+	if strings.HasSuffix(u.Path, "/") || name == "/" || name == "." || name == ".." || name == "" {
 		return "", usageErrorf("-O: the URL %q has no file name; use -o FILE", httpfield.Redact(rawURL))
 	}
 	return name, nil
