@@ -143,3 +143,30 @@ func TestChangedRepresentationComparedWithSecondGET(t *testing.T) {
 		t.Errorf("head.repr-digest = %s (%s), want pass", got.Status, got.Message)
 	}
 }
+
+// A response whose Repr-Digest comes twice, a wrong value in the header and
+// the right one in the trailer section, must fail: the merge of the two
+// kept the trailer's value only, and the header's, which a client reading
+// the header sees, was never compared (checkMatch compared both for the
+// GET, the encoded variant did not).
+func TestHeaderWrongTrailerRightFails(t *testing.T) {
+	gz := gzipped([]byte(files["doc.txt"]))
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set(verify.ReprDigest, only(sumsOf("not the gzip bytes"), "sha-256"))
+			w.WriteHeader(http.StatusOK)
+			w.Write(gz)
+			w.(http.Flusher).Flush()
+			w.Header().Set(http.TrailerPrefix+verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "encoding.repr-digest"); got.Status != Fail {
+		t.Errorf("encoding.repr-digest = %s (%s), want fail: the header's Repr-Digest is wrong", got.Status, got.Message)
+	}
+}

@@ -63,9 +63,19 @@ func (r *response) values(name string) []string {
 	return append(r.header.Values(name), r.trailer.Values(name)...)
 }
 
-// digests parses an Integrity field of the response.
+// digests parses an Integrity field of the response, header and trailer
+// together. The merge keeps one value per algorithm, the trailer's; a
+// header value that differs is another statement about the same bytes,
+// which a client reading the header acts on, so it is added as a member of
+// its own: every comparison then checks both (verify.Agree).
 func (r *response) digests(name string) verify.DigestField {
-	return verify.ParseDigestField(name, r.values(name))
+	f := verify.ParseDigestField(name, r.values(name))
+	hdr := verify.ParseDigestField(name, r.header.Values(name))
+	tr := verify.ParseDigestField(name, r.trailer.Values(name))
+	for _, c := range verify.Agree(hdr, tr) {
+		f.Digests = append(f.Digests, verify.Digest{Algorithm: c.Algorithm, Value: c.Expected})
+	}
+	return f
 }
 
 // encoding returns the Content-Encoding, "" for identity.
