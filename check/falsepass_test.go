@@ -170,3 +170,26 @@ func TestHeaderWrongTrailerRightFails(t *testing.T) {
 		t.Errorf("encoding.repr-digest = %s (%s), want fail: the header's Repr-Digest is wrong", got.Status, got.Message)
 	}
 }
+
+// A Repr-Digest that comes only as a trailer the header did not announce
+// (no Trailer field), of an algorithm outside the Active ones, must still
+// be compared: the body was hashed with the algorithms the header named,
+// so a wrong md5 was "not computed" and repr-digest.match skipped.
+func TestUndeclaredTrailerDigestCompared(t *testing.T) {
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || r.Header.Get("Range") != "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.WriteHeader(http.StatusOK) // chunked: no Content-Length
+			w.Write([]byte(files["doc.txt"]))
+			w.(http.Flusher).Flush()
+			w.Header().Set(http.TrailerPrefix+verify.ReprDigest, only(sumsOf("not the document"), "md5"))
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "repr-digest.match"); got.Status != Fail {
+		t.Errorf("repr-digest.match = %s (%s), want fail: the trailer's md5 is wrong", got.Status, got.Message)
+	}
+}
