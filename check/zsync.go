@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -50,6 +51,13 @@ func (a *audit) checkZsync(ctx context.Context) {
 		a.s.fail(id, fmt.Sprintf("GET of the file again failed: %v", err))
 	case r.status != http.StatusOK || r.err != nil || r.capped:
 		a.s.fail(id, fmt.Sprintf("GET of the file again returned %d with %s; want 200 and the whole file", r.status, bytesOf(r.size)))
+	case !sameBytes(r, a.full):
+		msg := fmt.Sprintf("GET of the file again returned other bytes (%s) than the audited GET (%s)", bytesOf(r.size), bytesOf(a.full.size))
+		if changed(a.full, r) {
+			a.s.skip(id, msg+fmt.Sprintf(" under another ETag (%s, then %s): the file changed during the audit", a.full.header.Get("ETag"), r.header.Get("ETag")))
+			return
+		}
+		a.s.fail(id, msg+" under the same ETag: the control file would be checked against bytes that are not the representation audited")
 	default:
 		if err := ctl.Check(r.body()); err != nil {
 			a.s.fail(id, fmt.Sprintf("%s does not describe the file: %v", ctlURL, trimZsync(err)))
@@ -130,4 +138,12 @@ func trimZsync(err error) string {
 		return s[7:]
 	}
 	return s
+}
+
+// sameBytes reports whether two responses read whole carried the same
+// bytes: the same length and sha-256.
+func sameBytes(x, y *response) bool {
+	vx, okx := lookup(x.sums, "sha-256")
+	vy, oky := lookup(y.sums, "sha-256")
+	return okx && oky && x.size == y.size && bytes.Equal(vx, vy)
 }
