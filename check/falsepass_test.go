@@ -225,3 +225,33 @@ func TestDeltaFreshETagOtherBytesFails(t *testing.T) {
 		t.Errorf("delta.226 = %s %q, want fail: the 226 rebuilds bytes that are not the representation", got.Status, got.Message)
 	}
 }
+
+// A gzip variant whose digests are right for its encoded bytes, but whose
+// bytes decode to another document: a client that verifies the encoded
+// bytes (hdig get --compressed) then writes a body that is not the
+// representation, and every digest check passed. encoding.decode compares
+// the decoded bytes with the identity GET's.
+func TestEncodedVariantOfOtherBytesFails(t *testing.T) {
+	gz := gzipped([]byte("another document entirely\n"))
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("ETag", `"gz"`)
+			w.Header().Set(verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
+			w.Header().Set(verify.ContentDigest, only(sumsOf(string(gz)), "sha-256"))
+			w.Header().Set("Content-Length", fmt.Sprint(len(gz)))
+			w.Write(gz)
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if len(ids(rep, Fail)) == 0 {
+		t.Errorf("no check failed, but the gzip variant decodes to another document:\n%s", dump(rep))
+	}
+	if got := result(rep, "encoding.decode"); got.Status != Fail {
+		t.Errorf("encoding.decode = %s (%s), want fail", got.Status, got.Message)
+	}
+}
