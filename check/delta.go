@@ -51,7 +51,7 @@ func (a *audit) checkDelta(ctx context.Context) {
 			a.s.fail(id, msg)
 			return
 		}
-		a.rebuild(r)
+		a.rebuild(ctx, r)
 	}
 }
 
@@ -94,7 +94,7 @@ func (a *audit) deltaProblem(r *response) string {
 
 // rebuild applies the 226's delta to the base version and verifies the
 // result against the Repr-Digest of the current instance.
-func (a *audit) rebuild(r *response) {
+func (a *audit) rebuild(ctx context.Context, r *response) {
 	id := "delta.226"
 	ims, _ := patch.ParseIM(r.header.Values("IM")) // deltaProblem refused a malformed IM
 	what := fmt.Sprintf("226 with IM: %s from %s (%s)", strings.Join(ims, ", "), a.opts.BaseETag, bytesOf(r.size))
@@ -133,15 +133,30 @@ func (a *audit) rebuild(r *response) {
 	// weak one allows other bytes of the same meaning).
 	et := r.header.Get("ETag")
 	same := strings.HasPrefix(et, `"`) && et == a.full.header.Get("ETag") && hashed && !a.full.capped && a.full.err == nil
+	// Under another strong ETag, the 226 says the representation changed
+	// since the GET: a second GET tells (versionRef), else the 226's own
+	// Repr-Digest, made up with its bytes, would be all they are held to.
+	var moved outcome
+	note, judged := "", true
+	if strings.HasPrefix(et, `"`) && changed(a.full, r) && len(o.wrong) == 0 {
+		var ref []verify.Digest
+		if ref, note, judged = a.versionRef(ctx, r); judged {
+			moved = compare(verify.DigestField{Name: "the representation's digest", Present: true, Digests: ref}, sums)
+		}
+	}
 	switch {
 	case len(o.wrong) > 0:
 		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that do not match Repr-Digest %s; want %s", what, bytesOf(n), verify.FormatDigests(o.wrong), wantOf(o.wrong, sums)))
+	case len(moved.wrong) > 0:
+		a.s.fail(id, fmt.Sprintf("%s rebuilt %s with %s, which is not the representation: want %s%s", what, bytesOf(n), wantOf(moved.wrong, sums), verify.FormatDigests(moved.wrong), note))
+	case !judged:
+		a.s.skip(id, fmt.Sprintf("%s rebuilt %s under ETag %s, but the representation changed between the GET (%s) and the 226, and again after: not judged", what, bytesOf(n), et, a.full.header.Get("ETag")))
 	case same && (n != a.full.size || !bytes.Equal(got, body)):
 		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that differ from the %s the GET returned under the same ETag %s; want the current instance", what, bytesOf(n), bytesOf(a.full.size), a.full.header.Get("ETag")))
 	case len(o.matched) == 0:
 		a.s.warn(id, fmt.Sprintf("%s rebuilt %s, but no Repr-Digest came to verify them; want Repr-Digest on the 226", what, bytesOf(n)))
 	default:
-		a.s.pass(id, fmt.Sprintf("%s rebuilt the representation (%s); Repr-Digest %s matches", what, bytesOf(n), strings.Join(o.matched, ", ")))
+		a.s.pass(id, fmt.Sprintf("%s rebuilt the representation (%s); Repr-Digest %s matches%s", what, bytesOf(n), strings.Join(o.matched, ", "), note))
 	}
 }
 

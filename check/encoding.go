@@ -1,10 +1,14 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"strings"
 
+	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -14,31 +18,89 @@ import (
 func (a *audit) checkEncoding(ctx context.Context) *response {
 	h := wantHeader(a.opts.Want)
 	h.Set("Accept-Encoding", EncodingsAsked)
-	r, err := a.do(ctx, request{label: "GET Accept-Encoding: " + EncodingsAsked, method: http.MethodGet, header: h})
-	ids := []string{"encoding.repr-digest", "encoding.content-digest"}
+	r, err := a.do(ctx, request{label: "GET Accept-Encoding: " + EncodingsAsked, method: http.MethodGet, header: h, keepAll: true})
+	defer r.close()
+	ids := []string{"encoding.repr-digest", "encoding.content-digest", "encoding.decode"}
 	switch {
 	case err != nil:
 		a.s.fail(ids[0], fmt.Sprintf("GET with Accept-Encoding: %s failed: %v; want 200", EncodingsAsked, err))
 		a.s.skip(ids[1], "the request failed")
+		a.s.skip(ids[2], "the request failed")
 		return nil
 	case r.err != nil:
 		a.s.fail(ids[0], fmt.Sprintf("the encoded body broke off after %s: %v", bytesOf(r.size), r.err))
 		a.s.skip(ids[1], "the body broke off")
+		a.s.skip(ids[2], "the body broke off")
 		return nil
 	case r.status != http.StatusOK:
 		msg := fmt.Sprintf("GET with Accept-Encoding: %s returned %d, not 200", EncodingsAsked, r.status)
 		a.s.skip(ids[0], msg)
 		a.s.skip(ids[1], msg)
+		a.s.skip(ids[2], msg)
 		return nil
 	case r.encoding() == "":
 		msg := fmt.Sprintf("the origin sent no content coding for Accept-Encoding: %s", EncodingsAsked)
 		a.s.skip(ids[0], msg)
 		a.s.skip(ids[1], msg)
+		a.s.skip(ids[2], msg)
 		return r
 	}
 	a.checkEncodedField(ids[0], r, verify.ReprDigest)
 	a.checkEncodedField(ids[1], r, verify.ContentDigest)
+	a.checkDecoded(ctx, r)
 	return r
+}
+
+// checkDecoded decides encoding.decode: the encoded variant is the same
+// representation in another coding (RFC 9110 §8.4), so it decodes to the
+// identity GET's bytes. Its digests cover only the encoded bytes: a
+// variant of another document passes them all, and a client that
+// verified it (hdig get --compressed) writes that other document.
+func (a *audit) checkDecoded(ctx context.Context, r *response) {
+	id, ce := "encoding.decode", r.encoding()
+	want, hashed := lookup(a.full.sums, "sha-256")
+	switch {
+	case a.full.capped || !hashed:
+		a.s.skip(id, "the identity body was not hashed (--max-body): nothing to compare the decoded bytes with")
+		return
+	case r.capped:
+		a.s.skip(id, fmt.Sprintf("the %s body is larger than --max-body (%s): not decoded", ce, bytesOf(a.opts.MaxBody)))
+		return
+	}
+	dec, done, err := fetch.Decoder(r.body(), ce)
+	if err != nil && strings.HasPrefix(err.Error(), "unsupported") {
+		a.s.skip(id, fmt.Sprintf("Content-Encoding %s: %v", ce, err))
+		return
+	}
+	var sums []verify.Digest
+	var n int64
+	if err == nil {
+		defer done()
+		sums, n, err = verify.Sum(io.LimitReader(dec, a.opts.MaxBody+1), []verify.Algorithm{sha256Of()})
+	}
+	switch {
+	case err != nil:
+		a.s.fail(id, fmt.Sprintf("the %s body (%s) does not decode: %v", ce, bytesOf(r.size), err))
+		return
+	case n > a.opts.MaxBody:
+		a.s.skip(id, fmt.Sprintf("the %s body decodes to more than --max-body (%s): not compared", ce, bytesOf(a.opts.MaxBody)))
+		return
+	}
+	got := sums[0].Value
+	if n == a.full.size && bytes.Equal(got, want) {
+		a.s.pass(id, fmt.Sprintf("the %s body (%s) decodes to the identity's %s", ce, bytesOf(r.size), bytesOf(n)))
+		return
+	}
+	// The representation may have changed since the GET: a second GET tells.
+	if g := a.getAgain(ctx); g != nil && !sameBytes(g, a.full) {
+		if v, _ := lookup(g.sums, "sha-256"); g.size == n && bytes.Equal(v, got) {
+			a.s.pass(id, fmt.Sprintf("the %s body (%s) decodes to the %s a second GET returned (the representation changed)", ce, bytesOf(r.size), bytesOf(n)))
+		} else {
+			a.s.skip(id, "the representation changed during the audit: the decoded bytes were not judged")
+		}
+		return
+	}
+	a.s.fail(id, fmt.Sprintf("the %s body decodes to %s with %s; want the identity's %s, %s: it is another document", ce, bytesOf(n), member(sums[0]), bytesOf(a.full.size), member(verify.Digest{Algorithm: "sha-256", Value: want})))
 }
 
 // checkEncodedField checks that an Integrity field of an encoded 200

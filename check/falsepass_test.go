@@ -143,3 +143,115 @@ func TestChangedRepresentationComparedWithSecondGET(t *testing.T) {
 		t.Errorf("head.repr-digest = %s (%s), want pass", got.Status, got.Message)
 	}
 }
+
+// A response whose Repr-Digest comes twice, a wrong value in the header and
+// the right one in the trailer section, must fail: the merge of the two
+// kept the trailer's value only, and the header's, which a client reading
+// the header sees, was never compared (checkMatch compared both for the
+// GET, the encoded variant did not).
+func TestHeaderWrongTrailerRightFails(t *testing.T) {
+	gz := gzipped([]byte(files["doc.txt"]))
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set(verify.ReprDigest, only(sumsOf("not the gzip bytes"), "sha-256"))
+			w.WriteHeader(http.StatusOK)
+			w.Write(gz)
+			w.(http.Flusher).Flush()
+			w.Header().Set(http.TrailerPrefix+verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "encoding.repr-digest"); got.Status != Fail {
+		t.Errorf("encoding.repr-digest = %s (%s), want fail: the header's Repr-Digest is wrong", got.Status, got.Message)
+	}
+}
+
+// A Repr-Digest that comes only as a trailer the header did not announce
+// (no Trailer field), of an algorithm outside the Active ones, must still
+// be compared: the body was hashed with the algorithms the header named,
+// so a wrong md5 was "not computed" and repr-digest.match skipped.
+func TestUndeclaredTrailerDigestCompared(t *testing.T) {
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || r.Header.Get("Range") != "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.WriteHeader(http.StatusOK) // chunked: no Content-Length
+			w.Write([]byte(files["doc.txt"]))
+			w.(http.Flusher).Flush()
+			w.Header().Set(http.TrailerPrefix+verify.ReprDigest, only(sumsOf("not the document"), "md5"))
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "repr-digest.match"); got.Status != Fail {
+		t.Errorf("repr-digest.match = %s (%s), want fail: the trailer's md5 is wrong", got.Status, got.Message)
+	}
+}
+
+// A 226 under a fresh ETag, neither the GET's nor any a second GET
+// returns, whose delta rebuilds other bytes with a Repr-Digest over those
+// bytes: its own Repr-Digest, made up with the bytes, was all they were
+// compared with, and delta.226 passed. A second GET shows the
+// representation did not change, so the rebuilt bytes must be the GET's.
+func TestDeltaFreshETagOtherBytesFails(t *testing.T) {
+	other := lines(300, 9)
+	wrap := rewrite(func(_ *http.Request, status *int, h http.Header, body []byte) []byte {
+		if *status != http.StatusIMUsed {
+			return body
+		}
+		ims, err := patch.ParseIM(h.Values("IM"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := lines(300, 1)
+		var out bytes.Buffer
+		if err := patch.EncodeList(ims, strings.NewReader(base), int64(len(base)), strings.NewReader(other), &out); err != nil {
+			t.Fatal(err)
+		}
+		h.Del(verify.ContentDigest)
+		h.Set("ETag", `"fresh"`)
+		h.Set(verify.ReprDigest, only(sumsOf(other), "sha-256"))
+		return out.Bytes()
+	})
+	url, e1 := deltaOrigin(t, wrap)
+	r := auditURL(t, url, Options{BaseETag: e1, Base: baseOf(lines(300, 1))})
+	if got := result(r, "delta.226"); got.Status != Fail {
+		t.Errorf("delta.226 = %s %q, want fail: the 226 rebuilds bytes that are not the representation", got.Status, got.Message)
+	}
+}
+
+// A gzip variant whose digests are right for its encoded bytes, but whose
+// bytes decode to another document: a client that verifies the encoded
+// bytes (hdig get --compressed) then writes a body that is not the
+// representation, and every digest check passed. encoding.decode compares
+// the decoded bytes with the identity GET's.
+func TestEncodedVariantOfOtherBytesFails(t *testing.T) {
+	gz := gzipped([]byte("another document entirely\n"))
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set("ETag", `"gz"`)
+			w.Header().Set(verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
+			w.Header().Set(verify.ContentDigest, only(sumsOf(string(gz)), "sha-256"))
+			w.Header().Set("Content-Length", fmt.Sprint(len(gz)))
+			w.Write(gz)
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if len(ids(rep, Fail)) == 0 {
+		t.Errorf("no check failed, but the gzip variant decodes to another document:\n%s", dump(rep))
+	}
+	if got := result(rep, "encoding.decode"); got.Status != Fail {
+		t.Errorf("encoding.decode = %s (%s), want fail", got.Status, got.Message)
+	}
+}

@@ -50,6 +50,9 @@ func (a *audit) checkForeign() {
 		if len(o.matched) > 0 {
 			ok = append(ok, fmt.Sprintf("%s %s", f.Name, strings.Join(o.matched, ", ")))
 		}
+		if len(o.matched)+len(o.wrong) == 0 { // nothing compared: a note, never a match
+			notes = append(notes, fmt.Sprintf("%s has no member hdig can compute (%s)", f.Name, strings.Join(o.unknown, ", ")))
+		}
 		for _, d := range o.wrong {
 			got, _ := lookup(r.sums, d.Algorithm)
 			bad = append(bad, fmt.Sprintf("%s %s is %s, want %s", f.Name, d.Algorithm, verify.Base64(d.Value), verify.Base64(got)))

@@ -38,6 +38,8 @@ func TestForeignDigestMatch(t *testing.T) {
 		{"content-md5", map[string][]string{"Content-MD5": {b64Sum("md5", false)}}, Pass, "Content-MD5 md5"},
 		{"unencoded wrong", map[string][]string{"Unencoded-Digest": {"sha-256=:" + b64Sum("sha-256", true) + ":"}}, Fail, "Unencoded-Digest sha-256 is"},
 		{"malformed", map[string][]string{"Content-MD5": {"not base64!"}}, Warn, "Content-MD5 is malformed"},
+		// Nothing compared is no pass: an unknown algorithm alone.
+		{"unencoded unknown algorithm", map[string][]string{"Unencoded-Digest": {"foo=:AAAA:"}}, Warn, "Unencoded-Digest has no member hdig can compute (foo)"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var mode atomic.Value

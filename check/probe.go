@@ -63,9 +63,19 @@ func (r *response) values(name string) []string {
 	return append(r.header.Values(name), r.trailer.Values(name)...)
 }
 
-// digests parses an Integrity field of the response.
+// digests parses an Integrity field of the response, header and trailer
+// together. The merge keeps one value per algorithm, the trailer's; a
+// header value that differs is another statement about the same bytes,
+// which a client reading the header acts on, so it is added as a member of
+// its own: every comparison then checks both (verify.Agree).
 func (r *response) digests(name string) verify.DigestField {
-	return verify.ParseDigestField(name, r.values(name))
+	f := verify.ParseDigestField(name, r.values(name))
+	hdr := verify.ParseDigestField(name, r.header.Values(name))
+	tr := verify.ParseDigestField(name, r.trailer.Values(name))
+	for _, c := range verify.Agree(hdr, tr) {
+		f.Digests = append(f.Digests, verify.Digest{Algorithm: c.Algorithm, Value: c.Expected})
+	}
+	return f
 }
 
 // encoding returns the Content-Encoding, "" for identity.
@@ -144,13 +154,18 @@ func (a *audit) readBody(r *response, body io.Reader, q request, resp *http.Resp
 // hashAlgorithms returns the algorithms a body is hashed with: the Active
 // ones and every one the header's digest fields name (those outside RFC
 // 9530 included); all registered ones when the digests may come as
-// trailers.
+// trailers. A trailer need not be announced (Go's client keeps those the
+// Trailer field did not name), so that is whenever the framing allows a
+// trailer section: a chunked HTTP/1.1 body (no Content-Length) or HTTP/2
+// and later.
 func hashAlgorithms(resp *http.Response) []verify.Algorithm {
 	h := resp.Header
-	if len(resp.Trailer) > 0 || len(h.Values("Trailer")) > 0 {
-		return verify.Algorithms
-	}
 	want := map[string]bool{}
+	if len(resp.Trailer) > 0 || len(h.Values("Trailer")) > 0 || resp.ContentLength < 0 || resp.ProtoMajor >= 2 {
+		for _, alg := range verify.Algorithms {
+			want[alg.Key] = true
+		}
+	}
 	for _, name := range []string{verify.ReprDigest, verify.ContentDigest} {
 		for _, d := range verify.ParseDigestField(name, h.Values(name)).Digests {
 			want[d.Algorithm] = true

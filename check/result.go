@@ -59,6 +59,7 @@ var Checks = []Spec{
 	{"range.repr-digest", "RFC 9530 §3, App. B.3"},
 	{"encoding.repr-digest", "RFC 9530 §3, App. B.4"},
 	{"encoding.content-digest", "RFC 9530 §2"},
+	{"encoding.decode", "RFC 9110 §8.4; RFC 9530 §3, App. B.4"},
 	{"want-repr-digest.honoured", "RFC 9530 §4"},
 	{"etag.consistency", "RFC 9110 §8.8.3; RFC 9530 §3"},
 	{"delta.226", "RFC 3229 §10.4.1, §10.5, §10.7; RFC 9530 §2, §3"},

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -40,7 +41,7 @@ func (a *audit) checkZsync(ctx context.Context) {
 		return
 	}
 	if ctl.Length != a.full.size {
-		a.s.fail(id, fmt.Sprintf("%s says Length %d, the file has %d bytes; want a control file made from this version", ctlURL, ctl.Length, a.full.size))
+		a.s.fail(id, fmt.Sprintf("%s says Length %d, the file has %d bytes; want a control file made from this version", redact(ctlURL), ctl.Length, a.full.size))
 		return
 	}
 	r, err := a.do(ctx, request{label: "GET", method: http.MethodGet, header: http.Header{"Accept-Encoding": {"identity"}}, keepAll: true})
@@ -50,12 +51,19 @@ func (a *audit) checkZsync(ctx context.Context) {
 		a.s.fail(id, fmt.Sprintf("GET of the file again failed: %v", err))
 	case r.status != http.StatusOK || r.err != nil || r.capped:
 		a.s.fail(id, fmt.Sprintf("GET of the file again returned %d with %s; want 200 and the whole file", r.status, bytesOf(r.size)))
-	default:
-		if err := ctl.Check(r.body()); err != nil {
-			a.s.fail(id, fmt.Sprintf("%s does not describe the file: %v", ctlURL, trimZsync(err)))
+	case !sameBytes(r, a.full):
+		msg := fmt.Sprintf("GET of the file again returned other bytes (%s) than the audited GET (%s)", bytesOf(r.size), bytesOf(a.full.size))
+		if changed(a.full, r) {
+			a.s.skip(id, msg+fmt.Sprintf(" under another ETag (%s, then %s): the file changed during the audit", a.full.header.Get("ETag"), r.header.Get("ETag")))
 			return
 		}
-		msg := fmt.Sprintf("%s (%s) matches the file: Length %d, %d blocks of %d bytes, SHA-1 %x%s", ctlURL, how, ctl.Length, ctl.Blocks(), ctl.Blocksize, ctl.SHA1, retryNote(refused))
+		a.s.fail(id, msg+" under the same ETag: the control file would be checked against bytes that are not the representation audited")
+	default:
+		if err := ctl.Check(r.body()); err != nil {
+			a.s.fail(id, fmt.Sprintf("%s does not describe the file: %v", redact(ctlURL), trimZsync(err)))
+			return
+		}
+		msg := fmt.Sprintf("%s (%s) matches the file: Length %d, %d blocks of %d bytes, SHA-1 %x%s", redact(ctlURL), how, ctl.Length, ctl.Blocks(), ctl.Blocksize, ctl.SHA1, retryNote(refused))
 		if why := a.controlURLs(ctlURL, ctl); why != "" {
 			a.s.warn(id, msg+"; but "+why)
 			return
@@ -75,15 +83,15 @@ func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (ctl *zsyn
 	defer r.close()
 	switch {
 	case err != nil:
-		return nil, refused, fmt.Sprintf("GET %s (%s) failed%s: %v", ctlURL, how, retryNote(refused), err)
+		return nil, refused, fmt.Sprintf("GET %s (%s) failed%s: %v", redact(ctlURL), how, retryNote(refused), err)
 	case r.status != http.StatusOK:
-		return nil, refused, fmt.Sprintf("GET %s (%s) returned %d %s%s, want 200 with the control file", ctlURL, how, r.status, http.StatusText(r.status), retryNote(refused))
+		return nil, refused, fmt.Sprintf("GET %s (%s) returned %d %s%s, want 200 with the control file", redact(ctlURL), how, r.status, http.StatusText(r.status), retryNote(refused))
 	case r.err != nil || r.capped:
-		return nil, refused, fmt.Sprintf("GET %s: want the whole control file within --max-body, got %s", ctlURL, bytesOf(r.size))
+		return nil, refused, fmt.Sprintf("GET %s: want the whole control file within --max-body, got %s", redact(ctlURL), bytesOf(r.size))
 	}
 	ctl, err = zsync.Read(r.body())
 	if err != nil {
-		return nil, refused, fmt.Sprintf("%s does not parse: %v", ctlURL, trimZsync(err))
+		return nil, refused, fmt.Sprintf("%s does not parse: %v", redact(ctlURL), trimZsync(err))
 	}
 	return ctl, refused, ""
 }
@@ -101,7 +109,7 @@ func (a *audit) controlURLs(ctlURL string, ctl *zsync.Control) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("its URL line %q resolves to %s, not the file: zsync clients fetch their ranges there", ctl.URLs[0], resolved(ctlURL, ctl.URLs[0]))
+	return fmt.Sprintf("its URL line %q resolves to %s, not the file: zsync clients fetch their ranges there", ctl.URLs[0], resolved(redact(ctlURL), ctl.URLs[0]))
 }
 
 // sameResource says URLs x and y name the same resource: scheme, host
@@ -130,4 +138,23 @@ func trimZsync(err error) string {
 		return s[7:]
 	}
 	return s
+}
+
+// sameBytes reports whether two responses read whole carried the same
+// bytes: the same length and sha-256.
+func sameBytes(x, y *response) bool {
+	vx, okx := lookup(x.sums, "sha-256")
+	vy, oky := lookup(y.sums, "sha-256")
+	return okx && oky && x.size == y.size && bytes.Equal(vx, vy)
+}
+
+// redact is a URL for a message or a report: a password in it (the user's,
+// hdig check https://user:pass@host/…) replaced by "xxxxx", so that CI logs,
+// JUnit files and annotations do not carry it.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Redacted()
 }

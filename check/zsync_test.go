@@ -151,3 +151,25 @@ func TestSameResource(t *testing.T) {
 		}
 	}
 }
+
+// The control file is checked against a second GET of the file; an origin
+// that answers that GET (no Want-*-Digest) with other bytes, the ones its
+// control file describes, must not pass: the control file does not
+// describe the representation audited, under the same ETag.
+func TestZsyncControlOfOtherBytesFails(t *testing.T) {
+	other := []byte(lines(200, 1))
+	other[3000] ^= 1
+	edit := func(r *http.Request, _ *int, h http.Header, body []byte) []byte {
+		switch {
+		case strings.HasSuffix(r.URL.Path, ".zsync"):
+			return controlOf(t, string(other))
+		case r.Method == http.MethodGet && r.Header.Get("Want-Repr-Digest") == "" && r.Header.Get("Range") == "":
+			return other
+		}
+		return body
+	}
+	rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{Zsync: true})
+	if got := result(rep, "zsync.control"); got.Status != Fail {
+		t.Errorf("zsync.control = %s (%s), want fail: it describes other bytes than the GET's", got.Status, got.Message)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -42,5 +43,34 @@ func TestZsyncControlElsewhereGetsNoCredentials(t *testing.T) {
 	}
 	if leaked.Load() != 0 {
 		t.Errorf("%d requests to the other origin carried Authorization", leaked.Load())
+	}
+}
+
+// A password in the audited URL (hdig check https://user:pass@host/…) goes
+// to the origin, but not into the report: its URL and messages end up in
+// CI logs, JUnit files and annotations.
+func TestReportRedactsURLPassword(t *testing.T) {
+	var sent atomic.Bool
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, pw, ok := r.BasicAuth(); ok && pw == "s3cret" {
+				sent.Store(true)
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	u := newOrigin(t, wrap)
+	u = strings.Replace(u, "http://", "http://user:s3cret@", 1) + "/doc.txt"
+	rep := auditURL(t, u, Options{Zsync: true})
+	if !sent.Load() {
+		t.Fatal("the origin never got the URL's credentials")
+	}
+	var out bytes.Buffer
+	WriteText(&out, []Report{rep}, false)
+	WriteJUnit(&out, []Report{rep})
+	WriteGitHub(&out, []Report{rep})
+	WriteJSON(&out, []Report{rep})
+	if strings.Contains(out.String(), "s3cret") {
+		t.Errorf("the report carries the URL's password:\n%s", out.String())
 	}
 }

@@ -129,7 +129,7 @@ func TestCheckFaults(t *testing.T) {
 		{"wrong Content-Digest", []server.Option{server.WithWrongDigest(verify.ContentDigest)}, nil,
 			[]string{"content-digest.match", "encoding.content-digest", "head.content-digest", "range.content-digest"}, nil, ExitIntegrity},
 		{"flipped byte", []server.Option{server.WithFlippedByte(10)}, nil,
-			[]string{"content-digest.match", "encoding.content-digest", "encoding.repr-digest", "repr-digest.match", "zsync.control"}, nil, ExitIntegrity},
+			[]string{"content-digest.match", "encoding.content-digest", "encoding.decode", "encoding.repr-digest", "repr-digest.match", "zsync.control"}, nil, ExitIntegrity},
 		{"truncated body", []server.Option{server.WithTruncatedBody(100)}, nil, []string{"http.status"}, nil, ExitIntegrity},
 		{"lying Content-Range", []server.Option{server.WithLyingContentRange(2)}, nil, []string{"range.partial"}, nil, ExitIntegrity},
 		{"Repr-Digest of decoded bytes", []server.Option{server.WithDecodedReprDigest()}, nil, []string{"encoding.repr-digest"}, nil, ExitIntegrity},

@@ -105,3 +105,11 @@ func countCodings(codings []string) int {
 	}
 	return n
 }
+
+// Decoder undoes the content codings of a Content-Encoding field value
+// over r, as hdig get --compressed does (gzip, deflate, br, zstd; dcb and
+// dcz need a dictionary and fail); done releases the decoders. hdig check
+// uses it to compare an encoded variant's bytes with the identity's.
+func Decoder(r io.Reader, contentEncoding string) (dec io.Reader, done func(), err error) {
+	return dictDecoder(r, contentEncoding, nil, dictionary.Limits{})
+}
