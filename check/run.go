@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -34,7 +35,7 @@ func Run(ctx context.Context, urls []string, o Options) []Report {
 func URL(ctx context.Context, url string, o Options) Report {
 	a := &audit{url: url, home: url, opts: o.withDefaults(), s: sheet{}}
 	unreachable := a.run(ctx)
-	return Report{URL: redact(url), Checks: a.s.ordered(), Unreachable: unreachable}
+	return Report{URL: httpfield.Redact(url), Checks: a.s.ordered(), Unreachable: unreachable}
 }
 
 // audit is the state of the audit of one URL.

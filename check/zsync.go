@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -41,7 +42,7 @@ func (a *audit) checkZsync(ctx context.Context) {
 		return
 	}
 	if ctl.Length != a.full.size {
-		a.s.fail(id, fmt.Sprintf("%s says Length %d, the file has %d bytes; want a control file made from this version", redact(ctlURL), ctl.Length, a.full.size))
+		a.s.fail(id, fmt.Sprintf("%s says Length %d, the file has %d bytes; want a control file made from this version", httpfield.Redact(ctlURL), ctl.Length, a.full.size))
 		return
 	}
 	r, err := a.do(ctx, request{label: "GET", method: http.MethodGet, header: http.Header{"Accept-Encoding": {"identity"}}, keepAll: true})
@@ -60,10 +61,10 @@ func (a *audit) checkZsync(ctx context.Context) {
 		a.s.fail(id, msg+" under the same ETag: the control file would be checked against bytes that are not the representation audited")
 	default:
 		if err := ctl.Check(r.body()); err != nil {
-			a.s.fail(id, fmt.Sprintf("%s does not describe the file: %v", redact(ctlURL), trimZsync(err)))
+			a.s.fail(id, fmt.Sprintf("%s does not describe the file: %v", httpfield.Redact(ctlURL), trimZsync(err)))
 			return
 		}
-		msg := fmt.Sprintf("%s (%s) matches the file: Length %d, %d blocks of %d bytes, SHA-1 %x%s", redact(ctlURL), how, ctl.Length, ctl.Blocks(), ctl.Blocksize, ctl.SHA1, retryNote(refused))
+		msg := fmt.Sprintf("%s (%s) matches the file: Length %d, %d blocks of %d bytes, SHA-1 %x%s", httpfield.Redact(ctlURL), how, ctl.Length, ctl.Blocks(), ctl.Blocksize, ctl.SHA1, retryNote(refused))
 		if why := a.controlURLs(ctlURL, ctl); why != "" {
 			a.s.warn(id, msg+"; but "+why)
 			return
@@ -83,15 +84,15 @@ func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (ctl *zsyn
 	defer r.close()
 	switch {
 	case err != nil:
-		return nil, refused, fmt.Sprintf("GET %s (%s) failed%s: %v", redact(ctlURL), how, retryNote(refused), err)
+		return nil, refused, fmt.Sprintf("GET %s (%s) failed%s: %v", httpfield.Redact(ctlURL), how, retryNote(refused), err)
 	case r.status != http.StatusOK:
-		return nil, refused, fmt.Sprintf("GET %s (%s) returned %d %s%s, want 200 with the control file", redact(ctlURL), how, r.status, http.StatusText(r.status), retryNote(refused))
+		return nil, refused, fmt.Sprintf("GET %s (%s) returned %d %s%s, want 200 with the control file", httpfield.Redact(ctlURL), how, r.status, http.StatusText(r.status), retryNote(refused))
 	case r.err != nil || r.capped:
-		return nil, refused, fmt.Sprintf("GET %s: want the whole control file within --max-body, got %s", redact(ctlURL), bytesOf(r.size))
+		return nil, refused, fmt.Sprintf("GET %s: want the whole control file within --max-body, got %s", httpfield.Redact(ctlURL), bytesOf(r.size))
 	}
 	ctl, err = zsync.Read(r.body())
 	if err != nil {
-		return nil, refused, fmt.Sprintf("%s does not parse: %v", redact(ctlURL), trimZsync(err))
+		return nil, refused, fmt.Sprintf("%s does not parse: %v", httpfield.Redact(ctlURL), trimZsync(err))
 	}
 	return ctl, refused, ""
 }
@@ -109,7 +110,7 @@ func (a *audit) controlURLs(ctlURL string, ctl *zsync.Control) string {
 			return ""
 		}
 	}
-	return fmt.Sprintf("its URL line %q resolves to %s, not the file: zsync clients fetch their ranges there", ctl.URLs[0], resolved(redact(ctlURL), ctl.URLs[0]))
+	return fmt.Sprintf("its URL line %q resolves to %s, not the file: zsync clients fetch their ranges there", ctl.URLs[0], resolved(httpfield.Redact(ctlURL), ctl.URLs[0]))
 }
 
 // sameResource says URLs x and y name the same resource: scheme, host
@@ -146,15 +147,4 @@ func sameBytes(x, y *response) bool {
 	vx, okx := lookup(x.sums, "sha-256")
 	vy, oky := lookup(y.sums, "sha-256")
 	return okx && oky && x.size == y.size && bytes.Equal(vx, vy)
-}
-
-// redact is a URL for a message or a report: a password in it (the user's,
-// hdig check https://user:pass@host/…) replaced by "xxxxx", so that CI logs,
-// JUnit files and annotations do not carry it.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Redacted()
 }
