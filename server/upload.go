@@ -27,7 +27,9 @@ import (
 // a validator for a transformed representation, but carries Repr-Digest
 // and Content-Location of the stored identity representation.
 func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, name string) {
-	if r.Header.Get("Content-Range") != "" {
+	// Present, whatever its value (§14.5): an empty or malformed one still
+	// says the content is a part, not the file.
+	if _, partial := r.Header["Content-Range"]; partial {
 		s.problem(w, r, problem{Status: http.StatusBadRequest,
 			Detail: "partial PUT with Content-Range is not supported (RFC 9110 §14.5)"})
 		return

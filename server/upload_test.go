@@ -183,6 +183,12 @@ func TestWriteRefusals(t *testing.T) {
 	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), "If-None-Match: *"), http.StatusPreconditionFailed)
 	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), `If-Match: "old"`), http.StatusPreconditionFailed)
 	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), "Content-Range: bytes 0-0/1"), http.StatusBadRequest)
+	// Present is enough (RFC 9110 §14.5), an empty value too: a partial
+	// PUT taken for a whole one would replace the file with a fragment.
+	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), "Content-Range:"), http.StatusBadRequest)
+	if got := readFile(t, filepath.Join(dir, "hello.json")); got != hello {
+		t.Errorf("hello.json replaced by a partial PUT: %q", got)
+	}
 	etag := raw(t, ts, "HEAD", "/hello.json").Header.Get("ETag")
 	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), "If-Match: "+etag), http.StatusNoContent)
 	noTemps(t, dir)
