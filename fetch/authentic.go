@@ -148,6 +148,12 @@ func (s Signed) Invalid() []SignatureCheck {
 // malformed Signature-Input or Signature is ignored with a warning, and so
 // is a malformed label (the others are still verified).
 func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed {
+	return t.signatures(status, h, nil, req)
+}
+
+// signatures is Signatures with the response's trailer (nil if none or
+// not known), for components with `tr`.
+func (t *Trust) signatures(status int, h, trailer http.Header, req *http.Request) Signed {
 	out := Signed{covered: map[string]string{}, coded: map[string]string{}, bound: map[string]bool{}}
 	sigs, bad, err := httpsig.ParseEach(h)
 	if err != nil {
@@ -157,7 +163,7 @@ func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed 
 	for _, b := range bad {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("signature %s ignored: %v", b.Label, b))
 	}
-	m := httpsig.ResponseMessage(&http.Response{StatusCode: status, Header: h}, req)
+	m := httpsig.ResponseMessage(&http.Response{StatusCode: status, Header: h, Trailer: trailer}, req)
 	for _, s := range sigs {
 		pol := t.policy(s.Label)
 		c := SignatureCheck{Label: s.Label, KeyID: s.Params.KeyID, Alg: s.Params.Alg, Tag: s.Params.Tag}
@@ -257,7 +263,7 @@ func (s *Signed) cover(p httpsig.Params, label, keyName string) {
 // was written decoded and the digest is of the encoded bytes), and no
 // signature a trusted key applies to may be invalid.
 func (t *Trust) authenticate(res *Result, full bool) error {
-	s := t.Signatures(res.Status, res.Header, requestOf(res))
+	s := t.signatures(res.Status, res.Header, res.Trailer, requestOf(res))
 	res.Signatures = s.Checks
 	res.Verdict.Warn(s.Warnings...)
 	if bad := s.Invalid(); len(bad) > 0 {

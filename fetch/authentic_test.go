@@ -150,3 +150,37 @@ func TestAuthenticateDecodedNeedsCoding(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthenticateTrailerComponent: a valid signature by a trusted key
+// that also covers a trailer field ("content-digest";tr) is verified with
+// the response's trailer, not reported invalid (exit 1) because the
+// trailer was not looked at.
+func TestAuthenticateTrailerComponent(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	tr := trustOf(t, "", k, sigT0)
+	h := http.Header{"Repr-Digest": {"sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"}}
+	trailer := http.Header{"Content-Digest": {"sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"}}
+	s, err := httpsig.NewSigner("", k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := httpsig.ParseComponents([]string{"@status", "repr-digest", `"content-digest";tr`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := httpsig.Params{Components: cs, Created: sigT0, KeyID: "o"}
+	if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h, Trailer: trailer}, nil), "s", p, s); err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{Status: 200, Header: h, Trailer: trailer}
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	if err := tr.authenticate(res, true); err != nil || len(res.Authentic) == 0 {
+		t.Errorf("signature over a trailer field: %v, authentic %v; want authentic", err, res.Authentic)
+	}
+	// A trailer field that is not there is still a bad signature.
+	res = &Result{Status: 200, Header: h}
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	if err := tr.authenticate(res, true); !errors.Is(err, ErrSignature) {
+		t.Errorf("covered trailer field missing: %v, want ErrSignature", err)
+	}
+}
