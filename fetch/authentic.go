@@ -97,7 +97,11 @@ type Signed struct {
 	// ("repr-digest/sha-256", the key parameter), to the keyid (else the
 	// label) of a valid signature by a trusted key that covers it in the
 	// header.
-	covered  map[string]string
+	covered map[string]string
+	// coded is covered for the signatures that also cover Content-Encoding
+	// in the header: a digest of encoded bytes (Repr-Digest, Content-Digest)
+	// proves the decoded bytes written only with the coding signed.
+	coded    map[string]string
 	bound    map[string]bool // keyids (else labels) whose valid signature covers the request's path
 	Warnings []string
 }
@@ -105,11 +109,24 @@ type Signed struct {
 // Covers returns the keyid of a valid trusted signature that covers the
 // header field (e.g. "Repr-Digest") or its member alg.
 func (s Signed) Covers(field, alg string) (string, bool) {
+	return lookupCover(s.covered, field, alg)
+}
+
+// coversDecoded is Covers for bytes written decoded: a digest of the
+// encoded bytes counts only from a signature that covers their coding.
+func (s Signed) coversDecoded(field, alg string) (string, bool) {
+	if strings.EqualFold(field, verify.UnencodedDigest) {
+		return s.Covers(field, alg)
+	}
+	return lookupCover(s.coded, field, alg)
+}
+
+func lookupCover(m map[string]string, field, alg string) (string, bool) {
 	f := strings.ToLower(field)
-	if id, ok := s.covered[f]; ok {
+	if id, ok := m[f]; ok {
 		return id, true
 	}
-	id, ok := s.covered[f+"/"+alg]
+	id, ok := m[f+"/"+alg]
 	return id, ok
 }
 
@@ -131,7 +148,13 @@ func (s Signed) Invalid() []SignatureCheck {
 // malformed Signature-Input or Signature is ignored with a warning, and so
 // is a malformed label (the others are still verified).
 func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed {
-	out := Signed{covered: map[string]string{}, bound: map[string]bool{}}
+	return t.signatures(status, h, nil, req)
+}
+
+// signatures is Signatures with the response's trailer (nil if none or
+// not known), for components with `tr`.
+func (t *Trust) signatures(status int, h, trailer http.Header, req *http.Request) Signed {
+	out := Signed{covered: map[string]string{}, coded: map[string]string{}, bound: map[string]bool{}}
 	sigs, bad, err := httpsig.ParseEach(h)
 	if err != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("signature fields ignored: %v", err))
@@ -140,7 +163,7 @@ func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed 
 	for _, b := range bad {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("signature %s ignored: %v", b.Label, b))
 	}
-	m := httpsig.ResponseMessage(&http.Response{StatusCode: status, Header: h}, req)
+	m := httpsig.ResponseMessage(&http.Response{StatusCode: status, Header: h, Trailer: trailer}, req)
 	for _, s := range sigs {
 		pol := t.policy(s.Label)
 		c := SignatureCheck{Label: s.Label, KeyID: s.Params.KeyID, Alg: s.Params.Alg, Tag: s.Params.Tag}
@@ -204,6 +227,16 @@ func (s *Signed) cover(p httpsig.Params, label, keyName string) {
 	if bindsTarget(p) {
 		s.bound[id] = true
 	}
+	coding := false
+	for _, c := range p.Components {
+		coding = coding || (c.Name == "content-encoding" && !hasParam(c, "req") && !hasParam(c, "tr"))
+	}
+	mark := func(k string) {
+		s.covered[k] = id
+		if coding {
+			s.coded[k] = id
+		}
+	}
 	for _, c := range p.Components {
 		if c.Derived() || hasParam(c, "req") || hasParam(c, "tr") {
 			continue
@@ -215,21 +248,22 @@ func (s *Signed) cover(p httpsig.Params, label, keyName string) {
 		}
 		if k, ok := paramOf(c, "key"); ok {
 			if alg, ok := k.(string); ok {
-				s.covered[c.Name+"/"+alg] = id
+				mark(c.Name + "/" + alg)
 			}
 			continue
 		}
-		s.covered[c.Name] = id
+		mark(c.Name)
 	}
 }
 
 // authenticate applies --trust-key to a verified result: some digest that
 // matched (Repr-Digest or Unencoded-Digest; Content-Digest when the content
 // is the whole representation, full) must be covered in the header by a
-// valid signature of a trusted key, and no signature a trusted key applies
-// to may be invalid.
+// valid signature of a trusted key (with Content-Encoding, when the body
+// was written decoded and the digest is of the encoded bytes), and no
+// signature a trusted key applies to may be invalid.
 func (t *Trust) authenticate(res *Result, full bool) error {
-	s := t.Signatures(res.Status, res.Header, requestOf(res))
+	s := t.signatures(res.Status, res.Header, res.Trailer, requestOf(res))
 	res.Signatures = s.Checks
 	res.Verdict.Warn(s.Warnings...)
 	if bad := s.Invalid(); len(bad) > 0 {
@@ -237,11 +271,15 @@ func (t *Trust) authenticate(res *Result, full bool) error {
 	}
 	var proved []string
 	bound := false
+	covers := s.Covers
+	if res.Decoded {
+		covers = s.coversDecoded
+	}
 	for _, c := range res.Verdict.Checks {
 		if c.Result != verify.Match || strings.HasPrefix(c.Reason, "in trailer") || !signable(c.Field, full) {
 			continue
 		}
-		if id, ok := s.Covers(c.Field, c.Algorithm); ok {
+		if id, ok := covers(c.Field, c.Algorithm); ok {
 			proved = appendUnique(proved, fmt.Sprintf("%s %s by %q", c.Field, c.Algorithm, id))
 			bound = bound || s.bound[id]
 			if res.SignedBy == "" {
@@ -287,6 +325,13 @@ func unsignedWhy(res *Result, s Signed) string {
 		return "the response carries no signature (Signature-Input, Signature)"
 	case valid == 0:
 		return fmt.Sprintf("none of its %d signatures is by a trusted key", len(s.Checks))
+	}
+	if res.Decoded {
+		for _, c := range res.Verdict.Checks {
+			if _, ok := s.Covers(c.Field, c.Algorithm); ok && c.Result == verify.Match {
+				return fmt.Sprintf("the body was written decoded (%s), and no valid signature by a trusted key that covers its %s covers Content-Encoding: the digest is of the encoded bytes, and the coding is not signed", res.Encoding, c.Field)
+			}
+		}
 	}
 	return "no valid signature by a trusted key covers, in the header, a digest that verified the bytes"
 }

@@ -17,8 +17,14 @@ var sigT0 = time.Unix(1_800_000_000, 0)
 // signed by k under keyid over ids.
 func signedHeader(t *testing.T, k ed25519.PrivateKey, keyid string, ids ...string) http.Header {
 	t.Helper()
-	h := http.Header{"Repr-Digest": {"sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"},
-		"Content-Digest": {"sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"}}
+	return signedHeaderWith(t, k, keyid, http.Header{}, ids...)
+}
+
+// signedHeaderWith is signedHeader with the fields of h added.
+func signedHeaderWith(t *testing.T, k ed25519.PrivateKey, keyid string, h http.Header, ids ...string) http.Header {
+	t.Helper()
+	h.Set("Repr-Digest", "sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:")
+	h.Set("Content-Digest", "sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:")
 	s, err := httpsig.NewSigner("", k)
 	if err != nil {
 		t.Fatal(err)
@@ -110,5 +116,71 @@ func TestAuthenticate(t *testing.T) {
 	res.Verdict.Add(match(verify.ReprDigest, ""))
 	if err := tr.authenticate(res, true); !errors.Is(err, ErrSignature) || !errors.Is(err, ErrMismatch) {
 		t.Errorf("wrong key: %v, want ErrSignature and ErrMismatch (exit 1)", err)
+	}
+}
+
+// TestAuthenticateDecodedNeedsCoding: a Repr-Digest or Content-Digest of a
+// gzip response is a digest of the encoded bytes; written decoded
+// (--compressed), they prove the output only if the signature also covers
+// Content-Encoding. Else whoever adds "Content-Encoding: gzip" to a signed
+// foo.tar.gz served as identity gets foo.tar written as "authentic".
+// Unencoded-Digest is of the decoded bytes and needs no such cover.
+func TestAuthenticateDecodedNeedsCoding(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	tr := trustOf(t, "", k, sigT0)
+	for _, c := range []struct {
+		name    string
+		ids     []string
+		field   string
+		decoded bool
+		want    error
+	}{
+		{"decoded, coding not signed", []string{"repr-digest"}, verify.ReprDigest, true, ErrUnsigned},
+		{"decoded, content-digest, coding not signed", []string{"content-digest"}, verify.ContentDigest, true, ErrUnsigned},
+		{"decoded, coding signed", []string{"content-encoding", "repr-digest"}, verify.ReprDigest, true, nil},
+		{"written as received", []string{"repr-digest"}, verify.ReprDigest, false, nil},
+		{"decoded, unencoded-digest", []string{"unencoded-digest"}, verify.UnencodedDigest, true, nil},
+	} {
+		h := http.Header{"Content-Encoding": {"gzip"}, "Unencoded-Digest": {"sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"}}
+		res := &Result{Status: 200, Header: signedHeaderWith(t, k, "o", h, c.ids...), Decoded: c.decoded}
+		res.Verdict.Add(verify.Check{Field: c.field, Algorithm: "sha-256", Result: verify.Match})
+		err := tr.authenticate(res, true)
+		if !errors.Is(err, c.want) || (err == nil) != (len(res.Authentic) > 0) {
+			t.Errorf("%s: %v, authentic %v; want %v", c.name, err, res.Authentic, c.want)
+		}
+	}
+}
+
+// TestAuthenticateTrailerComponent: a valid signature by a trusted key
+// that also covers a trailer field ("content-digest";tr) is verified with
+// the response's trailer, not reported invalid (exit 1) because the
+// trailer was not looked at.
+func TestAuthenticateTrailerComponent(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	tr := trustOf(t, "", k, sigT0)
+	h := http.Header{"Repr-Digest": {"sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"}}
+	trailer := http.Header{"Content-Digest": {"sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"}}
+	s, err := httpsig.NewSigner("", k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := httpsig.ParseComponents([]string{"@status", "repr-digest", `"content-digest";tr`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := httpsig.Params{Components: cs, Created: sigT0, KeyID: "o"}
+	if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h, Trailer: trailer}, nil), "s", p, s); err != nil {
+		t.Fatal(err)
+	}
+	res := &Result{Status: 200, Header: h, Trailer: trailer}
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	if err := tr.authenticate(res, true); err != nil || len(res.Authentic) == 0 {
+		t.Errorf("signature over a trailer field: %v, authentic %v; want authentic", err, res.Authentic)
+	}
+	// A trailer field that is not there is still a bad signature.
+	res = &Result{Status: 200, Header: h}
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	if err := tr.authenticate(res, true); !errors.Is(err, ErrSignature) {
+		t.Errorf("covered trailer field missing: %v, want ErrSignature", err)
 	}
 }

@@ -34,7 +34,18 @@ const DefaultSignatureValidity = time.Hour
 // when the header carries them. Fields sent as trailers are not covered:
 // they are not in the header when it is signed, and a signature over a
 // trailer (the tr parameter) would itself have to follow the body.
-var signedFields = []string{"content-type", "repr-digest", "content-digest", "unencoded-digest"}
+// Content-Encoding is covered too: Repr-Digest and Content-Digest are of
+// the encoded bytes, and prove what a client decodes only with the coding.
+var signedFields = []string{"content-type", "content-encoding", "repr-digest", "content-digest", "unencoded-digest"}
+
+// digestField says a signed field is a digest field.
+func digestField(name string) bool {
+	switch name {
+	case "repr-digest", "content-digest", "unencoded-digest":
+		return true
+	}
+	return false
+}
 
 // signer signs responses (WithSigningKey) and keeps the signature fields
 // per covered values, so that a file's responses reuse one signature until
@@ -62,9 +73,9 @@ type signature struct {
 const maxSignatures = 4096
 
 // WithSigningKey signs every response whose header carries a digest field
-// (RFC 9421): label sig1 covers "@status", content-type and the digest
-// fields sent in the header, with created, expires (validity after it; 0:
-// none) and keyid. With an Ed25519 key, responses carry Unencoded-Digest
+// (RFC 9421): label sig1 covers "@status", "@path";req, content-type,
+// content-encoding and the digest fields sent in the header, with created,
+// expires (validity after it; 0: none) and keyid. With an Ed25519 key, responses carry Unencoded-Digest
 // and a second signature, label sri, in the signature-based SRI profile:
 // ("unencoded-digest";sf) with keyid the base64 public key and tag
 // "ed25519-integrity". alg is needed for RSA keys only.
@@ -246,9 +257,9 @@ func coveredKey(code int, h http.Header, path string) (string, bool) {
 	b.WriteByte(0)
 	b.WriteString(path)
 	digest := false
-	for i, name := range signedFields {
+	for _, name := range signedFields {
 		vs := h.Values(name)
-		if i > 0 && len(vs) > 0 {
+		if digestField(name) && len(vs) > 0 {
 			digest = true
 		}
 		b.WriteByte(0)

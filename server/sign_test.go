@@ -70,7 +70,7 @@ func TestSignResponses(t *testing.T) {
 	}{
 		{"/hello.json", nil, 200, `("@status" "@path";req "content-type" "repr-digest" "unencoded-digest")`, hello},
 		{"/hello.json", []string{"Want-Content-Digest: sha-256"}, 200, `("@status" "@path";req "content-type" "repr-digest" "content-digest" "unencoded-digest")`, hello},
-		{"/text.txt", []string{"Accept-Encoding: gzip"}, 200, `("@status" "@path";req "content-type" "repr-digest" "unencoded-digest")`, text},
+		{"/text.txt", []string{"Accept-Encoding: gzip"}, 200, `("@status" "@path";req "content-type" "content-encoding" "repr-digest" "unencoded-digest")`, text},
 		{"/hello.json", []string{"Range: bytes=0-3"}, 206, `("@status" "@path";req "content-type" "repr-digest" "unencoded-digest")`, hello},
 	} {
 		r := raw(t, ts, "GET", c.target, c.headers...)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/hdig/hdig/httpfield"
@@ -28,7 +27,9 @@ import (
 // a validator for a transformed representation, but carries Repr-Digest
 // and Content-Location of the stored identity representation.
 func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, name string) {
-	if r.Header.Get("Content-Range") != "" {
+	// Present, whatever its value (§14.5): an empty or malformed one still
+	// says the content is a part, not the file.
+	if _, partial := r.Header["Content-Range"]; partial {
 		s.problem(w, r, problem{Status: http.StatusBadRequest,
 			Detail: "partial PUT with Content-Range is not supported (RFC 9110 §14.5)"})
 		return
@@ -89,11 +90,13 @@ func (s *Server) writeTarget(w http.ResponseWriter, r *http.Request, name string
 	return name, !exists, true
 }
 
-// writePreconditions evaluates If-Match and If-None-Match against the
-// current file (RFC 9110 §13.1.1, §13.1.2): 412 when they fail.
+// writePreconditions evaluates If-Match and If-None-Match, over all their
+// lines, against the current file (RFC 9110 §13.1.1, §13.1.2): 412 when
+// they fail. A list that cannot be read fails its precondition, whichever
+// field it is in.
 func (s *Server) writePreconditions(w http.ResponseWriter, r *http.Request, name string, exists bool) bool {
-	im, inm := r.Header.Get("If-Match"), r.Header.Get("If-None-Match")
-	if im == "" && inm == "" {
+	im, inm := r.Header.Values("If-Match"), r.Header.Values("If-None-Match")
+	if len(im) == 0 && len(inm) == 0 {
 		return true
 	}
 	etag := ""
@@ -107,11 +110,13 @@ func (s *Server) writePreconditions(w http.ResponseWriter, r *http.Request, name
 		etag = rep.ETag
 	}
 	ok := true
-	if im != "" {
-		ok = exists && (strings.TrimSpace(im) == "*" || listHas(im, etag))
+	if len(im) > 0 {
+		m, err := listMatches(im, etag, exists, false)
+		ok = err == nil && m
 	}
-	if ok && inm != "" {
-		ok = !exists || strings.TrimSpace(inm) != "*" && !listHas(inm, etag)
+	if ok && len(inm) > 0 {
+		m, err := listMatches(inm, etag, exists, true)
+		ok = err == nil && !m
 	}
 	if !ok {
 		s.problem(w, r, problem{Status: http.StatusPreconditionFailed})
@@ -119,12 +124,27 @@ func (s *Server) writePreconditions(w http.ResponseWriter, r *http.Request, name
 	return ok
 }
 
-// listHas reports whether an entity-tag list holds etag (strong
-// comparison; weak tags never match). A list too long to read holds
-// nothing, so the precondition is not taken as met.
-func listHas(list, etag string) bool {
-	tags, err := httpfield.ParseETags([]string{list})
-	return err == nil && slices.Contains(tags, etag)
+// listMatches reports whether an entity-tag list (the lines of If-Match or
+// If-None-Match) matches the current representation: "*" when it exists,
+// else a tag equal to etag, compared strongly for If-Match and weakly for
+// If-None-Match (weak). err: the list is too long to read.
+func listMatches(lines []string, etag string, exists, weak bool) (bool, error) {
+	tags, err := httpfield.ParseETags(lines)
+	if err != nil {
+		return false, err
+	}
+	for _, t := range tags {
+		switch {
+		case !exists:
+		case t == "*":
+			return true, nil
+		case weak && strings.TrimPrefix(t, "W/") == strings.TrimPrefix(etag, "W/"):
+			return true, nil
+		case t == etag && !strings.HasPrefix(t, "W/"):
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // identityRep opens the identity representation of a stored file.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -182,6 +183,12 @@ func TestWriteRefusals(t *testing.T) {
 	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), "If-None-Match: *"), http.StatusPreconditionFailed)
 	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), `If-Match: "old"`), http.StatusPreconditionFailed)
 	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), "Content-Range: bytes 0-0/1"), http.StatusBadRequest)
+	// Present is enough (RFC 9110 §14.5), an empty value too: a partial
+	// PUT taken for a whole one would replace the file with a fragment.
+	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), "Content-Range:"), http.StatusBadRequest)
+	if got := readFile(t, filepath.Join(dir, "hello.json")); got != hello {
+		t.Errorf("hello.json replaced by a partial PUT: %q", got)
+	}
 	etag := raw(t, ts, "HEAD", "/hello.json").Header.Get("ETag")
 	wantStatus(t, upload(t, ts, "PUT", "/hello.json", []byte("x"), "If-Match: "+etag), http.StatusNoContent)
 	noTemps(t, dir)
@@ -207,5 +214,37 @@ func TestPutGzipOverLines(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "g2.json")); err == nil {
 		t.Errorf("stored %q from a body gzipped twice", readFile(t, filepath.Join(dir, "g2.json")))
 	}
+	noTemps(t, dir)
+}
+
+// TestPutIfNoneMatchAllLines: If-None-Match on a PUT is read over all its
+// lines and compared weakly (RFC 9110 §13.1.2), and a list too long to read
+// fails the precondition: each of these names the current file, so none
+// may replace it.
+func TestPutIfNoneMatchAllLines(t *testing.T) {
+	dir := fixture(t)
+	_, ts := start(t, dir, WithWritable())
+	etag := raw(t, ts, "HEAD", "/hello.json").Header.Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag")
+	}
+	long := strings.Repeat(`"other", `, 300) + etag
+	for i, hs := range [][]string{
+		{`If-None-Match: "other"`, "If-None-Match: *"},
+		{`If-None-Match: "other"`, "If-None-Match: " + etag},
+		{"If-None-Match: W/" + etag},
+		{"If-None-Match: " + long},
+	} {
+		r := upload(t, ts, "PUT", "/hello.json", []byte("pwned"), hs...)
+		if r.StatusCode != http.StatusPreconditionFailed {
+			t.Errorf("case %d: PUT with %s: status %d, want 412", i, httpfield.Clip(strings.Join(hs, " / ")), r.StatusCode)
+		}
+	}
+	if got := readFile(t, filepath.Join(dir, "hello.json")); got != hello {
+		t.Errorf("hello.json replaced: %q", got)
+	}
+	// If-Match over two lines: the second names the file.
+	r := upload(t, ts, "PUT", "/hello.json", []byte("ok"), `If-Match: "other"`, "If-Match: "+etag)
+	wantStatus(t, r, http.StatusNoContent)
 	noTemps(t, dir)
 }
