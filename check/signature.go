@@ -41,7 +41,7 @@ func (a *audit) checkSignatures() {
 		skipRest("no --trust-key: signatures not verified")
 		return
 	}
-	a.checkTrusted(tr, tr.Signatures(a.full.status, h, a.full.request), sigs)
+	a.checkTrusted(tr, tr.Signatures(a.full.status, h, a.full.trailer, a.full.request), sigs)
 }
 
 func (a *audit) checkTrusted(tr *fetch.Trust, s fetch.Signed, sigs []httpsig.Signature) {

@@ -2,10 +2,15 @@ package check
 
 import (
 	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpsig"
 	"github.com/hdig/hdig/server"
 )
 
@@ -56,6 +61,52 @@ func TestSignatureChecks(t *testing.T) {
 			if got := statusOf(r, id); got.Status != st {
 				t.Errorf("%s: %s = %s (%s), want %s", c.name, id, got.Status, got.Message, st)
 			}
+		}
+	}
+}
+
+// TestSignatureOverTrailer: a valid signature by the trusted key that also
+// covers a trailer field ("repr-digest";tr) verifies: the audit builds the
+// signed message with the GET's trailer, as hdig get does, instead of
+// failing signature.valid (the gate's exit 1) on a correct origin.
+func TestSignatureOverTrailer(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	body := []byte("signed, with a trailer\n")
+	sum := sha256.Sum256(body)
+	rd := "sha-256=:" + base64.StdEncoding.EncodeToString(sum[:]) + ":"
+	h := http.Header{"Repr-Digest": {rd}, "Content-Type": {"text/plain"}, "Etag": {`"v1"`}}
+	trailer := http.Header{"Repr-Digest": {rd}}
+	s, err := httpsig.NewSigner("", priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := httpsig.ParseComponents([]string{"@status", "repr-digest", `"repr-digest";tr`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	p := httpsig.Params{Components: cs, Created: now.Add(-time.Minute), KeyID: "origin"}
+	if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h, Trailer: trailer}, nil), "s", p, s); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range h {
+			w.Header()[k] = v
+		}
+		if r.Method == http.MethodHead || r.Header.Get("Range") != "" || r.Header.Get("A-IM") != "" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		w.Header().Set("Trailer", "Repr-Digest")
+		w.Write(body)
+		w.(http.Flusher).Flush()
+		w.Header().Set("Repr-Digest", rd)
+	}))
+	t.Cleanup(srv.Close)
+	r := auditURL(t, srv.URL+"/f.txt", Options{Trust: trustFor(t, "origin", pub, now)})
+	for _, id := range []string{"signature.valid", "signature.key-trusted"} {
+		if got := statusOf(r, id); got.Status != Pass {
+			t.Errorf("%s = %s (%s), want pass", id, got.Status, got.Message)
 		}
 	}
 }

@@ -142,18 +142,13 @@ func (s Signed) Invalid() []SignatureCheck {
 	return out
 }
 
-// Signatures verifies every signature of a response with the given status
-// and header (req, if not nil, is the request for `req` components) and
+// Signatures verifies every signature of a response with the given status,
+// header and trailer (nil if none or not yet received: components with
+// `tr` need it; req, if not nil, is the request for `req` components) and
 // says which digest fields valid signatures by trusted keys cover. A
 // malformed Signature-Input or Signature is ignored with a warning, and so
 // is a malformed label (the others are still verified).
-func (t *Trust) Signatures(status int, h http.Header, req *http.Request) Signed {
-	return t.signatures(status, h, nil, req)
-}
-
-// signatures is Signatures with the response's trailer (nil if none or
-// not known), for components with `tr`.
-func (t *Trust) signatures(status int, h, trailer http.Header, req *http.Request) Signed {
+func (t *Trust) Signatures(status int, h, trailer http.Header, req *http.Request) Signed {
 	out := Signed{covered: map[string]string{}, coded: map[string]string{}, bound: map[string]bool{}}
 	sigs, bad, err := httpsig.ParseEach(h)
 	if err != nil {
@@ -263,7 +258,7 @@ func (s *Signed) cover(p httpsig.Params, label, keyName string) {
 // was written decoded and the digest is of the encoded bytes), and no
 // signature a trusted key applies to may be invalid.
 func (t *Trust) authenticate(res *Result, full bool) error {
-	s := t.signatures(res.Status, res.Header, res.Trailer, requestOf(res))
+	s := t.Signatures(res.Status, res.Header, res.Trailer, requestOf(res))
 	res.Signatures = s.Checks
 	res.Verdict.Warn(s.Warnings...)
 	if bad := s.Invalid(); len(bad) > 0 {
@@ -365,22 +360,6 @@ func appendUnique(s []string, v string) []string {
 		}
 	}
 	return append(s, v)
-}
-
-// SignedFields reports which digest fields of a response header valid
-// signatures by trusted keys cover ("repr-digest", or "repr-digest/sha-256"
-// for one member), with the keyid of each: for mirrors, to take the
-// origin's signed Repr-Digest as proof. req is the request h answers
-// (components with `req`, such as hdig serve's "@path";req, need it).
-// Signed.Invalid lists the
-// signatures a trusted key applies to that failed.
-func (t *Trust) SignedFields(status int, h http.Header, req *http.Request) (map[string]string, Signed) {
-	s := t.Signatures(status, h, req)
-	out := make(map[string]string, len(s.covered))
-	for k, v := range s.covered {
-		out[k] = v
-	}
-	return out, s
 }
 
 func paramOf(c httpsig.Component, name string) (any, bool) {

@@ -49,7 +49,9 @@ func trustOf(t *testing.T, id string, k ed25519.PrivateKey, now time.Time) *Trus
 	return &Trust{Keys: keys, Skew: time.Minute, Now: func() time.Time { return now }}
 }
 
-func TestSignedFields(t *testing.T) {
+// TestSignatures: which digest fields valid signatures by trusted keys
+// cover ("repr-digest", or "repr-digest/sha-256" for one member).
+func TestSignatures(t *testing.T) {
 	_, k, _ := ed25519.GenerateKey(nil)
 	_, other, _ := ed25519.GenerateKey(nil)
 	for _, c := range []struct {
@@ -65,7 +67,8 @@ func TestSignedFields(t *testing.T) {
 		{"wrong key", signedHeader(t, other, "o", "repr-digest"), trustOf(t, "o", k, sigT0), SignatureInvalid, map[string]string{}},
 		{"expired", signedHeader(t, k, "o", "repr-digest"), trustOf(t, "o", k, sigT0.Add(2*time.Hour)), SignatureInvalid, map[string]string{}},
 	} {
-		got, s := c.trust.SignedFields(200, c.h, nil)
+		s := c.trust.Signatures(200, c.h, nil, nil)
+		got := s.covered
 		if len(s.Checks) != 1 || s.Checks[0].Result != c.result {
 			t.Errorf("%s: checks %+v, want one %s", c.name, s.Checks, c.result)
 		}
