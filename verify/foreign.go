@@ -157,18 +157,23 @@ func parseAmzChecksum(name, key string, lines []string, typ string) DigestField 
 }
 
 // ParseContentMD5 reads RFC 1864's Content-MD5: the base64 MD5 of the
-// message's content.
+// message's content. A field sent more than once (as lines, or a list an
+// intermediary joined with commas; base64 has no comma) gives one digest
+// per value, each checked: a second value that does not match fails
+// whatever the first says, rather than making the field unreadable.
 func ParseContentMD5(h http.Header) DigestField {
 	lines := h.Values(ContentMD5)
 	f := DigestField{Name: ContentMD5, Present: len(lines) > 0}
 	switch {
 	case !f.Present:
-	case len(lines) > 1:
-		f.Ignored = fmt.Sprintf("%d field lines, want one", len(lines))
-	case len(lines[0]) > maxForeignLen:
-		f.Ignored = fmt.Sprintf("field is %d bytes, over the %d-byte limit", len(lines[0]), maxForeignLen)
+	case totalLen(lines) > maxForeignLen:
+		f.Ignored = fmt.Sprintf("field is %d bytes, over the %d-byte limit", totalLen(lines), maxForeignLen)
 	default:
-		f.add("md5", ContentMD5, lines[0])
+		for _, l := range lines {
+			for _, v := range strings.Split(l, ",") {
+				f.add("md5", ContentMD5, v)
+			}
+		}
 		if len(f.Digests) == 0 {
 			f.Ignored, f.Skipped = strings.Join(f.Skipped, "; "), nil
 		}

@@ -76,7 +76,10 @@ func TestParseContentMD5(t *testing.T) {
 	}{
 		// RFC 1864 §2's own example is the digest of an empty body.
 		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg=="}, "Content-MD5[md5]"},
-		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==", "1B2M2Y8AsgTpgAmY7PhCfg=="}, "Content-MD5[](ignored)"},
+		// Each value is checked: a second line (or a list an intermediary
+		// joined) that disagrees must fail, not make the field unreadable.
+		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==", "AAAAAAAAAAAAAAAAAAAAAA=="}, "Content-MD5[md5,md5]"},
+		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==, AAAAAAAAAAAAAAAAAAAAAA=="}, "Content-MD5[md5,md5]"},
 		{[]string{"d41d8cd98f00b204e9800998ecf8427e"}, "Content-MD5[](ignored)"},
 	} {
 		h := http.Header{http.CanonicalHeaderKey(ContentMD5): tt.lines}
