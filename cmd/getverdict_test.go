@@ -44,6 +44,8 @@ func TestGetMismatchNeverHidden(t *testing.T) {
 			wantCode: 1, wantErr: wantMis + " Digest sha-256"},
 		{name: "wrong Content-MD5 in the second of two lines", origin: origin{headerLines: map[string][]string{"Content-MD5": {"UFIauregE76D7gDe0/n0JA==", "AAAAAAAAAAAAAAAAAAAAAA=="}}},
 			wantCode: 1, wantErr: wantMis + " Content-MD5 md5"},
+		{name: "wrong x-amz-checksum-sha256 in the second of two lines", origin: origin{headerLines: map[string][]string{"X-Amz-Checksum-Sha256": {"RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=", "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="}}},
+			wantCode: 1, wantErr: wantMis + " x-amz-checksum-sha256 sha-256"},
 		{name: "deprecated md5 match proves nothing", origin: origin{header: map[string]string{"Repr-Digest": md5Hello}},
 			wantCode: 0, wantErr: unverfied + ": no digest the policy accepts could be checked"},
 		{name: "wrong sha-256 in a field with a syntax error", origin: origin{header: map[string]string{"Repr-Digest": shaWrong + ", x=@"}},

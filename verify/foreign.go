@@ -56,7 +56,7 @@ func ForeignFields(h http.Header) []DigestField {
 	for _, a := range amzAlgorithms {
 		name := AmzChecksumPrefix + a.suffix
 		if lines := h.Values(name); len(lines) > 0 {
-			out = append(out, parseAmzChecksum(name, a.key, lines, h.Get("x-amz-checksum-type")))
+			out = append(out, parseAmzChecksum(name, a.key, lines, h.Get("x-amz-checksum-type"))...)
 		}
 	}
 	return out
@@ -132,28 +132,46 @@ func (f *DigestField) add(key, name, v string) {
 
 // parseAmzChecksum reads one x-amz-checksum-ALG field. A value ending in
 // -N, or sent with x-amz-checksum-type: COMPOSITE, is a checksum of the
-// parts' checksums, not of the object: kept, and Ignored says so.
-func parseAmzChecksum(name, key string, lines []string, typ string) DigestField {
-	f := DigestField{Name: name, Present: true}
-	v := strings.TrimSpace(strings.Join(lines, ","))
-	if len(v) > maxForeignLen {
-		f.Ignored = fmt.Sprintf("field is %d bytes, over the %d-byte limit", len(v), maxForeignLen)
-		return f
+// parts' checksums, not of the object: kept apart in a field of its own,
+// and Ignored says so. A field sent more than once (as lines, or a list an
+// intermediary joined with commas; base64 has no comma) gives one digest
+// per value, each checked: a second value that does not match fails
+// whatever the first says, rather than making the field unreadable.
+func parseAmzChecksum(name, key string, lines []string, typ string) []DigestField {
+	whole := DigestField{Name: name, Present: true}
+	if n := totalLen(lines); n > maxForeignLen {
+		whole.Ignored = fmt.Sprintf("field is %d bytes, over the %d-byte limit", n, maxForeignLen)
+		return []DigestField{whole}
 	}
-	composite := ""
-	if m := compositeSuffix.FindString(v); m != "" {
-		v, composite = strings.TrimSuffix(v, m), fmt.Sprintf("a composite of %s multipart parts' checksums, not a digest of the whole object", m[1:])
-	} else if strings.EqualFold(strings.TrimSpace(typ), "COMPOSITE") {
-		composite = "a composite of multipart parts' checksums (x-amz-checksum-type: COMPOSITE), not a digest of the whole object"
+	parts := DigestField{Name: name, Present: true}
+	for _, l := range lines {
+		for _, v := range strings.Split(l, ",") {
+			v = strings.TrimSpace(v)
+			if m := compositeSuffix.FindString(v); m != "" {
+				parts.add(key, name, strings.TrimSuffix(v, m))
+				parts.Ignored = fmt.Sprintf("a composite of %s multipart parts' checksums, not a digest of the whole object", m[1:])
+			} else if strings.EqualFold(strings.TrimSpace(typ), "COMPOSITE") {
+				parts.add(key, name, v)
+				parts.Ignored = "a composite of multipart parts' checksums (x-amz-checksum-type: COMPOSITE), not a digest of the whole object"
+			} else {
+				whole.add(key, name, v)
+			}
+		}
 	}
-	f.add(key, name, v)
+	whole.Skipped = append(whole.Skipped, parts.Skipped...)
+	parts.Skipped = nil
+	var out []DigestField
 	switch {
-	case len(f.Digests) == 0:
-		f.Ignored, f.Skipped = strings.Join(f.Skipped, "; "), nil
-	case composite != "":
-		f.Ignored = composite
+	case len(whole.Digests) > 0:
+		out = append(out, whole)
+	case len(parts.Digests) == 0:
+		whole.Ignored, whole.Skipped = strings.Join(whole.Skipped, "; "), nil
+		return []DigestField{whole}
 	}
-	return f
+	if len(parts.Digests) > 0 {
+		out = append(out, parts)
+	}
+	return out
 }
 
 // ParseContentMD5 reads RFC 1864's Content-MD5: the base64 MD5 of the

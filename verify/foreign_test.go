@@ -37,6 +37,11 @@ var foreignFieldsTests = []struct {
 	{"amz crc64nvme", []string{"x-amz-checksum-crc64nvme: rosUhgp5mIg="}, "x-amz-checksum-crc64nvme[crc64nvme]"},
 	{"amz composite suffix", []string{"x-amz-checksum-crc32c: sOO8/Q==-3"}, "x-amz-checksum-crc32c[crc32c](ignored)"},
 	{"amz composite type", []string{"x-amz-checksum-crc32: yZRlqg==", "x-amz-checksum-type: COMPOSITE"}, "x-amz-checksum-crc32[crc32](ignored)"},
+	// Each value is checked: a second line (or a list an intermediary
+	// joined) that disagrees must fail, not make the field unreadable.
+	{"amz two lines", []string{"x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564=", "x-amz-checksum-sha256: 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="}, "x-amz-checksum-sha256[sha-256,sha-256]"},
+	{"amz joined list", []string{"x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564=, 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="}, "x-amz-checksum-sha256[sha-256,sha-256]"},
+	{"amz whole beside composite", []string{"x-amz-checksum-crc32c: sOO8/Q==", "x-amz-checksum-crc32c: sOO8/Q==-3"}, "x-amz-checksum-crc32c[crc32c] x-amz-checksum-crc32c[crc32c](ignored)"},
 	{"amz bad base64", []string{"x-amz-checksum-sha1: not base64"}, "x-amz-checksum-sha1[](ignored)"},
 	{"amz several", []string{"x-amz-checksum-crc32: yZRlqg==", "x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564="}, "x-amz-checksum-sha256[sha-256] x-amz-checksum-crc32[crc32]"},
 	{"oversized", []string{"x-goog-hash: crc32c=" + strings.Repeat("A", maxForeignLen)}, "x-goog-hash[](ignored)"},
