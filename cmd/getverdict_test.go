@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,5 +83,26 @@ func TestGetMismatchNeverHidden(t *testing.T) {
 				t.Errorf("%s written: %v, want %v", out, written, tt.wantCode == 0)
 			}
 		})
+	}
+}
+
+// x-goog-hash describes the object as GCS stores it: an object stored as
+// is (x-goog-stored-content-encoding: identity) that a proxy compressed on
+// the way (--compressed, Content-Encoding: gzip) is not what it hashes, so
+// its right md5 of the stored bytes is not a mismatch with the gzip bytes.
+func TestGetGoogHashProxyCompressed(t *testing.T) {
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(helloBody))
+	w.Close()
+	srv := origin{body: gz.Bytes(), header: map[string]string{"Content-Encoding": "gzip",
+		"X-Goog-Hash": "md5=UFIauregE76D7gDe0/n0JA==", "X-Goog-Stored-Content-Encoding": "identity"}}.serve(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, errOut := runHdig(t, "get", "--compressed", "-o", out, srv.URL+"/items/123")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, errOut)
+	}
+	if got, _ := os.ReadFile(out); string(got) != helloBody {
+		t.Errorf("wrote %q, want %q", got, helloBody)
 	}
 }

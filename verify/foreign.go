@@ -65,16 +65,26 @@ func ForeignFields(h http.Header) []DigestField {
 // transcoded says why x-goog-hash does not describe the bytes sent: GCS
 // keeps it for the stored object, and decompressive transcoding sends a
 // gzip-stored object decoded (x-goog-stored-content-encoding: gzip without
-// Content-Encoding: gzip).
+// Content-Encoding: gzip), and a proxy may compress one stored as is
+// (identity, with Content-Encoding: gzip). Without the stored coding
+// nothing says the bytes differ.
 func transcoded(h http.Header) string {
 	// Both read by the one parser: a list over all its lines (RFC 9110
 	// §5.3), lowercased, identity left out.
-	stored := httpfield.ContentCoding(h.Values("x-goog-stored-content-encoding"))
+	storedLines := h.Values("x-goog-stored-content-encoding")
+	stored := httpfield.ContentCoding(storedLines)
 	sent := httpfield.ContentCoding(h.Values("Content-Encoding"))
-	if stored == "" || stored == sent {
+	if len(storedLines) == 0 || stored == sent {
 		return ""
 	}
-	return fmt.Sprintf("it describes the object as stored (%s), and the response was transcoded (Content-Encoding: %q)", stored, sent)
+	return fmt.Sprintf("it describes the object as stored (%s), and the response was transcoded (Content-Encoding: %q)", orIdentity(stored), sent)
+}
+
+func orIdentity(coding string) string {
+	if coding == "" {
+		return "identity"
+	}
+	return coding
 }
 
 // parseGoogHash reads `crc32c=<b64>, md5=<b64>` from one or more lines.

@@ -32,6 +32,10 @@ var foreignFieldsTests = []struct {
 	// then "br" is "gzip, br", not the stored "gzip".
 	{"goog stored gzip sent gzip, br on two lines", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip", "Content-Encoding: gzip", "Content-Encoding: br"}, "x-goog-hash[crc32c](ignored)"},
 	{"goog stored gzip sent gzip, br on one line", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip", "Content-Encoding: gzip, br"}, "x-goog-hash[crc32c](ignored)"},
+	// GCS says identity for an object stored as is: a response compressed
+	// on the way (a proxy's gzip) is not the bytes x-goog-hash describes.
+	{"goog stored identity sent gzip", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: identity", "Content-Encoding: gzip"}, "x-goog-hash[crc32c](ignored)"},
+	{"goog stored identity sent identity", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: identity"}, "x-goog-hash[crc32c]"},
 	{"goog nothing usable", []string{"x-goog-hash: crc32c=###"}, "x-goog-hash[](ignored)"},
 	{"amz sha256", []string{"x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564="}, "x-amz-checksum-sha256[sha-256]"},
 	{"amz crc64nvme", []string{"x-amz-checksum-crc64nvme: rosUhgp5mIg="}, "x-amz-checksum-crc64nvme[crc64nvme]"},
