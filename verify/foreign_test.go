@@ -36,6 +36,10 @@ var foreignFieldsTests = []struct {
 	// on the way (a proxy's gzip) is not the bytes x-goog-hash describes.
 	{"goog stored identity sent gzip", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: identity", "Content-Encoding: gzip"}, "x-goog-hash[crc32c](ignored)"},
 	{"goog stored identity sent identity", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: identity"}, "x-goog-hash[crc32c]"},
+	// A value of the wrong length is kept: Compare fails it, as it does a
+	// Repr-Digest member's, rather than the field passing unread.
+	{"goog md5 too short", []string{"x-goog-hash: md5=AAAA"}, "x-goog-hash[md5]"},
+	{"amz crc32 too long", []string{"x-amz-checksum-crc32: AAAAAAAA"}, "x-amz-checksum-crc32[crc32]"},
 	{"goog nothing usable", []string{"x-goog-hash: crc32c=###"}, "x-goog-hash[](ignored)"},
 	{"amz sha256", []string{"x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564="}, "x-amz-checksum-sha256[sha-256]"},
 	{"amz crc64nvme", []string{"x-amz-checksum-crc64nvme: rosUhgp5mIg="}, "x-amz-checksum-crc64nvme[crc64nvme]"},
@@ -89,7 +93,8 @@ func TestParseContentMD5(t *testing.T) {
 		// joined) that disagrees must fail, not make the field unreadable.
 		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==", "AAAAAAAAAAAAAAAAAAAAAA=="}, "Content-MD5[md5,md5]"},
 		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==, AAAAAAAAAAAAAAAAAAAAAA=="}, "Content-MD5[md5,md5]"},
-		{[]string{"d41d8cd98f00b204e9800998ecf8427e"}, "Content-MD5[](ignored)"},
+		{[]string{"d41d8cd98f00b204e9800998ecf8427e"}, "Content-MD5[md5]"}, // hex is base64 too, 24 bytes
+		{[]string{"not base64!"}, "Content-MD5[](ignored)"},
 	} {
 		h := http.Header{http.CanonicalHeaderKey(ContentMD5): tt.lines}
 		if got := describeField(ParseContentMD5(h)); got != tt.want {
