@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"bytes"
+	"compress/gzip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,6 +42,16 @@ func TestGetMismatchNeverHidden(t *testing.T) {
 			wantCode: 1, wantErr: wantMis + " Repr-Digest md5"},
 		{name: "unixsum mismatch in the legacy Digest", origin: origin{header: map[string]string{"Digest": "UNIXsum=1"}},
 			wantCode: 1, wantErr: wantMis + " Digest unixsum"},
+		{name: "wrong sha-256 in the legacy Digest beside a matching Repr-Digest", origin: origin{header: map[string]string{"Repr-Digest": helloSHA256, "Digest": "SHA-256=47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="}},
+			wantCode: 1, wantErr: wantMis + " Digest sha-256"},
+		{name: "wrong Content-MD5 in the second of two lines", origin: origin{headerLines: map[string][]string{"Content-MD5": {"UFIauregE76D7gDe0/n0JA==", "AAAAAAAAAAAAAAAAAAAAAA=="}}},
+			wantCode: 1, wantErr: wantMis + " Content-MD5 md5"},
+		{name: "wrong x-amz-checksum-sha256 in the second of two lines", origin: origin{headerLines: map[string][]string{"X-Amz-Checksum-Sha256": {"RK/0qy18MlBSVnWgjwz6lZEWjP/lF5HF9bvEF8FabDg=", "47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="}}},
+			wantCode: 1, wantErr: wantMis + " x-amz-checksum-sha256 sha-256"},
+		{name: "Content-MD5 of the wrong length", origin: origin{header: map[string]string{"Content-MD5": "AAAA"}},
+			wantCode: 1, wantErr: wantMis + " Content-MD5 md5"},
+		{name: "x-goog-hash md5 of the wrong length", origin: origin{header: map[string]string{"X-Goog-Hash": "md5=AAAA"}},
+			wantCode: 1, wantErr: wantMis + " x-goog-hash md5"},
 		{name: "deprecated md5 match proves nothing", origin: origin{header: map[string]string{"Repr-Digest": md5Hello}},
 			wantCode: 0, wantErr: unverfied + ": no digest the policy accepts could be checked"},
 		{name: "wrong sha-256 in a field with a syntax error", origin: origin{header: map[string]string{"Repr-Digest": shaWrong + ", x=@"}},
@@ -75,5 +87,26 @@ func TestGetMismatchNeverHidden(t *testing.T) {
 				t.Errorf("%s written: %v, want %v", out, written, tt.wantCode == 0)
 			}
 		})
+	}
+}
+
+// x-goog-hash describes the object as GCS stores it: an object stored as
+// is (x-goog-stored-content-encoding: identity) that a proxy compressed on
+// the way (--compressed, Content-Encoding: gzip) is not what it hashes, so
+// its right md5 of the stored bytes is not a mismatch with the gzip bytes.
+func TestGetGoogHashProxyCompressed(t *testing.T) {
+	var gz bytes.Buffer
+	w := gzip.NewWriter(&gz)
+	w.Write([]byte(helloBody))
+	w.Close()
+	srv := origin{body: gz.Bytes(), header: map[string]string{"Content-Encoding": "gzip",
+		"X-Goog-Hash": "md5=UFIauregE76D7gDe0/n0JA==", "X-Goog-Stored-Content-Encoding": "identity"}}.serve(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, errOut := runHdig(t, "get", "--compressed", "-o", out, srv.URL+"/items/123")
+	if code != ExitOK {
+		t.Fatalf("exit %d, want 0; stderr:\n%s", code, errOut)
+	}
+	if got, _ := os.ReadFile(out); string(got) != helloBody {
+		t.Errorf("wrote %q, want %q", got, helloBody)
 	}
 }

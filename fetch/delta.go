@@ -458,13 +458,19 @@ func reprVerdict(h, t http.Header, sums []verify.Digest, req *Request) verify.Ve
 		v.Warn(suffix(f.Warnings(), where)...)
 		v.Add(label(verify.Compare(f, sums, p), where)...)
 	}
-	if !hdr.repr.Usable() && !tr.repr.Usable() && hdr.legacy.Present {
-		v.Warn(hdr.legacy.Warnings()...)
-		v.Add(verify.Compare(hdr.legacy, sums, p)...)
+	// The obsolete Digest, beside Repr-Digest or not, and in the trailer
+	// too: a member that does not match fails as Repr-Digest's would.
+	for i, f := range []verify.DigestField{hdr.legacy, tr.legacy} {
+		where := ""
+		if i == 1 {
+			where = " (trailer)"
+		}
+		v.Warn(suffix(f.Warnings(), where)...)
+		v.Add(label(verify.Compare(f, sums, p), where)...)
 	}
 	outsideChecks(&v, hdr, tr, reprBasis{sums: sums, content: true, coding: codingOf(h)}, req)
 	agree(&v, hdr.repr, tr.repr)
-	if !hdr.repr.Present && !tr.repr.Present && !hdr.legacy.Present {
+	if !hdr.repr.Present && !tr.repr.Present && !hdr.legacy.Present && !tr.legacy.Present {
 		v.Warn("the origin sent no Repr-Digest: nothing proves the rebuilt bytes")
 	}
 	return v

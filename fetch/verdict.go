@@ -52,11 +52,10 @@ func bodyVerdict(hdr, tr fields, content []verify.Digest, basis reprBasis, req *
 		v.Add(label(verify.Compare(sec.f.content, content, p), sec.where)...)
 		v.Warn(suffix(sec.f.repr.Warnings(), sec.where)...)
 		v.Add(basis.compare(sec.f.repr, p, sec.where)...)
-		// The obsolete Digest field counts only where Repr-Digest is absent.
-		if sec.f.legacy.Present && !sec.f.repr.Usable() && basis.why == "" {
-			v.Warn(suffix(sec.f.legacy.Warnings(), sec.where)...)
-			v.Add(label(verify.Compare(sec.f.legacy, basis.sums, p), sec.where)...)
-		}
+		// The obsolete Digest field is checked as Repr-Digest is, beside it
+		// or not: a member hdig computed that does not match is a failure.
+		v.Warn(suffix(sec.f.legacy.Warnings(), sec.where)...)
+		v.Add(basis.compare(sec.f.legacy, p, sec.where)...)
 	}
 	if basis.warning != "" && (hdr.repr.Usable() || tr.repr.Usable()) {
 		v.Warn(basis.warning)

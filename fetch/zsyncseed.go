@@ -87,12 +87,15 @@ func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 // HEAD (or first range response); it returns the file's sha-256 for the
 // cache (nil when the file will not be cached: not computed).
 func (z *zsyncRun) verify(f *os.File, res *Result) ([]byte, error) {
-	// The HEAD's Repr-Digest (or the first range response's), and any
-	// other value a range response carried: each describes the file.
+	// The HEAD's (or the first range response's) fields about the whole
+	// representation: Repr-Digest, and those a plain get checks too (the
+	// obsolete Digest, Unencoded-Digest, x-goog-hash, x-amz-checksum-*);
+	// and any other Repr-Digest a range response carried: each describes
+	// the file.
 	var fields []verify.DigestField
 	seen := ""
 	if z.head != nil {
-		fields = append(fields, verify.ParseDigestField(verify.ReprDigest, z.head.Header.Values(verify.ReprDigest)))
+		fields = append(fields, reprFields(z.head.Header).all()...)
 		seen = strings.Join(z.head.Header.Values(verify.ReprDigest), ", ")
 	}
 	for _, v := range z.reprs {

@@ -56,7 +56,7 @@ func ForeignFields(h http.Header) []DigestField {
 	for _, a := range amzAlgorithms {
 		name := AmzChecksumPrefix + a.suffix
 		if lines := h.Values(name); len(lines) > 0 {
-			out = append(out, parseAmzChecksum(name, a.key, lines, h.Get("x-amz-checksum-type")))
+			out = append(out, parseAmzChecksum(name, a.key, lines, h.Get("x-amz-checksum-type"))...)
 		}
 	}
 	return out
@@ -65,16 +65,26 @@ func ForeignFields(h http.Header) []DigestField {
 // transcoded says why x-goog-hash does not describe the bytes sent: GCS
 // keeps it for the stored object, and decompressive transcoding sends a
 // gzip-stored object decoded (x-goog-stored-content-encoding: gzip without
-// Content-Encoding: gzip).
+// Content-Encoding: gzip), and a proxy may compress one stored as is
+// (identity, with Content-Encoding: gzip). Without the stored coding
+// nothing says the bytes differ.
 func transcoded(h http.Header) string {
 	// Both read by the one parser: a list over all its lines (RFC 9110
 	// §5.3), lowercased, identity left out.
-	stored := httpfield.ContentCoding(h.Values("x-goog-stored-content-encoding"))
+	storedLines := h.Values("x-goog-stored-content-encoding")
+	stored := httpfield.ContentCoding(storedLines)
 	sent := httpfield.ContentCoding(h.Values("Content-Encoding"))
-	if stored == "" || stored == sent {
+	if len(storedLines) == 0 || stored == sent {
 		return ""
 	}
-	return fmt.Sprintf("it describes the object as stored (%s), and the response was transcoded (Content-Encoding: %q)", stored, sent)
+	return fmt.Sprintf("it describes the object as stored (%s), and the response was transcoded (Content-Encoding: %q)", orIdentity(stored), sent)
+}
+
+func orIdentity(coding string) string {
+	if coding == "" {
+		return "identity"
+	}
+	return coding
 }
 
 // parseGoogHash reads `crc32c=<b64>, md5=<b64>` from one or more lines.
@@ -112,63 +122,84 @@ func googKey(k string) string {
 }
 
 // add appends a base64 member under key ("" for a name hdig does not
-// know), or notes why it is skipped.
+// know), or notes why it is skipped (not base64).
 func (f *DigestField) add(key, name, v string) {
 	if key == "" {
 		f.Skipped = append(f.Skipped, fmt.Sprintf("member %q is not an algorithm hdig knows", name))
 		return
 	}
 	b, err := base64.StdEncoding.Strict().DecodeString(strings.TrimSpace(v))
-	if err != nil {
+	if err != nil || len(b) == 0 {
 		f.Skipped = append(f.Skipped, fmt.Sprintf("%s value %q is not base64", name, v))
 		return
 	}
-	if err := checkSize(key, b); err != nil {
-		f.Skipped = append(f.Skipped, fmt.Sprintf("%s value %q: %v", name, v, err))
-		return
-	}
+	// A value of the wrong length is kept: Compare reports it a mismatch,
+	// as it does for Repr-Digest and the obsolete Digest.
 	f.Digests = append(f.Digests, Digest{Algorithm: key, Value: b})
 }
 
 // parseAmzChecksum reads one x-amz-checksum-ALG field. A value ending in
 // -N, or sent with x-amz-checksum-type: COMPOSITE, is a checksum of the
-// parts' checksums, not of the object: kept, and Ignored says so.
-func parseAmzChecksum(name, key string, lines []string, typ string) DigestField {
-	f := DigestField{Name: name, Present: true}
-	v := strings.TrimSpace(strings.Join(lines, ","))
-	if len(v) > maxForeignLen {
-		f.Ignored = fmt.Sprintf("field is %d bytes, over the %d-byte limit", len(v), maxForeignLen)
-		return f
+// parts' checksums, not of the object: kept apart in a field of its own,
+// and Ignored says so. A field sent more than once (as lines, or a list an
+// intermediary joined with commas; base64 has no comma) gives one digest
+// per value, each checked: a second value that does not match fails
+// whatever the first says, rather than making the field unreadable.
+func parseAmzChecksum(name, key string, lines []string, typ string) []DigestField {
+	whole := DigestField{Name: name, Present: true}
+	if n := totalLen(lines); n > maxForeignLen {
+		whole.Ignored = fmt.Sprintf("field is %d bytes, over the %d-byte limit", n, maxForeignLen)
+		return []DigestField{whole}
 	}
-	composite := ""
-	if m := compositeSuffix.FindString(v); m != "" {
-		v, composite = strings.TrimSuffix(v, m), fmt.Sprintf("a composite of %s multipart parts' checksums, not a digest of the whole object", m[1:])
-	} else if strings.EqualFold(strings.TrimSpace(typ), "COMPOSITE") {
-		composite = "a composite of multipart parts' checksums (x-amz-checksum-type: COMPOSITE), not a digest of the whole object"
+	parts := DigestField{Name: name, Present: true}
+	for _, l := range lines {
+		for _, v := range strings.Split(l, ",") {
+			v = strings.TrimSpace(v)
+			if m := compositeSuffix.FindString(v); m != "" {
+				parts.add(key, name, strings.TrimSuffix(v, m))
+				parts.Ignored = fmt.Sprintf("a composite of %s multipart parts' checksums, not a digest of the whole object", m[1:])
+			} else if strings.EqualFold(strings.TrimSpace(typ), "COMPOSITE") {
+				parts.add(key, name, v)
+				parts.Ignored = "a composite of multipart parts' checksums (x-amz-checksum-type: COMPOSITE), not a digest of the whole object"
+			} else {
+				whole.add(key, name, v)
+			}
+		}
 	}
-	f.add(key, name, v)
+	whole.Skipped = append(whole.Skipped, parts.Skipped...)
+	parts.Skipped = nil
+	var out []DigestField
 	switch {
-	case len(f.Digests) == 0:
-		f.Ignored, f.Skipped = strings.Join(f.Skipped, "; "), nil
-	case composite != "":
-		f.Ignored = composite
+	case len(whole.Digests) > 0:
+		out = append(out, whole)
+	case len(parts.Digests) == 0:
+		whole.Ignored, whole.Skipped = strings.Join(whole.Skipped, "; "), nil
+		return []DigestField{whole}
 	}
-	return f
+	if len(parts.Digests) > 0 {
+		out = append(out, parts)
+	}
+	return out
 }
 
 // ParseContentMD5 reads RFC 1864's Content-MD5: the base64 MD5 of the
-// message's content.
+// message's content. A field sent more than once (as lines, or a list an
+// intermediary joined with commas; base64 has no comma) gives one digest
+// per value, each checked: a second value that does not match fails
+// whatever the first says, rather than making the field unreadable.
 func ParseContentMD5(h http.Header) DigestField {
 	lines := h.Values(ContentMD5)
 	f := DigestField{Name: ContentMD5, Present: len(lines) > 0}
 	switch {
 	case !f.Present:
-	case len(lines) > 1:
-		f.Ignored = fmt.Sprintf("%d field lines, want one", len(lines))
-	case len(lines[0]) > maxForeignLen:
-		f.Ignored = fmt.Sprintf("field is %d bytes, over the %d-byte limit", len(lines[0]), maxForeignLen)
+	case totalLen(lines) > maxForeignLen:
+		f.Ignored = fmt.Sprintf("field is %d bytes, over the %d-byte limit", totalLen(lines), maxForeignLen)
 	default:
-		f.add("md5", ContentMD5, lines[0])
+		for _, l := range lines {
+			for _, v := range strings.Split(l, ",") {
+				f.add("md5", ContentMD5, v)
+			}
+		}
 		if len(f.Digests) == 0 {
 			f.Ignored, f.Skipped = strings.Join(f.Skipped, "; "), nil
 		}

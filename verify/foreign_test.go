@@ -32,11 +32,24 @@ var foreignFieldsTests = []struct {
 	// then "br" is "gzip, br", not the stored "gzip".
 	{"goog stored gzip sent gzip, br on two lines", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip", "Content-Encoding: gzip", "Content-Encoding: br"}, "x-goog-hash[crc32c](ignored)"},
 	{"goog stored gzip sent gzip, br on one line", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: gzip", "Content-Encoding: gzip, br"}, "x-goog-hash[crc32c](ignored)"},
+	// GCS says identity for an object stored as is: a response compressed
+	// on the way (a proxy's gzip) is not the bytes x-goog-hash describes.
+	{"goog stored identity sent gzip", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: identity", "Content-Encoding: gzip"}, "x-goog-hash[crc32c](ignored)"},
+	{"goog stored identity sent identity", []string{"x-goog-hash: crc32c=n03x6A==", "x-goog-stored-content-encoding: identity"}, "x-goog-hash[crc32c]"},
+	// A value of the wrong length is kept: Compare fails it, as it does a
+	// Repr-Digest member's, rather than the field passing unread.
+	{"goog md5 too short", []string{"x-goog-hash: md5=AAAA"}, "x-goog-hash[md5]"},
+	{"amz crc32 too long", []string{"x-amz-checksum-crc32: AAAAAAAA"}, "x-amz-checksum-crc32[crc32]"},
 	{"goog nothing usable", []string{"x-goog-hash: crc32c=###"}, "x-goog-hash[](ignored)"},
 	{"amz sha256", []string{"x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564="}, "x-amz-checksum-sha256[sha-256]"},
 	{"amz crc64nvme", []string{"x-amz-checksum-crc64nvme: rosUhgp5mIg="}, "x-amz-checksum-crc64nvme[crc64nvme]"},
 	{"amz composite suffix", []string{"x-amz-checksum-crc32c: sOO8/Q==-3"}, "x-amz-checksum-crc32c[crc32c](ignored)"},
 	{"amz composite type", []string{"x-amz-checksum-crc32: yZRlqg==", "x-amz-checksum-type: COMPOSITE"}, "x-amz-checksum-crc32[crc32](ignored)"},
+	// Each value is checked: a second line (or a list an intermediary
+	// joined) that disagrees must fail, not make the field unreadable.
+	{"amz two lines", []string{"x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564=", "x-amz-checksum-sha256: 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="}, "x-amz-checksum-sha256[sha-256,sha-256]"},
+	{"amz joined list", []string{"x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564=, 47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="}, "x-amz-checksum-sha256[sha-256,sha-256]"},
+	{"amz whole beside composite", []string{"x-amz-checksum-crc32c: sOO8/Q==", "x-amz-checksum-crc32c: sOO8/Q==-3"}, "x-amz-checksum-crc32c[crc32c] x-amz-checksum-crc32c[crc32c](ignored)"},
 	{"amz bad base64", []string{"x-amz-checksum-sha1: not base64"}, "x-amz-checksum-sha1[](ignored)"},
 	{"amz several", []string{"x-amz-checksum-crc32: yZRlqg==", "x-amz-checksum-sha256: LCa0a2j/xo/5m0U8HTBBNBNCLXBkg7+g+YpeiGJm564="}, "x-amz-checksum-sha256[sha-256] x-amz-checksum-crc32[crc32]"},
 	{"oversized", []string{"x-goog-hash: crc32c=" + strings.Repeat("A", maxForeignLen)}, "x-goog-hash[](ignored)"},
@@ -76,8 +89,12 @@ func TestParseContentMD5(t *testing.T) {
 	}{
 		// RFC 1864 §2's own example is the digest of an empty body.
 		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg=="}, "Content-MD5[md5]"},
-		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==", "1B2M2Y8AsgTpgAmY7PhCfg=="}, "Content-MD5[](ignored)"},
-		{[]string{"d41d8cd98f00b204e9800998ecf8427e"}, "Content-MD5[](ignored)"},
+		// Each value is checked: a second line (or a list an intermediary
+		// joined) that disagrees must fail, not make the field unreadable.
+		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==", "AAAAAAAAAAAAAAAAAAAAAA=="}, "Content-MD5[md5,md5]"},
+		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==, AAAAAAAAAAAAAAAAAAAAAA=="}, "Content-MD5[md5,md5]"},
+		{[]string{"d41d8cd98f00b204e9800998ecf8427e"}, "Content-MD5[md5]"}, // hex is base64 too, 24 bytes
+		{[]string{"not base64!"}, "Content-MD5[](ignored)"},
 	} {
 		h := http.Header{http.CanonicalHeaderKey(ContentMD5): tt.lines}
 		if got := describeField(ParseContentMD5(h)); got != tt.want {

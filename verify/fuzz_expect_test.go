@@ -66,7 +66,8 @@ func FuzzChecksumEntries(f *testing.F) {
 }
 
 // FuzzForeignFields: origin fields outside RFC 9530 never panic; a usable
-// field's digests have their algorithm's length.
+// field's digests name an algorithm hdig computes (a value of the wrong
+// length is kept, for Compare to fail).
 func FuzzForeignFields(f *testing.F) {
 	for _, tt := range foreignFieldsTests {
 		f.Add(strings.Join(tt.header, "\n"))
@@ -83,7 +84,7 @@ func FuzzForeignFields(f *testing.F) {
 				t.Fatalf("%s usable without digests: %+v", fl.Name, fl)
 			}
 			for _, d := range fl.Digests {
-				if a, ok := Find(d.Algorithm); !ok || len(d.Value) != a.Size {
+				if _, ok := Find(d.Algorithm); !ok || len(d.Value) == 0 {
 					t.Fatalf("%s: %s of %d bytes", fl.Name, d.Algorithm, len(d.Value))
 				}
 			}
