@@ -120,11 +120,27 @@ func TestDictClearGC(t *testing.T) {
 	if err := os.WriteFile(stray, []byte("stray"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// A crashed PutDict's temporary file is taken by GC once stale, as
+	// blobs/'s are; one being written is not.
+	old, fresh := filepath.Join(c.Dir, dictDir, tempPrefix+"old"), filepath.Join(c.Dir, dictDir, tempPrefix+"new")
+	for _, f := range []string{old, fresh} {
+		if err := os.WriteFile(f, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-2 * staleTemp)
+	os.Chtimes(old, past, past)
 	if _, _, err := c.GC(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stray); !os.IsNotExist(err) || len(c.Dicts()) != 1 {
 		t.Errorf("gc: stray file %v, %d dictionaries; want it gone, 1 kept", err, len(c.Dicts()))
+	}
+	if _, err := os.Stat(old); !os.IsNotExist(err) {
+		t.Errorf("gc: stale temporary file %v, want it gone", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("gc: temporary file being written: %v, want it kept", err)
 	}
 	if err := c.Clear(); err != nil || len(c.Dicts()) != 0 {
 		t.Errorf("clear: %v, %d dictionaries left", err, len(c.Dicts()))

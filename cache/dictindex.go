@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 )
@@ -118,8 +119,9 @@ func (c *Cache) writeDictIndex(idx *dictIndex) error {
 	return nil
 }
 
-// sweepDicts deletes files under dicts/ that no entry names, except the
-// index and temporary files (a PutDict in progress). It returns how many.
+// sweepDicts deletes files under dicts/ that no entry names, and stale
+// temporary files (a PutDict that crashed), but not the index nor a
+// PutDict in progress. It returns how many.
 func (c *Cache) sweepDicts(idx *dictIndex) int {
 	live := map[string]bool{}
 	for _, d := range idx.Dicts {
@@ -132,6 +134,12 @@ func (c *Cache) sweepDicts(idx *dictIndex) int {
 	n := 0
 	for _, de := range des {
 		name := de.Name()
+		if isTemp(de) {
+			if fi, err := de.Info(); err == nil && staleTempFile(fi) && c.root.Remove(path.Join(dictDir, name)) == nil {
+				n++
+			}
+			continue
+		}
 		if !validSum(name) || live[name] {
 			continue
 		}

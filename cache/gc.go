@@ -83,6 +83,18 @@ func (c *Cache) GC() (removed int, freed int64, err error) {
 	return removed, freed, nil
 }
 
+// isTemp says de is a temporary file: a Put in progress, or the leftover
+// of one that crashed.
+func isTemp(de fs.DirEntry) bool {
+	return strings.HasPrefix(de.Name(), tempPrefix) && de.Type().IsRegular()
+}
+
+// staleTempFile says a temporary file has gone unwritten for staleTemp: the
+// leftover of a crashed process, not a Put in progress.
+func staleTempFile(fi fs.FileInfo) bool {
+	return time.Since(fi.ModTime()) > staleTemp
+}
+
 // sweep deletes blobs not in live, empty shard directories and stale
 // temporary files. The caller holds the lock.
 func (c *Cache) sweep(live map[string]bool) (int, int64, error) {
@@ -104,8 +116,8 @@ func (c *Cache) sweep(live map[string]bool) (int, int64, error) {
 			fi, err := de.Info()
 			switch {
 			case err != nil:
-			case strings.HasPrefix(de.Name(), tempPrefix) && de.Type().IsRegular():
-				if time.Since(fi.ModTime()) > staleTemp {
+			case isTemp(de):
+				if staleTempFile(fi) {
 					del(name, fi)
 				}
 			case dir == blobDir && de.IsDir() && len(de.Name()) == 2:
