@@ -156,20 +156,14 @@ func TestChangedRepresentationComparedWithSecondGET(t *testing.T) {
 // GET, the encoded variant did not).
 func TestHeaderWrongTrailerRightFails(t *testing.T) {
 	gz := gzipped([]byte(files["doc.txt"]))
-	wrap := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-				next.ServeHTTP(w, r)
-				return
-			}
-			w.Header().Set("Content-Encoding", "gzip")
-			w.Header().Set(verify.ReprDigest, only(sumsOf("not the gzip bytes"), "sha-256"))
-			w.WriteHeader(http.StatusOK)
-			w.Write(gz)
-			w.(http.Flusher).Flush()
-			w.Header().Set(http.TrailerPrefix+verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
-		})
-	}
+	wrap := onGzip(func(w http.ResponseWriter) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set(verify.ReprDigest, only(sumsOf("not the gzip bytes"), "sha-256"))
+		w.WriteHeader(http.StatusOK)
+		w.Write(gz)
+		w.(http.Flusher).Flush()
+		w.Header().Set(http.TrailerPrefix+verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
+	})
 	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
 	if got := result(rep, "encoding.repr-digest"); got.Status != Fail {
 		t.Errorf("encoding.repr-digest = %s (%s), want fail: the header's Repr-Digest is wrong", got.Status, got.Message)
@@ -206,25 +200,33 @@ func TestUndeclaredTrailerDigestCompared(t *testing.T) {
 // the decoded bytes with the identity GET's.
 func TestEncodedVariantOfOtherBytesFails(t *testing.T) {
 	gz := gzipped([]byte("another document entirely\n"))
-	wrap := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-				next.ServeHTTP(w, r)
-				return
-			}
-			w.Header().Set("Content-Encoding", "gzip")
-			w.Header().Set("ETag", `"gz"`)
-			w.Header().Set(verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
-			w.Header().Set(verify.ContentDigest, only(sumsOf(string(gz)), "sha-256"))
-			w.Header().Set("Content-Length", fmt.Sprint(len(gz)))
-			w.Write(gz)
-		})
-	}
+	wrap := onGzip(func(w http.ResponseWriter) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("ETag", `"gz"`)
+		w.Header().Set(verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
+		w.Header().Set(verify.ContentDigest, only(sumsOf(string(gz)), "sha-256"))
+		w.Header().Set("Content-Length", fmt.Sprint(len(gz)))
+		w.Write(gz)
+	})
 	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
 	if len(ids(rep, Fail)) == 0 {
 		t.Errorf("no check failed, but the gzip variant decodes to another document:\n%s", dump(rep))
 	}
 	if got := result(rep, "encoding.decode"); got.Status != Fail {
 		t.Errorf("encoding.decode = %s (%s), want fail", got.Status, got.Message)
+	}
+}
+
+// onGzip wraps the origin so that a request accepting gzip is answered by
+// serve, and any other by the origin.
+func onGzip(serve func(w http.ResponseWriter)) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			serve(w)
+		})
 	}
 }
