@@ -230,3 +230,31 @@ func onGzip(serve func(w http.ResponseWriter)) func(http.Handler) http.Handler {
 		})
 	}
 }
+
+// A Content-Digest that is not a valid Dictionary, or repeats a key, is
+// judged like a Repr-Digest (content-digest.syntax), not passed over: a
+// malformed one whose members match was a skip, "no algorithm hdig can
+// compute", and a duplicate key went unremarked.
+func TestContentDigestSyntax(t *testing.T) {
+	right := only(sumsOf(files["doc.txt"]), "sha-256")
+	for _, tc := range []struct {
+		value string
+		want  Status
+	}{
+		{right + ", bad", Fail},
+		{right + ", md5=3", Fail},
+		{right + ", " + right, Warn},
+		{right, Pass},
+	} {
+		edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+			if r.Method == http.MethodGet && *status == http.StatusOK && h.Get("Content-Encoding") == "" {
+				h.Set(verify.ContentDigest, tc.value)
+			}
+			return body
+		}
+		rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+		if got := result(rep, "content-digest.syntax"); got.Status != tc.want {
+			t.Errorf("Content-Digest: %s: content-digest.syntax = %s (%s), want %s", tc.value, got.Status, got.Message, tc.want)
+		}
+	}
+}

@@ -50,6 +50,7 @@ var Checks = []Spec{
 	{"repr-digest.syntax", "RFC 9530 §3; RFC 8941 §3.2"},
 	{"repr-digest.algorithm", "RFC 9530 §5"},
 	{"repr-digest.match", "RFC 9530 §3"},
+	{"content-digest.syntax", "RFC 9530 §2; RFC 8941 §3.2"},
 	{"content-digest.match", "RFC 9530 §2"},
 	{"foreign-digest.match", "RFC 1864; draft-ietf-httpbis-unencoded-digest"},
 	{"head.repr-digest", "RFC 9530 §3; RFC 9110 §9.3.2"},
