@@ -305,7 +305,7 @@ func (c checkedCopy) Close() error              { return c.b.Close() }
 // copying it onto itself: Cache.Open has just checked it against its
 // sha-256, so a Repr-Digest sha-256 member is checked against that sum.
 // It reports false, leaving the copy to the caller, when the 304 has no
-// sha-256 Repr-Digest or it does not match.
+// sha-256 Repr-Digest, names any other algorithm, or does not match.
 func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink, res *Result) bool {
 	if !e.Linked() || len(d.req.Expected) > 0 {
 		return false // the user's digests are computed over the copy
@@ -321,6 +321,14 @@ func (d *deltaReceiver) inPlace(resp *http.Response, e cache.Entry, fs *FileSink
 	repr := responseFields(resp.Header).repr
 	if _, ok := repr.Get("sha-256"); !ok || !d.req.Policy.Accepts("sha-256") {
 		return false
+	}
+	// Only sha-256 is known here: any other algorithm the copy would hash
+	// (a sha-512 member, the obsolete Digest's md5, a foreign field's)
+	// must be computed over the bytes, else it would pass as not computed.
+	for _, a := range d.req.algorithms(reprFields(resp.Header).all()...) {
+		if a.Key != "sha-256" {
+			return false
+		}
 	}
 	v := reprVerdict(resp.Header, nil, []verify.Digest{{Algorithm: "sha-256", Value: sum}}, d.req)
 	emptyContentChecks(&v, resp.Header, d.req.Policy)

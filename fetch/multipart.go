@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/verify"
 )
 
 // Bounds of a multipart/byteranges body (RFC 9110 §14.6, RFC 2046 §5.1.1):
@@ -39,6 +41,14 @@ type byteRangesReader struct {
 	Parts []ContentRange
 	// onPart is Request.OnPart, called as each part begins.
 	onPart func(ContentRange) error
+	// A part may carry its own Content-Digest or Content-MD5 (RFC 2046
+	// body-part fields, RFC 1864): each is a digest of that part's bytes,
+	// computed and compared as its part ends; the checks go to the verdict
+	// (a mismatch fails it).
+	policy verify.Policy
+	fields []verify.DigestField // the current part's
+	hasher *verify.Hasher       // of the current part's bytes, nil for none
+	checks []verify.Check
 }
 
 // newByteRangesReader checks the Content-Type (media type and boundary) and
@@ -67,6 +77,9 @@ func (m *byteRangesReader) Read(p []byte) (int, error) {
 	}
 	n, err := m.br.Read(p)
 	m.left -= int64(n)
+	if m.hasher != nil {
+		m.hasher.Write(p[:n])
+	}
 	if err == io.EOF {
 		err = nil
 		if n == 0 {
@@ -82,6 +95,7 @@ func (m *byteRangesReader) next() error {
 	if m.done {
 		return io.EOF
 	}
+	m.checkPart()
 	if len(m.Parts) == 0 {
 		if err := m.preamble(); err != nil {
 			return err
@@ -176,6 +190,55 @@ func (m *byteRangesReader) part() error {
 	}
 	m.total, m.left = cr.Total, cr.Len()
 	m.Parts = append(m.Parts, cr)
+	m.fields = pieceFields(http.Header(h))
+	want := map[string]bool{}
+	for _, f := range m.fields {
+		for _, x := range f.Digests {
+			want[x.Algorithm] = true
+		}
+	}
+	if algs := pick(want); len(algs) > 0 {
+		m.hasher = verify.NewHasher(algs)
+	}
+	return nil
+}
+
+// checkPart compares the digests the part just read carried with its
+// bytes, once all of them were read.
+func (m *byteRangesReader) checkPart() {
+	if m.hasher == nil && len(m.fields) == 0 {
+		return
+	}
+	var sums []verify.Digest
+	if m.hasher != nil {
+		sums = m.hasher.Sums()
+		m.hasher.Close()
+	}
+	where := fmt.Sprintf("of multipart part %d (%s)", len(m.Parts), m.Parts[len(m.Parts)-1])
+	for _, f := range m.fields {
+		for _, c := range verify.Compare(f, sums, m.policy) {
+			if c.Result == verify.Match {
+				// Body-part fields are outside RFC 9530: a mismatch fails,
+				// a match proves nothing beyond what the response's do.
+				c.Result, c.Reason = verify.Ignored, "a body part's field, not proof"
+			}
+			if c.Reason == "" {
+				c.Reason = where
+			} else {
+				c.Reason = where + "; " + c.Reason
+			}
+			m.checks = append(m.checks, c)
+		}
+	}
+	m.fields, m.hasher = nil, nil
+}
+
+// partChecks are the checks of the parts' own digests of a -r answer read
+// through r (none unless r is a multipart body).
+func partChecks(r io.Reader) []verify.Check {
+	if m, ok := r.(*byteRangesReader); ok {
+		return m.checks
+	}
 	return nil
 }
 
@@ -294,6 +357,9 @@ func rangesBody(req *Request, resp *http.Response, res *Result, out *io.Reader) 
 	r, parts, err := partialBody(resp, *out, req.Ranges)
 	if err != nil {
 		return nil, err
+	}
+	if m, ok := r.(*byteRangesReader); ok {
+		m.policy = req.Policy
 	}
 	if req.OnPart != nil {
 		if m, ok := r.(*byteRangesReader); ok {

@@ -258,26 +258,25 @@ func (d *download) alreadyComplete(ctx context.Context) (*Result, bool) {
 	if resp.StatusCode != http.StatusOK || !repr.Usable() || (resp.ContentLength >= 0 && resp.ContentLength != st.Size()) {
 		return nil, false
 	}
-	var algs []verify.Algorithm
+	accepted := false
 	for _, x := range repr.Digests {
 		if a, ok := verify.Lookup(x.Algorithm); ok && d.req.Policy.Accepts(a.Key) {
-			algs = append(algs, a)
+			accepted = true
 		}
 	}
-	if len(algs) == 0 {
+	if !accepted {
 		return nil, false
 	}
-	algs, _ = d.req.withExpected(algs)
+	// Every digest of the HEAD hdig can compute is of FILE: Repr-Digest's
+	// members, accepted or not, the obsolete Digest, the foreign fields,
+	// and the user's; none may pass as not computed.
 	f, err := os.Open(d.path)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	sums, n, err := verify.Sum(f, algs)
-	v := verify.Verdict{Checks: verify.Compare(repr, sums, d.req.Policy)}
-	for _, e := range d.req.Expected {
-		v.Add(verify.Compare(e, sums, d.req.Policy)...)
-	}
+	sums, n, err := verify.Sum(f, d.req.algorithms(reprFields(resp.Header).all()...))
+	v := reprVerdict(resp.Header, nil, sums, d.req)
 	if err != nil || n != st.Size() || v.Outcome() != verify.Verified {
 		return nil, false
 	}
