@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -128,10 +129,19 @@ func (f *DigestField) add(key, name, v string) {
 		f.Skipped = append(f.Skipped, fmt.Sprintf("member %q is not an algorithm hdig knows", name))
 		return
 	}
-	b, err := base64.StdEncoding.Strict().DecodeString(strings.TrimSpace(v))
+	v = strings.TrimSpace(v)
+	b, err := base64.StdEncoding.Strict().DecodeString(v)
 	if err != nil || len(b) == 0 {
 		f.Skipped = append(f.Skipped, fmt.Sprintf("%s value %q is not base64", name, v))
 		return
+	}
+	// Hex digits are base64 too: a value of exactly the algorithm's hex
+	// length (32 for md5; some origins send Content-MD5 so) is its hex
+	// form, else every correct download would fail on its base64 reading.
+	if a, ok := Find(key); ok && len(b) != a.Size && len(v) == 2*a.Size {
+		if h, err := hex.DecodeString(v); err == nil {
+			b = h
+		}
 	}
 	// A value of the wrong length is kept: Compare reports it a mismatch,
 	// as it does for Repr-Digest and the obsolete Digest.
