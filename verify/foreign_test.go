@@ -129,11 +129,17 @@ func TestForeignHexValue(t *testing.T) {
 		{http.Header{"Content-Md5": {"D41D8CD98F00B204E9800998ECF8427E"}}, Match},
 		{http.Header{"Content-Md5": {"00000000000000000000000000000000"}}, Mismatch},
 		{http.Header{"X-Amz-Checksum-Sha256": {"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}, Match},
+		// The obsolete Digest, checked beside Repr-Digest, by the same rule.
+		{http.Header{"Digest": {"SHA-256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}, Match},
+		{http.Header{"Digest": {"MD5=00000000000000000000000000000000"}}, Mismatch},
 	} {
 		var f DigestField
-		if len(tt.h.Values(ContentMD5)) > 0 {
+		switch {
+		case len(tt.h.Values("Digest")) > 0:
+			f = ParseLegacyDigest(tt.h.Values("Digest"))
+		case len(tt.h.Values(ContentMD5)) > 0:
 			f = ParseContentMD5(tt.h)
-		} else {
+		default:
 			f = ForeignFields(tt.h)[0]
 		}
 		cs := Compare(f, sums, Policy{Accept: []string{"md5", "sha-256"}})
