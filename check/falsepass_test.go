@@ -258,3 +258,28 @@ func TestContentDigestSyntax(t *testing.T) {
 		}
 	}
 }
+
+// An origin that compresses whatever Accept-Encoding says sends the GET
+// for identity gzip-encoded too: there are no identity bytes to compare
+// the encoded variant's decoded bytes with, and encoding.decode must not
+// call the variant (the same bytes as the GET) another document.
+func TestDecodeWithoutIdentityGETNotFailed(t *testing.T) {
+	gz := gzipped([]byte(files["doc.txt"]))
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || r.Header.Get("Range") != "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Header().Set(verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
+			w.Header().Set("Content-Length", fmt.Sprint(len(gz)))
+			w.WriteHeader(http.StatusOK)
+			w.Write(gz)
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "encoding.decode"); got.Status == Fail {
+		t.Errorf("encoding.decode = %s (%s), want no failure: the variant decodes to the document", got.Status, got.Message)
+	}
+}

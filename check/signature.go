@@ -45,24 +45,43 @@ func (a *audit) checkSignatures() {
 }
 
 func (a *audit) checkTrusted(tr *fetch.Trust, s fetch.Signed, sigs []httpsig.Signature) {
-	var valid, invalid []fetch.SignatureCheck
+	var valid, invalid, unread []fetch.SignatureCheck
+	// A signature over a trailer field cannot be verified when the GET's
+	// body was not read to its end (over --max-body, broken off): its
+	// trailer never came. That is not judged, rather than invalid.
+	overTrailer := map[string]bool{}
+	if a.full.capped || a.full.err != nil {
+		for _, sg := range sigs {
+			for _, c := range sg.Params.Components {
+				if c.Params != nil {
+					if _, ok := c.Params.Get("tr"); ok {
+						overTrailer[sg.Label] = true
+					}
+				}
+			}
+		}
+	}
 	for _, c := range s.Checks {
-		switch c.Result {
-		case fetch.SignatureValid:
+		switch {
+		case c.Result == fetch.SignatureValid:
 			valid = append(valid, c)
-		case fetch.SignatureInvalid:
+		case c.Result == fetch.SignatureInvalid && overTrailer[c.Label]:
+			unread = append(unread, c)
+		case c.Result == fetch.SignatureInvalid:
 			invalid = append(invalid, c)
 		}
 	}
-	if len(valid)+len(invalid) == 0 {
+	if n := len(valid) + len(invalid) + len(unread); n == 0 {
 		a.s.fail("signature.key-trusted", fmt.Sprintf("no signature is by a trusted key (keyids %s); want one by a --trust-key key", keyids(sigs)))
 	} else {
-		a.s.pass("signature.key-trusted", fmt.Sprintf("%d signature(s) by a trusted key", len(valid)+len(invalid)))
+		a.s.pass("signature.key-trusted", fmt.Sprintf("%d signature(s) by a trusted key", n))
 	}
 	switch {
 	case len(invalid) > 0:
 		c := invalid[0]
 		a.s.fail("signature.valid", fmt.Sprintf("%s (keyid %q) does not verify: %s", c.Label, c.KeyID, c.Reason))
+	case len(unread) > 0:
+		a.s.skip("signature.valid", fmt.Sprintf("%s cover a trailer field, and the GET's body was not read to its end (%s; --max-body %s): not verified", labels(unread), bytesOf(a.full.size), bytesOf(a.opts.MaxBody)))
 	case len(valid) == 0:
 		a.s.skip("signature.valid", "no signature by a trusted key to verify")
 	default:

@@ -89,6 +89,9 @@ func (x *outputFlags) finish(ios *IOStreams, output string, res *fetch.Result) (
 // alone would have written it).
 func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, error) {
 	name, ok := dispositionName(disposition)
+	if !ok && x.remoteName == "" {
+		return tmp, withExit(ExitUsage, fmt.Errorf("-J: no file name in Content-Disposition (%q) nor in the URL; the verified bytes are in %s", disposition, tmp))
+	}
 	if !ok {
 		if disposition != "" {
 			fmt.Fprintf(ios.ErrOut, "warning: -J: Content-Disposition %q has no safe file name; writing %s\n", disposition, x.remoteName)

@@ -1,6 +1,9 @@
 package cmd
 
 import (
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,5 +21,37 @@ func TestRemoteNameDirectory(t *testing.T) {
 		if name, err := remoteName(u); err != nil || name != want {
 			t.Errorf("remoteName(%q) = %q, %v: want %q", u, name, err, want)
 		}
+	}
+}
+
+// TestRemoteHeaderNameDirectoryURL: with -J a URL ending in "/" (a
+// download endpoint) is named by Content-Disposition, as curl -OJ does;
+// without a usable one nothing is named after the directory, and the
+// verified bytes stay in -J's hidden file.
+func TestRemoteHeaderNameDirectoryURL(t *testing.T) {
+	srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("cd") == "" {
+			w.Header().Set("Content-Disposition", `attachment; filename="report.json"`)
+		}
+		helloHandler(w, r)
+	})
+	dir := t.TempDir()
+	code, stdout, stderr := runHdig(t, "get", "-s", "-O", "-J", "--output-dir", dir, "-w", "%{filename_effective}", srv.URL+"/download/")
+	if code != 0 || stdout != filepath.Join(dir, "report.json") {
+		t.Fatalf("-OJ on a URL ending in /: exit %d, %q, %s", code, stdout, stderr)
+	}
+	assertFile(t, filepath.Join(dir, "report.json"), helloBody)
+	sub := t.TempDir()
+	if code, _, _ := runHdig(t, "get", "-s", "-O", "-J", "--output-dir", sub, srv.URL+"/download/?cd=no"); code != ExitUsage {
+		t.Errorf("-OJ, no Content-Disposition, no name in the URL: exit %d, want 2", code)
+	}
+	entries, _ := os.ReadDir(sub)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".hdig-J.") {
+			t.Errorf("wrote %s", e.Name())
+		}
+	}
+	if code, _, _ := runHdig(t, "get", "-s", "-O", "--output-dir", sub, srv.URL+"/download/"); code != ExitUsage {
+		t.Errorf("-O alone on a URL ending in /: exit %d, want 2", code)
 	}
 }

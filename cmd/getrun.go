@@ -99,10 +99,17 @@ func (o *getOptions) checkOutputFlags() (string, error) {
 	if o.RemoteName && o.Output != "" {
 		return "", usageErrorf("-o and -O cannot be used together")
 	}
+	named := true // -O's name comes from the URL
 	if o.RemoteName {
 		name, err := remoteName(o.URL)
-		if err != nil {
+		if err != nil && !(x.RemoteHeaderName && errors.Is(err, errNoFileName)) {
 			return "", err
+		}
+		// With -J, a URL without a file name (a download endpoint ending
+		// in "/") is named by Content-Disposition alone, as curl -OJ does.
+		named = err == nil
+		if !named {
+			name = "download"
 		}
 		o.Output, o.RemoteName = name, false
 	}
@@ -117,7 +124,10 @@ func (o *getOptions) checkOutputFlags() (string, error) {
 		// URLs has its own (jSlot): two ending in the same name (get?id=1,
 		// get?id=2) would share one part file, and -Z would rename one's
 		// bytes as the other's.
-		x.remoteName = o.Output
+		x.remoteName = ""
+		if named {
+			x.remoteName = o.Output
+		}
 		o.Output = filepath.Join(filepath.Dir(o.Output), ".hdig-J."+o.jSlot+filepath.Base(o.Output))
 	}
 	if x.WriteOut == "" {
@@ -145,7 +155,11 @@ func remoteName(rawURL string) (string, error) {
 	}
 	name := path.Base(u.Path)
 	if strings.HasSuffix(u.Path, "/") || name == "/" || name == "." || name == ".." || name == "" {
-		return "", usageErrorf("-O: the URL %q has no file name; use -o FILE", httpfield.Redact(rawURL))
+		return "", withExit(ExitUsage, fmt.Errorf("-O: the URL %q %w; use -o FILE", httpfield.Redact(rawURL), errNoFileName))
 	}
 	return name, nil
 }
+
+// errNoFileName is remoteName's error for a URL without a last path
+// segment: -J may still name the file after Content-Disposition.
+var errNoFileName = errors.New("has no file name")

@@ -24,6 +24,14 @@ func Redact(rawURL string) string {
 		end = start + i
 	}
 	at := strings.LastIndex(rawURL[start:end], "@")
+	if host := rawURL[start:end]; at < 0 && !strings.HasPrefix(host, "[") {
+		// A password holding "/", "?" or "#" ends the authority early
+		// ("u:pa/ss@h" reads as host u, port "pa/…"): a port that is not
+		// a number, and an "@" further on, are such a password's marks.
+		if i := strings.LastIndex(host, ":"); i >= 0 && strings.Trim(host[i+1:], "0123456789") != "" {
+			at = strings.LastIndex(rawURL[start:], "@")
+		}
+	}
 	if at < 0 {
 		return rawURL
 	}

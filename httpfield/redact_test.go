@@ -18,6 +18,13 @@ func TestRedact(t *testing.T) {
 		{"http://h/%zz:pw@x", "http://h/%zz:pw@x"},
 		{"u:secret@h/a", "u:xxxxx@h/a"},
 		{"mailto:a@b", "mailto:xxxxx@b"},
+		// A password holding "/", "?" or "#" (not escaped) ends the
+		// authority early, and the URL does not parse: still redacted.
+		{"http://u:pa/ss@h/a", "http://u:xxxxx@h/a"},
+		{"http://u:pa#ss@h/a", "http://u:xxxxx@h/a"},
+		{"http://u:pa?ss@h/a", "http://u:xxxxx@h/a"},
+		{"http://h:8080/%zz@x", "http://h:8080/%zz@x"},
+		{"http://[::1]/%zz@x", "http://[::1]/%zz@x"},
 	} {
 		if got := Redact(tc.in); got != tc.want {
 			t.Errorf("Redact(%q) = %q, want %q", tc.in, got, tc.want)

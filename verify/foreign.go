@@ -2,6 +2,7 @@ package verify
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -87,6 +88,21 @@ func orIdentity(coding string) string {
 	return coding
 }
 
+// hexForm is v read as hex when b, its base64 reading, has the wrong
+// length for algorithm key and v has exactly the algorithm's hex length
+// (32 digits for md5): hex digits are base64 too, and some origins send
+// Content-MD5 or Digest in hex, which would otherwise fail every correct
+// download. Else b. The one rule for the fields outside RFC 9530 and the
+// obsolete Digest.
+func hexForm(key, v string, b []byte) []byte {
+	if a, ok := Find(key); ok && len(b) != a.Size && len(v) == 2*a.Size {
+		if h, err := hex.DecodeString(v); err == nil {
+			return h
+		}
+	}
+	return b
+}
+
 // parseGoogHash reads `crc32c=<b64>, md5=<b64>` from one or more lines.
 func parseGoogHash(lines []string) DigestField {
 	f := DigestField{Name: GoogHash, Present: true}
@@ -128,11 +144,13 @@ func (f *DigestField) add(key, name, v string) {
 		f.Skipped = append(f.Skipped, fmt.Sprintf("member %q is not an algorithm hdig knows", name))
 		return
 	}
-	b, err := base64.StdEncoding.Strict().DecodeString(strings.TrimSpace(v))
+	v = strings.TrimSpace(v)
+	b, err := base64.StdEncoding.Strict().DecodeString(v)
 	if err != nil || len(b) == 0 {
 		f.Skipped = append(f.Skipped, fmt.Sprintf("%s value %q is not base64", name, v))
 		return
 	}
+	b = hexForm(key, v, b)
 	// A value of the wrong length is kept: Compare reports it a mismatch,
 	// as it does for Repr-Digest and the obsolete Digest.
 	f.Digests = append(f.Digests, Digest{Algorithm: key, Value: b})

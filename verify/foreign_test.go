@@ -93,7 +93,7 @@ func TestParseContentMD5(t *testing.T) {
 		// joined) that disagrees must fail, not make the field unreadable.
 		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==", "AAAAAAAAAAAAAAAAAAAAAA=="}, "Content-MD5[md5,md5]"},
 		{[]string{"1B2M2Y8AsgTpgAmY7PhCfg==, AAAAAAAAAAAAAAAAAAAAAA=="}, "Content-MD5[md5,md5]"},
-		{[]string{"d41d8cd98f00b204e9800998ecf8427e"}, "Content-MD5[md5]"}, // hex is base64 too, 24 bytes
+		{[]string{"d41d8cd98f00b204e9800998ecf8427e"}, "Content-MD5[md5]"}, // hex, read as hex (TestForeignHexValue)
 		{[]string{"not base64!"}, "Content-MD5[](ignored)"},
 	} {
 		h := http.Header{http.CanonicalHeaderKey(ContentMD5): tt.lines}
@@ -103,5 +103,48 @@ func TestParseContentMD5(t *testing.T) {
 	}
 	if f := ParseContentMD5(http.Header{}); f.Present {
 		t.Errorf("absent Content-MD5 is present: %+v", f)
+	}
+}
+
+// TestForeignHexValue: a Content-MD5 (or x-goog-hash, x-amz-checksum-*)
+// in hex, the misimplementation seen in the wild, is read as hex when it
+// has exactly the algorithm's hex length: a correct one matches and a
+// wrong one fails, rather than its base64 reading (24 bytes for md5)
+// failing every correct download.
+func TestForeignHexValue(t *testing.T) {
+	algs := []Algorithm{}
+	for _, k := range []string{"md5", "sha-256"} {
+		a, _ := Find(k)
+		algs = append(algs, a)
+	}
+	sums, _, err := Sum(strings.NewReader(""), algs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		h    http.Header
+		want Result
+	}{
+		{http.Header{"Content-Md5": {"d41d8cd98f00b204e9800998ecf8427e"}}, Match},
+		{http.Header{"Content-Md5": {"D41D8CD98F00B204E9800998ECF8427E"}}, Match},
+		{http.Header{"Content-Md5": {"00000000000000000000000000000000"}}, Mismatch},
+		{http.Header{"X-Amz-Checksum-Sha256": {"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}, Match},
+		// The obsolete Digest, checked beside Repr-Digest, by the same rule.
+		{http.Header{"Digest": {"SHA-256=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"}}, Match},
+		{http.Header{"Digest": {"MD5=00000000000000000000000000000000"}}, Mismatch},
+	} {
+		var f DigestField
+		switch {
+		case len(tt.h.Values("Digest")) > 0:
+			f = ParseLegacyDigest(tt.h.Values("Digest"))
+		case len(tt.h.Values(ContentMD5)) > 0:
+			f = ParseContentMD5(tt.h)
+		default:
+			f = ForeignFields(tt.h)[0]
+		}
+		cs := Compare(f, sums, Policy{Accept: []string{"md5", "sha-256"}})
+		if len(cs) != 1 || cs[0].Result != tt.want {
+			t.Errorf("%v: %+v, want one %v", tt.h, cs, tt.want)
+		}
 	}
 }

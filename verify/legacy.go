@@ -155,6 +155,9 @@ func parseLegacyMember(m string) (Digest, string) {
 		if err != nil {
 			return Digest{}, fmt.Sprintf("member %s: %v", a.token, err)
 		}
+		if a.codec == legacyBase64 {
+			v = hexForm(a.key, val, v)
+		}
 		return Digest{Algorithm: a.key, Value: v}, ""
 	}
 	if strings.EqualFold(tok, "contentMD5") {
