@@ -1,9 +1,6 @@
 package cmd
 
 import (
-	"crypto/sha256"
-	"crypto/sha512"
-	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,22 +18,9 @@ import (
 // 'not computed', ignored, and the in-place 304 exited 0 verified).
 func TestGet304InPlaceOtherAlgorithmMismatch(t *testing.T) {
 	body := []byte("the cached version, linked to -o\n")
-	s256 := sha256.Sum256(body)
-	other := sha512.Sum512([]byte("some other version"))
-	good := "sha-256=:" + base64.StdEncoding.EncodeToString(s256[:]) + ":"
-	for name, set := range map[string]func(h http.Header){
-		"sha-512": func(h http.Header) {
-			h.Set("Repr-Digest", good+", sha-512=:"+base64.StdEncoding.EncodeToString(other[:])+":")
-		},
-		"digest-md5": func(h http.Header) {
-			h.Set("Repr-Digest", good)
-			h.Set("Digest", "md5="+base64.StdEncoding.EncodeToString(other[:16]))
-		},
-		"content-md5": func(h http.Header) {
-			h.Set("Repr-Digest", good)
-			h.Set("x-goog-hash", "md5="+base64.StdEncoding.EncodeToString(other[:16]))
-		},
-	} {
+	good, cases := wrongDigestsBeside(body)
+	for _, tc := range cases {
+		name, set := tc.name, tc.set
 		t.Run(name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("ETag", `"v1"`)
