@@ -3,10 +3,10 @@ package check
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/verify"
@@ -71,7 +71,7 @@ func (a *audit) checkDecoded(ctx context.Context, r *response) {
 		return
 	}
 	dec, done, err := fetch.Decoder(r.body(), ce)
-	if err != nil && strings.HasPrefix(err.Error(), "unsupported") {
+	if errors.Is(err, fetch.ErrUnsupportedCoding) {
 		a.s.skip(id, fmt.Sprintf("Content-Encoding %s: %v", ce, err))
 		return
 	}

@@ -283,3 +283,17 @@ func TestDecodeWithoutIdentityGETNotFailed(t *testing.T) {
 		t.Errorf("encoding.decode = %s (%s), want no failure: the variant decodes to the document", got.Status, got.Message)
 	}
 }
+
+// A variant in a coding hdig cannot undo is not judged by encoding.decode
+// (skip): nothing says it is another document.
+func TestDecodeUnknownCodingSkipped(t *testing.T) {
+	wrap := onGzip(func(w http.ResponseWriter) {
+		w.Header().Set("Content-Encoding", "x-unknown")
+		w.Header().Set("ETag", `"xu"`)
+		w.Write([]byte("opaque"))
+	})
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "encoding.decode"); got.Status != Skip {
+		t.Errorf("encoding.decode = %s (%s), want skip", got.Status, got.Message)
+	}
+}

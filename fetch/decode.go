@@ -75,7 +75,7 @@ func dictDecoder(r io.Reader, contentEncoding string, dict []byte, lim dictionar
 			r = dr
 		default:
 			done()
-			return nil, nil, fmt.Errorf("unsupported Content-Encoding %q", c)
+			return nil, nil, fmt.Errorf("%w %q", ErrUnsupportedCoding, c)
 		}
 	}
 	return r, done, nil
@@ -108,7 +108,8 @@ func countCodings(codings []string) int {
 
 // Decoder undoes the content codings of a Content-Encoding field value
 // over r, as hdig get --compressed does (gzip, deflate, br, zstd; dcb and
-// dcz need a dictionary and fail); done releases the decoders. hdig check
+// dcz need a dictionary and fail; a coding it does not know is
+// ErrUnsupportedCoding); done releases the decoders. hdig check
 // uses it to compare an encoded variant's bytes with the identity's.
 func Decoder(r io.Reader, contentEncoding string) (dec io.Reader, done func(), err error) {
 	return dictDecoder(r, contentEncoding, nil, dictionary.Limits{})

@@ -25,6 +25,8 @@ var (
 	ErrOutput = errors.New("cannot write the output")
 	// ErrIdleTimeout: no bytes arrived within the timeout.
 	ErrIdleTimeout = errors.New("timed out waiting for data")
+	// ErrUnsupportedCoding: a Content-Encoding hdig cannot undo.
+	ErrUnsupportedCoding = errors.New("unsupported Content-Encoding")
 )
 
 // StatusError is an HTTP status >= 400.
