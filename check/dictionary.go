@@ -33,7 +33,7 @@ const DictionaryEncodings = "dcb, dcz"
 // skipDictionary skips the dictionary checks not yet decided.
 func (a *audit) skipDictionary(msg string) {
 	for _, id := range dictionaryIDs {
-		if _, ok := a.s[id]; !ok {
+		if _, ok := a.s.m[id]; !ok {
 			a.s.skip(id, msg)
 		}
 	}

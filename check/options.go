@@ -70,6 +70,11 @@ type Options struct {
 	// Timeout bounds connecting, waiting for a response and stalls while
 	// reading (default DefaultTimeout).
 	Timeout time.Duration
+	// MaxTime bounds the whole audit of each URL (0: no bound). When it
+	// runs out, the request under way breaks off, and every check decided
+	// after that which does not pass or fail on what it saw fails, naming
+	// it (MaxTimeError): a report cut short never passes by skipping.
+	MaxTime time.Duration
 	// Zsync checks URL.zsync when the origin advertises no control file.
 	Zsync bool
 	// Trust, when set, verifies the full GET's signatures (signature.*;

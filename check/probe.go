@@ -188,9 +188,12 @@ func hashAlgorithms(resp *http.Response) []verify.Algorithm {
 // errTimeout is the cause of a request cancelled for its stall timeout.
 var errTimeout = errors.New("timed out")
 
-// exchangeError describes a failed exchange without repeating the URL.
+// exchangeError describes a failed exchange without repeating the URL;
+// a stall or --max-time is named as such.
 func exchangeError(ctx context.Context, err error) error {
-	if cause := context.Cause(ctx); errors.Is(cause, errTimeout) {
+	cause := context.Cause(ctx)
+	var limit MaxTimeError
+	if errors.Is(cause, errTimeout) || errors.As(cause, &limit) {
 		return cause
 	}
 	var ue *url.Error

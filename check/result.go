@@ -7,6 +7,8 @@
 // Actions workflow commands.
 package check
 
+import "fmt"
+
 // Status is the outcome of one check.
 type Status string
 
@@ -123,32 +125,47 @@ func Tally(rs []Report) Counts {
 }
 
 // sheet collects the results of one URL as the checks run.
-type sheet map[string]Result
-
-func (s sheet) set(id string, st Status, msg string) {
-	s[id] = Result{ID: id, Status: st, Message: msg, RFC: rfcOf(id)}
+type sheet struct {
+	m map[string]Result
+	// cut, when set, returns why the audit was cut short (--max-time ran
+	// out), nil while it runs in time. A check decided after that is
+	// passed or failed on what it saw; anything else it would be (a skip,
+	// a warning) fails, naming the cause: an audit cut short never passes
+	// by skipping what it had no time for.
+	cut func() error
 }
 
-func (s sheet) pass(id, msg string) { s.set(id, Pass, msg) }
-func (s sheet) fail(id, msg string) { s.set(id, Fail, msg) }
-func (s sheet) warn(id, msg string) { s.set(id, Warn, msg) }
-func (s sheet) skip(id, msg string) { s.set(id, Skip, msg) }
+func newSheet() *sheet { return &sheet{m: map[string]Result{}} }
+
+func (s *sheet) set(id string, st Status, msg string) {
+	if st != Pass && st != Fail && s.cut != nil {
+		if err := s.cut(); err != nil {
+			st, msg = Fail, fmt.Sprintf("%s (%v)", msg, err)
+		}
+	}
+	s.m[id] = Result{ID: id, Status: st, Message: msg, RFC: rfcOf(id)}
+}
+
+func (s *sheet) pass(id, msg string) { s.set(id, Pass, msg) }
+func (s *sheet) fail(id, msg string) { s.set(id, Fail, msg) }
+func (s *sheet) warn(id, msg string) { s.set(id, Warn, msg) }
+func (s *sheet) skip(id, msg string) { s.set(id, Skip, msg) }
 
 // skipRest marks every check not yet decided as skipped with msg.
-func (s sheet) skipRest(msg string) {
+func (s *sheet) skipRest(msg string) {
 	for _, c := range Checks {
-		if _, ok := s[c.ID]; !ok {
+		if _, ok := s.m[c.ID]; !ok {
 			s.skip(c.ID, msg)
 		}
 	}
 }
 
 // ordered returns the results in the order of Checks.
-func (s sheet) ordered() []Result {
+func (s *sheet) ordered() []Result {
 	s.skipRest("not checked")
 	out := make([]Result, 0, len(Checks))
 	for _, c := range Checks {
-		out = append(out, s[c.ID])
+		out = append(out, s.m[c.ID])
 	}
 	return out
 }

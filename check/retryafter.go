@@ -38,7 +38,7 @@ func (a *audit) doRetryAfter(ctx context.Context, q request) (*response, []int, 
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return nil, refused, ctx.Err()
+			return nil, refused, context.Cause(ctx)
 		}
 	}
 }

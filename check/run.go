@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
@@ -33,9 +34,27 @@ func Run(ctx context.Context, urls []string, o Options) []Report {
 // URL audits one URL. Its requests are sent one after the other, so the
 // load on the origin stays small and the report is deterministic.
 func URL(ctx context.Context, url string, o Options) Report {
-	a := &audit{url: url, home: url, opts: o.withDefaults(), s: sheet{}}
+	a := &audit{url: url, home: url, opts: o.withDefaults(), s: newSheet()}
+	if a.opts.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, a.opts.MaxTime, MaxTimeError{a.opts.MaxTime})
+		defer cancel()
+		a.s.cut = func() error {
+			if err, ok := context.Cause(ctx).(MaxTimeError); ok {
+				return err
+			}
+			return nil
+		}
+	}
 	unreachable := a.run(ctx)
 	return Report{URL: httpfield.Redact(url), Checks: a.s.ordered(), Unreachable: unreachable}
+}
+
+// MaxTimeError is the cause of an audit cut short by Options.MaxTime.
+type MaxTimeError struct{ Limit time.Duration }
+
+func (e MaxTimeError) Error() string {
+	return fmt.Sprintf("--max-time %v ran out", e.Limit)
 }
 
 // audit is the state of the audit of one URL.
@@ -43,7 +62,7 @@ type audit struct {
 	url  string
 	home string // the URL audited: -H credentials go to its origin only
 	opts Options
-	s    sheet
+	s    *sheet
 
 	full *response // GET, Accept-Encoding: identity, Want-*-Digest
 	repr verify.DigestField

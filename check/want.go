@@ -40,7 +40,7 @@ func (a *audit) checkWant(ctx context.Context) *response {
 	// A variant wrong only on request, compared with the GET's value and
 	// body (when the GET's own value failed, repr-digest.match reports the
 	// fault once).
-	if got.Usable() && a.s["repr-digest.match"].Status != Fail {
+	if got.Usable() && a.s.m["repr-digest.match"].Status != Fail {
 		if ref, note, ok := a.versionRef(ctx, r); ok {
 			if o := compare(got, ref); len(o.wrong) > 0 {
 				a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest %s does not match the representation; want %s%s", asked, verify.FormatDigests(o.wrong), wantOf(o.wrong, ref), note))

@@ -32,6 +32,7 @@ type auditOptions struct {
 	IM       string
 	MaxBody  string
 	Timeout  time.Duration
+	MaxTime  time.Duration
 	Parallel int
 	Zsync    bool
 	Origin   string
@@ -100,6 +101,7 @@ otherwise, 4 when an origin could not be reached at all (this wins over
 	f.StringVar(&o.IM, "im", audit.DefaultIM, "A-IM `LIST` of the delta request")
 	f.StringVar(&o.MaxBody, "max-body", "256MiB", "read at most `SIZE` of each body; larger bodies skip the body checks")
 	f.DurationVar(&o.Timeout, "timeout", audit.DefaultTimeout, "give up connecting, or waiting for data, after `DURATION`")
+	f.VarP((*seconds)(&o.MaxTime), "max-time", "m", "bound the audit of each URL to `SECONDS` (or a duration: 90, 2m); what is not checked by then fails (0: no limit)")
 	f.BoolVar(&o.Zsync, "zsync", false, "check the control file URL.zsync when the origin advertises none (zsync.control)")
 	f.StringVar(&o.Origin, "origin", audit.DefaultOrigin, "the Origin sent by cors.expose: a page's `ORIGIN` that should read the digest fields")
 	f.IntVar(&o.Parallel, "parallel", audit.DefaultParallel, "check `N` URLs at a time")
@@ -144,6 +146,9 @@ func (o *auditOptions) validate(c *cobra.Command) error {
 	if o.Parallel < 1 {
 		return usageErrorf("--parallel %d: want at least 1", o.Parallel)
 	}
+	if o.MaxTime < 0 {
+		return usageErrorf("-m %v: want a positive duration (0: no limit)", o.MaxTime)
+	}
 	if o.Timeout <= 0 {
 		return usageErrorf("--timeout %v: want a positive duration", o.Timeout)
 	}
@@ -187,7 +192,7 @@ func runAudit(c *cobra.Command, ios *IOStreams, o *auditOptions) error {
 // releases the base-version cache.
 func (o *auditOptions) engineOptions() (opts audit.Options, done func(), err error) {
 	done = func() {}
-	opts = audit.Options{BaseETag: o.BaseETag, IM: o.IM, Timeout: o.Timeout, Parallel: o.Parallel, Zsync: o.Zsync, Origin: o.Origin, Header: http.Header{}}
+	opts = audit.Options{BaseETag: o.BaseETag, IM: o.IM, Timeout: o.Timeout, MaxTime: o.MaxTime, Parallel: o.Parallel, Zsync: o.Zsync, Origin: o.Origin, Header: http.Header{}}
 	if u, perr := url.Parse(o.Origin); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || u.Path != "" || u.RawQuery != "" {
 		return opts, done, usageErrorf("--origin %q: want an origin such as https://example.org", httpfield.Redact(o.Origin))
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/server"
@@ -209,6 +210,30 @@ func TestCheckUnreachable(t *testing.T) {
 	}
 }
 
+// -m bounds the audit of an origin that drips its body a byte at a time,
+// faster than any stall timeout: the gate fails, naming it.
+func TestCheckMaxTime(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000000")
+		for {
+			if _, err := w.Write([]byte("x")); err != nil {
+				return
+			}
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}))
+	defer ts.Close()
+	code, out, _ := runHdig(t, "check", "--timeout", "5s", "-m", "0.5", ts.URL+"/drip")
+	if code != ExitIntegrity || !strings.Contains(out, "--max-time 500ms ran out") {
+		t.Errorf("exit %d, want 1 naming --max-time\n%s", code, out)
+	}
+}
+
 func TestCheckUsage(t *testing.T) {
 	tests := [][]string{
 		{"check"},
@@ -223,6 +248,8 @@ func TestCheckUsage(t *testing.T) {
 		{"check", "--accept", "crc64", "http://127.0.0.1/"},
 		{"check", "-H", "novalue", "http://127.0.0.1/"},
 		{"check", "--parallel", "0", "http://127.0.0.1/"},
+		{"check", "-m", "-1", "http://127.0.0.1/"},
+		{"check", "--max-time", "soon", "http://127.0.0.1/"},
 		{"check", "--junit", "/nonexistent/dir/report.xml", "http://127.0.0.1/"},
 		{"check", "--base-etag", `"v1"`, "--base", "/nonexistent/base", "http://127.0.0.1/"},
 	}
