@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 
@@ -136,7 +135,7 @@ func lookupNames(o *getOptions) []string {
 		names = append(names, filepath.Base(o.Output))
 	}
 	if u, err := url.Parse(o.URL); err == nil {
-		if b := path.Base(u.Path); b != "/" && b != "." && b != "" && (len(names) == 0 || names[0] != b) {
+		if b := lastSegment(u); b != "/" && b != "." && b != "" && (len(names) == 0 || names[0] != b) {
 			names = append(names, b)
 		}
 	}

@@ -12,12 +12,12 @@ import (
 // ending in "/" has an empty one (curl refuses such a URL too) and is not
 // named after the directory above it.
 func TestRemoteNameDirectory(t *testing.T) {
-	for _, u := range []string{"http://h/dir/", "http://h/", "http://h", "http://h/a/..", "http://h/dir/?x=1"} {
+	for _, u := range []string{"http://h/dir/", "http://h/", "http://h", "http://h/a/..", "http://h/dir/?x=1", "http://h/a/%2E%2E"} {
 		if name, err := remoteName(u); err == nil || !strings.Contains(err.Error(), "no file name") {
 			t.Errorf("remoteName(%q) = %q, %v: want a usage error", u, name, err)
 		}
 	}
-	for u, want := range map[string]string{"http://h/dir/f.iso": "f.iso", "http://h/f?x=/y": "f", "http://h/a%2Fb": "b"} {
+	for u, want := range map[string]string{"http://h/dir/f.iso": "f.iso", "http://h/f?x=/y": "f", "http://h/a%2Fb": "a%2Fb", "http://h/d/a%20b": "a b", "http://h/%2E%2E%2Fx": "%2E%2E%2Fx"} {
 		if name, err := remoteName(u); err != nil || name != want {
 			t.Errorf("remoteName(%q) = %q, %v: want %q", u, name, err, want)
 		}

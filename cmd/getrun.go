@@ -153,11 +153,23 @@ func remoteName(rawURL string) (string, error) {
 	if err != nil {
 		return "", usageErrorf("bad URL %q: %v", httpfield.Redact(rawURL), urlProblem(err))
 	}
-	name := path.Base(u.Path)
+	name := lastSegment(u)
 	if strings.HasSuffix(u.Path, "/") || name == "/" || name == "." || name == ".." || name == "" {
 		return "", withExit(ExitUsage, fmt.Errorf("-O: the URL %q %w; use -o FILE", httpfield.Redact(rawURL), errNoFileName))
 	}
 	return name, nil
+}
+
+// lastSegment is the URL's last path segment, decoded unless it encodes a
+// slash: "a%2Fb" stays "a%2Fb", as curl -O names it, rather than "b", a
+// name the URL never had.
+func lastSegment(u *url.URL) string {
+	seg := path.Base(u.EscapedPath())
+	name, err := url.PathUnescape(seg)
+	if err != nil || strings.ContainsRune(name, '/') {
+		return seg
+	}
+	return name
 }
 
 // errNoFileName is remoteName's error for a URL without a last path
