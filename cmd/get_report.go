@@ -129,6 +129,12 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 	detail := size + transferNote(res)
 	if bad := res.Verdict.Mismatches(); len(bad) > 0 {
 		c := bad[0]
+		if c.Reason != "" { // where: in trailer, multipart part 2, of the dcb response, …
+			detail = c.Reason + "; " + detail
+		}
+		if len(bad) > 1 {
+			detail += fmt.Sprintf("; %d more mismatches", len(bad)-1)
+		}
 		return p.bad("✖ mismatch") + fmt.Sprintf(" %s %s: want %s, got %s (%s)", c.Field, c.Algorithm,
 			verify.Base64(c.Expected), verify.Base64(c.Actual), detail)
 	}

@@ -54,6 +54,9 @@ func TestGetRangesPartDigestMismatch(t *testing.T) {
 			if string(got) != "kept" {
 				t.Errorf("FILE replaced: %q", got)
 			}
+			if !strings.Contains(errOut, "✖ mismatch") || !strings.Contains(errOut, "multipart part 2") {
+				t.Errorf("the verdict line does not say where the mismatch is: %s", errOut)
+			}
 		})
 	}
 }
