@@ -18,7 +18,7 @@ import (
 func (a *audit) checkEncoding(ctx context.Context) *response {
 	h := wantHeader(a.opts.Want)
 	h.Set("Accept-Encoding", EncodingsAsked)
-	r, err := a.do(ctx, request{label: "GET Accept-Encoding: " + EncodingsAsked, method: http.MethodGet, header: h, keepAll: true})
+	r, refused, err := a.doRetryAfter(ctx, request{label: "GET Accept-Encoding: " + EncodingsAsked, method: http.MethodGet, header: h, keepAll: true})
 	defer r.close()
 	ids := []string{"encoding.repr-digest", "encoding.content-digest", "encoding.decode"}
 	switch {
@@ -31,6 +31,15 @@ func (a *audit) checkEncoding(ctx context.Context) *response {
 		a.s.fail(ids[0], fmt.Sprintf("the encoded body broke off after %s: %v", bytesOf(r.size), r.err))
 		a.s.skip(ids[1], "the body broke off")
 		a.s.skip(ids[2], "the body broke off")
+		return nil
+	case r.status >= 400 && r.status != http.StatusNotAcceptable:
+		// RFC 9110 §12.5.3 lets an origin refuse a coding with 406 (it
+		// should rather ignore the field); any other error means a client
+		// that accepts a coding, every browser among them, gets none.
+		a.s.fail(ids[0], fmt.Sprintf("GET with Accept-Encoding: %s returned %d %s%s where the identity GET returned 200; want 200 (in any coding, or none)",
+			EncodingsAsked, r.status, http.StatusText(r.status), retryNote(refused)))
+		a.s.skip(ids[1], "the request failed")
+		a.s.skip(ids[2], "the request failed")
 		return nil
 	case r.status != http.StatusOK:
 		msg := fmt.Sprintf("GET with Accept-Encoding: %s returned %d, not 200", EncodingsAsked, r.status)
