@@ -16,8 +16,10 @@ import (
 //     r names it with another ETag; the GET's digests apply;
 //   - it carries r's ETag: the representation changed; r is compared with
 //     the digests of that GET's body;
-//   - neither, or it failed: ok is false (the representation keeps
-//     changing; r cannot be judged).
+//   - neither, but its bytes are the GET's: the ETag keeps changing, the
+//     representation does not; the GET's digests apply;
+//   - else, or it failed: ok is false (the representation keeps changing;
+//     r cannot be judged).
 //
 // note says, for the check's message, how the reference was chosen.
 func (a *audit) versionRef(ctx context.Context, r *response) (ref []verify.Digest, note string, ok bool) {
@@ -34,6 +36,9 @@ func (a *audit) versionRef(ctx context.Context, r *response) (ref []verify.Diges
 		return a.reprSums(), fmt.Sprintf(" (its ETag %s is not the GET's %s, which a second GET kept: the representation did not change)", is, was), true
 	case is:
 		return g.sums, fmt.Sprintf(" (the representation changed to ETag %s: compared with a second GET's body)", is), true
+	}
+	if sameBytes(a.full, g) {
+		return a.reprSums(), fmt.Sprintf(" (its ETag %s is not the GET's %s, nor a second GET's %s, whose bytes are the GET's: the ETag keeps changing, the representation did not)", is, was, now), true
 	}
 	return nil, "", false
 }
