@@ -133,12 +133,14 @@ func (a *audit) rebuild(ctx context.Context, r *response) {
 	// weak one allows other bytes of the same meaning).
 	et := r.header.Get("ETag")
 	same := strings.HasPrefix(et, `"`) && et == a.full.header.Get("ETag") && hashed && !a.full.capped && a.full.err == nil
-	// Under another strong ETag, the 226 says the representation changed
-	// since the GET: a second GET tells (versionRef), else the 226's own
-	// Repr-Digest, made up with its bytes, would be all they are held to.
+	// Under another ETag, strong or weak (W/"x", or the GET's own tag
+	// weakened, names another representation too), the 226 says the
+	// representation changed since the GET: a second GET tells
+	// (versionRef), else the 226's own Repr-Digest, made up with its bytes,
+	// would be all they are held to.
 	var moved outcome
 	note, judged := "", true
-	if strings.HasPrefix(et, `"`) && changed(a.full, r) && len(o.wrong) == 0 {
+	if changed(a.full, r) && len(o.wrong) == 0 {
 		var ref []verify.Digest
 		if ref, note, judged = a.versionRef(ctx, r); judged {
 			moved = compare(verify.DigestField{Name: "the representation's digest", Present: true, Digests: ref}, sums)
