@@ -303,3 +303,37 @@ func TestDecodeUnknownCodingSkipped(t *testing.T) {
 		t.Errorf("encoding.decode = %s (%s), want skip", got.Status, got.Message)
 	}
 }
+
+// A Want-Repr-Digest variant whose header Repr-Digest is right and whose
+// trailer (announced or not) says another value must fail: a client
+// reading the trailer gets a digest the bytes do not match. The probe
+// closed the body unread, so the trailer never came and the variant
+// passed.
+func TestWantVariantWrongTrailerFails(t *testing.T) {
+	for _, announce := range []bool{true, false} {
+		wrap := func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodGet || !strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512") {
+					next.ServeHTTP(w, r)
+					return
+				}
+				if announce {
+					w.Header().Set("Trailer", verify.ReprDigest)
+				}
+				w.Header().Set(verify.ReprDigest, only(sumsOf(files["doc.txt"]), "sha-512"))
+				w.WriteHeader(http.StatusOK) // chunked: no Content-Length
+				w.Write([]byte(files["doc.txt"]))
+				w.(http.Flusher).Flush()
+				if announce { // the header map's value, sent again as the trailer
+					w.Header().Set(verify.ReprDigest, wrongSHA512)
+				} else {
+					w.Header().Set(http.TrailerPrefix+verify.ReprDigest, wrongSHA512)
+				}
+			})
+		}
+		rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+		if got := result(rep, "want-repr-digest.honoured"); got.Status != Fail {
+			t.Errorf("Trailer announced %v: want-repr-digest.honoured = %s (%s), want fail: the trailer's sha-512 is wrong", announce, got.Status, got.Message)
+		}
+	}
+}

@@ -25,7 +25,8 @@ type request struct {
 	// MaxBody) in a temporary file, so memory stays flat.
 	pick    func(n int64) (lo, hi int64)
 	keepAll bool
-	// headersOnly closes the body unread.
+	// headersOnly closes the body unread, unless a trailer section may
+	// follow it (mayTrail): a digest field there is read as in the header.
 	headersOnly bool
 }
 
@@ -110,7 +111,7 @@ func (a *audit) do(ctx context.Context, q request) (*response, error) {
 	}
 	defer resp.Body.Close()
 	r := &response{label: q.label, status: resp.StatusCode, request: resp.Request, header: resp.Header}
-	if !q.headersOnly {
+	if !q.headersOnly || (q.method != http.MethodHead && mayTrail(resp)) {
 		body := &stallReader{r: resp.Body, timer: timer, timeout: a.opts.Timeout}
 		if err := a.readBody(r, body, q, resp); err != nil {
 			r.err = exchangeError(ctx, err)
@@ -151,17 +152,22 @@ func (a *audit) readBody(r *response, body io.Reader, q request, resp *http.Resp
 	return nil
 }
 
+// mayTrail reports whether a trailer section may follow the body. A
+// trailer need not be announced (Go's client keeps those the Trailer field
+// did not name), so that is whenever the framing allows one: a chunked
+// HTTP/1.1 body (no Content-Length) or HTTP/2 and later.
+func mayTrail(resp *http.Response) bool {
+	return len(resp.Trailer) > 0 || len(resp.Header.Values("Trailer")) > 0 || resp.ContentLength < 0 || resp.ProtoMajor >= 2
+}
+
 // hashAlgorithms returns the algorithms a body is hashed with: the Active
 // ones and every one the header's digest fields name (those outside RFC
 // 9530 included); all registered ones when the digests may come as
-// trailers. A trailer need not be announced (Go's client keeps those the
-// Trailer field did not name), so that is whenever the framing allows a
-// trailer section: a chunked HTTP/1.1 body (no Content-Length) or HTTP/2
-// and later.
+// trailers (mayTrail).
 func hashAlgorithms(resp *http.Response) []verify.Algorithm {
 	h := resp.Header
 	want := map[string]bool{}
-	if len(resp.Trailer) > 0 || len(h.Values("Trailer")) > 0 || resp.ContentLength < 0 || resp.ProtoMajor >= 2 {
+	if mayTrail(resp) {
 		for _, alg := range verify.Algorithms {
 			want[alg.Key] = true
 		}

@@ -26,8 +26,7 @@ func (a *audit) checkWant(ctx context.Context) *response {
 	asked := verify.FormatWant(prefs)
 	h := wantHeader(prefs)
 	h.Set("Accept-Encoding", "identity")
-	inTrailer := len(a.full.header.Values(verify.ReprDigest)) == 0
-	r, err := a.do(ctx, request{label: "GET Want-Repr-Digest: " + asked, method: http.MethodGet, header: h, headersOnly: !inTrailer})
+	r, err := a.do(ctx, request{label: "GET Want-Repr-Digest: " + asked, method: http.MethodGet, header: h, headersOnly: true})
 	switch {
 	case err != nil:
 		a.s.fail(id, fmt.Sprintf("GET with Want-Repr-Digest: %s failed: %v; a preference is only a hint and must not break the request", asked, err))
