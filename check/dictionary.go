@@ -58,17 +58,29 @@ func (a *audit) checkDictionary(ctx context.Context) *response {
 			h.Set("Dictionary-ID", v)
 		}
 	}
-	r, err := a.do(ctx, request{label: "GET Available-Dictionary", method: http.MethodGet, header: h, keepAll: true})
+	r, refused, err := a.doRetryAfter(ctx, request{label: "GET Available-Dictionary", method: http.MethodGet, header: h, keepAll: true})
 	switch {
 	case err != nil:
-		a.skipDictionary(fmt.Sprintf("GET with Available-Dictionary failed: %v", err))
+		a.s.fail("dictionary.decode", fmt.Sprintf("GET with Available-Dictionary and Accept-Encoding: %s failed%s: %v; want 200 (in dcb, dcz or no coding)", DictionaryEncodings, retryNote(refused), err))
+		a.skipDictionary("the request with Available-Dictionary failed")
+		return nil
+	case brokenForCoding(r.status):
+		a.s.fail("dictionary.decode", fmt.Sprintf("GET with Available-Dictionary and Accept-Encoding: %s returned %d %s%s, though the origin offers the dictionary (Use-As-Dictionary); want 200 (in dcb, dcz or no coding)",
+			DictionaryEncodings, r.status, http.StatusText(r.status), retryNote(refused)))
+		a.skipDictionary("the request with Available-Dictionary failed")
+		r.close()
 		return nil
 	case r.status != http.StatusOK:
 		a.skipDictionary(fmt.Sprintf("GET with Available-Dictionary returned %d, not 200", r.status))
 		r.close()
 		return nil
-	case r.err != nil || r.capped:
-		a.skipDictionary(fmt.Sprintf("the body of GET with Available-Dictionary was not read whole (%s)", bytesOf(r.size)))
+	case r.err != nil:
+		a.s.fail("dictionary.decode", fmt.Sprintf("the body of GET with Available-Dictionary broke off after %s: %v", bytesOf(r.size), r.err))
+		a.skipDictionary("the body broke off")
+		r.close()
+		return nil
+	case r.capped:
+		a.skipDictionary(fmt.Sprintf("the body of GET with Available-Dictionary is larger than --max-body (%s): not read whole", bytesOf(a.opts.MaxBody)))
 		r.close()
 		return nil
 	}

@@ -141,3 +141,24 @@ func TestDictionaryDCZ(t *testing.T) {
 		}
 	}
 }
+
+// An origin that offers a dictionary (Use-As-Dictionary) but fails the
+// request that uses it (every browser holding the dictionary sends one)
+// fails dictionary.decode; a 406, which RFC 9110 allows, stays a skip.
+func TestDictionaryRequestError(t *testing.T) {
+	for status, want := range map[int]Status{500: Fail, 404: Fail, 400: Fail, 406: Skip} {
+		wrap := func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("Available-Dictionary") != "" {
+					http.Error(w, "no", status)
+					return
+				}
+				next.ServeHTTP(w, r)
+			})
+		}
+		r := auditURL(t, dictOrigin(t, wrap)+"/doc.txt", Options{})
+		if c := result(r, "dictionary.decode"); c.Status != want {
+			t.Errorf("%d for the request with Available-Dictionary: dictionary.decode %s %q, want %s", status, c.Status, c.Message, want)
+		}
+	}
+}

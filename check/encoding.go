@@ -32,10 +32,7 @@ func (a *audit) checkEncoding(ctx context.Context) *response {
 		a.s.skip(ids[1], "the body broke off")
 		a.s.skip(ids[2], "the body broke off")
 		return nil
-	case r.status >= 400 && r.status != http.StatusNotAcceptable:
-		// RFC 9110 §12.5.3 lets an origin refuse a coding with 406 (it
-		// should rather ignore the field); any other error means a client
-		// that accepts a coding, every browser among them, gets none.
+	case brokenForCoding(r.status):
 		a.s.fail(ids[0], fmt.Sprintf("GET with Accept-Encoding: %s returned %d %s%s where the identity GET returned 200; want 200 (in any coding, or none)",
 			EncodingsAsked, r.status, http.StatusText(r.status), retryNote(refused)))
 		a.s.skip(ids[1], "the request failed")
@@ -58,6 +55,15 @@ func (a *audit) checkEncoding(ctx context.Context) *response {
 	a.checkEncodedField(ids[1], r, verify.ContentDigest)
 	a.checkDecoded(ctx, r)
 	return r
+}
+
+// brokenForCoding reports whether an error status answers a request
+// accepting a content coding (or a dictionary) that the origin served
+// without one. RFC 9110 §12.5.3 lets an origin refuse a coding with 406
+// (it should rather ignore the field); any other error means a client that
+// accepts the coding, every browser among them, gets nothing.
+func brokenForCoding(status int) bool {
+	return status >= 400 && status != http.StatusNotAcceptable
 }
 
 // checkDecoded decides encoding.decode: the encoded variant is the same
