@@ -8,11 +8,14 @@ import (
 	"github.com/hdig/hdig/verify"
 )
 
-// outsideFields are the digest fields of a response outside RFC 9530:
-// Content-MD5, Unencoded-Digest, x-goog-hash and x-amz-checksum-*.
+// outsideFields are the digest fields of a header or trailer section
+// outside RFC 9530: Content-MD5, Unencoded-Digest, the obsolete RFC 3230
+// Digest (which hdig get checks beside Repr-Digest), x-goog-hash and
+// x-amz-checksum-*.
 func outsideFields(h http.Header) []verify.DigestField {
 	var out []verify.DigestField
-	for _, f := range append([]verify.DigestField{verify.ParseContentMD5(h), verify.ParseUnencodedDigest(h)}, verify.ForeignFields(h)...) {
+	fs := []verify.DigestField{verify.ParseContentMD5(h), verify.ParseUnencodedDigest(h), verify.ParseLegacyDigest(h.Values(verify.LegacyDigest))}
+	for _, f := range append(fs, verify.ForeignFields(h)...) {
 		if f.Present {
 			out = append(out, f)
 		}
@@ -27,9 +30,15 @@ func outsideFields(h http.Header) []verify.DigestField {
 // compared; a malformed field warns.
 func (a *audit) checkForeign() {
 	id, r := "foreign-digest.match", a.full
+	// A trailer's fields are judged as the header's (hdig get does so),
+	// named "… (trailer)" in messages.
 	fs := outsideFields(r.header)
+	for _, f := range outsideFields(r.trailer) {
+		f.Name += " (trailer)"
+		fs = append(fs, f)
+	}
 	if len(fs) == 0 {
-		a.s.skip(id, "the origin sends no digest field outside RFC 9530 (x-goog-hash, x-amz-checksum-*, Content-MD5, Unencoded-Digest)")
+		a.s.skip(id, "the origin sends no digest field outside RFC 9530 (x-goog-hash, x-amz-checksum-*, Content-MD5, Unencoded-Digest, the obsolete Digest)")
 		return
 	}
 	if r.sums == nil {

@@ -38,6 +38,10 @@ func TestForeignDigestMatch(t *testing.T) {
 		{"content-md5", map[string][]string{"Content-MD5": {b64Sum("md5", false)}}, Pass, "Content-MD5 md5"},
 		{"unencoded wrong", map[string][]string{"Unencoded-Digest": {"sha-256=:" + b64Sum("sha-256", true) + ":"}}, Fail, "Unencoded-Digest sha-256 is"},
 		{"malformed", map[string][]string{"Content-MD5": {"not base64!"}}, Warn, "Content-MD5 is malformed"},
+		// The obsolete RFC 3230 Digest, which hdig get checks beside
+		// Repr-Digest: a wrong one fails every download, so the gate too.
+		{"legacy digest", map[string][]string{"Digest": {"SHA-256=" + b64Sum("sha-256", false)}}, Pass, "Digest sha-256"},
+		{"legacy digest wrong", map[string][]string{"Digest": {"SHA-256=" + b64Sum("sha-256", true)}}, Fail, "Digest sha-256 is"},
 		// Nothing compared is no pass: an unknown algorithm alone.
 		{"unencoded unknown algorithm", map[string][]string{"Unencoded-Digest": {"foo=:AAAA:"}}, Warn, "Unencoded-Digest has no member hdig can compute (foo)"},
 	} {
@@ -69,5 +73,34 @@ func TestForeignDigestMatch(t *testing.T) {
 				t.Errorf("GET sent x-amz-checksum-mode %q, want ENABLED", mode.Load())
 			}
 		})
+	}
+}
+
+// A field outside RFC 9530 that comes as a trailer is compared as in the
+// header (hdig get does so): a wrong Unencoded-Digest or Content-MD5 there
+// was not seen, "the origin sends no digest field outside RFC 9530".
+func TestForeignDigestInTrailer(t *testing.T) {
+	for _, name := range []string{verify.UnencodedDigest, "Content-MD5", "Digest"} {
+		value := map[string]string{
+			verify.UnencodedDigest: "sha-256=:" + b64Sum("sha-256", true) + ":",
+			"Content-MD5":          b64Sum("md5", true),
+			"Digest":               "SHA-256=" + b64Sum("sha-256", true),
+		}[name]
+		wrap := func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != http.MethodGet || r.Header.Get("Range") != "" {
+					next.ServeHTTP(w, r)
+					return
+				}
+				w.WriteHeader(http.StatusOK) // chunked: no Content-Length
+				w.Write([]byte(servertest.Hello))
+				w.(http.Flusher).Flush()
+				w.Header().Set(http.TrailerPrefix+name, value)
+			})
+		}
+		r := auditURL(t, newOrigin(t, wrap)+"/hello.json", Options{})
+		if got := result(r, "foreign-digest.match"); got.Status != Fail {
+			t.Errorf("%s wrong in the trailer: foreign-digest.match = %s %q, want fail", name, got.Status, got.Message)
+		}
 	}
 }

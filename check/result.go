@@ -54,7 +54,7 @@ var Checks = []Spec{
 	{"repr-digest.match", "RFC 9530 §3"},
 	{"content-digest.syntax", "RFC 9530 §2; RFC 8941 §3.2"},
 	{"content-digest.match", "RFC 9530 §2"},
-	{"foreign-digest.match", "RFC 1864; draft-ietf-httpbis-unencoded-digest"},
+	{"foreign-digest.match", "RFC 1864; RFC 3230; draft-ietf-httpbis-unencoded-digest"},
 	{"head.repr-digest", "RFC 9530 §3; RFC 9110 §9.3.2"},
 	{"head.content-digest", "RFC 9530 §2, App. B.2"},
 	{"range.partial", "RFC 9110 §14.4, §15.3.7"},
