@@ -337,3 +337,34 @@ func TestWantVariantWrongTrailerFails(t *testing.T) {
 		}
 	}
 }
+
+// A HEAD, a 206 or a Want-Repr-Digest variant whose Repr-Digest is a wrong
+// member of a registered algorithm the GET's field does not name (md5) must
+// fail: the GET was hashed with the Active algorithms and those its own
+// fields named, so the member was "not computed" and the check skipped
+// (or passed), though hdig get, comparing the HEAD's digests (-C), finds
+// them wrong.
+func TestOtherAlgorithmWrongMemberFails(t *testing.T) {
+	wrongMD5 := only(sumsOf("not the document"), "md5")
+	for _, tc := range []struct {
+		id   string
+		this func(r *http.Request, status int) bool
+	}{
+		{"head.repr-digest", func(r *http.Request, _ int) bool { return r.Method == http.MethodHead }},
+		{"range.repr-digest", func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
+		{"want-repr-digest.honoured", func(r *http.Request, _ int) bool {
+			return strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512")
+		}},
+	} {
+		edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+			if tc.this(r, *status) {
+				h.Set(verify.ReprDigest, wrongMD5)
+			}
+			return body
+		}
+		rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+		if got := result(rep, tc.id); got.Status != Fail {
+			t.Errorf("%s = %s (%s), want fail: its md5 is wrong", tc.id, got.Status, got.Message)
+		}
+	}
+}

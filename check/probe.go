@@ -25,6 +25,10 @@ type request struct {
 	// MaxBody) in a temporary file, so memory stays flat.
 	pick    func(n int64) (lo, hi int64)
 	keepAll bool
+	// reference hashes the body with every registered algorithm: it is
+	// what other responses' Repr-Digest is compared with (reprSums,
+	// versionRef), whatever algorithm they name.
+	reference bool
 	// headersOnly closes the body unread, unless a trailer section may
 	// follow it (mayTrail): a digest field there is read as in the header.
 	headersOnly bool
@@ -123,7 +127,7 @@ func (a *audit) do(ctx context.Context, q request) (*response, error) {
 
 // readBody hashes the body, keeps the requested window and stops at MaxBody.
 func (a *audit) readBody(r *response, body io.Reader, q request, resp *http.Response) error {
-	hasher := verify.NewHasher(hashAlgorithms(resp))
+	hasher := verify.NewHasher(hashAlgorithms(resp, q.reference))
 	defer hasher.Close()
 	var lo, hi int64
 	if q.pick != nil {
@@ -162,12 +166,12 @@ func mayTrail(resp *http.Response) bool {
 
 // hashAlgorithms returns the algorithms a body is hashed with: the Active
 // ones and every one the header's digest fields name (those outside RFC
-// 9530 included); all registered ones when the digests may come as
-// trailers (mayTrail).
-func hashAlgorithms(resp *http.Response) []verify.Algorithm {
+// 9530 included); all registered ones for a reference body, or when the
+// digests may come as trailers (mayTrail).
+func hashAlgorithms(resp *http.Response, reference bool) []verify.Algorithm {
 	h := resp.Header
 	want := map[string]bool{}
-	if mayTrail(resp) {
+	if reference || mayTrail(resp) {
 		for _, alg := range verify.Algorithms {
 			want[alg.Key] = true
 		}

@@ -108,7 +108,7 @@ func (a *audit) fetchFull(ctx context.Context) (unreachable, ok bool) {
 	h := wantHeader(a.opts.Want)
 	h.Set("Accept-Encoding", "identity")
 	h.Set(verify.AmzChecksumMode, "ENABLED") // S3 sends x-amz-checksum-* only when asked
-	r, err := a.do(ctx, request{label: "GET", method: http.MethodGet, header: h, pick: pickRange})
+	r, err := a.do(ctx, request{label: "GET", method: http.MethodGet, header: h, pick: pickRange, reference: true})
 	if err != nil {
 		a.s.fail("http.status", fmt.Sprintf("GET failed: %v; want a 200 response", err))
 		a.s.skipRest("not checked: the origin could not be reached")

@@ -50,7 +50,7 @@ func (a *audit) getAgain(ctx context.Context) *response {
 		a.againDone = true
 		h := wantHeader(a.opts.Want)
 		h.Set("Accept-Encoding", "identity")
-		r, err := a.do(ctx, request{label: "GET (second)", method: http.MethodGet, header: h})
+		r, err := a.do(ctx, request{label: "GET (second)", method: http.MethodGet, header: h, reference: true})
 		if err == nil && r.status == http.StatusOK && !r.capped && r.err == nil && r.encoding() == "" {
 			a.again = r
 		}
