@@ -272,3 +272,39 @@ func TestGetVerboseShowsWhatIsSent(t *testing.T) {
 		t.Errorf("-v showed the cookie %d times, want 2 (one per request):\n%s", n, stderr)
 	}
 }
+
+// TestGetWriteOutFailedVerdict: -w's %{verdict} says what --json's verdict
+// says. A mismatch (exit 1) and an unmet --require-digest (exit 3) were
+// "error", as a refused connection is, and %{errormsg} was "exit status 1".
+func TestGetWriteOutFailedVerdict(t *testing.T) {
+	tests := []struct {
+		name     string
+		origin   origin
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{name: "mismatch", origin: origin{header: map[string]string{"Repr-Digest": emptySHA256}},
+			wantCode: ExitIntegrity, want: "1 mismatch ["},
+		{name: "unverified under --require-digest", args: []string{"--require-digest"},
+			wantCode: ExitUnverified, want: "3 unverified ["},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := tt.origin
+			o.body = []byte(helloBody)
+			srv := o.serve(t)
+			args := append([]string{"get", "-s", "-o", filepath.Join(t.TempDir(), "out"), "-w", "%{exitcode} %{verdict} [%{errormsg}]"}, tt.args...)
+			code, stdout, stderr := runHdig(t, append(args, srv.URL)...)
+			if code != tt.wantCode {
+				t.Fatalf("exit %d, want %d: %s", code, tt.wantCode, stderr)
+			}
+			if !strings.HasPrefix(stdout, tt.want) {
+				t.Errorf("-w: %q, want %q", stdout, tt.want)
+			}
+			if strings.Contains(stdout, "exit status") {
+				t.Errorf("-w %%{errormsg}: %q says nothing of the verdict", stdout)
+			}
+		})
+	}
+}

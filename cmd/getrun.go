@@ -64,10 +64,11 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	if derr := dump.save(o.Out.DumpHeader); derr != nil && err == nil {
 		err = derr
 	}
+	cause := err // reportGet turns a verdict it has printed into a bare exit status
 	err = reportGet(ios, o, res, err)
 	if format != "" {
-		w := &writeOut{res: res, err: err, url: o.URL, filename: o.Output, total: time.Since(start),
-			redirects: dump.redirects(), exit: ExitCode(err), verdict: verdictName(res, err)}
+		w := &writeOut{res: res, err: cause, url: o.URL, filename: o.Output, total: time.Since(start),
+			redirects: dump.redirects(), exit: ExitCode(err), verdict: verdictName(res, cause)}
 		expandWriteOut(format, w, ios.Out, ios.ErrOut)
 	}
 	return o.silenced(err)
