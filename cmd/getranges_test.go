@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -268,5 +269,44 @@ func TestGetRangeUsage(t *testing.T) {
 		if code, _, errOut := runHdig(t, all...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, errOut)
 		}
+	}
+}
+
+// TestGetRangeWholeRepresentation: a 206 whose Content-Range covers every
+// byte (-r 0-, or a range the origin widened to all of it) encloses the
+// whole representation, so its Repr-Digest is compared with it. It was
+// "ignored" as any partial content's: a Repr-Digest naming other bytes
+// passed as unverified, exit 0, and a matching one did not count for
+// --require-digest (exit 3).
+func TestGetRangeWholeRepresentation(t *testing.T) {
+	whole := fmt.Sprintf("bytes 0-%d/%d", len(helloBody)-1, len(helloBody))
+	tests := []struct {
+		name     string
+		header   map[string]string
+		args     []string
+		wantCode int
+		wantErr  string
+	}{
+		{name: "Repr-Digest of other bytes", header: map[string]string{"Content-Range": whole, "Repr-Digest": emptySHA256},
+			wantCode: ExitIntegrity, wantErr: "✖ mismatch Repr-Digest sha-256"},
+		{name: "matching Repr-Digest under --require-digest", header: map[string]string{"Content-Range": whole, "Repr-Digest": helloSHA256},
+			args: []string{"--require-digest"}, wantCode: ExitOK, wantErr: "✔ verified Repr-Digest sha-256"},
+		{name: "a part of it stays partial", header: map[string]string{"Content-Range": fmt.Sprintf("bytes 0-%d/%d", len(helloBody)-1, len(helloBody)+1), "Repr-Digest": emptySHA256},
+			args: []string{"-r", fmt.Sprintf("0-%d", len(helloBody)-1)}, wantCode: ExitOK, wantErr: "⚠ unverified"},
+		{name: "unknown length stays partial", header: map[string]string{"Content-Range": fmt.Sprintf("bytes 0-%d/*", len(helloBody)-1), "Repr-Digest": emptySHA256},
+			wantCode: ExitOK, wantErr: "⚠ unverified"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := origin{status: http.StatusPartialContent, header: tt.header, body: []byte(helloBody)}.serve(t)
+			dst := filepath.Join(t.TempDir(), "out")
+			code, _, errOut := runHdig(t, append(append([]string{"get", "-r", "0-", "-o", dst}, tt.args...), srv.URL)...) // a later -r wins
+			if code != tt.wantCode || !strings.Contains(errOut, tt.wantErr) {
+				t.Fatalf("exit %d, want %d %q: %s", code, tt.wantCode, tt.wantErr, errOut)
+			}
+			if tt.wantCode != ExitOK {
+				assertNoFile(t, dst)
+			}
+		})
 	}
 }

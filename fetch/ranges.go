@@ -377,7 +377,7 @@ func (d *download) conclude() (*Result, error) {
 // trailer and the user's digests, and after a resume the Repr-Digest the
 // sidecar recorded (savedChecks).
 func (d *download) wholeVerdict(sums []verify.Digest, enc string) verify.Verdict {
-	v := bodyVerdict(d.lateRef(), d.trailer, sums, statusBasis(d.refStatus, sums).coded(enc, false, nil), d.req)
+	v := bodyVerdict(d.lateRef(), d.trailer, sums, statusBasis(d.refStatus, "", sums).coded(enc, false, nil), d.req)
 	if d.resumed {
 		savedChecks(&v, d.savedRepr, d.ref.repr, sums, d.req.Policy)
 	}

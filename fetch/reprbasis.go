@@ -42,12 +42,21 @@ func (b reprBasis) compare(f verify.DigestField, p verify.Policy, where string) 
 }
 
 // statusBasis is the basis of a response to a GET: its content is the
-// representation, unless it is a part of it (RFC 9530 §3, B.3).
-func statusBasis(status int, content []verify.Digest) reprBasis {
-	if status == http.StatusPartialContent {
+// representation, unless it is a part of it (RFC 9530 §3, B.3). A 206
+// whose Content-Range covers every byte (bytes 0-N-1/N) encloses all of
+// it: its Repr-Digest is compared as a 200's is.
+func statusBasis(status int, contentRange string, content []verify.Digest) reprBasis {
+	if status == http.StatusPartialContent && !coversWhole(contentRange) {
 		return reprBasis{why: "partial content: Repr-Digest covers the whole representation"}
 	}
 	return reprBasis{sums: content, content: true}
+}
+
+// coversWhole says a Content-Range value names every byte of a
+// representation of known length.
+func coversWhole(contentRange string) bool {
+	cr, err := httpfield.ParseContentRange(contentRange)
+	return err == nil && cr.First == 0 && cr.Total > 0 && cr.Last == cr.Total-1
 }
 
 // reprBasisFor decides what a response's Repr-Digest describes (RFC 9530
@@ -61,7 +70,7 @@ func statusBasis(status int, content []verify.Digest) reprBasis {
 // seen it and says so.
 func reprBasisFor(req *Request, resp *http.Response, received int64, content []verify.Digest) reprBasis {
 	if received > 0 || safeMethod(resp.Request.Method) {
-		return statusBasis(resp.StatusCode, content)
+		return statusBasis(resp.StatusCode, resp.Header.Get("Content-Range"), content)
 	}
 	if why := storedWhy(req, resp); why != "" {
 		return reprBasis{why: why, warning: "Repr-Digest not checked: " + why}
