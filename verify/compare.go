@@ -23,9 +23,18 @@ func Compare(f DigestField, computed []Digest, p Policy) []Check {
 	if !f.Usable() {
 		return nil
 	}
-	out := make([]Check, 0, len(f.Digests))
+	out := make([]Check, 0, len(f.Digests)+len(f.Shadowed))
 	for _, d := range f.Digests {
 		out = append(out, compareOne(f, d, computed, p))
+	}
+	for _, d := range f.Shadowed {
+		c := compareOne(f, d, computed, p)
+		why := fmt.Sprintf("an earlier value of the repeated key %s", d.Algorithm)
+		if c.Result == Match {
+			c.Result, why = Ignored, why+": it matches, the last value counts (RFC 9651 §4.2.2)"
+		}
+		c.Reason = joinReasons(why, c.Reason)
+		out = append(out, c)
 	}
 	return out
 }

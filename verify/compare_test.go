@@ -2,6 +2,8 @@ package verify
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -47,5 +49,32 @@ func TestEmptyDigests(t *testing.T) {
 	}
 	if v, _ := (DigestField{Digests: ds}).Get("sha-256"); Base64(v) != sha256Empty {
 		t.Errorf("sha-256 of empty content = %s, want %s", Base64(v), sha256Empty)
+	}
+}
+
+// A repeated key whose earlier value is wrong: the last value counts (RFC
+// 9651 §4.2.2) and matches, but two values of one algorithm cannot both
+// describe the bytes, and the wrong one is a mismatch, never hidden.
+func TestCompareShadowedDuplicate(t *testing.T) {
+	right := sha256.Sum256([]byte("x"))
+	wrong := sha256.Sum256([]byte("y"))
+	b64 := base64.StdEncoding.EncodeToString
+	computed := []Digest{{Algorithm: "sha-256", Value: right[:]}}
+	for name, lines := range map[string][]string{
+		"one line":     {"sha-256=:" + b64(wrong[:]) + ":, sha-256=:" + b64(right[:]) + ":"},
+		"two lines":    {"sha-256=:" + b64(wrong[:]) + ":", "sha-256=:" + b64(right[:]) + ":"},
+		"last wrong":   {"sha-256=:" + b64(right[:]) + ":, sha-256=:" + b64(wrong[:]) + ":"},
+		"wrong length": {"sha-256=:AAAA:, sha-256=:" + b64(right[:]) + ":"},
+	} {
+		f := ParseDigestField(ReprDigest, lines)
+		var v Verdict
+		v.Add(Compare(f, computed, DefaultPolicy())...)
+		if len(v.Mismatches()) != 1 {
+			t.Errorf("%s: checks %v, want one mismatch", name, v.Checks)
+		}
+	}
+	same := ParseDigestField(ReprDigest, []string{"sha-256=:" + b64(right[:]) + ":, sha-256=:" + b64(right[:]) + ":"})
+	if cs := Compare(same, computed, DefaultPolicy()); len(cs) != 1 || cs[0].Result != Match {
+		t.Errorf("a key repeated with the same value: %v, want one match", cs)
 	}
 }

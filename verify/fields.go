@@ -1,7 +1,9 @@
 package verify
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dunglas/httpsfv"
@@ -40,6 +42,11 @@ type DigestField struct {
 	Digests []Digest
 	// Duplicates names keys that appeared more than once.
 	Duplicates []string
+	// Shadowed are the earlier values of duplicate keys that differ from
+	// the last, the one that counts (RFC 9651 §4.2.2). Two values of one
+	// algorithm cannot both describe the bytes: Compare checks these too,
+	// so a wrong one fails rather than hiding behind a right one.
+	Shadowed []Digest
 	// Obsolete marks a value read from the RFC 3230 Digest field.
 	Obsolete bool
 	// Skipped says which members were left out, and why: members that are
@@ -76,7 +83,7 @@ func (f DigestField) Warnings() []string {
 		w = append(w, fmt.Sprintf("%s ignored: %s", f.Name, f.Ignored))
 	}
 	if len(f.Duplicates) > 0 {
-		w = append(w, fmt.Sprintf("%s has duplicate keys %s: the last value of each counts (RFC 9651 §4.2.2)", f.Name, strings.Join(f.Duplicates, ", ")))
+		w = append(w, fmt.Sprintf("%s has duplicate keys %s: the last value of each counts (RFC 9651 §4.2.2); an earlier value that differs is compared too", f.Name, strings.Join(f.Duplicates, ", ")))
 	}
 	for _, s := range f.Skipped {
 		w = append(w, fmt.Sprintf("%s %s, ignored", f.Name, s))
@@ -132,7 +139,26 @@ func ParseDigestField(name string, lines []string) DigestField {
 			f.Duplicates = append(f.Duplicates, k)
 		}
 	}
+	if len(f.Duplicates) > 0 {
+		f.Shadowed = shadowed(f, salvage(lines))
+	}
 	return f
+}
+
+// shadowed returns the members (read one by one) of f's duplicate keys
+// whose values differ from the value f kept, each value once.
+func shadowed(f DigestField, members []Digest) []Digest {
+	var out []Digest
+	for _, m := range members {
+		last, ok := f.Get(m.Algorithm)
+		if !ok || !slices.Contains(f.Duplicates, m.Algorithm) || bytes.Equal(last, m.Value) {
+			continue
+		}
+		if !slices.ContainsFunc(out, func(d Digest) bool { return d.Algorithm == m.Algorithm && bytes.Equal(d.Value, m.Value) }) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 // byteSequence returns the value of a Dictionary member that is a Byte
