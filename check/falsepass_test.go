@@ -368,3 +368,49 @@ func TestOtherAlgorithmWrongMemberFails(t *testing.T) {
 		}
 	}
 }
+
+// A 226 under the GET's own weak ETag that rebuilds other bytes, with a
+// Repr-Digest of those, must fail when a second GET returns the GET's bytes
+// again: a weak ETag allows other bytes of the same meaning, not a delta
+// rebuilding another document, which hdig get would write in its place.
+func TestDeltaWeakETagOtherBytesFails(t *testing.T) {
+	other := lines(300, 9)
+	weaken := func(h http.Header) {
+		if et := h.Get("ETag"); strings.HasPrefix(et, `"`) {
+			h.Set("ETag", "W/"+et)
+		}
+	}
+	edit := rewrite(func(_ *http.Request, status *int, h http.Header, body []byte) []byte {
+		weaken(h)
+		if *status != http.StatusIMUsed {
+			return body
+		}
+		ims, err := patch.ParseIM(h.Values("IM"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := lines(300, 1)
+		var out bytes.Buffer
+		if err := patch.EncodeList(ims, strings.NewReader(base), int64(len(base)), strings.NewReader(other), &out); err != nil {
+			t.Fatal(err)
+		}
+		h.Del(verify.ContentDigest)
+		h.Set("Delta-Base", "W/"+h.Get("Delta-Base"))
+		h.Set(verify.ReprDigest, only(sumsOf(other), "sha-256"))
+		return out.Bytes()
+	})
+	wrap := func(next http.Handler) http.Handler {
+		inner := edit(next)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if v := r.Header.Get("If-None-Match"); v != "" {
+				r.Header.Set("If-None-Match", strings.TrimPrefix(v, "W/"))
+			}
+			inner.ServeHTTP(w, r)
+		})
+	}
+	url, e1 := deltaOrigin(t, wrap)
+	r := auditURL(t, url, Options{BaseETag: e1, Base: baseOf(lines(300, 1))})
+	if got := result(r, "delta.226"); got.Status != Fail {
+		t.Errorf("delta.226 = %s %q, want fail: the 226 rebuilds bytes that are not the representation", got.Status, got.Message)
+	}
+}
