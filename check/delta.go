@@ -83,8 +83,8 @@ func (a *audit) deltaProblem(r *response) string {
 	if !f.Present || r.capped {
 		return ""
 	}
-	if f.Ignored != "" {
-		return fmt.Sprintf("Content-Digest on the 226 is malformed (%s); want a digest of the %s of delta", f.Ignored, bytesOf(r.size))
+	if why := malformed(f); why != "" {
+		return fmt.Sprintf("Content-Digest on the 226 is %s; want a digest of the %s of delta", why, bytesOf(r.size))
 	}
 	if o := compare(f, r.sums); len(o.wrong) > 0 {
 		return fmt.Sprintf("the 226's Content-Digest %s does not match its %s of delta; want %s (it covers the delta as sent)", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums))

@@ -276,8 +276,8 @@ func (a *audit) checkUnencoded(r *response, decoded []byte) {
 	case !f.Present:
 		a.s.skip(id, fmt.Sprintf("the %s response carries no Unencoded-Digest", ce))
 		return
-	case f.Ignored != "":
-		a.s.fail(id, fmt.Sprintf("Unencoded-Digest is malformed (%s)", f.Ignored))
+	case malformed(f) != "":
+		a.s.fail(id, fmt.Sprintf("Unencoded-Digest is %s", malformed(f)))
 		return
 	}
 	sums, _, err := verify.Sum(bytes.NewReader(decoded), verify.Algorithms)

@@ -134,8 +134,8 @@ func (a *audit) checkEncodedField(id string, r *response, name string) {
 	case !f.Present:
 		a.s.skip(id, fmt.Sprintf("no %s on the %s variant", name, ce))
 		return
-	case f.Ignored != "":
-		a.s.fail(id, fmt.Sprintf("%s on the %s variant is malformed (%s)", name, ce, f.Ignored))
+	case malformed(f) != "":
+		a.s.fail(id, fmt.Sprintf("%s on the %s variant is %s", name, ce, malformed(f)))
 		return
 	case r.capped:
 		a.s.skip(id, fmt.Sprintf("the %s body is larger than --max-body (%s): not hashed", ce, bytesOf(a.opts.MaxBody)))

@@ -414,3 +414,32 @@ func TestDeltaWeakETagOtherBytesFails(t *testing.T) {
 		t.Errorf("delta.226 = %s %q, want fail: the 226 rebuilds bytes that are not the representation", got.Status, got.Message)
 	}
 }
+
+// A HEAD's or a 206's digest field that is not a Dictionary of Byte
+// Sequences (a field salvaged member by member, whose match proves
+// nothing, or one with members recipients drop) must fail as the GET's
+// does (repr-digest.syntax): the members that parse matched the GET's, so
+// it passed.
+func TestOtherResponseMalformedFieldFails(t *testing.T) {
+	for _, tc := range []struct {
+		id, field string
+		this      func(r *http.Request, status int) bool
+	}{
+		{"head.repr-digest", verify.ReprDigest, func(r *http.Request, _ int) bool { return r.Method == http.MethodHead }},
+		{"range.repr-digest", verify.ReprDigest, func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
+		{"range.content-digest", verify.ContentDigest, func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
+	} {
+		for _, tail := range []string{", sha-512=:not base64", ", sha-512=?1"} {
+			edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+				if tc.this(r, *status) {
+					h.Set(tc.field, h.Get(tc.field)+tail)
+				}
+				return body
+			}
+			rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+			if got := result(rep, tc.id); got.Status != Fail {
+				t.Errorf("%s with %q appended = %s (%s), want fail: recipients ignore the field, or some of it", tc.id, tail, got.Status, got.Message)
+			}
+		}
+	}
+}

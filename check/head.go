@@ -41,8 +41,8 @@ func (a *audit) checkHeadRepr(ctx context.Context, r *response) {
 	case !f.Present:
 		a.s.warn(id, fmt.Sprintf("HEAD 200 carries no Repr-Digest but GET does (%s); want the same fields as GET", keysOf(a.repr)))
 		return
-	case f.Ignored != "":
-		a.s.fail(id, fmt.Sprintf("Repr-Digest on HEAD 200 is malformed (%s); want the GET's value %s", f.Ignored, verify.FormatDigests(a.repr.Digests)))
+	case malformed(f) != "":
+		a.s.fail(id, fmt.Sprintf("Repr-Digest on HEAD 200 is %s; want the GET's value %s", malformed(f), verify.FormatDigests(a.repr.Digests)))
 		return
 	}
 	ref, note, ok := a.versionRef(ctx, r)
@@ -75,8 +75,8 @@ func (a *audit) checkHeadContent(r *response) {
 	case !f.Present:
 		a.s.pass(id, "HEAD 200 carries no Content-Digest")
 		return
-	case f.Ignored != "":
-		a.s.fail(id, fmt.Sprintf("Content-Digest on HEAD 200 is malformed (%s); want none, or the digest of empty content", f.Ignored))
+	case malformed(f) != "":
+		a.s.fail(id, fmt.Sprintf("Content-Digest on HEAD 200 is %s; want none, or the digest of empty content", malformed(f)))
 		return
 	}
 	o := compare(f, empty)

@@ -138,8 +138,8 @@ func (a *audit) checkRangeContent(r *response) {
 	case !f.Present:
 		a.s.skip(id, "no Content-Digest on the 206 (it is optional)")
 		return
-	case f.Ignored != "":
-		a.s.fail(id, fmt.Sprintf("Content-Digest on the 206 is malformed (%s); want a digest of its %s", f.Ignored, bytesOf(r.size)))
+	case malformed(f) != "":
+		a.s.fail(id, fmt.Sprintf("Content-Digest on the 206 is %s; want a digest of its %s", malformed(f), bytesOf(r.size)))
 		return
 	}
 	o := compare(f, r.sums)
@@ -162,8 +162,8 @@ func (a *audit) checkRangeRepr(ctx context.Context, r *response) {
 	case !f.Present:
 		a.s.warn(id, fmt.Sprintf("the 206 carries no Repr-Digest but GET 200 does (%s); want the same value", keysOf(a.repr)))
 		return
-	case f.Ignored != "":
-		a.s.fail(id, fmt.Sprintf("Repr-Digest on the 206 is malformed (%s); want GET's %s", f.Ignored, verify.FormatDigests(a.repr.Digests)))
+	case malformed(f) != "":
+		a.s.fail(id, fmt.Sprintf("Repr-Digest on the 206 is %s; want GET's %s", malformed(f), verify.FormatDigests(a.repr.Digests)))
 		return
 	}
 	ref, note, ok := a.versionRef(ctx, r)

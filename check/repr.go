@@ -43,20 +43,36 @@ func (a *audit) checkRepr() {
 // checkSyntax decides a syntax check of an Integrity field; it reports
 // whether the field is usable.
 func (a *audit) checkSyntax(id, where string, f verify.DigestField) bool {
-	switch {
-	case f.Ignored != "":
-		a.s.fail(id, fmt.Sprintf("%s on %s is malformed (%s), so recipients must ignore it; want a Dictionary of Byte Sequences such as sha-256=:<base64>:", f.Name, where, f.Ignored))
-		return false
-	case f.Salvaged:
-		a.s.fail(id, fmt.Sprintf("%s on %s is malformed (%s), so recipients must ignore it; want a Dictionary of Byte Sequences such as sha-256=:<base64>:", f.Name, where, strings.Join(f.Skipped, "; ")))
-	case len(f.Skipped) > 0:
-		a.s.fail(id, fmt.Sprintf("%s on %s has members that are not Byte Sequences (%s), which recipients ignore; want a Dictionary of Byte Sequences such as sha-256=:<base64>:", f.Name, where, strings.Join(f.Skipped, "; ")))
+	switch why := malformed(f); {
+	case why != "":
+		a.s.fail(id, fmt.Sprintf("%s on %s is %s; want a Dictionary of Byte Sequences such as sha-256=:<base64>:", f.Name, where, why))
+		return f.Ignored == ""
 	case len(f.Duplicates) > 0:
 		a.s.warn(id, fmt.Sprintf("%s on %s repeats %s: the last value wins; send each algorithm once", f.Name, where, strings.Join(f.Duplicates, ", ")))
 	default:
 		a.s.pass(id, fmt.Sprintf("%s on %s is a Dictionary of Byte Sequences", f.Name, where))
 	}
 	return true
+}
+
+// malformed says what makes a digest field one recipients ignore, wholly or
+// in part, "" when it is a Dictionary of Byte Sequences: a field that does
+// not parse (whether or not some members were salvaged: a match of those
+// proves nothing), or one with members that are not Byte Sequences. It is
+// the one rule for a field on any response the audit reads: the GET's
+// (checkSyntax) and every other's, a HEAD's, a 206's, a variant's.
+func malformed(f verify.DigestField) string {
+	switch {
+	case !f.Present:
+		return ""
+	case f.Ignored != "":
+		return fmt.Sprintf("malformed (%s), so recipients must ignore it", f.Ignored)
+	case f.Salvaged:
+		return fmt.Sprintf("malformed (%s), so recipients must ignore it", strings.Join(f.Skipped, "; "))
+	case len(f.Skipped) > 0:
+		return fmt.Sprintf("a Dictionary with members that are not Byte Sequences (%s), which recipients ignore", strings.Join(f.Skipped, "; "))
+	}
+	return ""
 }
 
 // checkAlgorithms decides repr-digest.algorithm: Active algorithms (and
