@@ -7,6 +7,7 @@ import (
 
 	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/httpsig"
+	"github.com/hdig/hdig/verify"
 )
 
 // checkSignatures decides signature.present, .valid, .key-trusted,
@@ -87,15 +88,35 @@ func (a *audit) checkTrusted(tr *fetch.Trust, s fetch.Signed, sigs []httpsig.Sig
 	default:
 		a.s.pass("signature.valid", fmt.Sprintf("%s verify", labels(valid)))
 	}
-	switch id, ok := s.Covers("Repr-Digest", ""); {
+	switch id, what, ok := a.reprCovered(s); {
 	case ok:
-		a.s.pass("signature.repr-digest", fmt.Sprintf("a valid signature by %q covers repr-digest in the header", id))
+		a.s.pass("signature.repr-digest", fmt.Sprintf("a valid signature by %q covers %s in the header", id, what))
 	case len(valid) == 0:
 		a.s.skip("signature.repr-digest", "no valid signature by a trusted key")
 	default:
 		a.s.fail("signature.repr-digest", fmt.Sprintf("no valid signature by a trusted key covers repr-digest (%s cover %s); want \"repr-digest\" among the covered components", labels(valid), valid[0].Covers))
 	}
 	a.checkCreated(tr, sigs, valid, invalid)
+}
+
+// reprCovered says which valid trusted signature covers the GET's
+// Repr-Digest in the header: the whole field, or, as hdig get counts it
+// (fetch.Signed.Covers), a member (RFC 9421 §2.1.2 key) whose digest
+// matched the GET's bytes; a member hdig could not compute, or one that
+// did not match, proves nothing.
+func (a *audit) reprCovered(s fetch.Signed) (id, what string, ok bool) {
+	if id, ok := s.Covers(verify.ReprDigest, ""); ok {
+		return id, "repr-digest", true
+	}
+	if a.full.capped || a.full.err != nil {
+		return "", "", false
+	}
+	for _, alg := range compare(a.repr, a.full.sums).matched {
+		if id, ok := s.Covers(verify.ReprDigest, alg); ok {
+			return id, fmt.Sprintf("repr-digest member %s, which matches the GET's bytes,", alg), true
+		}
+	}
+	return "", "", false
 }
 
 // checkCreated: the trusted signatures carry created, within the skew of

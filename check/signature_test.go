@@ -115,3 +115,49 @@ func TestSignatureOverTrailer(t *testing.T) {
 		t.Errorf("--max-body 8: signature.valid = %s (%s), want no failure: the trailer was not read", got.Status, got.Message)
 	}
 }
+
+// TestSignatureOverReprDigestMember: a valid signature by the trusted key
+// over one member of Repr-Digest ("repr-digest";key="sha-256", RFC 9421
+// §2.1.2) covers the digest hdig get authenticates the bytes with, so
+// signature.repr-digest passes; it failed a correct origin, counting only a
+// signature over the whole field. A member of an algorithm hdig cannot
+// compute proves nothing: that still fails.
+func TestSignatureOverReprDigestMember(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	body := []byte("signed member by member\n")
+	sum := sha256.Sum256(body)
+	rd := "sha-256=:" + base64.StdEncoding.EncodeToString(sum[:]) + ":, x-unknown=:AAAA:"
+	for _, tc := range []struct {
+		key  string
+		want Status
+	}{{"sha-256", Pass}, {"x-unknown", Fail}} {
+		h := http.Header{"Repr-Digest": {rd}, "Content-Type": {"text/plain"}, "Etag": {`"v1"`}}
+		s, err := httpsig.NewSigner("", priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := httpsig.ParseComponents([]string{"@status", `"repr-digest";key="` + tc.key + `"`})
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		p := httpsig.Params{Components: cs, Created: now.Add(-time.Minute), KeyID: "origin"}
+		if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h}, nil), "s", p, s); err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			for k, v := range h {
+				w.Header()[k] = v
+			}
+			w.Write(body)
+		}))
+		t.Cleanup(srv.Close)
+		r := auditURL(t, srv.URL+"/f.txt", Options{Trust: trustFor(t, "origin", pub, now)})
+		if got := statusOf(r, "signature.valid"); got.Status != Pass {
+			t.Errorf("key %s: signature.valid = %s (%s), want pass", tc.key, got.Status, got.Message)
+		}
+		if got := statusOf(r, "signature.repr-digest"); got.Status != tc.want {
+			t.Errorf("key %s: signature.repr-digest = %s (%s), want %s", tc.key, got.Status, got.Message, tc.want)
+		}
+	}
+}
