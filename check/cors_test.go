@@ -36,6 +36,16 @@ func TestCORSExpose(t *testing.T) {
 		h.Set("Access-Control-Expose-Headers", "*")
 		return body
 	})
+	// Browsers fetch() with GET: CORS fields only a HEAD carries do not
+	// let a script read the digests of the bytes it gets.
+	headOnly := func(field string) func(http.Handler) http.Handler {
+		return rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+			if r.Method == http.MethodGet {
+				h.Del(field)
+			}
+			return body
+		})
+	}
 	for _, tt := range []struct {
 		name   string
 		wrap   func(http.Handler) http.Handler
@@ -51,6 +61,8 @@ func TestCORSExpose(t *testing.T) {
 		{"digests hidden", hideDigests, []server.Option{server.WithCORS([]string{"*"})}, "", Warn, "Access-Control-Expose-Headers lacks Repr-Digest, Content-Digest"},
 		{"another origin allowed", wrongOrigin, []server.Option{server.WithCORS([]string{page})}, page, Warn, `Access-Control-Allow-Origin is "https://other.example"`},
 		{"expose star", starExpose, nil, "", Pass, "exposed"},
+		{"allowed on HEAD only", headOnly("Access-Control-Allow-Origin"), []server.Option{server.WithCORS([]string{"*"})}, "", Skip, "no Access-Control-Allow-Origin"},
+		{"exposed on HEAD only", headOnly("Access-Control-Expose-Headers"), []server.Option{server.WithCORS([]string{"*"})}, "", Warn, "Access-Control-Expose-Headers lacks Repr-Digest, Content-Digest"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			url := newOrigin(t, tt.wrap, tt.opts...)
