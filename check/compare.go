@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/hdig/hdig/verify"
@@ -114,4 +115,27 @@ func (a *audit) reprSums() []verify.Digest {
 		}
 	}
 	return out
+}
+
+// legacyWrong describes the members of r's obsolete RFC 3230 Digest, in
+// its header or its trailer, that differ from ref (the digests of what r's
+// Repr-Digest is compared with); "" when none does. hdig get compares
+// Digest as it compares Repr-Digest, beside it or not (fetch.bodyVerdict),
+// so wherever the audit compares a response's Repr-Digest it compares the
+// response's Digest too (the GET's is foreign-digest.match's).
+func legacyWrong(r *response, ref []verify.Digest) string {
+	var bad []string
+	for _, sec := range []struct {
+		h     http.Header
+		where string
+	}{{r.header, ""}, {r.trailer, " (trailer)"}} {
+		f := verify.ParseLegacyDigest(sec.h.Values(verify.LegacyDigest))
+		if !f.Usable() {
+			continue
+		}
+		if o := compare(f, ref); len(o.wrong) > 0 {
+			bad = append(bad, fmt.Sprintf("the obsolete Digest%s %s; want %s", sec.where, verify.FormatDigests(o.wrong), wantOf(o.wrong, ref)))
+		}
+	}
+	return strings.Join(bad, "; ")
 }

@@ -141,6 +141,10 @@ func (a *audit) checkEncodedField(id string, r *response, name string) {
 		a.s.skip(id, fmt.Sprintf("the %s body is larger than --max-body (%s): not hashed", ce, bytesOf(a.opts.MaxBody)))
 		return
 	}
+	if bad := legacyWrong(r, r.sums); bad != "" && name == verify.ReprDigest {
+		a.s.fail(id, fmt.Sprintf("the %s variant carries %s of its %s of encoded content", ce, bad, bytesOf(r.size)))
+		return
+	}
 	o := compare(f, r.sums)
 	identity := a.full.encoding() == "" && !a.full.capped
 	switch {

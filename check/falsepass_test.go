@@ -5,6 +5,8 @@ package check
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"net/http"
 	"strings"
@@ -442,4 +444,36 @@ func TestOtherResponseMalformedFieldFails(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A HEAD, a 206 or a coded variant with a right Repr-Digest beside a wrong
+// obsolete RFC 3230 Digest must fail: hdig get compares Digest as it
+// compares Repr-Digest (a resumed download through such a 206 exits 1),
+// and no check compared it.
+func TestOtherResponseWrongLegacyDigestFails(t *testing.T) {
+	wrong := "SHA-256=" + base64.StdEncoding.EncodeToString(sumOf256("not the document"))
+	for _, tc := range []struct {
+		id   string
+		this func(r *http.Request, status int, h http.Header) bool
+	}{
+		{"head.repr-digest", func(r *http.Request, _ int, _ http.Header) bool { return r.Method == http.MethodHead }},
+		{"range.repr-digest", func(_ *http.Request, status int, _ http.Header) bool { return status == http.StatusPartialContent }},
+		{"encoding.repr-digest", func(_ *http.Request, _ int, h http.Header) bool { return h.Get("Content-Encoding") != "" }},
+	} {
+		edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+			if tc.this(r, *status, h) {
+				h.Set(verify.LegacyDigest, wrong)
+			}
+			return body
+		}
+		rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+		if got := result(rep, tc.id); got.Status != Fail {
+			t.Errorf("%s = %s (%s), want fail: its obsolete Digest names other bytes", tc.id, got.Status, got.Message)
+		}
+	}
+}
+
+func sumOf256(s string) []byte {
+	b := sha256.Sum256([]byte(s))
+	return b[:]
 }

@@ -50,6 +50,10 @@ func (a *audit) checkHeadRepr(ctx context.Context, r *response) {
 		a.s.skip(id, fmt.Sprintf("the representation changed between GET and HEAD (ETag %s, then %s), and again after", a.full.header.Get("ETag"), r.header.Get("ETag")))
 		return
 	}
+	if bad := legacyWrong(r, ref); bad != "" {
+		a.s.fail(id, fmt.Sprintf("HEAD 200 carries %s of the GET's representation%s", bad, note))
+		return
+	}
 	o := compare(f, ref)
 	switch {
 	case len(o.wrong) > 0:

@@ -171,6 +171,10 @@ func (a *audit) checkRangeRepr(ctx context.Context, r *response) {
 		a.s.skip(id, "the representation changed between GET and the range request (ETag), and again after")
 		return
 	}
+	if bad := legacyWrong(r, ref); bad != "" {
+		a.s.fail(id, fmt.Sprintf("the 206 carries %s of the whole representation%s", bad, note))
+		return
+	}
 	o := compare(f, ref)
 	switch {
 	case len(o.wrong) > 0 && allEqualIn(f, r.sums):
