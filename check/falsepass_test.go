@@ -430,6 +430,9 @@ func TestOtherResponseMalformedFieldFails(t *testing.T) {
 		{"head.repr-digest", verify.ReprDigest, func(r *http.Request, _ int) bool { return r.Method == http.MethodHead }},
 		{"range.repr-digest", verify.ReprDigest, func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
 		{"range.content-digest", verify.ContentDigest, func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
+		{"want-repr-digest.honoured", verify.ReprDigest, func(r *http.Request, _ int) bool {
+			return strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512")
+		}},
 	} {
 		for _, tail := range []string{", sha-512=:not base64", ", sha-512=?1"} {
 			edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
@@ -459,6 +462,9 @@ func TestOtherResponseWrongLegacyDigestFails(t *testing.T) {
 		{"head.repr-digest", func(r *http.Request, _ int, _ http.Header) bool { return r.Method == http.MethodHead }},
 		{"range.repr-digest", func(_ *http.Request, status int, _ http.Header) bool { return status == http.StatusPartialContent }},
 		{"encoding.repr-digest", func(_ *http.Request, _ int, h http.Header) bool { return h.Get("Content-Encoding") != "" }},
+		{"want-repr-digest.honoured", func(r *http.Request, _ int, _ http.Header) bool {
+			return strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512")
+		}},
 	} {
 		edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
 			if tc.this(r, *status, h) {

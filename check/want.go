@@ -36,12 +36,20 @@ func (a *audit) checkWant(ctx context.Context) *response {
 		return r
 	}
 	got := r.digests(verify.ReprDigest)
+	if why := malformed(got); why != "" {
+		a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest is %s", asked, why))
+		return r
+	}
 	// A variant wrong only on request, compared with the GET's value and
 	// body (when the GET's own value failed, repr-digest.match reports the
-	// fault once).
-	if got.Usable() && a.s.m["repr-digest.match"].Status != Fail {
+	// fault once); its obsolete Digest too, as hdig get compares it.
+	if a.s.m["repr-digest.match"].Status != Fail {
 		if ref, note, ok := a.versionRef(ctx, r); ok {
-			if o := compare(got, ref); len(o.wrong) > 0 {
+			if bad := legacyWrong(r, ref); bad != "" {
+				a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, the response carries %s of the representation%s", asked, bad, note))
+				return r
+			}
+			if o := compare(got, ref); got.Usable() && len(o.wrong) > 0 {
 				a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest %s does not match the representation; want %s%s", asked, verify.FormatDigests(o.wrong), wantOf(o.wrong, ref), note))
 				return r
 			}
