@@ -167,7 +167,9 @@ func (a *audit) rebuild(ctx context.Context, r *response) {
 			judged = ok && g.size == n && bytes.Equal(now, got)
 		}
 	}
-	switch {
+	switch bad := legacyWrong(r, sums); {
+	case bad != "":
+		a.s.fail(id, fmt.Sprintf("%s rebuilt %s, but it carries %s of them (it covers the instance the delta rebuilds)", what, bytesOf(n), bad))
 	case len(o.wrong) > 0:
 		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that do not match Repr-Digest %s; want %s", what, bytesOf(n), verify.FormatDigests(o.wrong), wantOf(o.wrong, sums)))
 	case len(moved.wrong) > 0:

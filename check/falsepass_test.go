@@ -483,3 +483,21 @@ func sumOf256(s string) []byte {
 	b := sha256.Sum256([]byte(s))
 	return b[:]
 }
+
+// A 226 that rebuilds the representation, with a right Repr-Digest beside
+// a wrong obsolete Digest, must fail: hdig get compares Digest as it
+// compares Repr-Digest, with the bytes the delta rebuilds.
+func TestDeltaWrongLegacyDigestFails(t *testing.T) {
+	wrong := "SHA-256=" + base64.StdEncoding.EncodeToString(sumOf256("not the document"))
+	wrap := rewrite(func(_ *http.Request, status *int, h http.Header, body []byte) []byte {
+		if *status == http.StatusIMUsed {
+			h.Set(verify.LegacyDigest, wrong)
+		}
+		return body
+	})
+	url, e1 := deltaOrigin(t, wrap)
+	r := auditURL(t, url, Options{BaseETag: e1, Base: baseOf(lines(300, 1))})
+	if got := result(r, "delta.226"); got.Status != Fail {
+		t.Errorf("delta.226 = %s %q, want fail: its obsolete Digest names other bytes than it rebuilds", got.Status, got.Message)
+	}
+}
