@@ -39,20 +39,26 @@ func TestChangingETagSameBytes(t *testing.T) {
 	}
 }
 
-// etagger sets its own ETag (and, when repr is set, Repr-Digest) on a
-// response.
+// etagger sets its own ETag (when tag is set), Repr-Digest (when repr is
+// set) and the fields in set on a response.
 type etagger struct {
 	http.ResponseWriter
 	tag, repr string
+	set       map[string]string
 	done      bool
 }
 
 func (e *etagger) WriteHeader(code int) {
 	if !e.done {
 		e.done = true
-		e.Header().Set("ETag", e.tag)
+		if e.tag != "" {
+			e.Header().Set("ETag", e.tag)
+		}
 		if e.repr != "" {
 			e.Header().Set("Repr-Digest", e.repr)
+		}
+		for k, v := range e.set {
+			e.Header().Set(k, v)
 		}
 	}
 	e.ResponseWriter.WriteHeader(code)
