@@ -41,6 +41,9 @@ func (a *audit) checkCORS(ctx context.Context) {
 	case allow == "":
 		a.s.skip(id, fmt.Sprintf("no Access-Control-Allow-Origin for Origin: %s: scripts there cannot read the response (--origin names the page origin to test)", a.opts.Origin))
 		return
+	case r.status != http.StatusOK:
+		a.s.warn(id, fmt.Sprintf("GET with Origin: %s returned %d %s (Access-Control-Allow-Origin: %s), where GET returned 200: a script there gets an error, not the digests", a.opts.Origin, r.status, http.StatusText(r.status), allow))
+		return
 	case allow != "*" && allow != a.opts.Origin:
 		a.s.warn(id, fmt.Sprintf("Access-Control-Allow-Origin is %q for Origin: %s; want that origin or *: the browser refuses the response", allow, a.opts.Origin))
 		return

@@ -46,6 +46,14 @@ func TestCORSExpose(t *testing.T) {
 			return body
 		})
 	}
+	// A page's fetch() of a response that is an error reads no digests,
+	// whatever its CORS fields expose.
+	failWithOrigin := rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if r.Header.Get("Origin") != "" {
+			*status = http.StatusForbidden
+		}
+		return body
+	})
 	for _, tt := range []struct {
 		name   string
 		wrap   func(http.Handler) http.Handler
@@ -62,6 +70,7 @@ func TestCORSExpose(t *testing.T) {
 		{"another origin allowed", wrongOrigin, []server.Option{server.WithCORS([]string{page})}, page, Warn, `Access-Control-Allow-Origin is "https://other.example"`},
 		{"expose star", starExpose, nil, "", Pass, "exposed"},
 		{"allowed on HEAD only", headOnly("Access-Control-Allow-Origin"), []server.Option{server.WithCORS([]string{"*"})}, "", Skip, "no Access-Control-Allow-Origin"},
+		{"error with Origin", failWithOrigin, []server.Option{server.WithCORS([]string{"*"})}, "", Warn, "GET with Origin: " + DefaultOrigin + " returned 403"},
 		{"exposed on HEAD only", headOnly("Access-Control-Expose-Headers"), []server.Option{server.WithCORS([]string{"*"})}, "", Warn, "Access-Control-Expose-Headers lacks Repr-Digest, Content-Digest"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
