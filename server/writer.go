@@ -97,15 +97,51 @@ func (w *bodyWriter) WriteHeader(code int) {
 			h.Set(verify.ContentDigest, w.plan.formatContent(verify.EmptyDigests(w.plan.content)))
 		}
 	default:
-		h.Del(verify.ReprDigest)
-		h.Del(verify.ContentDigest)
-		h.Del(verify.LegacyDigest)
-		h.Del(verify.UnencodedDigest)
+		dropDigestFields(h, code)
 	}
 	if w.buf == nil {
 		w.ResponseWriter.WriteHeader(code)
 	}
 }
+
+// dropDigestFields removes the digest fields set for the selected
+// representation from a response whose status does not carry it
+// (representationStatus): http.ServeContent answers 412 and 416 with the
+// header set for the representation, but their content is not its bytes.
+func dropDigestFields(h http.Header, code int) {
+	if representationStatus(code) {
+		return
+	}
+	h.Del(verify.ReprDigest)
+	h.Del(verify.ContentDigest)
+	h.Del(verify.LegacyDigest)
+	h.Del(verify.UnencodedDigest)
+}
+
+// representationWriter applies dropDigestFields to a response written by
+// http.ServeContent without a bodyWriter (a zsync control file).
+type representationWriter struct {
+	http.ResponseWriter
+	wrote bool
+}
+
+func (w *representationWriter) WriteHeader(code int) {
+	if !w.wrote && code >= 200 {
+		w.wrote = true
+		dropDigestFields(w.Header(), code)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *representationWriter) Write(p []byte) (int, error) {
+	if !w.wrote {
+		w.WriteHeader(http.StatusOK)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *representationWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // fail replaces the response with a 500 before anything was sent.
 func (w *bodyWriter) fail(err error) {

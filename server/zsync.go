@@ -295,13 +295,13 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	h.Set("ETag", cf.etag)
 	// Its Repr-Digest, as every representation's: the control file is
 	// small, so an algorithm other than sha-256 is hashed per request.
-	if f := s.cfg.faults; !f.omitDigests {
-		h.Set(verify.ReprDigest, formatRepr(controlDigests(cf, chooseAlgs(r.Header, verify.WantReprDigest))))
+	if ds := controlDigests(cf, chooseAlgs(r.Header, verify.WantReprDigest)); len(ds) > 0 && !s.cfg.faults.omitDigests {
+		h.Set(verify.ReprDigest, formatRepr(ds))
 	}
 	if ifRangeDate(r) {
 		r = withoutRange(r) // the file's time is no strong validator (ifRangeDate)
 	}
-	http.ServeContent(w, r, "", fi.ModTime(), bytes.NewReader(cf.body))
+	http.ServeContent(&representationWriter{ResponseWriter: w}, r, "", fi.ModTime(), bytes.NewReader(cf.body))
 	return true
 }
 

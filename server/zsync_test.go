@@ -193,3 +193,29 @@ func TestZsyncControlReprDigest(t *testing.T) {
 		t.Errorf("206 asking for sha-512: %d, Repr-Digest %q, want %q", resp.StatusCode, got, want)
 	}
 }
+
+// TestZsyncControlDigestsOnlyForItsBytes: the control file's digest fields
+// describe its bytes, so a response that does not carry them (416 with an
+// error text, 412) has none, and a Want-Repr-Digest refusing every usable
+// algorithm gets no Repr-Digest rather than an empty one, as for any file.
+func TestZsyncControlDigestsOnlyForItsBytes(t *testing.T) {
+	dir := fixture(t)
+	_, ts := start(t, dir)
+	for _, tc := range []struct {
+		header string
+		status int
+	}{
+		{"Range: bytes=99999-", 416},
+		{`If-Match: "sha256-other"`, 412},
+		{"If-Unmodified-Since: Mon, 01 Jan 1990 00:00:00 GMT", 412},
+		{"Want-Repr-Digest: sha-256=0, sha-512=0", 200},
+	} {
+		for _, p := range []string{"/hello.json", "/hello.json.zsync"} {
+			r := raw(t, ts, "GET", p, tc.header)
+			wantStatus(t, r, tc.status)
+			if v, ok := r.Header[http.CanonicalHeaderKey("Repr-Digest")]; ok {
+				t.Errorf("GET %s with %s: %d has Repr-Digest %q over a body of %q", p, tc.header, r.StatusCode, v, r.body)
+			}
+		}
+	}
+}
