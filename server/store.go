@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path"
 
+	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/verify"
 	"github.com/klauspost/compress/gzip"
 )
@@ -69,6 +70,12 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 		s.internalError(w, r, err)
 		return
 	}
+	// The file's inode, to know it again after the rename (answerStored).
+	written, err := fileid.File(f)
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
 	if err := f.Close(); err != nil {
 		s.internalError(w, r, err)
 		return
@@ -95,8 +102,15 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 		return
 	}
 	renamed = true
-	s.answerStored(w, r, target, created, gz, got.stored)
+	if storedHook != nil {
+		storedHook(target)
+	}
+	s.answerStored(w, r, target, created, gz, got.stored, written)
 }
+
+// storedHook, when set (by tests), runs after an upload is renamed into
+// place, before its digests are cached.
+var storedHook func(target string)
 
 // receive copies the request content to f, hashing the received bytes
 // with wire and the stored (decoded) bytes with stored.
@@ -145,10 +159,16 @@ func isTooLarge(err error) bool {
 
 // answerStored sends 201 Created (with Location) or 204 No Content with
 // the Repr-Digest of the stored representation and, when stored as sent,
-// its ETag.
-func (s *Server) answerStored(w http.ResponseWriter, r *http.Request, target string, created, gz bool, stored []verify.Digest) {
+// its ETag. The digests are cached for the file the path names when it is
+// still the file written (its device and inode: written), not one another
+// process renamed over it since; untrusted, as for any file that has not
+// settled (identity.go): once renamed into place, the bytes are no longer
+// the server's alone, and a write in the same ctime tick would not show.
+func (s *Server) answerStored(w http.ResponseWriter, r *http.Request, target string, created, gz bool, stored []verify.Digest, written fileid.ID) {
 	if fi, err := s.root.Stat(target); err == nil {
-		s.cache.get(keyOf(target, fi)).put(stored, true) // hashed as written
+		if id := fileid.Of(fi); written.Strong() && id.Dev == written.Dev && id.Ino == written.Ino {
+			s.cache.get(keyOf(target, fi)).put(stored, false)
+		}
 	}
 	loc := (&url.URL{Path: "/" + target}).EscapedPath()
 	h := w.Header()

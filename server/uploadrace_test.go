@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -74,5 +75,36 @@ func TestConcurrentUploadsKeepDigests(t *testing.T) {
 		if got, want := g.Header.Get("Repr-Digest"), sfSHA256(g.body); got != want {
 			t.Fatalf("round %d: GET serves %q with Repr-Digest %s, want %s", round, g.body, got, want)
 		}
+	}
+}
+
+// A file renamed over an upload's target by another process between the
+// upload's rename and the caching of its digests is not the upload's
+// version: its GET, HEAD and If-None-Match are answered by its own bytes
+// (found by review: answerStored filed the upload's digests, as trusted,
+// under whatever file the path named after the rename, so that file was
+// served with them, its HEAD carried them, and the upload's ETag got 304).
+func TestUploadRenamedOverKeepsDigests(t *testing.T) {
+	dir := fixture(t)
+	_, ts := start(t, dir, WithWritable())
+	other := []byte("another process's file\n")
+	must(t, os.WriteFile(filepath.Join(dir, "other.json"), other, 0o644))
+	storedHook = func(target string) {
+		must(t, os.Rename(filepath.Join(dir, "other.json"), filepath.Join(dir, target)))
+	}
+	t.Cleanup(func() { storedHook = nil })
+	put := upload(t, ts, "PUT", "/hello.json", []byte("the upload\n"))
+	wantStatus(t, put, http.StatusNoContent)
+	storedHook = nil
+	for _, m := range []string{"HEAD", "GET"} {
+		r := raw(t, ts, m, "/hello.json")
+		wantStatus(t, r, 200)
+		wantHeader(t, r, "Repr-Digest", sfSHA256(other))
+		if m == "GET" && (r.bodyErr != nil || string(r.body) != string(other)) {
+			t.Errorf("GET: body %q, err %v", r.body, r.bodyErr)
+		}
+	}
+	if r := raw(t, ts, "GET", "/hello.json", "If-None-Match: "+put.Header.Get("ETag")); r.StatusCode == http.StatusNotModified {
+		t.Errorf("If-None-Match %s (the upload) got 304 over another file", put.Header.Get("ETag"))
 	}
 }
