@@ -501,3 +501,31 @@ func TestDeltaWrongLegacyDigestFails(t *testing.T) {
 		t.Errorf("delta.226 = %s %q, want fail: its obsolete Digest names other bytes than it rebuilds", got.Status, got.Message)
 	}
 }
+
+// A Want-Repr-Digest variant whose chunked body breaks off before its
+// trailer section: the trailer, where its Repr-Digest may be wrong, was
+// never seen, so the check cannot pass on the header alone; a body broken
+// off is a broken request, as the GET's or the 206's is.
+func TestWantVariantBodyBrokenOffFails(t *testing.T) {
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || !strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			conn, buf, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer conn.Close()
+			fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nTrailer: Repr-Digest\r\nRepr-Digest: %s\r\nTransfer-Encoding: chunked\r\n\r\n", only(sumsOf(files["doc.txt"]), "sha-512"))
+			fmt.Fprintf(buf, "3\r\n%s\r\n", files["doc.txt"][:3]) // then the connection closes: no last chunk, no trailer
+			buf.Flush()
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "want-repr-digest.honoured"); got.Status != Fail {
+		t.Errorf("want-repr-digest.honoured = %s (%s), want fail: the variant's body broke off before its trailer", got.Status, got.Message)
+	}
+}

@@ -34,6 +34,11 @@ func (a *audit) checkWant(ctx context.Context) *response {
 	case r.status != http.StatusOK:
 		a.s.fail(id, fmt.Sprintf("GET with Want-Repr-Digest: %s returned %d; a preference is only a hint and must not change the status", asked, r.status))
 		return r
+	case r.err != nil:
+		// The body is read when a trailer may follow it (mayTrail): broken
+		// off, the trailer's Repr-Digest was never seen.
+		a.s.fail(id, fmt.Sprintf("the body of GET with Want-Repr-Digest: %s broke off after %s: %v; a preference is only a hint and must not break the request", asked, bytesOf(r.size), r.err))
+		return r
 	}
 	got := r.digests(verify.ReprDigest)
 	if why := malformed(got); why != "" {
@@ -54,6 +59,10 @@ func (a *audit) checkWant(ctx context.Context) *response {
 				return r
 			}
 		}
+	}
+	if r.capped { // read because a trailer may follow, which stays unread
+		a.s.skip(id, fmt.Sprintf("the body of GET with Want-Repr-Digest: %s is larger than --max-body (%s): a Repr-Digest in its trailer was not read", asked, bytesOf(a.opts.MaxBody)))
+		return r
 	}
 	var ignored []string
 	if !hasAny(a.repr, first) {
