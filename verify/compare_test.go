@@ -78,3 +78,28 @@ func TestCompareShadowedDuplicate(t *testing.T) {
 		t.Errorf("a key repeated with the same value: %v, want one match", cs)
 	}
 }
+
+// The obsolete Digest field repeats an algorithm as a Dictionary repeats a
+// key: the last value is kept, and an earlier one that differs is
+// compared too, so a wrong one fails rather than hiding behind a right one.
+func TestCompareLegacyShadowedDuplicate(t *testing.T) {
+	right := sha256.Sum256([]byte("x"))
+	wrong := sha256.Sum256([]byte("y"))
+	b64 := base64.StdEncoding.EncodeToString
+	computed := []Digest{{Algorithm: "sha-256", Value: right[:]}}
+	for name, lines := range map[string][]string{
+		"one line":  {"SHA-256=" + b64(wrong[:]) + ", sha-256=" + b64(right[:])},
+		"two lines": {"SHA-256=" + b64(wrong[:]), "SHA-256=" + b64(right[:])},
+	} {
+		f := ParseLegacyDigest(lines)
+		var v Verdict
+		v.Add(Compare(f, computed, DefaultPolicy())...)
+		if len(v.Mismatches()) != 1 {
+			t.Errorf("%s: checks %v, want one mismatch", name, v.Checks)
+		}
+	}
+	same := ParseLegacyDigest([]string{"SHA-256=" + b64(right[:]) + ", SHA-256=" + b64(right[:])})
+	if cs := Compare(same, computed, DefaultPolicy()); len(cs) != 1 || cs[0].Result != Match {
+		t.Errorf("an algorithm repeated with the same value: %v, want one match", cs)
+	}
+}

@@ -72,7 +72,8 @@ const (
 // so that Compare reports it as a mismatch, as it does for Repr-Digest. The
 // whole field is ignored only when it is over the size limits or no member is
 // left. A repeated algorithm keeps its first position and its last value, and
-// is listed in Duplicates, as for a Dictionary.
+// is listed in Duplicates, as for a Dictionary; its earlier values that
+// differ are kept in Shadowed, which Compare checks too.
 func ParseLegacyDigest(lines []string) DigestField {
 	f := DigestField{Name: LegacyDigest, Present: len(lines) > 0, Obsolete: true}
 	if !f.Present {
@@ -92,12 +93,14 @@ func ParseLegacyDigest(lines []string) DigestField {
 		return f
 	}
 	seen := map[string]int{} // key → index in f.Digests
+	var all []Digest         // every member read, for Shadowed
 	for _, m := range members {
 		d, why := parseLegacyMember(m)
 		if why != "" {
 			f.Skipped = append(f.Skipped, why)
 			continue
 		}
+		all = append(all, d)
 		if i, dup := seen[d.Algorithm]; dup {
 			f.Digests[i].Value = d.Value
 			if !containsString(f.Duplicates, d.Algorithm) {
@@ -110,6 +113,9 @@ func ParseLegacyDigest(lines []string) DigestField {
 	}
 	if len(f.Digests) == 0 {
 		f.Ignored = "no member with a supported algorithm and a valid value"
+	}
+	if len(f.Duplicates) > 0 {
+		f.Shadowed = shadowed(f, all)
 	}
 	return f
 }
