@@ -529,3 +529,33 @@ func TestWantVariantBodyBrokenOffFails(t *testing.T) {
 		t.Errorf("want-repr-digest.honoured = %s (%s), want fail: the variant's body broke off before its trailer", got.Status, got.Message)
 	}
 }
+
+// A Want-Repr-Digest variant under another ETag, whose representation a
+// second GET cannot pin down (another ETag, other bytes): its Repr-Digest
+// was compared with nothing, yet the check passed on its algorithm alone.
+// Not judged is a skip (and, after --max-time ran out, a fail), as for
+// HEAD's and a 206's, never a pass.
+func TestWantVariantUnjudgedNotPassed(t *testing.T) {
+	second := func(r *http.Request) bool {
+		return r.Method == http.MethodGet && r.Header.Get("Range") == "" && r.Header.Get(verify.AmzChecksumMode) == "" &&
+			r.Header.Get("Origin") == "" && r.Header.Get("A-IM") == "" && r.Header.Get("Available-Dictionary") == "" &&
+			r.Header.Get("Accept-Encoding") == "identity" && !strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512")
+	}
+	edit := func(r *http.Request, _ *int, h http.Header, body []byte) []byte {
+		switch {
+		case strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512"):
+			h.Set("ETag", `"variant"`)
+			h.Set(verify.ReprDigest, wrongSHA512)
+		case second(r):
+			h.Set("ETag", `"third"`)
+			h.Del(verify.ReprDigest)
+			h.Del(verify.ContentDigest)
+			return []byte("other bytes again")
+		}
+		return body
+	}
+	rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+	if got := result(rep, "want-repr-digest.honoured"); got.Status == Pass {
+		t.Errorf("want-repr-digest.honoured = pass (%s); its wrong sha-512 was compared with nothing", got.Message)
+	}
+}
