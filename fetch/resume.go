@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
@@ -134,13 +135,13 @@ func savedChecks(v *verify.Verdict, saved string, ref verify.DigestField, sums [
 		return
 	}
 	f := verify.ParseDigestField(verify.ReprDigest, []string{saved})
-	var kept []verify.Digest
-	for _, x := range f.Digests {
-		if _, ok := ref.Get(x.Algorithm); !ok || !ref.Usable() {
-			kept = append(kept, x)
-		}
+	// Earlier values of a repeated key (Shadowed) go with their key.
+	answered := func(x verify.Digest) bool {
+		_, ok := ref.Get(x.Algorithm)
+		return ok && ref.Usable()
 	}
-	f.Digests = kept
+	f.Digests = slices.DeleteFunc(f.Digests, answered)
+	f.Shadowed = slices.DeleteFunc(f.Shadowed, answered)
 	v.Add(withReason(verify.Compare(f, sums, p), "as recorded when the part was saved")...)
 }
 
