@@ -88,8 +88,11 @@ func notProof(a Algorithm) string {
 }
 
 func joinReasons(a, b string) string {
-	if a == "" {
+	switch {
+	case a == "":
 		return b
+	case b == "":
+		return a
 	}
 	return a + "; " + b
 }

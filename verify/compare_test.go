@@ -103,3 +103,17 @@ func TestCompareLegacyShadowedDuplicate(t *testing.T) {
 		t.Errorf("an algorithm repeated with the same value: %v, want one match", cs)
 	}
 }
+
+// The reason of an earlier value of a repeated key is printed on the
+// mismatch line: it must not end in an empty "; ".
+func TestCompareShadowedReason(t *testing.T) {
+	right := sha256.Sum256([]byte("x"))
+	wrong := sha256.Sum256([]byte("y"))
+	b64 := base64.StdEncoding.EncodeToString
+	f := ParseDigestField(ReprDigest, []string{"sha-256=:" + b64(wrong[:]) + ":, sha-256=:" + b64(right[:]) + ":"})
+	for _, c := range Compare(f, []Digest{{Algorithm: "sha-256", Value: right[:]}}, DefaultPolicy()) {
+		if strings.HasSuffix(c.Reason, "; ") || strings.Contains(c.Reason, "; ;") {
+			t.Errorf("reason %q ends in an empty part", c.Reason)
+		}
+	}
+}
