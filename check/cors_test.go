@@ -1,7 +1,9 @@
 package check
 
 import (
+	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -81,5 +83,35 @@ func TestCORSExpose(t *testing.T) {
 				t.Errorf("cors.expose = %s %q, want %s containing %q", got.Status, got.Message, tt.status, tt.msg)
 			}
 		})
+	}
+}
+
+// cors.expose decides on header fields only: its GET with Origin
+// (headersOnly, noTrailer) leaves the body unread even when a trailer may
+// follow (chunked), where the Want probe (headersOnly) reads it for one.
+func TestCORSProbeReadsNoBody(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte("a chunked body"))
+		w.(http.Flusher).Flush()
+		w.Write([]byte(" in two chunks"))
+	}))
+	defer ts.Close()
+	a := &audit{url: ts.URL, opts: Options{}.withDefaults(), s: newSheet()}
+	for _, c := range []struct {
+		q    request
+		read int64
+	}{
+		{request{method: http.MethodGet, headersOnly: true, noTrailer: true}, 0},
+		{request{method: http.MethodGet, headersOnly: true}, int64(len("a chunked body in two chunks"))},
+	} {
+		r, err := a.do(context.Background(), c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.size != c.read {
+			t.Errorf("noTrailer %v: read %d bytes, want %d", c.q.noTrailer, r.size, c.read)
+		}
+		r.close()
 	}
 }

@@ -32,6 +32,9 @@ type request struct {
 	// headersOnly closes the body unread, unless a trailer section may
 	// follow it (mayTrail): a digest field there is read as in the header.
 	headersOnly bool
+	// noTrailer, with headersOnly, closes the body unread even when a
+	// trailer may follow: the check reads no field a trailer may carry.
+	noTrailer bool
 }
 
 // response is what an audit keeps of one response.
@@ -115,7 +118,7 @@ func (a *audit) do(ctx context.Context, q request) (*response, error) {
 	}
 	defer resp.Body.Close()
 	r := &response{label: q.label, status: resp.StatusCode, request: resp.Request, header: resp.Header}
-	if !q.headersOnly || (q.method != http.MethodHead && mayTrail(resp)) {
+	if !q.headersOnly || (!q.noTrailer && q.method != http.MethodHead && mayTrail(resp)) {
 		body := &stallReader{r: resp.Body, timer: timer, timeout: a.opts.Timeout}
 		if err := a.readBody(r, body, q, resp); err != nil {
 			r.err = exchangeError(ctx, err)

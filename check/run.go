@@ -47,6 +47,10 @@ func URL(ctx context.Context, url string, o Options) Report {
 		}
 	}
 	unreachable := a.run(ctx)
+	if a.s.cut != nil { // whether the audit was cut is decided once, as it ends
+		cut := a.s.cut()
+		a.s.cut = func() error { return cut }
+	}
 	return Report{URL: httpfield.Redact(url), Checks: a.s.ordered(), Unreachable: unreachable}
 }
 
