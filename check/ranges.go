@@ -54,7 +54,7 @@ func (a *audit) checkPartial(r *response, err error, first, last int64) bool {
 	case err != nil:
 		a.s.fail(id, fmt.Sprintf("GET Range: %s failed: %v; want 206 Partial Content", spec, err))
 	case r.err != nil:
-		a.s.fail(id, fmt.Sprintf("the 206 body for Range: %s broke off after %s: %v", spec, bytesOf(r.size), r.err))
+		a.s.fail(id, fmt.Sprintf("the %d body for Range: %s broke off after %s: %v", r.status, spec, bytesOf(r.size), r.err))
 	case r.status == http.StatusOK && strings.Contains(a.full.header.Get("Accept-Ranges"), "bytes"):
 		a.s.warn(id, fmt.Sprintf("GET 200 advertises Accept-Ranges: bytes, but Range: %s got 200 with the whole body; want 206", spec))
 		return true // a 200 all the same: its digests are judged as a 206's would be
