@@ -167,9 +167,11 @@ func (a *audit) rebuild(ctx context.Context, r *response) {
 			judged = ok && g.size == n && bytes.Equal(now, got)
 		}
 	}
-	switch bad := legacyWrong(r, sums); {
-	case bad != "":
-		a.s.fail(id, fmt.Sprintf("%s rebuilt %s, but it carries %s of them (it covers the instance the delta rebuilds)", what, bytesOf(n), bad))
+	// The fields outside RFC 9530 that describe the representation are
+	// held to the rebuilt bytes as on the GET (hdig get compares them so).
+	switch _, bad, _ := judgeOutside(sectionsOf(r, reprOutsideFields), sums); {
+	case len(bad) > 0:
+		a.s.fail(id, fmt.Sprintf("%s rebuilt %s, but %s (they cover the instance the delta rebuilds)", what, bytesOf(n), strings.Join(bad, "; ")))
 	case len(o.wrong) > 0:
 		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that do not match Repr-Digest %s; want %s", what, bytesOf(n), verify.FormatDigests(o.wrong), wantOf(o.wrong, sums)))
 	case len(moved.wrong) > 0:

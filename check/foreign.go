@@ -9,13 +9,25 @@ import (
 )
 
 // outsideFields are the digest fields of a header or trailer section
-// outside RFC 9530: Content-MD5, Unencoded-Digest, the obsolete RFC 3230
-// Digest (which hdig get checks beside Repr-Digest), x-goog-hash and
-// x-amz-checksum-*.
+// outside RFC 9530: Content-MD5 and those of reprOutsideFields. On the full
+// identity GET they all cover the representation.
 func outsideFields(h http.Header) []verify.DigestField {
+	return present(append([]verify.DigestField{verify.ParseContentMD5(h)}, reprOutsideFields(h)...))
+}
+
+// reprOutsideFields are the digest fields outside RFC 9530 that describe
+// the representation whatever the message carries (a 226's delta too):
+// Unencoded-Digest, the obsolete RFC 3230 Digest (which hdig get checks
+// beside Repr-Digest), x-goog-hash and x-amz-checksum-*. Content-MD5
+// covers the content as sent, so it is not one of them.
+func reprOutsideFields(h http.Header) []verify.DigestField {
+	fs := []verify.DigestField{verify.ParseUnencodedDigest(h), verify.ParseLegacyDigest(h.Values(verify.LegacyDigest))}
+	return present(append(fs, verify.ForeignFields(h)...))
+}
+
+func present(fs []verify.DigestField) []verify.DigestField {
 	var out []verify.DigestField
-	fs := []verify.DigestField{verify.ParseContentMD5(h), verify.ParseUnencodedDigest(h), verify.ParseLegacyDigest(h.Values(verify.LegacyDigest))}
-	for _, f := range append(fs, verify.ForeignFields(h)...) {
+	for _, f := range fs {
 		if f.Present {
 			out = append(out, f)
 		}
@@ -23,29 +35,23 @@ func outsideFields(h http.Header) []verify.DigestField {
 	return out
 }
 
-// checkForeign decides foreign-digest.match on the full GET (identity, so
-// Unencoded-Digest and Content-MD5 cover the same bytes as Repr-Digest):
-// which fields outside RFC 9530 the origin sends and whether each value
-// hdig can compute matches. A composite S3 checksum is reported, not
-// compared; a malformed field warns.
-func (a *audit) checkForeign() {
-	id, r := "foreign-digest.match", a.full
-	// A trailer's fields are judged as the header's (hdig get does so),
-	// named "… (trailer)" in messages.
-	fs := outsideFields(r.header)
-	for _, f := range outsideFields(r.trailer) {
+// sectionsOf lists the fields of(…) of r's header and of its trailer, the
+// trailer's named "… (trailer)": a trailer's fields are judged as the
+// header's (hdig get does so).
+func sectionsOf(r *response, of func(http.Header) []verify.DigestField) []verify.DigestField {
+	fs := of(r.header)
+	for _, f := range of(r.trailer) {
 		f.Name += " (trailer)"
 		fs = append(fs, f)
 	}
-	if len(fs) == 0 {
-		a.s.skip(id, "the origin sends no digest field outside RFC 9530 (x-goog-hash, x-amz-checksum-*, Content-MD5, Unencoded-Digest, the obsolete Digest)")
-		return
-	}
-	if r.sums == nil {
-		a.s.skip(id, fmt.Sprintf("%s sent, but the body was not read whole (--max-body)", names(fs)))
-		return
-	}
-	var ok, bad, notes []string
+	return fs
+}
+
+// judgeOutside is the one rule for fields outside RFC 9530: each member
+// hdig computed (sums) that matches is ok, each that does not is bad; a
+// field ignored (an S3 composite, a transcoded x-goog-hash) or malformed,
+// or with no member hdig can compute, is a note, never a match.
+func judgeOutside(fs []verify.DigestField, sums []verify.Digest) (ok, bad, notes []string) {
 	for _, f := range fs {
 		switch {
 		case f.Ignored != "" && len(f.Digests) > 0:
@@ -55,7 +61,7 @@ func (a *audit) checkForeign() {
 			notes = append(notes, fmt.Sprintf("%s is malformed (%s)", f.Name, f.Ignored))
 			continue
 		}
-		o := compare(f, r.sums)
+		o := compare(f, sums)
 		if len(o.matched) > 0 {
 			ok = append(ok, fmt.Sprintf("%s %s", f.Name, strings.Join(o.matched, ", ")))
 		}
@@ -63,13 +69,33 @@ func (a *audit) checkForeign() {
 			notes = append(notes, fmt.Sprintf("%s has no member hdig can compute (%s)", f.Name, strings.Join(o.unknown, ", ")))
 		}
 		for _, d := range o.wrong {
-			got, _ := lookup(r.sums, d.Algorithm)
+			got, _ := lookup(sums, d.Algorithm)
 			bad = append(bad, fmt.Sprintf("%s %s is %s, want %s", f.Name, d.Algorithm, verify.Base64(d.Value), verify.Base64(got)))
 		}
 		for _, s := range f.Skipped {
 			notes = append(notes, fmt.Sprintf("%s %s", f.Name, s))
 		}
 	}
+	return ok, bad, notes
+}
+
+// checkForeign decides foreign-digest.match on the full GET (identity, so
+// Unencoded-Digest and Content-MD5 cover the same bytes as Repr-Digest):
+// which fields outside RFC 9530 the origin sends and whether each value
+// hdig can compute matches. A composite S3 checksum is reported, not
+// compared; a malformed field warns.
+func (a *audit) checkForeign() {
+	id, r := "foreign-digest.match", a.full
+	fs := sectionsOf(r, outsideFields)
+	if len(fs) == 0 {
+		a.s.skip(id, "the origin sends no digest field outside RFC 9530 (x-goog-hash, x-amz-checksum-*, Content-MD5, Unencoded-Digest, the obsolete Digest)")
+		return
+	}
+	if r.sums == nil {
+		a.s.skip(id, fmt.Sprintf("%s sent, but the body was not read whole (--max-body)", names(fs)))
+		return
+	}
+	ok, bad, notes := judgeOutside(fs, r.sums)
 	msg := func(head string, parts ...[]string) string {
 		var all []string
 		for _, p := range parts {
