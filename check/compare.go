@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strings"
@@ -138,4 +139,26 @@ func legacyWrong(r *response, ref []verify.Digest) string {
 		}
 	}
 	return strings.Join(bad, "; ")
+}
+
+// legacyFails fails id when r, a response that should describe the GET's
+// representation (a HEAD, a 206), carries an obsolete RFC 3230 Digest that
+// does not match that representation (versionRef), and reports whether it
+// did. hdig get compares Digest wherever it appears, so this does not wait
+// for a Repr-Digest on r or on the GET. what names r in the message, of
+// what it should describe.
+func (a *audit) legacyFails(ctx context.Context, id string, r *response, what, of string) bool {
+	if !verify.ParseLegacyDigest(r.header.Values(verify.LegacyDigest)).Usable() &&
+		!verify.ParseLegacyDigest(r.trailer.Values(verify.LegacyDigest)).Usable() {
+		return false
+	}
+	ref, note, ok := a.versionRef(ctx, r)
+	if !ok {
+		return false // not judged: the check's own path says so
+	}
+	if bad := legacyWrong(r, ref); bad != "" {
+		a.s.fail(id, fmt.Sprintf("%s carries %s of %s%s", what, bad, of, note))
+		return true
+	}
+	return false
 }

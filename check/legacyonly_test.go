@@ -1,0 +1,37 @@
+package check
+
+import (
+	"encoding/base64"
+	"net/http"
+	"testing"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// An origin that sends only the obsolete Digest (no Repr-Digest anywhere)
+// and a wrong one on its HEAD or 206 must fail head.repr-digest or
+// range.repr-digest: hdig get compares Digest wherever it appears (-I,
+// -C resume through a 206). It was compared only when both the GET and
+// that response carried a Repr-Digest, so the check was skipped or warned.
+func TestLegacyOnlyWrongDigestFails(t *testing.T) {
+	wrong := "SHA-256=" + base64.StdEncoding.EncodeToString(sumOf256("not the document"))
+	for _, tc := range []struct {
+		id   string
+		this func(r *http.Request, status int) bool
+	}{
+		{"head.repr-digest", func(r *http.Request, _ int) bool { return r.Method == http.MethodHead }},
+		{"range.repr-digest", func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
+	} {
+		edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+			h.Del(verify.ReprDigest)
+			if tc.this(r, *status) {
+				h.Set(verify.LegacyDigest, wrong)
+			}
+			return body
+		}
+		rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+		if got := result(rep, tc.id); got.Status != Fail {
+			t.Errorf("%s = %s (%s), want fail: its obsolete Digest names other bytes", tc.id, got.Status, got.Message)
+		}
+	}
+}
