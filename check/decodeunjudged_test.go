@@ -1,0 +1,44 @@
+package check
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// A gzip variant that decodes to other bytes than the identity GET's,
+// when the second GET that would tell whether the representation changed
+// fails, is not judged (a skip, which --max-time turns into a fail), as
+// versionRef leaves a HEAD or 206 it cannot pin down: encoding.decode
+// failed, "it is another document", with nothing to show the
+// representation had not changed in between.
+func TestDecodedUnjudgedWhenSecondGETFails(t *testing.T) {
+	gz := gzipped([]byte("another document entirely\n"))
+	var served atomic.Bool
+	wrap := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				served.Store(true)
+				w.Header().Set("Content-Encoding", "gzip")
+				w.Header().Set("ETag", `"gz"`)
+				w.Header().Set(verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
+				w.Header().Set("Content-Length", fmt.Sprint(len(gz)))
+				w.Write(gz)
+				return
+			}
+			if served.Load() && r.Method == http.MethodGet && r.Header.Get("Range") == "" {
+				http.Error(w, "busy", http.StatusServiceUnavailable)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "encoding.decode"); got.Status != Skip {
+		t.Errorf("encoding.decode = %s (%s), want skip: nothing tells whether the representation changed", got.Status, got.Message)
+	}
+}
