@@ -100,17 +100,36 @@ func joinReasons(a, b string) string {
 // Agree checks that the header and trailer instances of a field agree
 // (RFC 9530 §6.4 lets a field come in either section): each algorithm in
 // both must have the same value, known to hdig or not. A difference is a
-// Mismatch, the header value expected and the trailer value actual.
+// Mismatch, the header value expected and the trailer value actual. An
+// earlier value of a repeated key (Shadowed) that differs from the other
+// section's value is one too: two values of one algorithm cannot both
+// describe the bytes, and a caller comparing two responses' fields hashes
+// nothing that would tell.
 func Agree(hdr, tr DigestField) []Check {
 	if !hdr.Usable() || !tr.Usable() {
 		return nil
 	}
 	var out []Check
+	differ := func(want, got []byte, alg, why string) {
+		if subtle.ConstantTimeCompare(got, want) != 1 {
+			out = append(out, Check{Field: hdr.Name, Algorithm: alg, Expected: want, Actual: got, Result: Mismatch, Reason: why})
+		}
+	}
 	for _, d := range hdr.Digests {
 		t, ok := tr.Get(d.Algorithm)
-		if ok && subtle.ConstantTimeCompare(t, d.Value) != 1 {
-			out = append(out, Check{Field: hdr.Name, Algorithm: d.Algorithm, Expected: d.Value, Actual: t,
-				Result: Mismatch, Reason: "header and trailer differ"})
+		if !ok {
+			continue
+		}
+		differ(d.Value, t, d.Algorithm, "header and trailer differ")
+		for _, s := range hdr.Shadowed {
+			if s.Algorithm == d.Algorithm {
+				differ(s.Value, t, d.Algorithm, "an earlier value of the repeated key in the header differs from the trailer's")
+			}
+		}
+		for _, s := range tr.Shadowed {
+			if s.Algorithm == d.Algorithm {
+				differ(d.Value, s.Value, d.Algorithm, "an earlier value of the repeated key in the trailer differs from the header's")
+			}
 		}
 	}
 	return out

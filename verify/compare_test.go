@@ -117,3 +117,24 @@ func TestCompareShadowedReason(t *testing.T) {
 		}
 	}
 }
+
+// A repeated key's earlier value (Shadowed) that differs from the other
+// section's value is a disagreement: two values of one algorithm cannot
+// both describe the bytes, and where the bytes are not hashed (another
+// response's field, fetch's differ for pieces and mirrors; an algorithm
+// hdig does not know) nothing else would say so. Agree read only the last
+// value of each key.
+func TestAgreeShadowed(t *testing.T) {
+	x, y := "sha-256=:"+strings.Repeat("A", 43)+"=:", "sha-256=:"+strings.Repeat("B", 43)+"=:"
+	for _, tc := range []struct{ hdr, tr string }{
+		{y + ", " + x, x},
+		{x, y + ", " + x},
+		{"foo=:AAAA:, foo=:BBBB:", "foo=:BBBB:"},
+	} {
+		hdr := ParseDigestField(ReprDigest, []string{tc.hdr})
+		tr := ParseDigestField(ReprDigest, []string{tc.tr})
+		if cs := Agree(hdr, tr); len(cs) == 0 || cs[0].Result != Mismatch {
+			t.Errorf("Agree(%q, %q) = %v, want a mismatch: an earlier value of the repeated key differs", tc.hdr, tc.tr, cs)
+		}
+	}
+}
