@@ -193,12 +193,7 @@ func (s *Server) unencodedDigest(r *http.Request, h http.Header, id *Representat
 			algs = append(algs, a)
 		}
 	}
-	if !id.Trusted() {
-		// Only the sha-256 is known to be of the bytes the body decodes
-		// to: the variant was built from bytes that had it.
-		algs = []verify.Algorithm{sha256Alg}
-	}
-	ds, err := id.Digests(r.Context(), algs)
+	ds, err := unencodedDigests(r.Context(), id, algs)
 	if err != nil {
 		return
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"crypto/ed25519"
 	"encoding/base64"
 	"fmt"
@@ -127,7 +128,7 @@ func (s *Server) signing(h http.Handler) http.Handler {
 
 // setUnencoded adds Unencoded-Digest (the digest of the representation
 // without content coding) to a signed response, with the algorithms of its
-// Repr-Digest that SRI knows (sha-256 when none), unless already set.
+// Repr-Digest that SRI knows (unencodedDigests), unless already set.
 func (s *Server) setUnencoded(w http.ResponseWriter, r *http.Request, rep *Representation, plan *digestPlan) error {
 	sw, ok := w.(*signWriter)
 	if !ok || len(plan.repr) == 0 || sw.Header().Get(verify.UnencodedDigest) != "" {
@@ -139,20 +140,31 @@ func (s *Server) setUnencoded(w http.ResponseWriter, r *http.Request, rep *Repre
 			algs = append(algs, a)
 		}
 	}
-	if len(algs) == 0 {
-		algs = []verify.Algorithm{sha256Alg}
-	}
 	id := rep
 	if rep.identity != nil {
 		id = rep.identity
 	}
-	ds, err := id.Digests(r.Context(), algs)
+	ds, err := unencodedDigests(r.Context(), id, algs)
 	if err != nil {
 		return err
 	}
 	sw.Header().Set(verify.UnencodedDigest, formatRepr(ds))
 	sw.unencoded = true
 	return nil
+}
+
+// unencodedDigests are the digests of Unencoded-Digest over id, the
+// identity of the representation sent, with algs (those of its Repr-Digest
+// the caller sends; sha-256 when none). While id's digests are not trusted
+// (its file has not settled, server/identity.go) only the sha-256 is known
+// to be of the bytes the body decodes to: the variant was built from bytes
+// that had it, and another algorithm would be hashed from the file as it
+// is now. The one rule for setUnencoded and unencodedDigest.
+func unencodedDigests(ctx context.Context, id *Representation, algs []verify.Algorithm) ([]verify.Digest, error) {
+	if len(algs) == 0 || !id.Trusted() {
+		algs = []verify.Algorithm{sha256Alg}
+	}
+	return id.Digests(ctx, algs)
 }
 
 // signWriter signs the response when its header is written.
