@@ -134,6 +134,12 @@ func (a *audit) checkDecoded(ctx context.Context, r *response) {
 func (a *audit) checkEncodedField(id string, r *response, name string) {
 	ce := r.encoding()
 	f := r.digests(name)
+	// The obsolete Digest is compared wherever it appears, with or
+	// without a Repr-Digest (hdig get --compressed does so).
+	if bad := legacyWrong(r, r.sums); bad != "" && name == verify.ReprDigest && !r.capped {
+		a.s.fail(id, fmt.Sprintf("the %s variant carries %s of its %s of encoded content", ce, bad, bytesOf(r.size)))
+		return
+	}
 	switch {
 	case !f.Present && name == verify.ReprDigest && a.repr.Usable():
 		a.s.warn(id, fmt.Sprintf("the %s variant carries no Repr-Digest but the identity variant does; want one over its encoded bytes", ce))
@@ -146,10 +152,6 @@ func (a *audit) checkEncodedField(id string, r *response, name string) {
 		return
 	case r.capped:
 		a.s.skip(id, fmt.Sprintf("the %s body is larger than --max-body (%s): not hashed", ce, bytesOf(a.opts.MaxBody)))
-		return
-	}
-	if bad := legacyWrong(r, r.sums); bad != "" && name == verify.ReprDigest {
-		a.s.fail(id, fmt.Sprintf("the %s variant carries %s of its %s of encoded content", ce, bad, bytesOf(r.size)))
 		return
 	}
 	o := compare(f, r.sums)

@@ -35,3 +35,21 @@ func TestLegacyOnlyWrongDigestFails(t *testing.T) {
 		}
 	}
 }
+
+// So must an encoded variant's: its obsolete Digest, the only digest field
+// the origin sends, that does not match its encoded bytes fails
+// encoding.repr-digest (hdig get --compressed compares it with them).
+func TestLegacyOnlyWrongDigestOnVariantFails(t *testing.T) {
+	wrong := "SHA-256=" + base64.StdEncoding.EncodeToString(sumOf256("not the document"))
+	edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		h.Del(verify.ReprDigest)
+		if h.Get("Content-Encoding") != "" {
+			h.Set(verify.LegacyDigest, wrong)
+		}
+		return body
+	}
+	rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+	if got := result(rep, "encoding.repr-digest"); got.Status != Fail {
+		t.Errorf("encoding.repr-digest = %s (%s), want fail: its obsolete Digest names other bytes", got.Status, got.Message)
+	}
+}
