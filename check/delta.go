@@ -80,16 +80,27 @@ func (a *audit) deltaProblem(r *response) string {
 		}
 	}
 	f := r.digests(verify.ContentDigest)
-	if !f.Present || r.capped {
+	if r.capped {
 		return ""
 	}
-	if why := malformed(f); why != "" {
-		return fmt.Sprintf("Content-Digest on the 226 is %s; want a digest of the %s of delta", why, bytesOf(r.size))
+	if f.Present {
+		if why := malformed(f); why != "" {
+			return fmt.Sprintf("Content-Digest on the 226 is %s; want a digest of the %s of delta", why, bytesOf(r.size))
+		}
+		if o := compare(f, r.sums); len(o.wrong) > 0 {
+			return fmt.Sprintf("the 226's Content-Digest %s does not match its %s of delta; want %s (it covers the delta as sent)", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums))
+		}
 	}
-	if o := compare(f, r.sums); len(o.wrong) > 0 {
-		return fmt.Sprintf("the 226's Content-Digest %s does not match its %s of delta; want %s (it covers the delta as sent)", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums))
+	// Content-MD5 covers the content as sent too (hdig get compares it
+	// with the delta's bytes), by the rule of foreign-digest.match.
+	if _, bad, _ := judgeOutside(sectionsOf(r, contentMD5Of), r.sums); len(bad) > 0 {
+		return fmt.Sprintf("the 226's %s; want digests of its %s of delta (they cover the delta as sent)", strings.Join(bad, "; "), bytesOf(r.size))
 	}
 	return ""
+}
+
+func contentMD5Of(h http.Header) []verify.DigestField {
+	return present([]verify.DigestField{verify.ParseContentMD5(h)})
 }
 
 // rebuild applies the 226's delta to the base version and verifies the

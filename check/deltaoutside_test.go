@@ -43,3 +43,27 @@ func TestDeltaOutsideFieldsCompared(t *testing.T) {
 		}
 	}
 }
+
+// A 226's Content-MD5 covers the delta as sent, as its Content-Digest
+// does (hdig get compares both with the delta's bytes); a wrong one must
+// fail delta.226. Only Content-Digest was compared.
+func TestDeltaContentMD5Compared(t *testing.T) {
+	wrap := rewrite(func(_ *http.Request, status *int, h http.Header, body []byte) []byte {
+		if *status == http.StatusIMUsed {
+			h.Set("Content-MD5", verify.Base64(func() []byte {
+				for _, d := range sumsOf("not the delta") {
+					if d.Algorithm == "md5" {
+						return d.Value
+					}
+				}
+				return nil
+			}()))
+		}
+		return body
+	})
+	url, e1 := deltaOrigin(t, wrap)
+	r := auditURL(t, url, Options{BaseETag: e1, Base: baseOf(lines(300, 1))})
+	if got := result(r, "delta.226"); got.Status != Fail || !strings.Contains(got.Message, "Content-MD5") {
+		t.Errorf("delta.226 = %s %q, want a fail naming Content-MD5: it does not match the delta", got.Status, got.Message)
+	}
+}
