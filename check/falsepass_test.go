@@ -75,15 +75,7 @@ func TestDeltaRebuildingOtherBytesFails(t *testing.T) {
 			if *status != http.StatusIMUsed {
 				return body
 			}
-			ims, err := patch.ParseIM(h.Values("IM"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			base := lines(300, 1)
-			var out bytes.Buffer
-			if err := patch.EncodeList(ims, strings.NewReader(base), int64(len(base)), strings.NewReader(other), &out); err != nil {
-				t.Fatal(err)
-			}
+			out := deltaTo(t, h, other)
 			h.Del(verify.ContentDigest)
 			switch etag {
 			case "":
@@ -93,7 +85,7 @@ func TestDeltaRebuildingOtherBytesFails(t *testing.T) {
 				h.Set("ETag", etag)
 			}
 			h.Set(verify.ReprDigest, only(sumsOf(other), "sha-256"))
-			return out.Bytes()
+			return out
 		})
 		url, e1 := deltaOrigin(t, wrap)
 		r := auditURL(t, url, Options{BaseETag: e1, Base: baseOf(lines(300, 1))})
@@ -108,26 +100,42 @@ func TestDeltaRebuildingOtherBytesFails(t *testing.T) {
 // Repr-Digest, must fail: the ETag alone made the check skip it as "the
 // representation changed", though a second GET shows it did not.
 func TestOtherETagWrongDigestFails(t *testing.T) {
-	for _, tc := range []struct {
-		id   string
-		this func(r *http.Request, status int) bool
-	}{
-		{"head.repr-digest", func(r *http.Request, _ int) bool { return r.Method == http.MethodHead }},
-		{"range.repr-digest", func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
-		{"want-repr-digest.honoured", func(r *http.Request, _ int) bool {
-			return strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512")
-		}},
-	} {
-		edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
-			if tc.this(r, *status) {
-				h.Set("ETag", `"other"`)
-				h.Set(verify.ReprDigest, wrongSHA512)
-			}
-			return body
+	failsWhenEdited(t, otherResponses, func(h http.Header, picked bool) {
+		if picked {
+			h.Set("ETag", `"other"`)
+			h.Set(verify.ReprDigest, wrongSHA512)
 		}
-		rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+	}, "the representation did not change and its digest is wrong")
+}
+
+// otherResponse picks, by its request and status, a response other than
+// the GET whose digests check id judges.
+type otherResponse struct {
+	id   string
+	this func(r *http.Request, status int) bool
+}
+
+// otherResponses are the HEAD, the 206 and the Want-Repr-Digest variant.
+var otherResponses = []otherResponse{
+	{"head.repr-digest", func(r *http.Request, _ int) bool { return r.Method == http.MethodHead }},
+	{"range.repr-digest", func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
+	{"want-repr-digest.honoured", func(r *http.Request, _ int) bool {
+		return strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512")
+	}},
+}
+
+// failsWhenEdited audits, for each response, an origin that applies edit
+// to the header fields of every response, picked saying whether it is
+// that one, and wants its check to fail.
+func failsWhenEdited(t *testing.T, rs []otherResponse, edit func(h http.Header, picked bool), why string) {
+	t.Helper()
+	for _, tc := range rs {
+		rep := auditURL(t, newOrigin(t, rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+			edit(h, tc.this(r, *status))
+			return body
+		}))+"/doc.txt", Options{})
 		if got := result(rep, tc.id); got.Status != Fail {
-			t.Errorf("%s = %s (%s), want fail: the representation did not change and its digest is wrong", tc.id, got.Status, got.Message)
+			t.Errorf("%s = %s (%s), want fail: %s", tc.id, got.Status, got.Message, why)
 		}
 	}
 }
@@ -348,27 +356,11 @@ func TestWantVariantWrongTrailerFails(t *testing.T) {
 // them wrong.
 func TestOtherAlgorithmWrongMemberFails(t *testing.T) {
 	wrongMD5 := only(sumsOf("not the document"), "md5")
-	for _, tc := range []struct {
-		id   string
-		this func(r *http.Request, status int) bool
-	}{
-		{"head.repr-digest", func(r *http.Request, _ int) bool { return r.Method == http.MethodHead }},
-		{"range.repr-digest", func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
-		{"want-repr-digest.honoured", func(r *http.Request, _ int) bool {
-			return strings.HasPrefix(r.Header.Get(verify.WantReprDigest), "sha-512")
-		}},
-	} {
-		edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
-			if tc.this(r, *status) {
-				h.Set(verify.ReprDigest, wrongMD5)
-			}
-			return body
+	failsWhenEdited(t, otherResponses, func(h http.Header, picked bool) {
+		if picked {
+			h.Set(verify.ReprDigest, wrongMD5)
 		}
-		rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
-		if got := result(rep, tc.id); got.Status != Fail {
-			t.Errorf("%s = %s (%s), want fail: its md5 is wrong", tc.id, got.Status, got.Message)
-		}
-	}
+	}, "its md5 is wrong")
 }
 
 // A 226 under the GET's own weak ETag that rebuilds other bytes, with a
@@ -387,19 +379,11 @@ func TestDeltaWeakETagOtherBytesFails(t *testing.T) {
 		if *status != http.StatusIMUsed {
 			return body
 		}
-		ims, err := patch.ParseIM(h.Values("IM"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		base := lines(300, 1)
-		var out bytes.Buffer
-		if err := patch.EncodeList(ims, strings.NewReader(base), int64(len(base)), strings.NewReader(other), &out); err != nil {
-			t.Fatal(err)
-		}
+		out := deltaTo(t, h, other)
 		h.Del(verify.ContentDigest)
 		h.Set("Delta-Base", "W/"+h.Get("Delta-Base"))
 		h.Set(verify.ReprDigest, only(sumsOf(other), "sha-256"))
-		return out.Bytes()
+		return out
 	})
 	wrap := func(next http.Handler) http.Handler {
 		inner := edit(next)
@@ -558,4 +542,20 @@ func TestWantVariantUnjudgedNotPassed(t *testing.T) {
 	if got := result(rep, "want-repr-digest.honoured"); got.Status == Pass {
 		t.Errorf("want-repr-digest.honoured = pass (%s); its wrong sha-512 was compared with nothing", got.Message)
 	}
+}
+
+// deltaTo encodes, in the IM the 226's header names, a delta from the
+// version the delta tests cache (lines(300, 1)) to other.
+func deltaTo(t *testing.T, h http.Header, other string) []byte {
+	t.Helper()
+	ims, err := patch.ParseIM(h.Values("IM"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := lines(300, 1)
+	var out bytes.Buffer
+	if err := patch.EncodeList(ims, strings.NewReader(base), int64(len(base)), strings.NewReader(other), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Bytes()
 }

@@ -15,25 +15,12 @@ import (
 // that response carried a Repr-Digest, so the check was skipped or warned.
 func TestLegacyOnlyWrongDigestFails(t *testing.T) {
 	wrong := "SHA-256=" + base64.StdEncoding.EncodeToString(sumOf256("not the document"))
-	for _, tc := range []struct {
-		id   string
-		this func(r *http.Request, status int) bool
-	}{
-		{"head.repr-digest", func(r *http.Request, _ int) bool { return r.Method == http.MethodHead }},
-		{"range.repr-digest", func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
-	} {
-		edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
-			h.Del(verify.ReprDigest)
-			if tc.this(r, *status) {
-				h.Set(verify.LegacyDigest, wrong)
-			}
-			return body
+	failsWhenEdited(t, otherResponses[:2], func(h http.Header, picked bool) {
+		h.Del(verify.ReprDigest) // from every response, the GET's included
+		if picked {
+			h.Set(verify.LegacyDigest, wrong)
 		}
-		rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
-		if got := result(rep, tc.id); got.Status != Fail {
-			t.Errorf("%s = %s (%s), want fail: its obsolete Digest names other bytes", tc.id, got.Status, got.Message)
-		}
-	}
+	}, "its obsolete Digest names other bytes")
 }
 
 // So must an encoded variant's: its obsolete Digest, the only digest field
