@@ -123,22 +123,15 @@ func (a *audit) reprSums() []verify.Digest {
 // Repr-Digest is compared with); "" when none does. hdig get compares
 // Digest as it compares Repr-Digest, beside it or not (fetch.bodyVerdict),
 // so wherever the audit compares a response's Repr-Digest it compares the
-// response's Digest too (the GET's is foreign-digest.match's).
+// response's Digest too, by foreign-digest.match's rule (judgeOutside).
 func legacyWrong(r *response, ref []verify.Digest) string {
-	var bad []string
-	for _, sec := range []struct {
-		h     http.Header
-		where string
-	}{{r.header, ""}, {r.trailer, " (trailer)"}} {
-		f := verify.ParseLegacyDigest(sec.h.Values(verify.LegacyDigest))
-		if !f.Usable() {
-			continue
-		}
-		if o := compare(f, ref); len(o.wrong) > 0 {
-			bad = append(bad, fmt.Sprintf("the obsolete Digest%s %s; want %s", sec.where, verify.FormatDigests(o.wrong), wantOf(o.wrong, ref)))
-		}
-	}
+	_, bad, _ := judgeOutside(sectionsOf(r, legacyOf), ref)
 	return strings.Join(bad, "; ")
+}
+
+// legacyOf is the obsolete Digest field of h, when present.
+func legacyOf(h http.Header) []verify.DigestField {
+	return present([]verify.DigestField{verify.ParseLegacyDigest(h.Values(verify.LegacyDigest))})
 }
 
 // legacyFails fails id when r, a response that should describe the GET's
@@ -148,8 +141,7 @@ func legacyWrong(r *response, ref []verify.Digest) string {
 // for a Repr-Digest on r or on the GET. what names r in the message, of
 // what it should describe.
 func (a *audit) legacyFails(ctx context.Context, id string, r *response, what, of string) bool {
-	if !verify.ParseLegacyDigest(r.header.Values(verify.LegacyDigest)).Usable() &&
-		!verify.ParseLegacyDigest(r.trailer.Values(verify.LegacyDigest)).Usable() {
+	if len(sectionsOf(r, legacyOf)) == 0 {
 		return false
 	}
 	ref, note, ok := a.versionRef(ctx, r)
@@ -157,7 +149,7 @@ func (a *audit) legacyFails(ctx context.Context, id string, r *response, what, o
 		return false // not judged: the check's own path says so
 	}
 	if bad := legacyWrong(r, ref); bad != "" {
-		a.s.fail(id, fmt.Sprintf("%s carries %s of %s%s", what, bad, of, note))
+		a.s.fail(id, fmt.Sprintf("%s carries an obsolete Digest that is not of %s: %s%s", what, of, bad, note))
 		return true
 	}
 	return false

@@ -99,6 +99,7 @@ func (a *audit) deltaProblem(r *response) string {
 	return ""
 }
 
+// contentMD5Of is the Content-MD5 field of h, when present.
 func contentMD5Of(h http.Header) []verify.DigestField {
 	return present([]verify.DigestField{verify.ParseContentMD5(h)})
 }

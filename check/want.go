@@ -55,7 +55,7 @@ func (a *audit) checkWant(ctx context.Context) *response {
 			return r
 		}
 		if bad := legacyWrong(r, ref); bad != "" {
-			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, the response carries %s of the representation%s", asked, bad, note))
+			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, the response carries an obsolete Digest that is not of the representation: %s%s", asked, bad, note))
 			return r
 		}
 		if o := compare(got, ref); got.Usable() && len(o.wrong) > 0 {
