@@ -118,14 +118,12 @@ func (a *audit) reprSums() []verify.Digest {
 	return out
 }
 
-// legacyWrong describes the members of r's obsolete RFC 3230 Digest, in
-// its header or its trailer, that differ from ref (the digests of what r's
-// Repr-Digest is compared with); "" when none does. hdig get compares
-// Digest as it compares Repr-Digest, beside it or not (fetch.bodyVerdict),
-// so wherever the audit compares a response's Repr-Digest it compares the
-// response's Digest too, by foreign-digest.match's rule (judgeOutside).
-func legacyWrong(r *response, ref []verify.Digest) string {
-	_, bad, _ := judgeOutside(sectionsOf(r, legacyOf), ref)
+// outsideWrong describes the members of r's fields of(…), in its header
+// or its trailer, that differ from ref; "" when none does. Fields outside
+// RFC 9530 are judged by foreign-digest.match's rule (judgeOutside)
+// wherever the audit compares a response's digests.
+func outsideWrong(r *response, of func(http.Header) []verify.DigestField, ref []verify.Digest) string {
+	_, bad, _ := judgeOutside(sectionsOf(r, of), ref)
 	return strings.Join(bad, "; ")
 }
 
@@ -134,22 +132,25 @@ func legacyOf(h http.Header) []verify.DigestField {
 	return present([]verify.DigestField{verify.ParseLegacyDigest(h.Values(verify.LegacyDigest))})
 }
 
-// legacyFails fails id when r, a response that should describe the GET's
-// representation (a HEAD, a 206), carries an obsolete RFC 3230 Digest that
+// outsideFails fails id when r, a response that should describe the GET's
+// representation (a HEAD, a 206, a Want-Repr-Digest variant), carries a
+// field outside RFC 9530 about the representation (reprOutsideFields: the
+// obsolete Digest, Unencoded-Digest, x-goog-hash, x-amz-checksum-*) that
 // does not match that representation (versionRef), and reports whether it
-// did. hdig get compares Digest wherever it appears, so this does not wait
-// for a Repr-Digest on r or on the GET. what names r in the message, of
-// what it should describe.
-func (a *audit) legacyFails(ctx context.Context, id string, r *response, what, of string) bool {
-	if len(sectionsOf(r, legacyOf)) == 0 {
+// did. A HEAD carries the GET's header fields, and hdig get compares a
+// 206's with the whole representation (fetch's reprFields) and each
+// wherever it appears, so this does not wait for a Repr-Digest on r or on
+// the GET. what names r in the message, of what it should describe.
+func (a *audit) outsideFails(ctx context.Context, id string, r *response, what, of string) bool {
+	if len(sectionsOf(r, reprOutsideFields)) == 0 {
 		return false
 	}
 	ref, note, ok := a.versionRef(ctx, r)
 	if !ok {
 		return false // not judged: the check's own path says so
 	}
-	if bad := legacyWrong(r, ref); bad != "" {
-		a.s.fail(id, fmt.Sprintf("%s carries an obsolete Digest that is not of %s: %s%s", what, of, bad, note))
+	if bad := outsideWrong(r, reprOutsideFields, ref); bad != "" {
+		a.s.fail(id, fmt.Sprintf("%s carries a digest field that is not of %s: %s%s", what, of, bad, note))
 		return true
 	}
 	return false

@@ -136,7 +136,7 @@ func (a *audit) checkEncodedField(id string, r *response, name string) {
 	f := r.digests(name)
 	// The obsolete Digest is compared wherever it appears, with or
 	// without a Repr-Digest (hdig get --compressed does so).
-	if bad := legacyWrong(r, r.sums); bad != "" && name == verify.ReprDigest && !r.capped {
+	if bad := outsideWrong(r, legacyOf, r.sums); bad != "" && name == verify.ReprDigest && !r.capped {
 		a.s.fail(id, fmt.Sprintf("the %s variant carries an obsolete Digest that is not of its %s of encoded content: %s", ce, bytesOf(r.size), bad))
 		return
 	}

@@ -34,7 +34,7 @@ func (a *audit) checkHead(ctx context.Context) *response {
 func (a *audit) checkHeadRepr(ctx context.Context, r *response) {
 	id := "head.repr-digest"
 	f := r.digests(verify.ReprDigest)
-	if a.legacyFails(ctx, id, r, "HEAD 200", "the GET's representation") {
+	if a.outsideFails(ctx, id, r, "HEAD 200", "the GET's representation") {
 		return
 	}
 	switch {

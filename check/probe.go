@@ -25,7 +25,7 @@ type request struct {
 	// MaxBody) in a temporary file, so memory stays flat.
 	pick    func(n int64) (lo, hi int64)
 	keepAll bool
-	// reference hashes the body with every registered algorithm: it is
+	// reference hashes the body with every algorithm hdig computes: it is
 	// what other responses' Repr-Digest is compared with (reprSums,
 	// versionRef), whatever algorithm they name.
 	reference bool
@@ -169,13 +169,14 @@ func mayTrail(resp *http.Response) bool {
 
 // hashAlgorithms returns the algorithms a body is hashed with: the Active
 // ones and every one the header's digest fields name (those outside RFC
-// 9530 included); all registered ones for a reference body, or when the
-// digests may come as trailers (mayTrail).
+// 9530 included); every one hdig computes (verify.All: x-amz-checksum-crc32
+// and -crc64nvme name ones outside the registry) for a reference body, or
+// when the digests may come as trailers (mayTrail).
 func hashAlgorithms(resp *http.Response, reference bool) []verify.Algorithm {
 	h := resp.Header
 	want := map[string]bool{}
 	if reference || mayTrail(resp) {
-		for _, alg := range verify.Algorithms {
+		for _, alg := range verify.All {
 			want[alg.Key] = true
 		}
 	}

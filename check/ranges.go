@@ -159,7 +159,7 @@ func (a *audit) checkRangeContent(r *response) {
 func (a *audit) checkRangeRepr(ctx context.Context, r *response) {
 	id, the := "range.repr-digest", rangeAnswer(r)
 	f := r.digests(verify.ReprDigest)
-	if a.legacyFails(ctx, id, r, the, "the whole representation") {
+	if a.outsideFails(ctx, id, r, the, "the whole representation") {
 		return
 	}
 	switch {

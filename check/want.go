@@ -47,15 +47,17 @@ func (a *audit) checkWant(ctx context.Context) *response {
 	}
 	// A variant wrong only on request, compared with the GET's value and
 	// body (when the GET's own value failed, repr-digest.match reports the
-	// fault once); its obsolete Digest too, as hdig get compares it.
+	// fault once); its fields outside RFC 9530 about the representation
+	// too (the obsolete Digest, Unencoded-Digest, x-goog-hash,
+	// x-amz-checksum-*), as hdig get compares them.
 	if a.s.m["repr-digest.match"].Status != Fail {
 		ref, note, ok := a.versionRef(ctx, r)
 		if !ok { // compared with nothing, its digests prove nothing either way
 			a.s.skip(id, fmt.Sprintf("the representation changed between the GET (ETag %s) and the GET with Want-Repr-Digest: %s (ETag %s), and again after: not judged", a.full.header.Get("ETag"), asked, r.header.Get("ETag")))
 			return r
 		}
-		if bad := legacyWrong(r, ref); bad != "" {
-			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, the response carries an obsolete Digest that is not of the representation: %s%s", asked, bad, note))
+		if bad := outsideWrong(r, reprOutsideFields, ref); bad != "" {
+			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, the response carries a digest field that is not of the representation: %s%s", asked, bad, note))
 			return r
 		}
 		if o := compare(got, ref); got.Usable() && len(o.wrong) > 0 {
