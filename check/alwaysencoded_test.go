@@ -1,0 +1,42 @@
+package check
+
+import (
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// An origin that sends its gzip-stored document gzip-encoded whatever the
+// request accepts, with a right Repr-Digest of those bytes and a right
+// Unencoded-Digest of the decoded ones, must not fail foreign-digest.match:
+// Unencoded-Digest covers the decoded bytes, which hdig get compares only
+// after decoding (fetch.unencodedChecks). It was compared with the encoded
+// bytes and failed.
+func TestAlwaysEncodedUnencodedDigestNotFailed(t *testing.T) {
+	plain := files["doc.txt"]
+	gz := gzipped([]byte(plain))
+	wrap := func(http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := w.Header()
+			h.Set("Content-Type", "text/plain")
+			h.Set("Content-Encoding", "gzip")
+			h.Set("Vary", "Accept-Encoding")
+			h.Set("ETag", `"gz"`)
+			h.Set("Content-Length", strconv.Itoa(len(gz)))
+			h.Set(verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
+			h.Set(verify.UnencodedDigest, only(sumsOf(plain), "sha-256"))
+			if r.Method == http.MethodHead {
+				return
+			}
+			w.Write(gz)
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	for _, id := range []string{"foreign-digest.match", "head.repr-digest", "want-repr-digest.honoured"} {
+		if got := result(rep, id); got.Status == Fail {
+			t.Errorf("%s = %s (%s), want no failure: Unencoded-Digest is of the decoded bytes", id, got.Status, got.Message)
+		}
+	}
+}
