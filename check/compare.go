@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/hdig/hdig/verify"
@@ -58,6 +59,19 @@ func allEqualIn(f verify.DigestField, ds []verify.Digest) bool {
 
 // member formats one member as it appears in a field: sha-256=:…:.
 func member(d verify.Digest) string { return verify.FormatDigests([]verify.Digest{d}) }
+
+// members lists members as they appear in a field, each once, two values
+// of one algorithm (a header's and a trailer's) both: a Dictionary
+// (verify.FormatDigests) would keep only one of them.
+func members(ds []verify.Digest) string {
+	var out []string
+	for _, d := range ds {
+		if m := member(d); !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return strings.Join(out, ", ")
+}
 
 // wantOf formats the computed values for the algorithms of the given
 // members: what the field should have said.

@@ -88,7 +88,7 @@ func (a *audit) deltaProblem(r *response) string {
 			return fmt.Sprintf("Content-Digest on the 226 is %s; want a digest of the %s of delta", why, bytesOf(r.size))
 		}
 		if o := compare(f, r.sums); len(o.wrong) > 0 {
-			return fmt.Sprintf("the 226's Content-Digest %s does not match its %s of delta; want %s (it covers the delta as sent)", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums))
+			return fmt.Sprintf("the 226's Content-Digest %s does not match its %s of delta; want %s (it covers the delta as sent)", members(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums))
 		}
 	}
 	// Content-MD5 covers the content as sent too (hdig get compares it
@@ -185,9 +185,9 @@ func (a *audit) rebuild(ctx context.Context, r *response) {
 	case len(bad) > 0:
 		a.s.fail(id, fmt.Sprintf("%s rebuilt %s, but %s (they cover the instance the delta rebuilds)", what, bytesOf(n), strings.Join(bad, "; ")))
 	case len(o.wrong) > 0:
-		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that do not match Repr-Digest %s; want %s", what, bytesOf(n), verify.FormatDigests(o.wrong), wantOf(o.wrong, sums)))
+		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that do not match Repr-Digest %s; want %s", what, bytesOf(n), members(o.wrong), wantOf(o.wrong, sums)))
 	case len(moved.wrong) > 0:
-		a.s.fail(id, fmt.Sprintf("%s rebuilt %s with %s, which is not the representation: want %s%s", what, bytesOf(n), wantOf(moved.wrong, sums), verify.FormatDigests(moved.wrong), note))
+		a.s.fail(id, fmt.Sprintf("%s rebuilt %s with %s, which is not the representation: want %s%s", what, bytesOf(n), wantOf(moved.wrong, sums), members(moved.wrong), note))
 	case !judged:
 		a.s.skip(id, fmt.Sprintf("%s rebuilt %s under ETag %s, but the representation changed between the GET (%s) and the 226, or after: not judged", what, bytesOf(n), et, a.full.header.Get("ETag")))
 	case same && differs:

@@ -288,9 +288,9 @@ func (a *audit) checkUnencoded(r *response, decoded []byte) {
 	o := compare(f, sums)
 	switch {
 	case len(o.wrong) > 0 && allEqualIn(f, r.sums):
-		a.s.fail(id, fmt.Sprintf("Unencoded-Digest %s is the digest of the %s bytes; it must cover the decoded %s: want %s", verify.FormatDigests(o.wrong), ce, bytesOf(int64(len(decoded))), wantOf(o.wrong, sums)))
+		a.s.fail(id, fmt.Sprintf("Unencoded-Digest %s is the digest of the %s bytes; it must cover the decoded %s: want %s", members(o.wrong), ce, bytesOf(int64(len(decoded))), wantOf(o.wrong, sums)))
 	case len(o.wrong) > 0:
-		a.s.fail(id, fmt.Sprintf("Unencoded-Digest %s does not match the decoded %s; want %s", verify.FormatDigests(o.wrong), bytesOf(int64(len(decoded))), wantOf(o.wrong, sums)))
+		a.s.fail(id, fmt.Sprintf("Unencoded-Digest %s does not match the decoded %s; want %s", members(o.wrong), bytesOf(int64(len(decoded))), wantOf(o.wrong, sums)))
 	case len(o.matched) == 0:
 		a.s.skip(id, fmt.Sprintf("Unencoded-Digest has no algorithm hdig can compute (%s)", keysOf(f)))
 	default:

@@ -158,9 +158,9 @@ func (a *audit) checkEncodedField(id string, r *response, name string) {
 	identity := a.full.encoding() == "" && !a.full.capped
 	switch {
 	case len(o.wrong) > 0 && identity && allEqualIn(f, a.full.sums):
-		a.s.fail(id, fmt.Sprintf("%s %s of the %s variant is the digest of the decoded bytes; it must cover the %s of %s-encoded content: want %s", name, verify.FormatDigests(o.wrong), ce, bytesOf(r.size), ce, wantOf(o.wrong, r.sums)))
+		a.s.fail(id, fmt.Sprintf("%s %s of the %s variant is the digest of the decoded bytes; it must cover the %s of %s-encoded content: want %s", name, members(o.wrong), ce, bytesOf(r.size), ce, wantOf(o.wrong, r.sums)))
 	case len(o.wrong) > 0:
-		a.s.fail(id, fmt.Sprintf("%s %s of the %s variant does not match its %s of encoded content; want %s", name, verify.FormatDigests(o.wrong), ce, bytesOf(r.size), wantOf(o.wrong, r.sums)))
+		a.s.fail(id, fmt.Sprintf("%s %s of the %s variant does not match its %s of encoded content; want %s", name, members(o.wrong), ce, bytesOf(r.size), wantOf(o.wrong, r.sums)))
 	case len(o.matched) == 0:
 		a.s.skip(id, fmt.Sprintf("%s on the %s variant has no algorithm hdig can compute (%s)", name, ce, keysOf(f)))
 	case identity && name == verify.ReprDigest:

@@ -56,7 +56,7 @@ func (a *audit) checkHeadRepr(ctx context.Context, r *response) {
 	o := compare(f, ref)
 	switch {
 	case len(o.wrong) > 0:
-		msg := fmt.Sprintf("HEAD Repr-Digest %s differs from GET's %s%s", verify.FormatDigests(o.wrong), wantOf(o.wrong, ref), note)
+		msg := fmt.Sprintf("HEAD Repr-Digest %s differs from GET's %s%s", members(o.wrong), wantOf(o.wrong, ref), note)
 		if allEqualIn(f, emptySums()) {
 			msg += "; it is the digest of empty content, but it must cover the representation a GET returns"
 		}
@@ -91,7 +91,7 @@ func (a *audit) checkHeadContent(r *response) {
 		a.s.pass(id, "HEAD Content-Digest is the digest of empty content")
 		return
 	}
-	msg := fmt.Sprintf("HEAD Content-Digest %s is not the digest of empty content; want %s or no Content-Digest", verify.FormatDigests(o.wrong), wantOf(o.wrong, empty))
+	msg := fmt.Sprintf("HEAD Content-Digest %s is not the digest of empty content; want %s or no Content-Digest", members(o.wrong), wantOf(o.wrong, empty))
 	if allEqualIn(f, a.full.sums) {
 		msg += " (it is the digest of the GET's body)"
 	}

@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/hdig/hdig/fetch"
@@ -81,7 +83,10 @@ func (r *response) digests(name string) verify.DigestField {
 	hdr := verify.ParseDigestField(name, r.header.Values(name))
 	tr := verify.ParseDigestField(name, r.trailer.Values(name))
 	for _, c := range verify.Agree(hdr, tr) {
-		f.Digests = append(f.Digests, verify.Digest{Algorithm: c.Algorithm, Value: c.Expected})
+		d := verify.Digest{Algorithm: c.Algorithm, Value: c.Expected}
+		if !holds(f.Digests, d) && !holds(f.Shadowed, d) { // the merge kept it already: compared once
+			f.Digests = append(f.Digests, d)
+		}
 	}
 	return f
 }
@@ -251,4 +256,11 @@ func (w *window) Write(p []byte) (int, error) {
 // String describes a response in messages: "HEAD 200".
 func (r *response) String() string {
 	return fmt.Sprintf("%s %d", r.label, r.status)
+}
+
+// holds reports whether ds has d, its algorithm and value.
+func holds(ds []verify.Digest, d verify.Digest) bool {
+	return slices.ContainsFunc(ds, func(x verify.Digest) bool {
+		return x.Algorithm == d.Algorithm && bytes.Equal(x.Value, d.Value)
+	})
 }

@@ -148,7 +148,7 @@ func (a *audit) checkRangeContent(r *response) {
 	}
 	o := compare(f, r.sums)
 	if len(o.wrong) > 0 && r.status != http.StatusOK && allEqualIn(f, a.full.sums) {
-		a.s.fail(id, fmt.Sprintf("the 206's Content-Digest %s is the digest of the whole representation; it must cover only the %s of the 206: want %s", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums)))
+		a.s.fail(id, fmt.Sprintf("the 206's Content-Digest %s is the digest of the whole representation; it must cover only the %s of the 206: want %s", members(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums)))
 		return
 	}
 	a.checkMatch(id, r, f, what)
@@ -181,9 +181,9 @@ func (a *audit) checkRangeRepr(ctx context.Context, r *response) {
 	o := compare(f, ref)
 	switch {
 	case len(o.wrong) > 0 && r.status != http.StatusOK && allEqualIn(f, r.sums):
-		a.s.fail(id, fmt.Sprintf("the 206's Repr-Digest %s covers only the %s of partial content; it must cover the whole representation: want %s%s", verify.FormatDigests(o.wrong), bytesOf(r.size), wantOf(o.wrong, ref), note))
+		a.s.fail(id, fmt.Sprintf("the 206's Repr-Digest %s covers only the %s of partial content; it must cover the whole representation: want %s%s", members(o.wrong), bytesOf(r.size), wantOf(o.wrong, ref), note))
 	case len(o.wrong) > 0:
-		a.s.fail(id, fmt.Sprintf("%s's Repr-Digest %s differs from GET's %s%s", the, verify.FormatDigests(o.wrong), wantOf(o.wrong, ref), note))
+		a.s.fail(id, fmt.Sprintf("%s's Repr-Digest %s differs from GET's %s%s", the, members(o.wrong), wantOf(o.wrong, ref), note))
 	case len(o.matched) == 0:
 		a.s.skip(id, fmt.Sprintf("%s's Repr-Digest (%s) and GET's (%s) share no algorithm", the, keysOf(f), keysOf(a.repr)))
 	default:

@@ -118,7 +118,7 @@ func (a *audit) checkMatch(id string, r *response, f verify.DigestField, covers 
 	o := compare(f, r.sums)
 	switch {
 	case len(o.wrong) > 0:
-		got := verify.FormatDigests(o.wrong)
+		got := members(o.wrong)
 		a.s.fail(id, fmt.Sprintf("%s %s on %s does not match the %s of %s; want %s", f.Name, got, r, bytesOf(r.size), covers, wantOf(o.wrong, r.sums)))
 	case len(o.matched) == 0:
 		a.s.skip(id, fmt.Sprintf("%s on %s has no algorithm hdig can compute (%s)", f.Name, r, keysOf(f)))

@@ -61,7 +61,7 @@ func (a *audit) checkWant(ctx context.Context) *response {
 			return r
 		}
 		if o := compare(got, ref); got.Usable() && len(o.wrong) > 0 {
-			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest %s does not match the representation; want %s%s", asked, verify.FormatDigests(o.wrong), wantOf(o.wrong, ref), note))
+			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest %s does not match the representation; want %s%s", asked, members(o.wrong), wantOf(o.wrong, ref), note))
 			return r
 		}
 	}
