@@ -169,3 +169,22 @@ func (a *audit) outsideFails(ctx context.Context, id string, r *response, what, 
 	}
 	return false
 }
+
+// contentMD5Of is the Content-MD5 field of h, when present.
+func contentMD5Of(h http.Header) []verify.DigestField {
+	return present([]verify.DigestField{verify.ParseContentMD5(h)})
+}
+
+// contentMD5Wrong describes r's Content-MD5, in its header or trailer,
+// when it does not match r's content; "" otherwise. Content-MD5 covers the
+// content as sent, as Content-Digest does, and hdig get compares it with
+// the same bytes (a 206's part, an encoded variant's encoded bytes, a
+// 226's delta), so wherever the audit compares a response's
+// Content-Digest with its content it compares Content-MD5 too, by
+// foreign-digest.match's rule (judgeOutside).
+func contentMD5Wrong(r *response) string {
+	if r.capped || r.sums == nil {
+		return ""
+	}
+	return outsideWrong(r, contentMD5Of, r.sums)
+}

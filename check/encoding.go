@@ -140,6 +140,10 @@ func (a *audit) checkEncodedField(id string, r *response, name string) {
 		a.s.fail(id, fmt.Sprintf("the %s variant carries an obsolete Digest that is not of its %s of encoded content: %s", ce, bytesOf(r.size), bad))
 		return
 	}
+	if bad := contentMD5Wrong(r); bad != "" && name == verify.ContentDigest {
+		a.s.fail(id, fmt.Sprintf("the %s variant's Content-MD5 does not match its %s of encoded content: %s", ce, bytesOf(r.size), bad))
+		return
+	}
 	switch {
 	case !f.Present && name == verify.ReprDigest && a.repr.Usable():
 		a.s.warn(id, fmt.Sprintf("the %s variant carries no Repr-Digest but the identity variant does; want one over its encoded bytes", ce))

@@ -138,6 +138,10 @@ func (a *audit) checkRangeContent(r *response) {
 		what = "content"
 	}
 	f := r.digests(verify.ContentDigest)
+	if bad := contentMD5Wrong(r); bad != "" {
+		a.s.fail(id, fmt.Sprintf("%s's Content-MD5 does not match its %s of %s: %s", the, bytesOf(r.size), what, bad))
+		return
+	}
 	switch {
 	case !f.Present:
 		a.s.skip(id, the+" carries no Content-Digest (it is optional)")

@@ -1,0 +1,32 @@
+package check
+
+import (
+	"net/http"
+	"testing"
+)
+
+// A 206's or an encoded variant's Content-MD5 covers the content as sent
+// (the part, the encoded bytes), and hdig get -r or --compressed compares
+// it with them: a wrong one must fail range.content-digest or
+// encoding.content-digest, as a wrong Content-Digest does. Only the GET's
+// and the 226's were compared, so the gate passed them.
+func TestContentMD5OnPartAndVariantCompared(t *testing.T) {
+	wrong := b64Of("md5", "not the content")
+	for _, tc := range []otherResponse{
+		{"range.content-digest", func(_ *http.Request, status int) bool { return status == http.StatusPartialContent }},
+		{"encoding.content-digest", func(r *http.Request, status int) bool {
+			return status == http.StatusOK && r.Method == http.MethodGet && r.Header.Get("Accept-Encoding") != "identity"
+		}},
+	} {
+		edit := func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+			if tc.this(r, *status) {
+				h.Set("Content-MD5", wrong)
+			}
+			return body
+		}
+		rep := auditURL(t, newOrigin(t, rewrite(edit))+"/doc.txt", Options{})
+		if got := result(rep, tc.id); got.Status != Fail {
+			t.Errorf("%s = %s (%s), want fail: its Content-MD5 is of other bytes", tc.id, got.Status, got.Message)
+		}
+	}
+}
