@@ -30,3 +30,25 @@ func TestContentMD5OnPartAndVariantCompared(t *testing.T) {
 		}
 	}
 }
+
+// An encoded variant's x-goog-hash or x-amz-checksum-* not transcoded
+// covers the bytes sent, the encoded ones, and hdig get --compressed
+// compares it with them (fetch.sectionChecks): a wrong one must fail
+// encoding.repr-digest, as its obsolete Digest does. Only Digest was
+// compared.
+func TestForeignOnEncodedVariantCompared(t *testing.T) {
+	for name, wrong := range outsideReprValues("not the encoded bytes") {
+		if name == "Unencoded-Digest" {
+			continue // of the decoded bytes
+		}
+		rep := auditURL(t, newOrigin(t, rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+			if h.Get("Content-Encoding") != "" {
+				h.Set(name, wrong)
+			}
+			return body
+		}))+"/doc.txt", Options{})
+		if got := result(rep, "encoding.repr-digest"); got.Status != Fail {
+			t.Errorf("%s: encoding.repr-digest = %s (%s), want fail: it names other bytes", name, got.Status, got.Message)
+		}
+	}
+}

@@ -134,10 +134,13 @@ func (a *audit) checkDecoded(ctx context.Context, r *response) {
 func (a *audit) checkEncodedField(id string, r *response, name string) {
 	ce := r.encoding()
 	f := r.digests(name)
-	// The obsolete Digest is compared wherever it appears, with or
-	// without a Repr-Digest (hdig get --compressed does so).
-	if bad := outsideWrong(r, legacyOf, r.sums); bad != "" && name == verify.ReprDigest && !r.capped {
-		a.s.fail(id, fmt.Sprintf("the %s variant carries an obsolete Digest that is not of its %s of encoded content: %s", ce, bytesOf(r.size), bad))
+	// The fields outside RFC 9530 about the representation (the obsolete
+	// Digest, x-goog-hash and x-amz-checksum-* not transcoded) cover the
+	// encoded bytes sent and are compared wherever they appear, with or
+	// without a Repr-Digest (hdig get --compressed does so); an
+	// Unencoded-Digest, of the decoded bytes, is set aside (sectionsOf).
+	if bad := outsideWrong(r, reprOutsideFields, r.sums); bad != "" && name == verify.ReprDigest && !r.capped {
+		a.s.fail(id, fmt.Sprintf("the %s variant carries a digest field that is not of its %s of encoded content: %s", ce, bytesOf(r.size), bad))
 		return
 	}
 	if bad := contentMD5Wrong(r); bad != "" && name == verify.ContentDigest {
