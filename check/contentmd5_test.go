@@ -3,6 +3,8 @@ package check
 import (
 	"net/http"
 	"testing"
+
+	"github.com/hdig/hdig/verify"
 )
 
 // A 206's or an encoded variant's Content-MD5 covers the content as sent
@@ -49,6 +51,29 @@ func TestForeignOnEncodedVariantCompared(t *testing.T) {
 		}))+"/doc.txt", Options{})
 		if got := result(rep, "encoding.repr-digest"); got.Status != Fail {
 			t.Errorf("%s: encoding.repr-digest = %s (%s), want fail: it names other bytes", name, got.Status, got.Message)
+		}
+	}
+}
+
+// An encoded variant's Unencoded-Digest covers its decoded bytes, and hdig
+// get --compressed compares it with them (fetch.unencodedChecks): a wrong
+// one must fail encoding.decode, which decodes the variant. It was set
+// aside, and the variant passed.
+func TestUnencodedDigestOnEncodedVariantCompared(t *testing.T) {
+	wrong := outsideReprValues("not the decoded bytes")[verify.UnencodedDigest]
+	right := outsideReprValues(files["doc.txt"])[verify.UnencodedDigest]
+	for _, tc := range []struct {
+		value string
+		want  Status
+	}{{wrong, Fail}, {right, Pass}} {
+		rep := auditURL(t, newOrigin(t, rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+			if h.Get("Content-Encoding") != "" {
+				h.Set(verify.UnencodedDigest, tc.value)
+			}
+			return body
+		}))+"/doc.txt", Options{})
+		if got := result(rep, "encoding.decode"); got.Status != tc.want {
+			t.Errorf("Unencoded-Digest %s: encoding.decode = %s (%s), want %s", tc.value, got.Status, got.Message, tc.want)
 		}
 	}
 }

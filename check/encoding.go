@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/verify"
@@ -94,7 +95,9 @@ func (a *audit) checkDecoded(ctx context.Context, r *response) {
 	var n int64
 	if err == nil {
 		defer done()
-		sums, n, err = verify.Sum(io.LimitReader(dec, a.opts.MaxBody+1), []verify.Algorithm{sha256Of()})
+		// Every algorithm: the variant's Unencoded-Digest, of these
+		// bytes, may name any.
+		sums, n, err = verify.Sum(io.LimitReader(dec, a.opts.MaxBody+1), verify.All)
 	}
 	switch {
 	case err != nil:
@@ -104,7 +107,14 @@ func (a *audit) checkDecoded(ctx context.Context, r *response) {
 		a.s.skip(id, fmt.Sprintf("the %s body decodes to more than --max-body (%s): not compared", ce, bytesOf(a.opts.MaxBody)))
 		return
 	}
-	got := sums[0].Value
+	// Its Unencoded-Digest covers the decoded bytes: hdig get --compressed
+	// compares it with them, so the audit does, by foreign-digest.match's
+	// rule.
+	if _, bad, _ := judgeOutside(bothSections(r, unencodedOf), sums); len(bad) > 0 {
+		a.s.fail(id, fmt.Sprintf("the %s variant's Unencoded-Digest does not match its %s decoded: %s", ce, bytesOf(n), strings.Join(bad, "; ")))
+		return
+	}
+	got, _ := lookup(sums, "sha-256")
 	if n == a.full.size && bytes.Equal(got, want) {
 		a.s.pass(id, fmt.Sprintf("the %s body (%s) decodes to the identity's %s", ce, bytesOf(r.size), bytesOf(n)))
 		return
@@ -125,7 +135,7 @@ func (a *audit) checkDecoded(ctx context.Context, r *response) {
 		}
 		return
 	}
-	a.s.fail(id, fmt.Sprintf("the %s body decodes to %s with %s; want the identity's %s, %s: it is another document", ce, bytesOf(n), member(sums[0]), bytesOf(a.full.size), member(verify.Digest{Algorithm: "sha-256", Value: want})))
+	a.s.fail(id, fmt.Sprintf("the %s body decodes to %s with %s; want the identity's %s, %s: it is another document", ce, bytesOf(n), member(verify.Digest{Algorithm: "sha-256", Value: got}), bytesOf(a.full.size), member(verify.Digest{Algorithm: "sha-256", Value: want})))
 }
 
 // checkEncodedField checks that an Integrity field of an encoded 200

@@ -42,11 +42,7 @@ func present(fs []verify.DigestField) []verify.DigestField {
 // and so cannot compare: it is set aside, as hdig get without --compressed
 // does (fetch.unencodedChecks), not compared with the encoded bytes.
 func sectionsOf(r *response, of func(http.Header) []verify.DigestField) []verify.DigestField {
-	fs := of(r.header)
-	for _, f := range of(r.trailer) {
-		f.Name += " (trailer)"
-		fs = append(fs, f)
-	}
+	fs := bothSections(r, of)
 	if ce := r.encoding(); ce != "" {
 		for i, f := range fs {
 			if strings.TrimSuffix(f.Name, " (trailer)") == verify.UnencodedDigest && f.Ignored == "" {
@@ -131,4 +127,20 @@ func names(fs []verify.DigestField) string {
 		ns = append(ns, f.Name)
 	}
 	return strings.Join(ns, ", ")
+}
+
+// bothSections lists the fields of(…) of r's header and of its trailer,
+// the trailer's named "… (trailer)", as they are.
+func bothSections(r *response, of func(http.Header) []verify.DigestField) []verify.DigestField {
+	fs := of(r.header)
+	for _, f := range of(r.trailer) {
+		f.Name += " (trailer)"
+		fs = append(fs, f)
+	}
+	return fs
+}
+
+// unencodedOf is the Unencoded-Digest field of h, when present.
+func unencodedOf(h http.Header) []verify.DigestField {
+	return present([]verify.DigestField{verify.ParseUnencodedDigest(h)})
 }
