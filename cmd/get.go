@@ -335,6 +335,9 @@ func (o *getOptions) request() (*fetch.Request, error) {
 		}
 		req.Method = http.MethodHead
 	}
+	if err := o.Expect.conflicts(o, req); err != nil {
+		return nil, err
+	}
 	return req, nil
 }
 

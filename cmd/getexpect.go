@@ -39,6 +39,29 @@ func (e *expectFlags) add(f *pflag.FlagSet) {
 	f.BoolVar(&e.AmzChecksum, "amz-checksum-mode", false, "send x-amz-checksum-mode: ENABLED so Amazon S3 sends x-amz-checksum-* (sent to *.amazonaws.com regardless)")
 }
 
+// conflicts refuses the user's digests on a request whose answer carries
+// no content (-I, -X HEAD): nothing hdig computes could be compared with
+// them, and a digest the user trusts is never left unchecked under exit 0
+// (curl's rule for flags that cannot work together: a usage error).
+func (e *expectFlags) conflicts(o *getOptions, req *fetch.Request) error {
+	var flag string
+	switch {
+	case len(e.Expect) > 0:
+		flag = expectField
+	case e.ChecksumFile != "":
+		flag = checksumFileField
+	default:
+		return nil
+	}
+	switch {
+	case o.Head:
+		return usageErrorf("-I and %s cannot be combined: a HEAD response has no body to compare the digest with", flag)
+	case strings.EqualFold(req.Method, http.MethodHead):
+		return usageErrorf("-X HEAD and %s cannot be combined: a HEAD response has no body to compare the digest with", flag)
+	}
+	return nil
+}
+
 // resolve parses the user's digests, fetching the checksum file with
 // client when it is a URL, into req.Expected. Each says on stderr what an
 // inferred algorithm was taken to be.
