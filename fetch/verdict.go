@@ -108,12 +108,23 @@ func ignoredAll(f verify.DigestField, why string) []verify.Check {
 	return out
 }
 
-// agree fails a field whose header and trailer instances disagree, even
-// on an algorithm hdig does not know or did not compute.
+// agree fails a field whose header and trailer instances disagree on an
+// algorithm hdig does not know or did not compare with the bytes. Where
+// both sections' values of the algorithm were compared (every value, a
+// repeated key's earlier one too: verify.Compare), the wrong one is
+// already a mismatch: the disagreement is said, not counted again.
 func agree(v *verify.Verdict, hdr, tr verify.DigestField) {
+	compared := map[string]bool{}
+	for _, c := range v.Checks {
+		if c.Field == hdr.Name && c.Actual != nil {
+			compared[c.Algorithm] = true
+		}
+	}
 	for _, c := range verify.Agree(hdr, tr) {
 		v.Warn(fmt.Sprintf("%s %s differs between header and trailer", c.Field, c.Algorithm))
-		v.Add(c)
+		if !compared[c.Algorithm] {
+			v.Add(c)
+		}
 	}
 }
 
