@@ -76,6 +76,13 @@ func parseExpectedField(s string) ([]Expected, error) {
 	if len(f.Skipped) > 0 {
 		return nil, fmt.Errorf("%q: %s", s, f.Skipped[0])
 	}
+	// The last value of a repeated key counts in a field (RFC 9651
+	// §4.2.2), but the user trusts each value typed: an earlier one that
+	// differs is refused, as a checksum file's two lines are, not dropped
+	// uncompared.
+	if len(f.Shadowed) > 0 {
+		return nil, fmt.Errorf("%q gives two %s digests that differ", s, f.Shadowed[0].Algorithm)
+	}
 	var out []Expected
 	for _, d := range f.Digests {
 		if err := checkSize(d.Algorithm, d.Value); err != nil {

@@ -38,6 +38,10 @@ var parseExpectedTests = []struct {
 	{"sri bad base64", "sha256-!!!", "", nil, nil, "not base64"},
 	{"oci unknown", "blake3:abcd", "", nil, nil, `unknown OCI digest algorithm "blake3"`},
 	{"rfc unknown alg", "foo=:AAAA:", "", nil, nil, `unknown digest algorithm "foo"`},
+	// A repeated key kept only its last value: the earlier one, which the
+	// bytes may not match, was never compared.
+	{"rfc repeated key differs", "sha-256=:" + b64(helloSHA512[:32]) + ":, sha-256=:" + b64(helloSHA256[:]) + ":", "", nil, nil, "two sha-256 digests"},
+	{"rfc repeated key alike", "sha-256=:" + b64(helloSHA256[:]) + ":, sha-256=:" + b64(helloSHA256[:]) + ":", "", []string{"sha-256 RFC 9530 false"}, helloSHA256[:], ""},
 	{"rfc not byte sequence", "sha-256=:" + b64(helloSHA256[:]) + ":, md5=1", "", nil, nil, "want a byte sequence"},
 	{"empty", "  ", "", nil, nil, "empty digest"},
 	{"too long", strings.Repeat("a", maxExpectLen+1), "", nil, nil, "over the 4096-byte limit"},
