@@ -40,9 +40,10 @@ func (e *expectFlags) add(f *pflag.FlagSet) {
 }
 
 // conflicts refuses the user's digests on a request whose answer carries
-// no content (-I, -X HEAD): nothing hdig computes could be compared with
-// them, and a digest the user trusts is never left unchecked under exit 0
-// (curl's rule for flags that cannot work together: a usage error).
+// no content (-I, -X HEAD) or a part of the representation (-r, a Range
+// header): nothing hdig computes could be compared with them, and a
+// digest the user trusts is never left unchecked under exit 0 (curl's rule
+// for flags that cannot work together: a usage error).
 func (e *expectFlags) conflicts(o *getOptions, req *fetch.Request) error {
 	var flag string
 	switch {
@@ -58,6 +59,10 @@ func (e *expectFlags) conflicts(o *getOptions, req *fetch.Request) error {
 		return usageErrorf("-I and %s cannot be combined: a HEAD response has no body to compare the digest with", flag)
 	case strings.EqualFold(req.Method, http.MethodHead):
 		return usageErrorf("-X HEAD and %s cannot be combined: a HEAD response has no body to compare the digest with", flag)
+	case len(req.Ranges) > 0:
+		return usageErrorf("-r and %s cannot be combined: the digest covers the whole file, a range brings a part of it", flag)
+	case req.Header.Get("Range") != "":
+		return usageErrorf("a Range header and %s cannot be combined: the digest covers the whole file, a range brings a part of it", flag)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hdig/hdig/server/servertest"
 )
@@ -192,15 +193,16 @@ func TestGetForeignFieldsJSON(t *testing.T) {
 	}
 }
 
-// HEAD has no content, so nothing hdig computes can match the user's
-// digest: -I (or -X HEAD) with --expect or --checksum-file is a usage
-// error, one line naming both, with nothing fetched, rather than exit 0
-// with the digest never compared.
+// HEAD has no content, and a range is not the whole representation, so
+// nothing hdig computes can match the user's digest: -I (or -X HEAD), -r
+// (or a Range header) with --expect or --checksum-file is a usage error,
+// one line naming both, with nothing fetched, rather than exit 0 with the
+// digest never compared.
 func TestGetExpectHead(t *testing.T) {
 	var hits atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
-		w.Write([]byte(servertest.Hello))
+		http.ServeContent(w, r, "h.json", time.Time{}, strings.NewReader(servertest.Hello)) // ranges honoured
 	}))
 	defer srv.Close()
 	sums := filepath.Join(t.TempDir(), "SUMS")
@@ -215,6 +217,11 @@ func TestGetExpectHead(t *testing.T) {
 		{[]string{"-I", "--require-digest", "--expect", zero}, []string{"-I", "--expect"}},
 		{[]string{"-I", "--checksum-file", sums}, []string{"-I", "--checksum-file"}},
 		{[]string{"-X", "HEAD", "--expect", zero}, []string{"HEAD", "--expect"}},
+		// A range is not the whole representation the digest covers: its
+		// 206 reported the digest ignored under "✔ verified", exit 0.
+		{[]string{"-r", "0-9", "--expect", zero}, []string{"-r", "--expect"}},
+		{[]string{"-o", filepath.Join(t.TempDir(), "h.json"), "-r", "0-9", "--checksum-file", sums}, []string{"-r", "--checksum-file"}},
+		{[]string{"-H", "Range: bytes=0-9", "--expect", zero}, []string{"Range", "--expect"}},
 	} {
 		code, out, errOut := runHdig(t, append(append([]string{"get", "--no-cache"}, tt.args...), srv.URL+"/h.json")...)
 		// No headers on stdout; with --json, the error verdict alone.
