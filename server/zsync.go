@@ -86,10 +86,10 @@ func newZsyncCache() *zsyncCache {
 
 // control is a made control file and its ETag.
 type control struct {
-	body   []byte
-	etag   string
-	sha256 [sha256.Size]byte // of body: the ETag and Repr-Digest
-	keep   bool              // may be cached (made from a settled file with a strong ID)
+	body []byte
+	etag string
+	sums *entry // digests of body, the sha-256 (the ETag's) among them; trusted
+	keep bool   // may be cached (made from a settled file with a strong ID)
 }
 
 // get returns the control file of key, a file of size bytes: cached, made
@@ -282,7 +282,9 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 		// The ETag names the control file's own bytes: they depend on the
 		// file's modification time and name too, not only on its content.
 		sum := sha256.Sum256(buf.Bytes())
-		return control{body: buf.Bytes(), etag: etagFor(sum[:]), sha256: sum, keep: keep}, nil
+		sums := newEntry()
+		sums.put([]verify.Digest{{Algorithm: sha256Alg.Key, Value: sum[:]}}, true)
+		return control{body: buf.Bytes(), etag: etagFor(sum[:]), sums: sums, keep: keep}, nil
 	})
 	if err != nil {
 		s.cfg.logger.Info("zsync control file not made", "path", r.URL.Path, "err", err)
@@ -290,36 +292,15 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 		s.problem(w, r, problem{Status: http.StatusServiceUnavailable, Detail: err.Error()})
 		return true
 	}
-	h := w.Header()
-	h.Set("Content-Type", zsyncType)
-	h.Set("ETag", cf.etag)
-	// Its Repr-Digest, as every representation's: the control file is
-	// small, so an algorithm other than sha-256 is hashed per request.
-	if ds := controlDigests(cf, chooseAlgs(r.Header, verify.WantReprDigest)); len(ds) > 0 && !s.cfg.faults.omitDigests {
-		h.Set(verify.ReprDigest, formatRepr(ds))
-	}
-	if ifRangeDate(r) {
-		r = withoutRange(r) // the file's time is no strong validator (ifRangeDate)
-	}
-	http.ServeContent(&representationWriter{ResponseWriter: w}, r, "", fi.ModTime(), bytes.NewReader(cf.body))
+	// The control file is a representation like any other, served by
+	// the one path every response takes (serveRep): its digest fields,
+	// preconditions, ranges and the fault options are those of any file.
+	s.serveRep(w, r, &Representation{
+		Path: r.URL.Path, File: base + zsyncSuffix, ContentType: zsyncType,
+		Size: int64(len(cf.body)), ModTime: fi.ModTime(), ETag: cf.etag,
+		Content: bytes.NewReader(cf.body), sums: cf.sums,
+	})
 	return true
-}
-
-// controlDigests are the digests of cf's bytes in algs; the sha-256 its
-// ETag names is not computed again.
-func controlDigests(cf control, algs []verify.Algorithm) []verify.Digest {
-	out := make([]verify.Digest, 0, len(algs))
-	for _, a := range algs {
-		if a.Key == "sha-256" {
-			out = append(out, verify.Digest{Algorithm: a.Key, Value: cf.sha256[:]})
-			continue
-		}
-		h := verify.NewHasher([]verify.Algorithm{a})
-		h.Write(cf.body)
-		out = append(out, h.Sums()...)
-		h.Close()
-	}
-	return out
 }
 
 // relativeURL is a file name as a relative URL reference: escaped, and

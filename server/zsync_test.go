@@ -219,3 +219,73 @@ func TestZsyncControlDigestsOnlyForItsBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestZsyncControlContentDigest: a control file answers Want-Content-Digest
+// as any representation does: its 200 with the digest of the whole control
+// file, its 206 with the digest of the part sent, its HEAD (no content)
+// with the digest of empty content, as for a file.
+func TestZsyncControlContentDigest(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	full := raw(t, ts, "GET", "/hello.json.zsync", "Want-Content-Digest: sha-256=1")
+	wantStatus(t, full, http.StatusOK)
+	wantHeader(t, full, "Content-Digest", sfSHA256(full.body))
+	part := raw(t, ts, "GET", "/hello.json.zsync", "Want-Content-Digest: sha-256=1", "Range: bytes=5-20")
+	wantStatus(t, part, http.StatusPartialContent)
+	if !bytes.Equal(part.body, full.body[5:21]) {
+		t.Fatalf("206 body %q, want %q", part.body, full.body[5:21])
+	}
+	wantHeader(t, part, "Content-Digest", sfSHA256(part.body))
+	head := raw(t, ts, "HEAD", "/hello.json.zsync", "Want-Content-Digest: sha-256=1")
+	wantHeader(t, head, "Content-Digest", emptySHA)
+	wantHeader(t, head, "Repr-Digest", sfSHA256(full.body))
+}
+
+// TestZsyncControlFaults: the fault options apply to a control file's
+// responses as to every other response, so a client's zsync path can be
+// tested against a wrong digest, a flipped byte or digests in trailers.
+func TestZsyncControlFaults(t *testing.T) {
+	dir := fixture(t) // one file, one MTime: one control file
+	_, clean := start(t, dir)
+	good := raw(t, clean, "GET", "/hello.json.zsync")
+	wantStatus(t, good, http.StatusOK)
+	goodSum := sfSHA256(good.body)
+
+	_, ts := start(t, dir, WithWrongDigest())
+	r := raw(t, ts, "GET", "/hello.json.zsync", "Want-Content-Digest: sha-256=1")
+	wantStatus(t, r, http.StatusOK)
+	if !bytes.Equal(r.body, good.body) {
+		t.Fatal("WithWrongDigest changed the control file's bytes")
+	}
+	for _, k := range []string{"Repr-Digest", "Content-Digest"} {
+		if v := r.Header.Get(k); v == "" || v == goodSum {
+			t.Errorf("WithWrongDigest: control file's %s = %q, want a wrong value", k, v)
+		}
+	}
+
+	_, ts = start(t, dir, WithFlippedByte(3))
+	r = raw(t, ts, "GET", "/hello.json.zsync")
+	want := bytes.Clone(good.body)
+	want[3] ^= 0xff
+	if !bytes.Equal(r.body, want) {
+		t.Errorf("WithFlippedByte(3): control file body %q, want %q", r.body[:10], want[:10])
+	}
+	wantHeader(t, r, "Repr-Digest", goodSum)
+
+	_, ts = start(t, dir, WithoutDigests())
+	r = raw(t, ts, "GET", "/hello.json.zsync", "Want-Content-Digest: sha-256=1")
+	wantHeader(t, r, "Repr-Digest", "")
+	wantHeader(t, r, "Content-Digest", "")
+
+	_, ts = start(t, dir, WithTrailerDigests())
+	r = raw(t, ts, "GET", "/hello.json.zsync")
+	wantHeader(t, r, "Repr-Digest", "")
+	if got := r.Trailer.Get("Repr-Digest"); got != goodSum {
+		t.Errorf("WithTrailerDigests: control file's trailer Repr-Digest = %q, want %q", got, goodSum)
+	}
+
+	_, ts = start(t, dir, WithTruncatedBody(10))
+	r = raw(t, ts, "GET", "/hello.json.zsync")
+	if len(r.body) != 10 || r.bodyErr == nil {
+		t.Errorf("WithTruncatedBody(10): control file read %d bytes, err %v; want 10 and an error", len(r.body), r.bodyErr)
+	}
+}

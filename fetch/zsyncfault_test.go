@@ -1,0 +1,67 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hdig/hdig/server"
+	"github.com/hdig/hdig/verify"
+)
+
+// TestZsyncControlWrongDigestFromOrigin: the reference origin's fault
+// options reach its control files, so the zsync path is tested against a
+// control file whose Repr-Digest (or Content-Digest) is wrong while the
+// file's ranges are right: the client must fail with a mismatch and
+// leave no output, however good the rebuilt file would be.
+func TestZsyncControlWrongDigestFromOrigin(t *testing.T) {
+	for _, field := range []string{verify.ReprDigest, verify.ContentDigest} {
+		t.Run(field, func(t *testing.T) {
+			site := t.TempDir()
+			data := genData(64<<10, 3)
+			if err := os.WriteFile(filepath.Join(site, "f"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			clean, err := server.New(site)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer clean.Close()
+			faulty, err := server.New(site, server.WithWrongDigest(field))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer faulty.Close()
+			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if strings.HasSuffix(r.URL.Path, ".zsync") {
+					faulty.Handler().ServeHTTP(w, r)
+					return
+				}
+				clean.Handler().ServeHTTP(w, r)
+			}))
+			defer ts.Close()
+			seed := filepath.Join(t.TempDir(), "seed")
+			old := append([]byte(nil), data...)
+			old[100] ^= 1
+			os.WriteFile(seed, old, 0o644)
+			out := filepath.Join(t.TempDir(), "out")
+			c, _ := NewClient(Options{Timeout: testStall})
+			// Asked in a header: the control file's request carries the
+			// caller's headers.
+			req := &Request{URL: ts.URL + "/f.zsync", Policy: verify.DefaultPolicy(),
+				Header: http.Header{verify.WantContentDigest: {"sha-256=1"}}}
+			_, err = c.Zsync(context.Background(), req, ZsyncOptions{Output: out, Seeds: []string{seed}})
+			if !errors.Is(err, ErrMismatch) {
+				t.Fatalf("control file with a wrong %s: err = %v, want %v", field, err, ErrMismatch)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Error("output written from a control file whose digest did not match")
+			}
+		})
+	}
+}
