@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/hdig/hdig/verify"
@@ -238,13 +239,50 @@ func (s *Server) repHeaders(w http.ResponseWriter, r *http.Request, rep *Represe
 // it: WithIgnoreRange drops Range, a multi-range request on an encoded
 // variant is answered in full (200), because multipart/byteranges has no
 // place for a Content-Encoding that applies to the parts only, and so is
-// a range under an If-Range date (ifRangeDate).
+// a range under an If-Range date (ifRangeDate). Zero-length suffix ranges
+// are taken out (withoutEmptySuffix).
 func (s *Server) adjustRequest(r *http.Request, rep *Representation) *http.Request {
 	rg := r.Header.Get("Range")
-	if rg == "" || !(s.cfg.faults.ignoreRange || rep.Encoding != "" && strings.Contains(rg, ",") || ifRangeDate(r)) {
+	if rg == "" {
 		return r
 	}
-	return withoutRange(r)
+	if s.cfg.faults.ignoreRange || rep.Encoding != "" && strings.Contains(rg, ",") || ifRangeDate(r) {
+		return withoutRange(r)
+	}
+	if v, ok := withoutEmptySuffix(rg, rep.Size); ok {
+		r = r.Clone(r.Context())
+		r.Header.Set("Range", v)
+	}
+	return r
+}
+
+// withoutEmptySuffix drops from a Range value the suffix ranges of length
+// 0 ("-0"), which are not satisfiable (RFC 9110 §14.1.1) but which
+// http.ServeContent answers with a 206 of no bytes and the Content-Range
+// "bytes N-(N-1)/N", which no client parses and over which no digest is
+// right. When none is left, the value is "bytes=N-", unsatisfiable too,
+// which ServeContent answers 416. ok is false when rg has no such range.
+func withoutEmptySuffix(rg string, size int64) (v string, ok bool) {
+	specs, found := strings.CutPrefix(rg, "bytes=")
+	if !found || !strings.Contains(specs, "-0") {
+		return "", false
+	}
+	var kept []string
+	for _, spec := range strings.Split(specs, ",") {
+		spec = strings.TrimSpace(spec)
+		if n, isSuffix := strings.CutPrefix(spec, "-"); isSuffix && n != "" && strings.Trim(n, "0") == "" {
+			ok = true
+			continue
+		}
+		kept = append(kept, spec)
+	}
+	if !ok {
+		return "", false
+	}
+	if len(kept) == 0 {
+		return "bytes=" + strconv.FormatInt(size, 10) + "-", true
+	}
+	return "bytes=" + strings.Join(kept, ","), true
 }
 
 // ifRangeDate reports whether r's If-Range holds a date rather than an

@@ -141,3 +141,26 @@ func TestHeadMatchesGet(t *testing.T) {
 		}
 	}
 }
+
+// TestZeroSuffixRangeUnsatisfiable: a suffix range of length 0 ("-0") is
+// not satisfiable (RFC 9110 §14.1.1). http.ServeContent took it as the
+// empty range N..N-1 and answered 206 with "Content-Range: bytes 19-18/19",
+// which does not parse, so the Content-Digest was that of the whole
+// representation over an empty body. Alone it gets 416; beside a
+// satisfiable range it is left out.
+func TestZeroSuffixRangeUnsatisfiable(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	for _, rg := range []string{"bytes=-0", "bytes= -00 ", "bytes=-0,-0"} {
+		r := raw(t, ts, "GET", "/hello.json", "Range: "+rg, "Want-Content-Digest: sha-256=1")
+		wantStatus(t, r, http.StatusRequestedRangeNotSatisfiable)
+		wantHeader(t, r, "Content-Range", "bytes */19")
+		wantHeader(t, r, "Content-Digest", "")
+	}
+	r := raw(t, ts, "GET", "/hello.json", "Range: bytes=0-1,-0", "Want-Content-Digest: sha-256=1")
+	wantStatus(t, r, http.StatusPartialContent)
+	wantHeader(t, r, "Content-Range", "bytes 0-1/19")
+	if string(r.body) != hello[:2] {
+		t.Errorf("body = %q, want %q", r.body, hello[:2])
+	}
+	wantHeader(t, r, "Content-Digest", sfSHA256([]byte(hello[:2])))
+}
