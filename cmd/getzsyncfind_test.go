@@ -196,7 +196,23 @@ func TestGetZsyncCachedSeed(t *testing.T) {
 // but the origin's Repr-Digest does not: exit 1, nothing written.
 func TestGetZsyncReprDigestMismatch(t *testing.T) {
 	dir, _, old := zsyncVersions(t)
-	url, _ := zsyncServe(t, dir, nil, server.WithWrongDigest(verify.ReprDigest))
+	// The control file comes from a clean origin: the fault options reach
+	// control files too, and this test is about the rebuilt file's digest.
+	clean, err := server.New(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { clean.Close() })
+	controlClean := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, ".zsync") {
+				clean.Handler().ServeHTTP(w, r)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	url, _ := zsyncServe(t, dir, controlClean, server.WithWrongDigest(verify.ReprDigest))
 	work := t.TempDir()
 	seed := filepath.Join(work, "old")
 	os.WriteFile(seed, old, 0o644)
