@@ -240,13 +240,15 @@ func (s *Server) repHeaders(w http.ResponseWriter, r *http.Request, rep *Represe
 // variant is answered in full (200), because multipart/byteranges has no
 // place for a Content-Encoding that applies to the parts only, and so is
 // a range under an If-Range date (ifRangeDate). Zero-length suffix ranges
-// are taken out (withoutEmptySuffix).
+// are taken out (withoutEmptySuffix). A Range of more than
+// maxServedRanges ranges is answered in full too.
 func (s *Server) adjustRequest(r *http.Request, rep *Representation) *http.Request {
 	rg := r.Header.Get("Range")
 	if rg == "" {
 		return r
 	}
-	if s.cfg.faults.ignoreRange || rep.Encoding != "" && strings.Contains(rg, ",") || ifRangeDate(r) {
+	if s.cfg.faults.ignoreRange || rep.Encoding != "" && strings.Contains(rg, ",") || ifRangeDate(r) ||
+		strings.Count(rg, ",") >= maxServedRanges {
 		return withoutRange(r)
 	}
 	if v, ok := withoutEmptySuffix(rg, rep.Size); ok {
@@ -255,6 +257,14 @@ func (s *Server) adjustRequest(r *http.Request, rep *Representation) *http.Reque
 	}
 	return r
 }
+
+// maxServedRanges is the most ranges one request is answered with, as
+// Apache's MaxRanges default: each part costs a part header, so thousands
+// of one-byte ranges would make a response many times the file's size.
+// RFC 9110 §14.2 lets a server ignore such a Range; the representation is
+// then sent whole. zsync asks for at most 20 a request, hdig get for 16
+// (zsync) or 64 (-r).
+const maxServedRanges = 200
 
 // withoutEmptySuffix drops from a Range value the suffix ranges of length
 // 0 ("-0"), which are not satisfiable (RFC 9110 §14.1.1) but which

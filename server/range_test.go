@@ -2,10 +2,12 @@ package server
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -163,4 +165,36 @@ func TestZeroSuffixRangeUnsatisfiable(t *testing.T) {
 		t.Errorf("body = %q, want %q", r.body, hello[:2])
 	}
 	wantHeader(t, r, "Content-Digest", sfSHA256([]byte(hello[:2])))
+}
+
+// TestManyRangesAnsweredWhole: a Range of more than maxServedRanges ranges
+// is ignored and the representation sent whole (200), as RFC 9110 §14.2
+// allows and Apache's MaxRanges does: each part costs a part header, so
+// thousands of one-byte ranges (a 64 KiB request field holds about
+// 16,000) would make a response many times the file. Up to the bound,
+// the ranges are served.
+func TestManyRangesAnsweredWhole(t *testing.T) {
+	dir := t.TempDir()
+	data := bytes.Repeat([]byte("0123456789abcdef"), 256) // 4 KiB
+	must(t, os.WriteFile(filepath.Join(dir, "f"), data, 0o644))
+	_, ts := start(t, dir)
+	ranges := func(n int) string {
+		var b strings.Builder
+		b.WriteString("bytes=")
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "%d-%d", 2*i, 2*i)
+		}
+		return b.String()
+	}
+	r := raw(t, ts, "GET", "/f", "Range: "+ranges(maxServedRanges))
+	wantStatus(t, r, http.StatusPartialContent)
+	r = raw(t, ts, "GET", "/f", "Range: "+ranges(maxServedRanges+1), "Want-Content-Digest: sha-256=1")
+	wantStatus(t, r, http.StatusOK)
+	if !bytes.Equal(r.body, data) {
+		t.Errorf("body of %d bytes, want the file's %d", len(r.body), len(data))
+	}
+	wantHeader(t, r, "Content-Digest", sfSHA256(data))
 }
