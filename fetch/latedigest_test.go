@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -83,5 +84,32 @@ func TestPieceReprDigestLate(t *testing.T) {
 				t.Errorf("checks %v, warnings %v; want Repr-Digest verified by the pieces' field", res.Verdict.Checks, res.Verdict.Warnings)
 			}
 		})
+	}
+}
+
+// A digest computed over the finished file by reading it back (lateSums:
+// the user's --expect here, its algorithm not hashed while the file
+// landed) whose read fails is an I/O error of the output, as a failed
+// read-back of the prefix hash is (ErrOutput, exit 2): it was a warning,
+// the expected digest "not computed", and the download succeeded (exit 0)
+// with the user's digest never compared.
+func TestLateSumsReadBackError(t *testing.T) {
+	data := genData(64<<10, 1)
+	part := filepath.Join(t.TempDir(), "f"+PartSuffix)
+	f, err := os.Create(part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(data)
+	f.Close() // every read of it now fails
+	sha256Alg, _ := verify.Find("sha-256")
+	h := verify.NewHasher([]verify.Algorithm{sha256Alg})
+	h.Write(data)
+	d := &download{req: &Request{Policy: verify.DefaultPolicy(), Expected: []verify.DigestField{expectField(data, false)}},
+		part: part, f: f, total: int64(len(data)), refStatus: http.StatusOK, hasher: h}
+	d.ph = newPrefixHash(bytes.NewReader(data), h, int64(len(data)), nil) // hashed as it landed
+	res, err := d.conclude()
+	if !errors.Is(err, ErrOutput) {
+		t.Fatalf("conclude: %v (checks %v, warnings %v); want ErrOutput, the read back failed", err, res.Verdict.Checks, res.Verdict.Warnings)
 	}
 }

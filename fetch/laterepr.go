@@ -83,8 +83,10 @@ func (d *download) lateRef() fields {
 // computed while the file landed, hashing the file again: a digest hdig
 // can check is never left "not computed". Most downloads computed them
 // all; a late Repr-Digest, or a resume answer naming an algorithm the part
-// was not hashed with (the sidecar is untrusted), costs one read.
-func (d *download) lateSums(sums []verify.Digest) []verify.Digest {
+// was not hashed with (the sidecar is untrusted), costs one read. A read
+// that fails is the output's I/O error (ErrOutput), as a failed read-back
+// of the prefix hash is: the digests it was for would be left uncompared.
+func (d *download) lateSums(sums []verify.Digest) ([]verify.Digest, error) {
 	fs := append(d.lateRef().all(), d.trailer.all()...)
 	if d.resumed && d.savedRepr != "" {
 		fs = append(fs, verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr}))
@@ -100,14 +102,13 @@ func (d *download) lateSums(sums []verify.Digest) []verify.Digest {
 	}
 	algs := pick(want)
 	if len(algs) == 0 {
-		return sums
+		return sums, nil
 	}
 	more, err := d.rehash(algs)
 	if err != nil {
-		d.warn(fmt.Sprintf("read back %s to check the whole file's digests: %v", d.part, err))
-		return sums
+		return sums, &writeError{err: fmt.Errorf("read back %s to check the whole file's digests: %w", d.part, err)}
 	}
-	return append(sums, more...)
+	return append(sums, more...), nil
 }
 
 // rehash hashes the whole file on disk with algs: its length, or what
@@ -123,8 +124,12 @@ func (d *download) rehash(algs []verify.Algorithm) ([]verify.Digest, error) {
 	}
 	h := verify.NewHasher(algs)
 	defer h.Close()
-	if _, err := io.Copy(h, io.NewSectionReader(d.f, 0, n)); err != nil {
+	got, err := io.Copy(h, io.NewSectionReader(d.f, 0, n))
+	if err != nil {
 		return nil, err
+	}
+	if got != n {
+		return nil, fmt.Errorf("it holds %d bytes, want %d: %w", got, n, io.ErrUnexpectedEOF)
 	}
 	return h.Sums(), nil
 }

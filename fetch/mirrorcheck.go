@@ -125,10 +125,11 @@ func (d *download) sameRepresentation(s *source, resp *http.Response) error {
 // sums do not match, each mirror's bytes still in the file are fetched
 // again from the origin and compared; a mirror whose bytes differ is named
 // corrupt, the origin's bytes replace them, and the file is hashed again.
-// It returns the sums to judge (the new ones after a repair).
-func (d *download) narrow(sums []verify.Digest, enc string) []verify.Digest {
+// It returns the sums to judge (the new ones after a repair); a repaired
+// file that cannot be read back is the output's I/O error (ErrOutput).
+func (d *download) narrow(sums []verify.Digest, enc string) ([]verify.Digest, error) {
 	if v := d.wholeVerdict(sums, enc); len(v.Mismatches()) == 0 {
-		return sums
+		return sums, nil
 	}
 	ms := d.mir
 	ms.mu.Lock()
@@ -144,14 +145,14 @@ func (d *download) narrow(sums []verify.Digest, enc string) []verify.Digest {
 	}
 	ms.mu.Unlock()
 	if len(sus) == 0 {
-		return sums
+		return sums, nil
 	}
 	repaired := false
 	for _, x := range sus {
 		at, err := d.compareSpans(x.sp)
 		if err != nil {
 			d.warn(fmt.Sprintf("could not fetch mirror %s's bytes again from the origin to compare: %v", httpfield.Redact(x.s.url), err))
-			return sums
+			return sums, nil // the mismatch stands
 		}
 		if at >= 0 {
 			repaired = true
@@ -164,7 +165,7 @@ func (d *download) narrow(sums []verify.Digest, enc string) []verify.Digest {
 		}
 	}
 	if !repaired {
-		return sums
+		return sums, nil
 	}
 	algs := map[string]bool{} // those of sums: the pieces' late ones too
 	for _, s := range sums {
@@ -172,10 +173,9 @@ func (d *download) narrow(sums []verify.Digest, enc string) []verify.Digest {
 	}
 	again, err := d.rehash(pick(algs))
 	if err != nil {
-		d.warn(fmt.Sprintf("read back %s: %v", d.part, err))
-		return sums
+		return sums, &writeError{err: fmt.Errorf("read back %s after the repair: %w", d.part, err)}
 	}
-	return again
+	return again, nil
 }
 
 // compareSpans fetches sp from the origin, compares each byte with the

@@ -360,10 +360,16 @@ func (d *download) conclude() (*Result, error) {
 		return res, fmt.Errorf("hashed %d bytes of %s, want %d", wm, d.part, d.total)
 	}
 	res.Bytes = wm
-	sums := d.lateSums(d.hasher.Sums())
+	sums, err := d.lateSums(d.hasher.Sums())
+	if err != nil {
+		return res, err
+	}
 	if d.mirrorSources() > 1 {
-		sums = d.narrow(sums, res.Encoding) // a mismatch: which mirror lied?
+		sums, err = d.narrow(sums, res.Encoding) // a mismatch: which mirror lied?
 		res.Mirrors = d.mirrorReports()
+		if err != nil {
+			return res, err
+		}
 	}
 	res.setSHA256(sums)
 	res.Verdict = d.wholeVerdict(sums, res.Encoding)
