@@ -117,7 +117,9 @@ another. Content-Digest is checked; Repr-Digest covers the whole
 representation and is reported ignored; -r never uses the cache.
 
 A 304 to your own conditions (-H 'If-None-Match: …', If-Modified-Since)
-is "not modified": nothing is written and FILE is left as it was. A
+is "not modified": nothing is written and FILE is left as it was; with
+--expect or --checksum-file, FILE is compared with the expected digests
+(a mismatch exits 1). A
 201 or 204 without content to an upload (-T, -d, --data-binary; - or @-
 reads stdin) carries the Repr-Digest of the stored resource: after a PUT
 to the same URL it is compared with what was sent (RFC 9530 B.5); one

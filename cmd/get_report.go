@@ -142,6 +142,15 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 		kept := "nothing written"
 		if o.Output != "" {
 			kept = o.Output + " left as it was"
+			var own verify.Verdict // the user's digests, compared with FILE
+			for _, c := range res.Verdict.Checks {
+				if c.Field == expectField || c.Field == checksumFileField {
+					own.Add(c)
+				}
+			}
+			if m := matched(own); m != "" {
+				kept += "; it matches " + m
+			}
 		}
 		return p.ok("✔ not modified") + fmt.Sprintf(": %d %s, the copy the conditions name is current (%s)", res.Status, http.StatusText(res.Status), kept)
 	}

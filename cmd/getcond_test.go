@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -165,5 +167,54 @@ func TestGetNotModifiedChecks(t *testing.T) {
 	// -C resumes a plain GET: the user's conditions make it something else.
 	if code, _, errOut := runHdig(t, "get", "-C", "-H", `If-None-Match: "v1"`, "-o", dst, srv.URL); code != 2 {
 		t.Errorf("-C with If-None-Match: exit %d, want 2: %s", code, errOut)
+	}
+}
+
+// The user's --expect beside a 304 to their own conditions: with -o FILE
+// the 304 keeps FILE, and FILE is what the user is left with, so it is
+// compared with the expected digest (exit 1 when it differs, verified when
+// it matches). It was reported ignored with exit 0 and "✔ not modified"
+// whatever FILE held. To stdout (nothing written) or without FILE there is
+// nothing to compare: ignored, with a warning that says so.
+func TestGetOwnConditionalExpect(t *testing.T) {
+	url, _ := recordedOrigin(t, map[string]string{"h.json": servertest.Hello})
+	url += "/h.json"
+	etag := etagOf(t, url)
+	sum := sha256.Sum256([]byte(servertest.Hello))
+	expect := "sha256:" + hex.EncodeToString(sum[:])
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, file string // file "": FILE absent
+		code       int
+		verdict    string
+		errWant    string
+	}{
+		{"FILE matches", servertest.Hello, 0, "verified", "left as it was; it matches --expect sha-256"},
+		{"FILE differs", "the user's copy, gone bad", 1, "mismatch", "mismatch --expect sha-256"},
+		{"no FILE", "", 0, "", "warning: --expect"}, // -w: the 304's own Content-Digest (of empty content) may match
+	} {
+		dst := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_"))
+		if tc.file != "" {
+			os.WriteFile(dst, []byte(tc.file), 0o644)
+		}
+		code, stdout, errOut := runHdig(t, "get", "--no-cache", "-H", "If-None-Match: "+etag, "--expect", expect, "-o", dst, "-w", "%{verdict}", url)
+		if code != tc.code || tc.verdict != "" && stdout != tc.verdict || stdout == "mismatch" && tc.code == 0 || !strings.Contains(errOut, tc.errWant) {
+			t.Errorf("%s: exit %d, -w %q, stderr %q; want %d, %q, %q", tc.name, code, stdout, errOut, tc.code, tc.verdict, tc.errWant)
+		}
+		if tc.file != "" {
+			assertFile(t, dst, tc.file)
+		} else {
+			assertNoFile(t, dst)
+		}
+		assertNoFile(t, dst+".hdig-part")
+	}
+	// FILE proven by the user's digest satisfies --require-digest.
+	dst := filepath.Join(dir, "FILE_matches")
+	if code, _, errOut := runHdig(t, "get", "--no-cache", "--require-digest", "-H", "If-None-Match: "+etag, "--expect", expect, "-o", dst, url); code != 0 {
+		t.Errorf("FILE matches, --require-digest: exit %d, want 0: %s", code, errOut)
+	}
+	code, stdout, errOut := runHdig(t, "get", "--no-cache", "-H", "If-None-Match: "+etag, "--expect", expect, url)
+	if code != 0 || stdout != "" || !strings.Contains(errOut, "warning: --expect") {
+		t.Errorf("to stdout: exit %d, stdout %q, stderr %q; want 0, nothing, a warning that --expect was not compared", code, stdout, errOut)
 	}
 }

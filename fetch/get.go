@@ -114,7 +114,11 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		// The caller's own conditions held: its copy is current. A 304 is
 		// not a body; there is nothing to write or to hash.
 		res.Strategy, res.Unchanged = StrategyNotModified, true
-		res.Verdict = noContentVerdict(resp.Header, req, "a 304 carries no content: it says the copy the request's conditions name is current")
+		v, err := notModifiedVerdict(resp.Header, req, sink, "a 304 carries no content: it says the copy the request's conditions name is current")
+		res.Verdict = v
+		if err != nil {
+			return res, err
+		}
 		return res, verdictError(res, req, false)
 	case method == http.MethodHead:
 		res.Verdict = noContentVerdict(resp.Header, req, "HEAD carries no content to check it against")

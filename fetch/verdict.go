@@ -1,8 +1,12 @@
 package fetch
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	iofs "io/fs"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/hdig/hdig/verify"
@@ -77,18 +81,65 @@ func bodyVerdict(hdr, tr fields, content []verify.Digest, basis reprBasis, req *
 // Content-Digest must be absent or the digest of empty content (RFC 9530
 // B.2); Repr-Digest cannot be checked, for the reason why.
 func noContentVerdict(h http.Header, req *Request, why string) verify.Verdict {
-	var v verify.Verdict
-	p := req.Policy
-	hdr := responseFields(h)
-	emptyContentChecks(&v, h, p)
-	v.Warn(hdr.repr.Warnings()...)
-	if hdr.repr.Usable() {
-		v.Add(ignoredAll(hdr.repr, why)...)
-	}
+	v := noContentFields(h, req, why)
 	for _, f := range req.Expected {
 		v.Add(ignoredAll(f, why)...)
 	}
 	return v
+}
+
+// noContentFields is noContentVerdict without the user's digests.
+func noContentFields(h http.Header, req *Request, why string) verify.Verdict {
+	var v verify.Verdict
+	hdr := responseFields(h)
+	emptyContentChecks(&v, h, req.Policy)
+	v.Warn(hdr.repr.Warnings()...)
+	if hdr.repr.Usable() {
+		v.Add(ignoredAll(hdr.repr, why)...)
+	}
+	return v
+}
+
+// notModifiedVerdict is noContentVerdict of a 304 to the caller's own
+// conditions, which keeps the caller's copy: with -o FILE (a FileSink),
+// FILE is the bytes the user is left with, and the user's digests
+// (--expect, --checksum-file) are compared with it, a mismatch failing as
+// any other. Without FILE (stdout, or FILE absent) nothing holds bytes to
+// compare: they are ignored, and a warning says so. FILE that exists and
+// cannot be read is an input error.
+func notModifiedVerdict(h http.Header, req *Request, sink Sink, why string) (verify.Verdict, error) {
+	v := noContentFields(h, req, why)
+	if len(req.Expected) == 0 {
+		return v, nil
+	}
+	unread := func(what string) (verify.Verdict, error) {
+		for _, f := range req.Expected {
+			v.Add(ignoredAll(f, why)...)
+		}
+		v.Warn(fmt.Sprintf("--expect/--checksum-file not compared: the 304 kept %s, no bytes to compare the expected digests with", what))
+		return v, nil
+	}
+	fs, ok := sink.(*FileSink)
+	if !ok {
+		return unread("nothing (the body goes to stdout)")
+	}
+	f, err := os.Open(fs.Path)
+	if errors.Is(err, iofs.ErrNotExist) {
+		return unread(fs.Path + ", which does not exist")
+	} else if err != nil {
+		return v, &inputError{err: fmt.Errorf("read %s, kept by the 304, to compare it with --expect: %w", fs.Path, err)}
+	}
+	defer f.Close()
+	hs := verify.NewHasher(req.expectedAlgorithms())
+	defer hs.Close()
+	if _, err := io.Copy(hs, f); err != nil {
+		return v, &inputError{err: fmt.Errorf("read %s, kept by the 304, to compare it with --expect: %w", fs.Path, err)}
+	}
+	sums := hs.Sums()
+	for _, e := range req.Expected {
+		v.Add(withReason(verify.Compare(e, sums, req.Policy), "over "+fs.Path+", kept by the 304")...)
+	}
+	return v, nil
 }
 
 // emptyContentChecks compares the Content-Digest of a response that
