@@ -188,3 +188,27 @@ func contentMD5Wrong(r *response) string {
 	}
 	return outsideWrong(r, contentMD5Of, r.sums)
 }
+
+// ownWrong describes the digest fields of r, a 200 read whole, that do not
+// match its own bytes, "" when none does: Repr-Digest and Content-Digest
+// by compare, the fields outside RFC 9530 (Content-MD5, the obsolete
+// Digest, x-goog-hash, x-amz-checksum-*, Unencoded-Digest) by
+// foreign-digest.match's rule (judgeOutside), header and trailer alike. A
+// 200's representation is its content, so each covers the bytes received.
+// It is for a response the audit uses as it is (a control file): hdig get
+// verifies such a response as any other.
+func ownWrong(r *response) string {
+	if r.capped || r.sums == nil {
+		return ""
+	}
+	var bad []string
+	for _, name := range []string{verify.ReprDigest, verify.ContentDigest} {
+		if o := compare(r.digests(name), r.sums); len(o.wrong) > 0 {
+			bad = append(bad, fmt.Sprintf("%s %s does not match its %s; want %s", name, members(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums)))
+		}
+	}
+	if s := outsideWrong(r, outsideFields, r.sums); s != "" {
+		bad = append(bad, s)
+	}
+	return strings.Join(bad, "; ")
+}

@@ -80,7 +80,11 @@ func (a *audit) checkZsync(ctx context.Context) {
 func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (ctl *zsync.Control, refused []int, msg string) {
 	sub := *a
 	sub.url = ctlURL
-	r, refused, err := sub.doRetryAfter(ctx, request{label: "GET", method: http.MethodGet, header: http.Header{"Accept-Encoding": {"identity"}}, keepAll: true})
+	// Asked for as hdig get --zsync asks (its Want-*-Digest), so that the
+	// digests it would compare are there to compare.
+	h := wantHeader(a.opts.Want)
+	h.Set("Accept-Encoding", "identity")
+	r, refused, err := sub.doRetryAfter(ctx, request{label: "GET", method: http.MethodGet, header: h, keepAll: true})
 	defer r.close()
 	switch {
 	case err != nil:
@@ -89,6 +93,12 @@ func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (ctl *zsyn
 		return nil, refused, fmt.Sprintf("GET %s (%s) returned %d %s%s, want 200 with the control file", httpfield.Redact(ctlURL), how, r.status, http.StatusText(r.status), retryNote(refused))
 	case r.err != nil || r.capped:
 		return nil, refused, fmt.Sprintf("GET %s: want the whole control file within --max-body, got %s", httpfield.Redact(ctlURL), bytesOf(r.size))
+	}
+	// hdig get --zsync verifies the control file's response as any other
+	// (fetch.Client.Do): a digest of it that does not match its bytes
+	// fails there, so it fails here, whatever the bytes describe.
+	if bad := ownWrong(r); bad != "" {
+		return nil, refused, fmt.Sprintf("%s (%s): %s (hdig get --zsync refuses a control file its digests do not describe)", httpfield.Redact(ctlURL), how, bad)
 	}
 	ctl, err = zsync.Read(r.body())
 	if err != nil {
