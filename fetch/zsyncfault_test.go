@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hdig/hdig/server"
@@ -63,5 +64,54 @@ func TestZsyncControlWrongDigestFromOrigin(t *testing.T) {
 				t.Error("output written from a control file whose digest did not match")
 			}
 		})
+	}
+}
+
+// The control file's request asks for digests as every request of hdig
+// get does, from the request's WantRepr and WantContent: a Content-Digest
+// the origin sends only when asked is then there to compare, without the
+// user's -H Want-Content-Digest. It was asked for only by hand, so a
+// wrong one went unseen.
+func TestZsyncControlAsksForDigests(t *testing.T) {
+	site := t.TempDir()
+	data := genData(64<<10, 3)
+	if err := os.WriteFile(filepath.Join(site, "f"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clean, err := server.New(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer clean.Close()
+	faulty, err := server.New(site, server.WithWrongDigest(verify.ContentDigest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer faulty.Close()
+	var asked atomic.Value
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".zsync") {
+			asked.Store(r.Header.Get(verify.WantContentDigest) + " / " + r.Header.Get(verify.WantReprDigest))
+			faulty.Handler().ServeHTTP(w, r)
+			return
+		}
+		clean.Handler().ServeHTTP(w, r)
+	}))
+	defer ts.Close()
+	seed := filepath.Join(t.TempDir(), "seed")
+	os.WriteFile(seed, data, 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	c, _ := NewClient(Options{Timeout: testStall})
+	want := []verify.Pref{{Algorithm: "sha-256", Weight: 10}}
+	req := &Request{URL: ts.URL + "/f.zsync", Policy: verify.DefaultPolicy(), WantRepr: want, WantContent: want}
+	_, err = c.Zsync(context.Background(), req, ZsyncOptions{Output: out, Seeds: []string{seed}})
+	if got, _ := asked.Load().(string); got != "sha-256=10 / sha-256=10" {
+		t.Errorf("the control file's request carried Want-Content-Digest / Want-Repr-Digest %q, want the request's", got)
+	}
+	if !errors.Is(err, ErrMismatch) {
+		t.Fatalf("control file with a wrong Content-Digest: err = %v, want %v", err, ErrMismatch)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output written from a control file whose digest did not match")
 	}
 }

@@ -62,8 +62,8 @@ func (z *zsyncRun) headAfter(ctx context.Context) {
 
 // headFile sends HEAD for the file.
 func (z *zsyncRun) headFile(ctx context.Context) error {
-	req := &Request{URL: z.fileURL, Method: http.MethodHead, Header: z.base.Header.Clone(), Retry: z.base.Retry,
-		WantRepr: z.base.WantRepr, Policy: z.base.Policy}
+	req := z.base.sub(z.fileURL)
+	req.Method = http.MethodHead
 	res, err := z.client.Do(ctx, req, DiscardSink{})
 	if err != nil {
 		return err
@@ -75,7 +75,7 @@ func (z *zsyncRun) headFile(ctx context.Context) error {
 // fetchControl gets and parses the control file; without a file URL yet,
 // the target is the control file's URL header, resolved against it.
 func (z *zsyncRun) fetchControl(ctx context.Context) error {
-	req := &Request{URL: z.ctlURL, Header: z.base.Header.Clone(), Retry: z.base.Retry, Policy: z.base.Policy}
+	req := z.base.sub(z.ctlURL)
 	sink := newControlSink(maxControlFile)
 	_, err := z.client.Do(ctx, req, sink)
 	ctl, perr := sink.result()
@@ -96,4 +96,13 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 		return fmt.Errorf("%w: %s: URL %q: %v", ErrProtocol, httpfield.Redact(z.ctlURL), ctl.URLs[0], err)
 	}
 	return nil
+}
+
+// sub is another request of the fetch r describes, to url: the caller's
+// header, retries, policy, Want-Repr-Digest and Want-Content-Digest (sent
+// by build, as on every request of hdig get) and checksum mode, so that
+// the digests an origin sends only when asked are there to verify.
+func (r *Request) sub(url string) *Request {
+	return &Request{URL: url, Header: r.Header.Clone(), Retry: r.Retry, RetryDelay: r.RetryDelay, Policy: r.Policy,
+		WantRepr: r.WantRepr, WantContent: r.WantContent, ChecksumMode: r.ChecksumMode}
 }
