@@ -9,10 +9,11 @@ import (
 )
 
 // setRepr replaces the Repr-Digest of identity GET 200s with what edit
-// makes of the correct digests of the body.
+// makes of the correct digests of the body; control files (.zsync) keep
+// theirs.
 func setRepr(edit func(sums []verify.Digest) string) func(http.Handler) http.Handler {
 	return rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
-		if *status == http.StatusOK && r.Method == http.MethodGet && h.Get("Content-Encoding") == "" {
+		if *status == http.StatusOK && r.Method == http.MethodGet && h.Get("Content-Encoding") == "" && !strings.HasSuffix(r.URL.Path, ".zsync") {
 			h.Set(verify.ReprDigest, edit(sumsOf(string(body))))
 		}
 		return body
