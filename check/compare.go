@@ -115,17 +115,21 @@ func preferred(prefs []verify.Pref) []string {
 // emptySums are the digests of empty content with every algorithm.
 func emptySums() []verify.Digest { return verify.EmptyDigests(verify.Algorithms) }
 
-// reprSums are the digests another response's Repr-Digest must match: the
-// GET's own Repr-Digest members, then, for algorithms it does not name,
-// the digests of the GET body when it was read whole (hashed with every
-// Active algorithm), so that a member the GET lacks is still checked.
+// reprSums are the digests another response's Repr-Digest must match:
+// those of the GET body when it was read whole (hashed with every
+// algorithm hdig computes), then, for algorithms not computed (the body
+// was over --max-body or broke off), the GET's own Repr-Digest members.
+// The bytes come first: when the GET's Repr-Digest is wrong
+// (repr-digest.match fails it), a response whose field is right is not
+// reported as the wrong one.
 func (a *audit) reprSums() []verify.Digest {
-	out := append([]verify.Digest(nil), a.repr.Digests...)
-	if a.full.capped || a.full.err != nil {
-		return out
+	var sums []verify.Digest
+	if !a.full.capped && a.full.err == nil {
+		sums = a.full.sums
 	}
-	for _, d := range a.full.sums {
-		if _, ok := lookup(out, d.Algorithm); !ok {
+	out := append([]verify.Digest(nil), sums...)
+	for _, d := range a.repr.Digests {
+		if _, ok := lookup(sums, d.Algorithm); !ok {
 			out = append(out, d)
 		}
 	}

@@ -56,7 +56,7 @@ func (a *audit) checkHeadRepr(ctx context.Context, r *response) {
 	o := compare(f, ref)
 	switch {
 	case len(o.wrong) > 0:
-		msg := fmt.Sprintf("HEAD Repr-Digest %s differs from GET's %s%s", members(o.wrong), wantOf(o.wrong, ref), note)
+		msg := fmt.Sprintf("HEAD Repr-Digest %s does not match the representation the GET returned; want %s%s", members(o.wrong), wantOf(o.wrong, ref), note)
 		if allEqualIn(f, emptySums()) {
 			msg += "; it is the digest of empty content, but it must cover the representation a GET returns"
 		}
