@@ -167,9 +167,19 @@ func (a *audit) outsideFails(ctx context.Context, id string, r *response, what, 
 	if !ok {
 		return false // not judged: the check's own path says so
 	}
-	if bad := outsideWrong(r, reprOutsideFields, ref); bad != "" {
-		a.s.fail(id, fmt.Sprintf("%s carries a digest field that is not of %s: %s%s", what, of, bad, note))
+	_, bad, notes := judgeOutside(sectionsOf(r, reprOutsideFields), ref)
+	if len(bad) > 0 {
+		a.s.fail(id, fmt.Sprintf("%s carries a digest field that is not of %s: %s%s", what, of, strings.Join(append(bad, notes...), "; "), note))
 		return true
+	}
+	// What could not be compared is said, as foreign-digest.match says it
+	// of the GET's fields, not dropped: the check's result carries it.
+	if len(notes) > 0 {
+		why := ""
+		if a.full.capped || a.full.err != nil {
+			why = " (the GET body was not hashed, over --max-body: only the algorithms of its Repr-Digest could be compared)"
+		}
+		a.s.note(id, fmt.Sprintf("on %s, not compared with %s: %s%s", what, of, strings.Join(notes, "; "), why))
 	}
 	return false
 }

@@ -7,7 +7,10 @@
 // Actions workflow commands.
 package check
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Status is the outcome of one check.
 type Status string
@@ -133,11 +136,30 @@ type sheet struct {
 	// a warning) fails, naming the cause: an audit cut short never passes
 	// by skipping what it had no time for.
 	cut func() error
+	// notes are said with a check's result when it is decided (note).
+	notes map[string][]string
 }
 
 func newSheet() *sheet { return &sheet{m: map[string]Result{}} }
 
+// note has the result of check id, when it is decided, say msg: what the
+// check saw but could not judge (a field with no member hdig computes).
+// A pass with a note is a warning, as foreign-digest.match warns of what
+// it could not compare: it was not all checked.
+func (s *sheet) note(id, msg string) {
+	if s.notes == nil {
+		s.notes = map[string][]string{}
+	}
+	s.notes[id] = append(s.notes[id], msg)
+}
+
 func (s *sheet) set(id string, st Status, msg string) {
+	if ns := s.notes[id]; len(ns) > 0 {
+		msg += "; but " + strings.Join(ns, "; ")
+		if st == Pass {
+			st = Warn
+		}
+	}
 	if st != Pass && st != Fail && s.cut != nil {
 		if err := s.cut(); err != nil {
 			st, msg = Fail, fmt.Sprintf("%s (%v)", msg, err)

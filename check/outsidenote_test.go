@@ -1,0 +1,37 @@
+package check
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// A field outside RFC 9530 on a HEAD or a 206 that hdig cannot compare
+// (no member of an algorithm it computes, or the GET body was over
+// --max-body so its bytes were not hashed) is said, as foreign-digest.match
+// says it of the GET's: the check does not pass as though it had been
+// compared. It was dropped silently.
+func TestOutsideFieldsNotComparedNoted(t *testing.T) {
+	for _, tc := range []struct {
+		name, field, value string
+		opts               Options
+	}{
+		{"no member hdig computes", "Unencoded-Digest", "foo=:AAAA:", Options{}},
+		{"GET over --max-body", "x-amz-checksum-crc64nvme", b64Of("crc64nvme", "not the document"), Options{MaxBody: 4000}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, o := range otherResponses[:2] { // the HEAD and the 206
+				rep := auditURL(t, newOrigin(t, rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+					if o.this(r, *status) {
+						h.Set(tc.field, tc.value)
+					}
+					return body
+				}))+"/doc.txt", tc.opts)
+				got := result(rep, o.id)
+				if got.Status == Pass || !strings.Contains(got.Message, tc.field) {
+					t.Errorf("%s = %s (%s), want a note naming %s, not a silent pass", o.id, got.Status, got.Message, tc.field)
+				}
+			}
+		})
+	}
+}
