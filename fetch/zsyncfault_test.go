@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -113,5 +114,39 @@ func TestZsyncControlAsksForDigests(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("output written from a control file whose digest did not match")
+	}
+}
+
+// A caller's Request with no Header (nil, as a library user leaves it):
+// the range requests set If-Range on their own header, which was the nil
+// clone of the caller's, and the run panicked once the first range
+// response had brought an ETag.
+func TestZsyncNilHeaderNoPanic(t *testing.T) {
+	site := t.TempDir()
+	data := genData(256<<10, 3)
+	if err := os.WriteFile(filepath.Join(site, "f"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(site, server.WithIgnoreRange())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	seed := filepath.Join(t.TempDir(), "seed")
+	old := append([]byte(nil), data...)
+	for i := 0; i < len(old); i += 20000 {
+		old[i] ^= 1
+	}
+	os.WriteFile(seed, old, 0o644)
+	out := filepath.Join(t.TempDir(), "out")
+	c, _ := NewClient(Options{Timeout: testStall})
+	req := &Request{URL: ts.URL + "/f.zsync", Policy: verify.DefaultPolicy()}
+	if _, err := c.Zsync(context.Background(), req, ZsyncOptions{Output: out, Seeds: []string{seed}}); err != nil {
+		t.Logf("err = %v", err)
+	}
+	if got, err := os.ReadFile(out); err == nil && !bytes.Equal(got, data) {
+		t.Error("wrong bytes written")
 	}
 }

@@ -175,8 +175,8 @@ func (f *zsyncFetch) batches(ranges []zsync.Range) [][]zsync.Range {
 func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	// Want-Repr-Digest as on a plain GET: an origin that sends Repr-Digest
 	// only when asked proves the rebuilt file with it (noteRepr).
-	req := &Request{URL: f.target, Header: f.base.Header.Clone(), Retry: f.base.Retry, Policy: f.base.Policy, RetryDelay: f.base.RetryDelay,
-		WantRepr: f.base.WantRepr}
+	req := f.base.sub(f.target)
+	req.WantContent = nil // one Content-Digest per batch is not asked for
 	size := int64(0)
 	for _, r := range batch {
 		req.Ranges = append(req.Ranges, ByteRange{First: r.Start, Last: r.End - 1})

@@ -103,6 +103,10 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 // by build, as on every request of hdig get) and checksum mode, so that
 // the digests an origin sends only when asked are there to verify.
 func (r *Request) sub(url string) *Request {
-	return &Request{URL: url, Header: r.Header.Clone(), Retry: r.Retry, RetryDelay: r.RetryDelay, Policy: r.Policy,
+	h := r.Header.Clone()
+	if h == nil { // a caller's nil header: If-Range and the like are set on it
+		h = http.Header{}
+	}
+	return &Request{URL: url, Header: h, Retry: r.Retry, RetryDelay: r.RetryDelay, Policy: r.Policy,
 		WantRepr: r.WantRepr, WantContent: r.WantContent, ChecksumMode: r.ChecksumMode}
 }
