@@ -3,6 +3,7 @@ package check
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hdig/hdig/verify"
@@ -38,5 +39,34 @@ func TestAlwaysEncodedUnencodedDigestNotFailed(t *testing.T) {
 		if got := result(rep, id); got.Status == Fail {
 			t.Errorf("%s = %s (%s), want no failure: Unencoded-Digest is of the decoded bytes", id, got.Status, got.Message)
 		}
+	}
+}
+
+// The same origin with a wrong Unencoded-Digest: hdig get --compressed
+// decodes the body and compares it (exit 1), so the audit must fail it
+// too. encoding.decode skipped the variant, the identity GET having come
+// encoded, before its Unencoded-Digest was compared: it passed unjudged.
+func TestAlwaysEncodedWrongUnencodedDigestFails(t *testing.T) {
+	plain := files["doc.txt"]
+	gz := gzipped([]byte(plain))
+	wrap := func(http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := w.Header()
+			h.Set("Content-Type", "text/plain")
+			h.Set("Content-Encoding", "gzip")
+			h.Set("Vary", "Accept-Encoding")
+			h.Set("ETag", `"gz"`)
+			h.Set("Content-Length", strconv.Itoa(len(gz)))
+			h.Set(verify.ReprDigest, only(sumsOf(string(gz)), "sha-256"))
+			h.Set(verify.UnencodedDigest, only(sumsOf(plain+"!"), "sha-256"))
+			if r.Method == http.MethodHead {
+				return
+			}
+			w.Write(gz)
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "encoding.decode"); got.Status != Fail || !strings.Contains(got.Message, "Unencoded-Digest") {
+		t.Errorf("encoding.decode = %s (%s), want a failure naming Unencoded-Digest", got.Status, got.Message)
 	}
 }

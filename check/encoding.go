@@ -74,15 +74,7 @@ func brokenForCoding(status int) bool {
 // verified it (hdig get --compressed) writes that other document.
 func (a *audit) checkDecoded(ctx context.Context, r *response) {
 	id, ce := "encoding.decode", r.encoding()
-	want, hashed := lookup(a.full.sums, "sha-256")
-	switch {
-	case a.full.encoding() != "":
-		a.s.skip(id, fmt.Sprintf("the GET for Accept-Encoding: identity came %s-encoded: no identity bytes to compare the decoded ones with", a.full.encoding()))
-		return
-	case a.full.capped || !hashed:
-		a.s.skip(id, "the identity body was not hashed (--max-body): nothing to compare the decoded bytes with")
-		return
-	case r.capped:
+	if r.capped {
 		a.s.skip(id, fmt.Sprintf("the %s body is larger than --max-body (%s): not decoded", ce, bytesOf(a.opts.MaxBody)))
 		return
 	}
@@ -112,6 +104,17 @@ func (a *audit) checkDecoded(ctx context.Context, r *response) {
 	// rule.
 	if _, bad, _ := judgeOutside(bothSections(r, unencodedOf), sums); len(bad) > 0 {
 		a.s.fail(id, fmt.Sprintf("the %s variant's Unencoded-Digest does not match its %s decoded: %s", ce, bytesOf(n), strings.Join(bad, "; ")))
+		return
+	}
+	// The identity's bytes, which the decoded ones must be, are needed
+	// only from here: the Unencoded-Digest was judged without them.
+	want, hashed := lookup(a.full.sums, "sha-256")
+	switch {
+	case a.full.encoding() != "":
+		a.s.skip(id, fmt.Sprintf("the GET for Accept-Encoding: identity came %s-encoded: no identity bytes to compare the decoded ones with", a.full.encoding()))
+		return
+	case a.full.capped || !hashed:
+		a.s.skip(id, "the identity body was not hashed (--max-body): nothing to compare the decoded bytes with")
 		return
 	}
 	got, _ := lookup(sums, "sha-256")
