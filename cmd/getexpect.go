@@ -59,10 +59,12 @@ func (e *expectFlags) conflicts(o *getOptions, req *fetch.Request) error {
 		return usageErrorf("-I and %s cannot be combined: a HEAD response has no body to compare the digest with", flag)
 	case strings.EqualFold(req.Method, http.MethodHead):
 		return usageErrorf("-X HEAD and %s cannot be combined: a HEAD response has no body to compare the digest with", flag)
-	case len(req.Ranges) > 0:
-		return usageErrorf("-r and %s cannot be combined: the digest covers the whole file, a range brings a part of it", flag)
-	case req.Header.Get("Range") != "":
-		return usageErrorf("a Range header and %s cannot be combined: the digest covers the whole file, a range brings a part of it", flag)
+	case req.Partial():
+		what := "-r"
+		if len(req.Ranges) == 0 {
+			what = "a Range header"
+		}
+		return usageErrorf("%s and %s cannot be combined: the digest covers the whole file, a range brings a part of it", what, flag)
 	}
 	return nil
 }

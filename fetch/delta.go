@@ -56,7 +56,7 @@ type Delta struct {
 // caller's own conditions offers nothing either: its 304 is the caller's.
 func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, error) {
 	d := req.Delta
-	if d == nil || d.Cache == nil || req.method() != http.MethodGet || req.Body != nil || req.partial() {
+	if d == nil || d.Cache == nil || req.method() != http.MethodGet || req.Body != nil || req.Partial() {
 		return c.Do(ctx, req, sink)
 	}
 	r := *req

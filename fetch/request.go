@@ -108,8 +108,8 @@ func (r *Request) Conditional() bool {
 	return false
 }
 
-// partial says the request asks for ranges (-r or a Range header).
-func (r *Request) partial() bool { return len(r.Ranges) > 0 || r.Header.Get("Range") != "" }
+// Partial says the request asks for ranges (-r or a Range header).
+func (r *Request) Partial() bool { return len(r.Ranges) > 0 || r.Header.Get("Range") != "" }
 
 // build makes the http.Request for one attempt.
 func (r *Request) build(method string) (*http.Request, error) {
