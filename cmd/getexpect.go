@@ -88,6 +88,9 @@ func (e *expectFlags) resolve(ctx context.Context, ios *IOStreams, o *getOptions
 		}
 		all = append(all, xs...)
 	}
+	if err := verify.Conflicting(all); err != nil {
+		return usageErrorf("--expect: %v", err)
+	}
 	req.Expected = append(req.Expected, e.fields(ios, o, expectField, all)...)
 	if e.ChecksumFile == "" {
 		return nil
@@ -95,6 +98,9 @@ func (e *expectFlags) resolve(ctx context.Context, ios *IOStreams, o *getOptions
 	xs, err := e.checksumEntries(ctx, ios, o, client, req)
 	if err != nil {
 		return err
+	}
+	if err := verify.Conflicting(append(all, xs...)); err != nil {
+		return usageErrorf("--expect and --checksum-file: %v", err)
 	}
 	req.Expected = append(req.Expected, e.fields(ios, o, checksumFileField, xs)...)
 	return nil

@@ -5,7 +5,7 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"encoding/hex"
-	"github.com/hdig/hdig/internal/peertest"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hdig/hdig/internal/peertest"
 
 	"github.com/hdig/hdig/server/servertest"
 )
@@ -235,5 +237,40 @@ func TestGetExpectHead(t *testing.T) {
 	}
 	if n := hits.Load(); n != 0 {
 		t.Errorf("%d requests sent; a usage error fetches nothing", n)
+	}
+}
+
+// TestGetExpectConflicting: two digests of one algorithm that differ,
+// from two --expect flags or from --expect and the --checksum-file entry,
+// cannot both describe the bytes: a usage error before any request, as
+// two differing values in one --expect and two differing lines of one
+// checksum file are, rather than a download that can only fail.
+func TestGetExpectConflicting(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		io.WriteString(w, servertest.Hello)
+	}))
+	defer srv.Close()
+	sum := sha256.Sum256([]byte(servertest.Hello))
+	right := hex.EncodeToString(sum[:])
+	wrong := strings.Repeat("0", 64)
+	sums := filepath.Join(t.TempDir(), "SUMS")
+	os.WriteFile(sums, []byte(wrong+"  h.json\n"), 0o644)
+	for _, args := range [][]string{
+		{"--expect", "sha256:" + right, "--expect", "sha256:" + wrong},
+		{"--expect", "sha256:" + right, "--checksum-file", sums},
+	} {
+		code, _, errOut := runHdig(t, append(append([]string{"get", "--no-cache"}, args...), srv.URL+"/h.json")...)
+		if code != 2 || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "two sha-256 digests") {
+			t.Errorf("%v: exit %d, %q; want 2 and one line naming two sha-256 digests", args, code, errOut)
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests sent; a usage error fetches nothing", n)
+	}
+	// Alike, they are one expectation.
+	if code, _, errOut := runHdig(t, "get", "--no-cache", "--expect", "sha256:"+right, "--expect", right, srv.URL+"/h.json"); code != 0 {
+		t.Errorf("two equal --expect: exit %d, %s", code, errOut)
 	}
 }

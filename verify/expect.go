@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -63,6 +64,9 @@ func ParseExpected(s, alg string) ([]Expected, error) {
 		}
 		out = append(out, e)
 	}
+	if err := Conflicting(out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -77,20 +81,34 @@ func parseExpectedField(s string) ([]Expected, error) {
 		return nil, fmt.Errorf("%q: %s", s, f.Skipped[0])
 	}
 	// The last value of a repeated key counts in a field (RFC 9651
-	// §4.2.2), but the user trusts each value typed: an earlier one that
-	// differs is refused, as a checksum file's two lines are, not dropped
-	// uncompared.
-	if len(f.Shadowed) > 0 {
-		return nil, fmt.Errorf("%q gives two %s digests that differ", s, f.Shadowed[0].Algorithm)
-	}
+	// §4.2.2), but the user trusts each value typed: the earlier ones are
+	// kept for Conflicting to judge, not dropped uncompared.
 	var out []Expected
-	for _, d := range f.Digests {
+	for _, d := range append(f.Shadowed, f.Digests...) {
 		if err := checkSize(d.Algorithm, d.Value); err != nil {
 			return nil, err
 		}
 		out = append(out, Expected{Digest: d, Form: "RFC 9530"})
 	}
+	if err := Conflicting(out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// Conflicting refuses two expected digests of one algorithm that differ,
+// wherever the user gave them (one value, two --expect, a checksum
+// file): the bytes can match one at most. Alike, they are one.
+func Conflicting(xs []Expected) error {
+	for i, x := range xs {
+		for _, y := range xs[:i] {
+			if x.Algorithm == y.Algorithm && !bytes.Equal(x.Value, y.Value) {
+				return fmt.Errorf("two %s digests that differ (%s and %s): the bytes can match one at most", x.Algorithm,
+					FormatDigests([]Digest{y.Digest}), FormatDigests([]Digest{x.Digest}))
+			}
+		}
+	}
+	return nil
 }
 
 // parseExpectedToken reads one SRI, OCI or hex digest.

@@ -41,6 +41,10 @@ var parseExpectedTests = []struct {
 	// A repeated key kept only its last value: the earlier one, which the
 	// bytes may not match, was never compared.
 	{"rfc repeated key differs", "sha-256=:" + b64(helloSHA512[:32]) + ":, sha-256=:" + b64(helloSHA256[:]) + ":", "", nil, nil, "two sha-256 digests"},
+	// Two SRI (or OCI, hex) values of one algorithm: the bytes can match
+	// one at most, so the run could only fail after the download.
+	{"sri repeated alg differs", "sha256-" + b64(helloSHA512[:32]) + " sha256-" + b64(helloSHA256[:]), "", nil, nil, "two sha-256 digests"},
+	{"sri and hex alike", "sha256-" + b64(helloSHA256[:]) + " " + hex.EncodeToString(helloSHA256[:]), "", []string{"sha-256 SRI false", "sha-256 hex true"}, helloSHA256[:], ""},
 	{"rfc repeated key alike", "sha-256=:" + b64(helloSHA256[:]) + ":, sha-256=:" + b64(helloSHA256[:]) + ":", "", []string{"sha-256 RFC 9530 false"}, helloSHA256[:], ""},
 	{"rfc not byte sequence", "sha-256=:" + b64(helloSHA256[:]) + ":, md5=1", "", nil, nil, "want a byte sequence"},
 	{"empty", "  ", "", nil, nil, "empty digest"},
