@@ -78,7 +78,7 @@ func validDeltaFormat(f string) bool {
 
 func runDiff(opts *diffOptions) error {
 	patch.HugePages.Store(true) // a short-lived process: see patch.HugePages
-	old, oldSize, err := openDeltaInput(opts.Old)
+	old, oldSize, err := openDeltaBase(opts.Old)
 	if err != nil {
 		return err
 	}
@@ -113,6 +113,21 @@ func openDeltaInput(name string) (*os.File, int64, error) {
 		return nil, 0, usageErrorf("%v", err)
 	}
 	return f, st.Size(), nil
+}
+
+// openDeltaBase opens OLD, which is read at random offsets and whose size
+// bounds the delta's source segments: only a regular file will do. A pipe
+// or device reports size 0 and would be taken for an empty base.
+func openDeltaBase(name string) (*os.File, int64, error) {
+	f, size, err := openDeltaInput(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, usageErrorf("%s is not a regular file: OLD is read at random offsets (save it to a file first)", name)
+	}
+	return f, size, nil
 }
 
 // writeDeltaOutput runs write against stdout, or against FILE.hdig-part renamed

@@ -51,7 +51,7 @@ a "diff -e" script needs --format diffe, hdig diff's hdig-vcdiff-inflated
 
 func runPatch(opts *patchOptions) error {
 	patch.HugePages.Store(true) // a short-lived process: see patch.HugePages
-	old, oldSize, err := openDeltaInput(opts.Old)
+	old, oldSize, err := openDeltaBase(opts.Old)
 	if err != nil {
 		return err
 	}

@@ -143,3 +143,32 @@ func TestDeltaOutputFIFO(t *testing.T) {
 		t.Errorf("the FIFO's reader got %d bytes, want the %d of the new file", len(b), len(want))
 	}
 }
+
+// TestDeltaBaseNotRegularFile: OLD is read at random offsets and its size
+// bounds the delta's source segments. A character device or pipe (its size
+// 0) given as OLD was taken for an empty base, and a good delta was
+// reported as a corrupt one (exit 1, an integrity failure); diff made a
+// delta against nothing. It is a usage error naming OLD.
+func TestDeltaBaseNotRegularFile(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	dir, old, nw := diffFiles(t)
+	delta := filepath.Join(dir, "delta")
+	if code, _, stderr := runHdig(t, "diff", old, nw, "-o", delta); code != ExitOK {
+		t.Fatalf("hdig diff = %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"patch", "/dev/zero", delta},
+		{"diff", "/dev/zero", nw},
+	} {
+		out := filepath.Join(dir, "out")
+		code, _, stderr := runHdig(t, append(args, "-o", out)...)
+		if code != ExitUsage || !strings.Contains(stderr, "/dev/zero") || !strings.Contains(stderr, "not a regular file") {
+			t.Errorf("hdig %v = %d, %q; want %d naming /dev/zero, not a regular file", args, code, stderr, ExitUsage)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("hdig %v wrote %s", args, out)
+		}
+	}
+}
