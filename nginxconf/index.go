@@ -206,15 +206,16 @@ func hash(p string, control bool) (Entry, error) {
 	}
 	h := verify.NewHasher(algorithms())
 	defer h.Close()
-	r := io.TeeReader(bufio.NewReaderSize(f, 1<<20), h)
+	var in io.Reader = f
+	if wrapRead != nil {
+		in = wrapRead(p, f)
+	}
+	r := io.TeeReader(bufio.NewReaderSize(in, 1<<20), h)
 	e := Entry{ID: id}
+	var ctl *zsync.Control
 	if control {
 		base := filepath.Base(p)
-		ctl, err := zsync.Make(r, id.Size, zsync.MakeOptions{Filename: base, URL: relativeRef(base), MTime: fi.ModTime()})
-		if err != nil {
-			return Entry{}, err
-		}
-		if e.Zsync, e.wrote, err = keepOrWriteControl(p+ControlSuffix, ctl); err != nil {
+		if ctl, err = zsync.Make(r, id.Size, zsync.MakeOptions{Filename: base, URL: relativeRef(base), MTime: fi.ModTime()}); err != nil {
 			return Entry{}, err
 		}
 	} else if _, err := io.Copy(io.Discard, r); err != nil {
@@ -230,9 +231,19 @@ func hash(p string, control bool) (Entry, error) {
 	if !fileid.Same(id, after) {
 		return Entry{}, fmt.Errorf("changed while read")
 	}
+	// Only now, the bytes read being one version of the file, may its
+	// control file replace the one there.
+	if ctl != nil {
+		if e.Zsync, e.wrote, err = keepOrWriteControl(p+ControlSuffix, ctl); err != nil {
+			return Entry{}, err
+		}
+	}
 	e.Digest = verify.FormatDigests(h.Sums())
 	return e, nil
 }
+
+// wrapRead, when set (tests), wraps the reading of p.
+var wrapRead func(p string, r io.Reader) io.Reader
 
 func algorithms() []verify.Algorithm {
 	var algs []verify.Algorithm
