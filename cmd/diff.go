@@ -55,7 +55,7 @@ or a "diff -e" ed script (text only).` + exitStatusHelp,
 	c.Flags().StringVar(&opts.Format, "format", "vcdiff", "delta `format`: vcdiff, hdig-vcdiff-inflated, gdiff or diffe")
 	c.Flags().StringVarP(&opts.Output, "output", "o", "", "write the delta to `FILE` instead of stdout")
 	c.Flags().IntVarP(&opts.Level, "level", "l", patch.DefaultLevel, "vcdiff and gdiff `LEVEL`: 0 fastest to 9 smallest, like xdelta3's -0…-9")
-	c.Flags().BoolVar(&opts.Checksum, "checksum", false, "add xdelta3's Adler-32 checksum to every vcdiff window")
+	c.Flags().BoolVar(&opts.Checksum, "checksum", true, "add each vcdiff window's Adler-32 of its target, as xdelta3 does, so a patch against the wrong OLD fails (--checksum=false: leave it out, as xdelta3 -n)")
 	return c
 }
 

@@ -104,3 +104,32 @@ func assertNoDeltaFile(t *testing.T, name string) {
 		}
 	}
 }
+
+// TestDiffChecksumByDefault: as xdelta3 -e, hdig diff writes each vcdiff
+// window's Adler-32 of its target unless told not to (--checksum=false,
+// xdelta3's -n), so a patch applied to the wrong OLD fails instead of
+// writing other bytes under exit 0.
+func TestDiffChecksumByDefault(t *testing.T) {
+	dir, old, nw := diffFiles(t)
+	delta := filepath.Join(dir, "delta")
+	if code, _, stderr := runHdig(t, "diff", old, nw, "-o", delta); code != ExitOK {
+		t.Fatalf("hdig diff = %d: %s", code, stderr)
+	}
+	other := filepath.Join(dir, "other.txt")
+	b, _ := os.ReadFile(old)
+	b[10] ^= 1 // same size, one byte off: the copies still land
+	os.WriteFile(other, b, 0o644)
+	out := filepath.Join(dir, "out")
+	if code, _, stderr := runHdig(t, "patch", other, delta, "-o", out); code != ExitIntegrity || !strings.Contains(stderr, "dler") {
+		t.Errorf("patch against the wrong OLD = %d: %s; want 1 and the checksum named", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output written from a patch that failed its checksum")
+	}
+	if code, _, stderr := runHdig(t, "diff", "--checksum=false", old, nw, "-o", delta); code != ExitOK {
+		t.Fatalf("hdig diff --checksum=false = %d: %s", code, stderr)
+	}
+	if code, _, _ := runHdig(t, "patch", other, delta, "-o", out); code != ExitOK {
+		t.Errorf("without checksums the wrong OLD cannot be told: exit %d, want 0", code)
+	}
+}
