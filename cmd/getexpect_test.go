@@ -274,3 +274,32 @@ func TestGetExpectConflicting(t *testing.T) {
 		t.Errorf("two equal --expect: exit %d, %s", code, errOut)
 	}
 }
+
+// TestGetChecksumFileFromHdigSum: what hdig sum prints (its default RFC
+// 9530 lines, --format sri and oci) is a checksum file hdig get reads.
+func TestGetChecksumFileFromHdigSum(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, servertest.Hello)
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	t.Chdir(dir)
+	os.WriteFile("h.json", []byte(servertest.Hello), 0o644)
+	os.WriteFile("other", []byte("other bytes"), 0o644)
+	for _, format := range []string{"rfc9530", "sri", "oci"} {
+		code, sums, errOut := runHdig(t, "sum", "--format", format, "-a", "sha-256", "h.json")
+		if code != 0 {
+			t.Fatalf("sum --format %s: exit %d: %s", format, code, errOut)
+		}
+		os.WriteFile("SUMS", []byte(sums), 0o644)
+		out := filepath.Join(dir, "out", "h.json")
+		if code, _, errOut := runHdig(t, "get", "--no-cache", "--create-dirs", "--require-digest", "--checksum-file", "SUMS", "-o", out, srv.URL+"/h.json"); code != 0 {
+			t.Errorf("%s: get --checksum-file with hdig sum's line: exit %d: %s", format, code, errOut)
+		}
+		_, other, _ := runHdig(t, "sum", "--format", format, "-a", "sha-256", "other")
+		os.WriteFile("SUMS", []byte(strings.Replace(other, "other", "h.json", 1)), 0o644)
+		if code, _, errOut := runHdig(t, "get", "--no-cache", "--checksum-file", "SUMS", "-o", filepath.Join(dir, "bad"), srv.URL+"/h.json"); code != ExitIntegrity {
+			t.Errorf("%s: a wrong hdig sum line: exit %d, want 1: %s", format, code, errOut)
+		}
+	}
+}

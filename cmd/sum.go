@@ -220,30 +220,6 @@ func formatSumLine(name, value string) string {
 	return `\` + r.Replace(name) + ": " + value
 }
 
-// parseSumLine splits a line of a --check list into the file name and the
-// field value. The name ends at the last ": ", which a field value as sum
-// prints it never contains.
-func parseSumLine(line string) (name, value string, err error) {
-	escaped := strings.HasPrefix(line, `\`)
-	if escaped {
-		line = line[1:]
-	}
-	i := strings.LastIndex(line, ": ")
-	if i < 0 {
-		return "", "", errors.New(`want "FILE: FIELD-VALUE"`)
-	}
-	name, value = line[:i], strings.TrimSpace(line[i+2:])
-	if name == "" {
-		return "", "", errors.New("empty file name")
-	}
-	if escaped {
-		if name, err = verify.UnescapeSumName(name); err != nil {
-			return "", "", err
-		}
-	}
-	return name, value, nil
-}
-
 // checkStats counts the outcomes of a --check run.
 type checkStats struct {
 	lines      int // well-formed lines
@@ -320,7 +296,7 @@ func checkList(ctx context.Context, ios *IOStreams, opts *sumOptions, list strin
 
 // parseCheckLine parses one list line into the file name and its field.
 func parseCheckLine(line string) (string, verify.DigestField, error) {
-	name, value, err := parseSumLine(line)
+	name, value, err := verify.ParseSumLine(line)
 	if err != nil {
 		return "", verify.DigestField{}, err
 	}

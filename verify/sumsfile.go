@@ -42,6 +42,8 @@ type SumEntry struct {
 // (sha256sum, sha512sum, md5sum, sha1sum; a line starting with a backslash
 // has an escaped name) and BSD tags (`SHA256 (NAME) = HEX`). The algorithm
 // of a line without a tag comes from alg, else from the length of its hex.
+// hdig sum's own lines ("NAME: " and an RFC 9530 value, SRI or OCI) are
+// read too (fieldLine).
 // BLAKE2b (b2sum) is not computed: its tagged lines are an error that says
 // so, and its untagged ones (128 hex digits, like sha512sum's) are read as
 // sha-512 unless alg says otherwise. Lines that are neither format are
@@ -108,6 +110,15 @@ func sumLines(data []byte, alg string) ([]SumEntry, error) {
 		if ok {
 			e.Line = n
 			out = append(out, e)
+			continue
+		}
+		es, err := fieldLine(strings.TrimSuffix(sc.Text(), "\r"))
+		if err != nil {
+			return nil, fmt.Errorf("line %d: %v", n, err)
+		}
+		for _, e := range es {
+			e.Line = n
+			out = append(out, e)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -142,6 +153,56 @@ func sumLine(l, alg string) (SumEntry, bool, error) {
 		return SumEntry{}, false, nil
 	}
 	return entry(name, key, b, escaped)
+}
+
+// ParseSumLine splits a line as hdig sum prints it ("FILE: " and a field
+// value) into the file name and the value. The name ends at the last
+// ": ", which a field value as sum prints it never contains; a line
+// starting with a backslash has an escaped name.
+func ParseSumLine(line string) (name, value string, err error) {
+	escaped := strings.HasPrefix(line, `\`)
+	if escaped {
+		line = line[1:]
+	}
+	i := strings.LastIndex(line, ": ")
+	if i < 0 {
+		return "", "", errors.New(`want "FILE: FIELD-VALUE"`)
+	}
+	name, value = line[:i], strings.TrimSpace(line[i+2:])
+	if name == "" {
+		return "", "", errors.New("empty file name")
+	}
+	if escaped {
+		if name, err = UnescapeSumName(name); err != nil {
+			return "", "", err
+		}
+	}
+	return name, value, nil
+}
+
+// fieldLine reads a line as hdig sum prints it, in any --format but hex
+// (which is sha256sum's line): "FILE: " and a value ParseExpected reads
+// (an RFC 9530 field value, SRI tokens, an OCI digest), each digest an
+// entry. A line that is not one gives none; one with an RFC 9530 value
+// that ParseExpected refuses (an unknown algorithm, two values of one
+// that differ) is an error that says so.
+func fieldLine(l string) ([]SumEntry, error) {
+	name, value, err := ParseSumLine(l)
+	if err != nil {
+		return nil, nil
+	}
+	xs, err := ParseExpected(value, "")
+	switch {
+	case err != nil && strings.Contains(value, "=:"):
+		return nil, fmt.Errorf("%s: %v", name, err)
+	case err != nil:
+		return nil, nil
+	}
+	out := make([]SumEntry, len(xs))
+	for i, x := range xs {
+		out[i] = SumEntry{Name: name, Digest: x.Digest, Tagged: !x.Inferred}
+	}
+	return out, nil
 }
 
 // bsdLine parses `TAG (NAME) = HEX` after the tag.
