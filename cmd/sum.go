@@ -222,12 +222,13 @@ func formatSumLine(name, value string) string {
 
 // checkStats counts the outcomes of a --check run.
 type checkStats struct {
-	lines      int // well-formed lines
-	ok         int
-	failed     int // files that did not match
-	unreadable int // files or lists that could not be read
-	malformed  int // lines that could not be parsed
-	missing    int // files skipped by --ignore-missing
+	lines       int // well-formed lines
+	ok          int
+	failed      int // files that did not match
+	unreadable  int // listed files that could not be read
+	unreadLists int // lists that could not be read
+	malformed   int // lines that could not be parsed
+	missing     int // files skipped by --ignore-missing
 }
 
 // runSumCheck checks the files named in the lists against their lines.
@@ -244,7 +245,7 @@ func runSumCheck(ctx context.Context, ios *IOStreams, opts *sumOptions) error {
 				return err
 			}
 			fmt.Fprintf(ios.ErrOut, "hdig: %v\n", err)
-			st.unreadable++
+			st.unreadLists++
 		}
 	}
 	return checkSummary(ios, opts, lists, &st)
@@ -288,6 +289,9 @@ func checkList(ctx context.Context, ios *IOStreams, opts *sumOptions, list strin
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			return fmt.Errorf("%s: line %d: longer than %d bytes", displayName(list), lineNo+1, maxCheckLine)
+		}
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			return err // names the list already: "read DIR: is a directory"
 		}
 		return fmt.Errorf("read %s: %w", displayName(list), err)
 	}
@@ -381,17 +385,18 @@ func checkSummary(ios *IOStreams, opts *sumOptions, lists []string, st *checkSta
 			}
 		}
 		warn(st.malformed, "line is improperly formatted", "lines are improperly formatted")
+		warn(st.unreadLists, "list could not be read", "lists could not be read")
 		warn(st.unreadable, "listed file could not be read", "listed files could not be read")
 		warn(st.failed, "file did NOT match", "files did NOT match")
 	}
 	if st.failed > 0 {
 		return exitSilently(ExitIntegrity)
 	}
-	if st.lines == 0 && st.unreadable == 0 {
+	if st.lines == 0 && st.unreadable == 0 && st.unreadLists == 0 {
 		fmt.Fprintf(ios.ErrOut, "hdig: %s: no properly formatted lines found\n", strings.Join(displayNames(lists), ", "))
 		return exitSilently(ExitUsage)
 	}
-	if st.unreadable > 0 || st.malformed > 0 {
+	if st.unreadable > 0 || st.unreadLists > 0 || st.malformed > 0 {
 		return exitSilently(ExitUsage)
 	}
 	if st.ok == 0 && st.missing > 0 {

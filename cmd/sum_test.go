@@ -221,6 +221,15 @@ func TestSumCheckUnreadableList(t *testing.T) {
 	if code != ExitUsage || out != "a: OK\n" || !strings.Contains(errOut, "open nosuch: no such file or directory") {
 		t.Errorf("sum -c nosuch SUMS = %d, %q, %q; want 2, the good list checked, the error named", code, out, errOut)
 	}
+	// A list that cannot be read is named once, and counted as a list,
+	// not as a listed file.
+	if err := os.Mkdir("DIR", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runSumWith(t, "", "sum", "-c", "DIR")
+	if code != ExitUsage || strings.Count(errOut, "DIR") != 1 || !strings.Contains(errOut, "1 list could not be read") || strings.Contains(errOut, "listed file") {
+		t.Errorf("sum -c DIR = %d, %q; want 2, DIR named once, one list unread", code, errOut)
+	}
 	if err := os.WriteFile("LONG", []byte(strings.Repeat("x", maxCheckLine+1)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
