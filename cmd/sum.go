@@ -53,8 +53,10 @@ Algorithms (-a, comma-separated or repeated; default sha-256):
 sha384-…, sha512-…, several separated by spaces), oci sha256:hex, and hex
 the line sha256sum prints (one algorithm). All are read by get --expect.
 
-With -c, read lists in the format sum prints (from the LIST files, or
-standard input) and check each file against its line, as sha256sum -c does:
+With -c, read lists in the format sum prints, or the lines sha256sum (also
+md5sum, sha512sum, and sum --format hex) and sha256sum --tag write (from
+the LIST files, or standard input), and check each file against its line,
+as sha256sum -c does:
 print "FILE: OK" or "FILE: FAILED (sha-256: want X, got Y)". Every
 registered algorithm on a line is checked, deprecated ones included: the
 list is your own. Blank lines and lines starting with # are skipped. A file
@@ -301,6 +303,12 @@ func checkList(ctx context.Context, ios *IOStreams, opts *sumOptions, list strin
 // parseCheckLine parses one list line into the file name and its field.
 func parseCheckLine(line string) (string, verify.DigestField, error) {
 	name, value, err := verify.ParseSumLine(line)
+	if f := verify.ParseDigestField(verify.ReprDigest, []string{value}); err != nil || !f.Usable() {
+		// Not sum's line: sha256sum's, or sha256sum --tag's.
+		if e, ok, cerr := verify.ParseChecksumLine(line, ""); ok || cerr != nil {
+			return e.Name, verify.DigestField{Name: verify.ReprDigest, Present: true, Digests: []verify.Digest{e.Digest}}, cerr
+		}
+	}
 	if err != nil {
 		return "", verify.DigestField{}, err
 	}

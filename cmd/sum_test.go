@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -293,5 +295,19 @@ func TestSumBigFileAllAlgorithms(t *testing.T) {
 	}
 	if code, out, _ := runSumWith(t, list, "sum", "-c"); code != 0 || out != "big: OK\n" {
 		t.Errorf("sum -c = %d, %q", code, out)
+	}
+}
+
+// TestSumCheckCoreutilsLines: sum -c reads what sha256sum, sha256sum --tag
+// and hdig sum --format hex write, as hdig get --checksum-file does (one
+// parser of those lines, verify.ParseChecksumLine).
+func TestSumCheckCoreutilsLines(t *testing.T) {
+	sum := sha256.Sum256([]byte(sumHelloNoLF))
+	h := hex.EncodeToString(sum[:])
+	list := h + "  a\n" + "SHA256 (a) = " + h + "\n" + strings.Repeat("0", 64) + " *a\n"
+	writeFiles(t, map[string]string{"a": sumHelloNoLF, "SUMS": list})
+	code, out, errOut := runSumWith(t, "", "sum", "-c", "SUMS")
+	if code != ExitIntegrity || !strings.HasPrefix(out, "a: OK\na: OK\na: FAILED (sha-256: want ") || strings.Contains(errOut, "improperly") {
+		t.Errorf("sum -c of coreutils lines = %d, %q, %q; want 1, two OK, the third FAILED", code, out, errOut)
 	}
 }

@@ -127,6 +127,14 @@ func sumLines(data []byte, alg string) ([]SumEntry, error) {
 	return out, nil
 }
 
+// ParseChecksumLine reads one line of a checksum file as sha256sum (or
+// md5sum, sha512sum; an untagged line's algorithm from alg, else the
+// length of its hex) or sha256sum --tag writes it; ok is false for a line
+// of neither format. hdig sum -c reads such lines beside its own.
+func ParseChecksumLine(l, alg string) (e SumEntry, ok bool, err error) {
+	return sumLine(strings.TrimSuffix(l, "\r"), alg)
+}
+
 // sumLine parses one line; ok is false for a line of neither format.
 func sumLine(l, alg string) (SumEntry, bool, error) {
 	escaped := strings.HasPrefix(l, `\`)
