@@ -163,7 +163,7 @@ func (a *audit) outsideFails(ctx context.Context, id string, r *response, what, 
 	if len(sectionsOf(r, reprOutsideFields)) == 0 {
 		return false
 	}
-	ref, note, ok := a.versionRef(ctx, r)
+	ref, note, ok := a.versionRef(ctx, r) // the second GET, if any, is sent once
 	if !ok {
 		return false // not judged: the check's own path says so
 	}

@@ -56,8 +56,7 @@ func (a *audit) checkWant(ctx context.Context) *response {
 			a.s.skip(id, fmt.Sprintf("the representation changed between the GET (ETag %s) and the GET with Want-Repr-Digest: %s (ETag %s), and again after: not judged", a.full.header.Get("ETag"), asked, r.header.Get("ETag")))
 			return r
 		}
-		if bad := outsideWrong(r, reprOutsideFields, ref); bad != "" {
-			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, the response carries a digest field that is not of the representation: %s%s", asked, bad, note))
+		if a.outsideFails(ctx, id, r, "the GET with Want-Repr-Digest: "+asked, "the representation") {
 			return r
 		}
 		if o := compare(got, ref); got.Usable() && len(o.wrong) > 0 {
