@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -64,7 +65,7 @@ func (a *audit) checkHeadRepr(ctx context.Context, r *response) {
 	case len(o.matched) == 0:
 		a.s.skip(id, fmt.Sprintf("HEAD Repr-Digest (%s) and GET's (%s) share no algorithm", keysOf(f), keysOf(a.repr)))
 	default:
-		a.s.pass(id, fmt.Sprintf("HEAD Repr-Digest equals GET's (%s)%s", keysOf(f), note))
+		a.s.pass(id, fmt.Sprintf("HEAD Repr-Digest matches the representation the GET returned (%s)%s", strings.Join(o.matched, ", "), note))
 	}
 }
 

@@ -191,7 +191,7 @@ func (a *audit) checkRangeRepr(ctx context.Context, r *response) {
 	case len(o.matched) == 0:
 		a.s.skip(id, fmt.Sprintf("%s's Repr-Digest (%s) and GET's (%s) share no algorithm", the, keysOf(f), keysOf(a.repr)))
 	default:
-		a.s.pass(id, fmt.Sprintf("%s's Repr-Digest equals GET's (%s): it covers the whole representation%s", the, strings.Join(o.matched, ", "), note))
+		a.s.pass(id, fmt.Sprintf("%s's Repr-Digest matches the representation the GET returned (%s): it covers the whole representation%s", the, strings.Join(o.matched, ", "), note))
 	}
 }
 
