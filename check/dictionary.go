@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/hdig/hdig/dictionary"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -101,6 +102,14 @@ func (a *audit) checkDictionary(ctx context.Context) *response {
 	}
 	decoded, ok := a.checkDictionaryDecode(ce, body, dict)
 	a.checkEncodedField("dictionary.repr-digest", r, verify.ReprDigest)
+	// Its other digests are of the encoded bytes received too (hdig get
+	// compares Content-Digest and Content-MD5 with them): a wrong one fails
+	// though Repr-Digest is right.
+	if id := "dictionary.repr-digest"; a.s.m[id].Status != Fail {
+		if bad := ownWrong(r); bad != "" {
+			a.s.fail(id, fmt.Sprintf("the %s response carries a digest that does not match its %s of encoded content: %s", ce, bytesOf(r.size), bad))
+		}
+	}
 	if ok {
 		a.checkUnencoded(r, decoded)
 	} else {
@@ -189,6 +198,13 @@ func (a *audit) fetchDictionary(ctx context.Context) ([]byte, bool) {
 		return nil, false
 	case r.size == 0:
 		a.skipDictionary("the dictionary is empty")
+		return nil, false
+	}
+	// hdig get verifies the response whose body it keeps as a dictionary
+	// as any other: a digest of it that does not match its bytes fails.
+	if bad := ownWrong(r); bad != "" {
+		a.s.fail("dictionary.decode", fmt.Sprintf("the response whose body is the dictionary (GET %s) carries a digest that does not match its %s: %s; a client must not use it as a dictionary", httpfield.Redact(a.url), bytesOf(r.size), bad))
+		a.skipDictionary("the dictionary's digests do not match it")
 		return nil, false
 	}
 	b, err := io.ReadAll(r.body())

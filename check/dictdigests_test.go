@@ -1,0 +1,48 @@
+package check
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// The digests of the responses the dictionary checks use are compared
+// with their bytes, as hdig get compares them: on the dcb answer,
+// Content-Digest and Content-MD5 with its encoded bytes; on the response
+// whose body becomes the dictionary, every digest field with that body. A
+// lying origin whose wrong field was never compared passed every check.
+func TestDictionaryResponsesOwnDigests(t *testing.T) {
+	wrong256 := "sha-256=:" + b64Of("sha-256", "not these bytes") + ":"
+	dictGET := func(r *http.Request) bool {
+		return r.Header.Get("Available-Dictionary") == "" && r.Header.Get("Accept-Encoding") == "identity" && r.Header.Get(verify.WantReprDigest) == "" && r.Header.Get(verify.WantContentDigest) == ""
+	}
+	for _, tc := range []struct {
+		name  string
+		this  func(r *http.Request) bool
+		field string
+		value string
+	}{
+		{"dcb Content-Digest", func(r *http.Request) bool { return r.Header.Get("Available-Dictionary") != "" }, verify.ContentDigest, wrong256},
+		{"dcb Content-MD5", func(r *http.Request) bool { return r.Header.Get("Available-Dictionary") != "" }, "Content-MD5", b64Of("md5", "not these bytes")},
+		{"dictionary Repr-Digest", dictGET, verify.ReprDigest, wrong256},
+		{"dictionary Content-Digest", dictGET, verify.ContentDigest, wrong256},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := dictOrigin(t, rewrite(func(r *http.Request, _ *int, h http.Header, body []byte) []byte {
+				if tc.this(r) {
+					h.Set(tc.field, tc.value)
+				}
+				return body
+			}))
+			rep := auditURL(t, base+"/doc.txt", Options{})
+			var failed bool
+			for _, id := range dictionaryIDs {
+				failed = failed || result(rep, id).Status == Fail
+			}
+			if !failed {
+				t.Errorf("no dictionary check failed for a wrong %s\n%s", tc.field, dump(rep))
+			}
+		})
+	}
+}
