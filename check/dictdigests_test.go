@@ -14,8 +14,16 @@ import (
 // lying origin whose wrong field was never compared passed every check.
 func TestDictionaryResponsesOwnDigests(t *testing.T) {
 	wrong256 := "sha-256=:" + b64Of("sha-256", "not these bytes") + ":"
-	dictGET := func(r *http.Request) bool {
-		return r.Header.Get("Available-Dictionary") == "" && r.Header.Get("Accept-Encoding") == "identity" && r.Header.Get(verify.WantReprDigest) == "" && r.Header.Get(verify.WantContentDigest) == ""
+	// The identity GETs after the first (the dictionary's among them).
+	dictGET := func() func(r *http.Request) bool {
+		n := 0
+		return func(r *http.Request) bool {
+			if r.Method != http.MethodGet || r.Header.Get("Range") != "" || r.Header.Get("Available-Dictionary") != "" || r.Header.Get("Accept-Encoding") != "identity" {
+				return false
+			}
+			n++
+			return n > 1
+		}
 	}
 	for _, tc := range []struct {
 		name  string
@@ -25,8 +33,8 @@ func TestDictionaryResponsesOwnDigests(t *testing.T) {
 	}{
 		{"dcb Content-Digest", func(r *http.Request) bool { return r.Header.Get("Available-Dictionary") != "" }, verify.ContentDigest, wrong256},
 		{"dcb Content-MD5", func(r *http.Request) bool { return r.Header.Get("Available-Dictionary") != "" }, "Content-MD5", b64Of("md5", "not these bytes")},
-		{"dictionary Repr-Digest", dictGET, verify.ReprDigest, wrong256},
-		{"dictionary Content-Digest", dictGET, verify.ContentDigest, wrong256},
+		{"dictionary Repr-Digest", dictGET(), verify.ReprDigest, wrong256},
+		{"dictionary Content-Digest", dictGET(), verify.ContentDigest, wrong256},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := dictOrigin(t, rewrite(func(r *http.Request, _ *int, h http.Header, body []byte) []byte {
@@ -44,5 +52,29 @@ func TestDictionaryResponsesOwnDigests(t *testing.T) {
 				t.Errorf("no dictionary check failed for a wrong %s\n%s", tc.field, dump(rep))
 			}
 		})
+	}
+}
+
+// The response whose body becomes the dictionary is asked for with the
+// Want-*-Digest of every request, so that an origin that sends a digest
+// only when asked sends it there too and a wrong one is seen. It was asked
+// for with Accept-Encoding only, and a wrong Content-Digest went unseen.
+func TestDictionaryFetchAsksForDigests(t *testing.T) {
+	gets := 0
+	wrap := rewrite(func(r *http.Request, _ *int, h http.Header, body []byte) []byte {
+		if r.Header.Get(verify.WantContentDigest) == "" {
+			h.Del(verify.ContentDigest) // sent only when asked
+			return body
+		}
+		if r.Method == http.MethodGet && r.Header.Get("Range") == "" && r.Header.Get("Available-Dictionary") == "" && r.Header.Get("Accept-Encoding") == "identity" {
+			if gets++; gets > 1 { // the GET's is right, the others' wrong
+				h.Set(verify.ContentDigest, "sha-256=:"+b64Of("sha-256", "not these bytes")+":")
+			}
+		}
+		return body
+	})
+	rep := auditURL(t, dictOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "dictionary.decode"); got.Status != Fail {
+		t.Errorf("dictionary.decode = %s (%s), want fail: the dictionary's Content-Digest, sent when asked, is wrong", got.Status, got.Message)
 	}
 }

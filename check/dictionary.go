@@ -182,7 +182,10 @@ func matchOrigin(match string) string {
 // fetchDictionary fetches the URL again, whole: its body is the
 // dictionary.
 func (a *audit) fetchDictionary(ctx context.Context) ([]byte, bool) {
-	h := http.Header{"Accept-Encoding": {"identity"}}
+	// Asked for as every request is (its Want-*-Digest), so that the
+	// digests hdig get would compare are there to compare (ownWrong).
+	h := wantHeader(a.opts.Want)
+	h.Set("Accept-Encoding", "identity")
 	r, err := a.do(ctx, request{label: "GET (dictionary)", method: http.MethodGet, header: h, keepAll: true})
 	if err != nil {
 		a.skipDictionary(fmt.Sprintf("fetching the dictionary failed: %v", err))
