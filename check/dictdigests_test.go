@@ -2,6 +2,7 @@ package check
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/hdig/hdig/verify"
@@ -76,5 +77,22 @@ func TestDictionaryFetchAsksForDigests(t *testing.T) {
 	rep := auditURL(t, dictOrigin(t, wrap)+"/doc.txt", Options{})
 	if got := result(rep, "dictionary.decode"); got.Status != Fail {
 		t.Errorf("dictionary.decode = %s (%s), want fail: the dictionary's Content-Digest, sent when asked, is wrong", got.Status, got.Message)
+	}
+}
+
+// An Unencoded-Digest on the encoded variant with no member hdig can
+// compute is said, as foreign-digest.match says it of the GET's: it was
+// dropped silently and encoding.decode passed as though it had been
+// compared.
+func TestEncodedUnencodedNotComparedNoted(t *testing.T) {
+	wrap := rewrite(func(r *http.Request, _ *int, h http.Header, body []byte) []byte {
+		if h.Get("Content-Encoding") != "" {
+			h.Set(verify.UnencodedDigest, "foo=:AAAA:")
+		}
+		return body
+	})
+	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+	if got := result(rep, "encoding.decode"); got.Status == Pass || !strings.Contains(got.Message, verify.UnencodedDigest) {
+		t.Errorf("encoding.decode = %s (%s), want a note naming Unencoded-Digest, not a silent pass", got.Status, got.Message)
 	}
 }
