@@ -302,13 +302,14 @@ func checkList(ctx context.Context, ios *IOStreams, opts *sumOptions, list strin
 
 // parseCheckLine parses one list line into the file name and its field.
 func parseCheckLine(line string) (string, verify.DigestField, error) {
-	name, value, err := verify.ParseSumLine(line)
-	if f := verify.ParseDigestField(verify.ReprDigest, []string{value}); err != nil || !f.Usable() {
-		// Not sum's line: sha256sum's, or sha256sum --tag's.
-		if e, ok, cerr := verify.ParseChecksumLine(line, ""); ok || cerr != nil {
-			return e.Name, verify.DigestField{Name: verify.ReprDigest, Present: true, Digests: []verify.Digest{e.Digest}}, cerr
-		}
+	// sha256sum's line, or sha256sum --tag's, first, as --checksum-file
+	// reads a line (verify.ChecksumEntries): the stricter format, so that
+	// a name containing ": sha-256=:…:" is the file sha256sum listed, not
+	// "HEX  NAME" read as sum's line for another file.
+	if e, ok, err := verify.ParseChecksumLine(line, ""); ok || err != nil {
+		return e.Name, verify.DigestField{Name: verify.ReprDigest, Present: true, Digests: []verify.Digest{e.Digest}}, err
 	}
+	name, value, err := verify.ParseSumLine(line)
 	if err != nil {
 		return "", verify.DigestField{}, err
 	}

@@ -3,7 +3,9 @@ package cmd
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -309,5 +311,29 @@ func TestSumCheckCoreutilsLines(t *testing.T) {
 	code, out, errOut := runSumWith(t, "", "sum", "-c", "SUMS")
 	if code != ExitIntegrity || !strings.HasPrefix(out, "a: OK\na: OK\na: FAILED (sha-256: want ") || strings.Contains(errOut, "improperly") {
 		t.Errorf("sum -c of coreutils lines = %d, %q, %q; want 1, two OK, the third FAILED", code, out, errOut)
+	}
+}
+
+// A sha256sum line whose file name contains ": sha-256=:…:" is read as
+// sha256sum -c reads it, as --checksum-file does (coreutils' format first),
+// not as hdig sum's line for another file ("HEX  x"): that read checked a
+// file the list does not name, and passed while the named one differs.
+func TestSumCheckCoreutilsNameLikeField(t *testing.T) {
+	content := "other"
+	other := sha256.Sum256([]byte(content))
+	for i := 0; strings.Contains(base64.StdEncoding.EncodeToString(other[:]), "/"); i++ { // a file name
+		content = fmt.Sprint("other", i)
+		other = sha256.Sum256([]byte(content))
+	}
+	named := "x: sha-256=:" + base64.StdEncoding.EncodeToString(other[:]) + ":"
+	h := hex.EncodeToString(other[:]) // the listed file's digest, which its bytes do not have
+	writeFiles(t, map[string]string{
+		named:     sumHelloNoLF,
+		h + "  x": content, // what hdig sum's reading of the line would check
+		"SUMS":    h + "  " + named + "\n",
+	})
+	code, out, errOut := runSumWith(t, "", "sum", "-c", "SUMS")
+	if code != ExitIntegrity || !strings.HasPrefix(out, named+": FAILED (sha-256: want ") {
+		t.Errorf("sum -c = %d, %q, %q; want 1, %q FAILED", code, out, errOut, named)
 	}
 }
