@@ -34,6 +34,9 @@ type SumEntry struct {
 	// Tagged says the line named its algorithm (BSD format); else it came
 	// from alg or the length of the hex.
 	Tagged bool
+	// err is why hdig sum's line for Name could not be read (fieldLine):
+	// an error when Name is the one asked for, not for every name.
+	err error
 }
 
 // ChecksumEntries finds the entries for names (tried in order; an entry
@@ -66,6 +69,11 @@ func ChecksumEntries(data []byte, names []string, alg string) ([]SumEntry, error
 				}
 			}
 			if len(found) > 0 {
+				for _, e := range found {
+					if e.err != nil {
+						return nil, fmt.Errorf("line %d: %s: %v", e.Line, e.Name, e.err)
+					}
+				}
 				return agreeing(found)
 			}
 		}
@@ -112,11 +120,7 @@ func sumLines(data []byte, alg string) ([]SumEntry, error) {
 			out = append(out, e)
 			continue
 		}
-		es, err := fieldLine(strings.TrimSuffix(sc.Text(), "\r"))
-		if err != nil {
-			return nil, fmt.Errorf("line %d: %v", n, err)
-		}
-		for _, e := range es {
+		for _, e := range fieldLine(strings.TrimSuffix(sc.Text(), "\r")) {
 			e.Line = n
 			out = append(out, e)
 		}
@@ -193,24 +197,26 @@ func ParseSumLine(line string) (name, value string, err error) {
 // (an RFC 9530 field value, SRI tokens, an OCI digest), each digest an
 // entry. A line that is not one gives none; one with an RFC 9530 value
 // that ParseExpected refuses (an unknown algorithm, two values of one
-// that differ) is an error that says so.
-func fieldLine(l string) ([]SumEntry, error) {
+// that differ) gives an entry carrying the error, which is the error of
+// its name only (ChecksumEntries), as an unknown BSD tag on another
+// file's line is skipped.
+func fieldLine(l string) []SumEntry {
 	name, value, err := ParseSumLine(l)
 	if err != nil {
-		return nil, nil
+		return nil
 	}
 	xs, err := ParseExpected(value, "")
 	switch {
 	case err != nil && strings.Contains(value, "=:"):
-		return nil, fmt.Errorf("%s: %v", name, err)
+		return []SumEntry{{Name: name, err: err}}
 	case err != nil:
-		return nil, nil
+		return nil
 	}
 	out := make([]SumEntry, len(xs))
 	for i, x := range xs {
 		out[i] = SumEntry{Name: name, Digest: x.Digest, Tagged: !x.Inferred}
 	}
-	return out, nil
+	return out
 }
 
 // bsdLine parses `TAG (NAME) = HEX` after the tag.

@@ -40,6 +40,12 @@ var checksumEntriesTests = []struct {
 	{"hdig sum unknown alg", "app.iso: foo=:AAAA:\n", []string{"app.iso"}, "", "", `line 1: app.iso: unknown digest algorithm "foo"`},
 	{"hdig sum sri", "app.iso: sha384-" + b64(helloSHA384[:]) + "\n", []string{"app.iso"}, "", "sha-384:app.iso", ""},
 	{"hdig sum oci", "app.iso: sha256:" + h256 + "\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
+	// hdig sum's line for another file that cannot be read (an algorithm
+	// hdig does not know, as an unknown BSD tag is skipped; two values that
+	// differ) is that file's error, not the whole list's.
+	{"hdig sum other file unknown alg", "other.iso: sha3-256=:AAAA:\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
+	{"hdig sum other file conflicting", "other.iso: sha-256=:" + b64(helloSHA256[:]) + ":, sha-256=:" + b64(make([]byte, 32)) + ":\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
+	{"hdig sum own line unreadable", h256 + "  app.iso\napp.iso: sha3-256=:AAAA:\n", []string{"app.iso"}, "", "", `line 2: app.iso: unknown digest algorithm "sha3-256"`},
 	{"prose skipped", "Note: see below\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
 	{"missing", h256 + "  other.iso\n", []string{"app.iso"}, "", "", `no entry for "app.iso" among 1 lines`},
 	{"b2sum tagged", "BLAKE2b (app.iso) = " + h512 + "\n", []string{"app.iso"}, "", "", "b2sum"},
