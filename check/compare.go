@@ -145,11 +145,6 @@ func outsideWrong(r *response, of func(http.Header) []verify.DigestField, ref []
 	return strings.Join(bad, "; ")
 }
 
-// legacyOf is the obsolete Digest field of h, when present.
-func legacyOf(h http.Header) []verify.DigestField {
-	return present([]verify.DigestField{verify.ParseLegacyDigest(h.Values(verify.LegacyDigest))})
-}
-
 // outsideFails fails id when r, a response that should describe the GET's
 // representation (a HEAD, a 206, a Want-Repr-Digest variant), carries a
 // field outside RFC 9530 about the representation (reprOutsideFields: the

@@ -118,31 +118,6 @@ func dropDigestFields(h http.Header, code int) {
 	h.Del(verify.UnencodedDigest)
 }
 
-// representationWriter applies dropDigestFields to a response written by
-// http.ServeContent without a bodyWriter (a zsync control file).
-type representationWriter struct {
-	http.ResponseWriter
-	wrote bool
-}
-
-func (w *representationWriter) WriteHeader(code int) {
-	if !w.wrote && code >= 200 {
-		w.wrote = true
-		dropDigestFields(w.Header(), code)
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *representationWriter) Write(p []byte) (int, error) {
-	if !w.wrote {
-		w.WriteHeader(http.StatusOK)
-	}
-	return w.ResponseWriter.Write(p)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *representationWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
 // fail replaces the response with a 500 before anything was sent.
 func (w *bodyWriter) fail(err error) {
 	w.failed = true
