@@ -24,47 +24,63 @@ import (
 func TestZsyncControlWrongDigestFromOrigin(t *testing.T) {
 	for _, field := range []string{verify.ReprDigest, verify.ContentDigest} {
 		t.Run(field, func(t *testing.T) {
-			site := t.TempDir()
-			data := genData(64<<10, 3)
-			if err := os.WriteFile(filepath.Join(site, "f"), data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			clean, err := server.New(site)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer clean.Close()
-			faulty, err := server.New(site, server.WithWrongDigest(field))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer faulty.Close()
-			ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if strings.HasSuffix(r.URL.Path, ".zsync") {
-					faulty.Handler().ServeHTTP(w, r)
-					return
-				}
-				clean.Handler().ServeHTTP(w, r)
-			}))
-			defer ts.Close()
+			url, data := controlFaulty(t, field, nil)
 			seed := filepath.Join(t.TempDir(), "seed")
 			old := append([]byte(nil), data...)
 			old[100] ^= 1
 			os.WriteFile(seed, old, 0o644)
-			out := filepath.Join(t.TempDir(), "out")
-			c, _ := NewClient(Options{Timeout: testStall})
 			// Asked in a header: the control file's request carries the
 			// caller's headers.
-			req := &Request{URL: ts.URL + "/f.zsync", Policy: verify.DefaultPolicy(),
+			req := &Request{URL: url + "/f.zsync", Policy: verify.DefaultPolicy(),
 				Header: http.Header{verify.WantContentDigest: {"sha-256=1"}}}
-			_, err = c.Zsync(context.Background(), req, ZsyncOptions{Output: out, Seeds: []string{seed}})
-			if !errors.Is(err, ErrMismatch) {
-				t.Fatalf("control file with a wrong %s: err = %v, want %v", field, err, ErrMismatch)
-			}
-			if _, err := os.Stat(out); err == nil {
-				t.Error("output written from a control file whose digest did not match")
-			}
+			zsyncRefused(t, req, seed)
 		})
+	}
+}
+
+// controlFaulty serves f (64 KiB) from the reference origin and its
+// control file f.zsync from one with WithWrongDigest(field); seen, unless
+// nil, sees each request for the control file.
+func controlFaulty(t *testing.T, field string, seen func(*http.Request)) (url string, data []byte) {
+	t.Helper()
+	site := t.TempDir()
+	data = genData(64<<10, 3)
+	if err := os.WriteFile(filepath.Join(site, "f"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clean, err := server.New(site)
+	if err != nil {
+		t.Fatal(err)
+	}
+	faulty, err := server.New(site, server.WithWrongDigest(field))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".zsync") {
+			if seen != nil {
+				seen(r)
+			}
+			faulty.Handler().ServeHTTP(w, r)
+			return
+		}
+		clean.Handler().ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { ts.Close(); clean.Close(); faulty.Close() })
+	return ts.URL, data
+}
+
+// zsyncRefused runs req with seed and wants a mismatch and no output.
+func zsyncRefused(t *testing.T, req *Request, seed string) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out")
+	c, _ := NewClient(Options{Timeout: testStall})
+	_, err := c.Zsync(context.Background(), req, ZsyncOptions{Output: out, Seeds: []string{seed}})
+	if !errors.Is(err, ErrMismatch) {
+		t.Fatalf("control file with a wrong digest: err = %v, want %v", err, ErrMismatch)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("output written from a control file whose digest did not match")
 	}
 }
 
@@ -74,46 +90,16 @@ func TestZsyncControlWrongDigestFromOrigin(t *testing.T) {
 // user's -H Want-Content-Digest. It was asked for only by hand, so a
 // wrong one went unseen.
 func TestZsyncControlAsksForDigests(t *testing.T) {
-	site := t.TempDir()
-	data := genData(64<<10, 3)
-	if err := os.WriteFile(filepath.Join(site, "f"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	clean, err := server.New(site)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer clean.Close()
-	faulty, err := server.New(site, server.WithWrongDigest(verify.ContentDigest))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer faulty.Close()
 	var asked atomic.Value
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, ".zsync") {
-			asked.Store(r.Header.Get(verify.WantContentDigest) + " / " + r.Header.Get(verify.WantReprDigest))
-			faulty.Handler().ServeHTTP(w, r)
-			return
-		}
-		clean.Handler().ServeHTTP(w, r)
-	}))
-	defer ts.Close()
+	url, data := controlFaulty(t, verify.ContentDigest, func(r *http.Request) {
+		asked.Store(r.Header.Get(verify.WantContentDigest) + " / " + r.Header.Get(verify.WantReprDigest))
+	})
 	seed := filepath.Join(t.TempDir(), "seed")
 	os.WriteFile(seed, data, 0o644)
-	out := filepath.Join(t.TempDir(), "out")
-	c, _ := NewClient(Options{Timeout: testStall})
 	want := []verify.Pref{{Algorithm: "sha-256", Weight: 10}}
-	req := &Request{URL: ts.URL + "/f.zsync", Policy: verify.DefaultPolicy(), WantRepr: want, WantContent: want}
-	_, err = c.Zsync(context.Background(), req, ZsyncOptions{Output: out, Seeds: []string{seed}})
+	zsyncRefused(t, &Request{URL: url + "/f.zsync", Policy: verify.DefaultPolicy(), WantRepr: want, WantContent: want}, seed)
 	if got, _ := asked.Load().(string); got != "sha-256=10 / sha-256=10" {
 		t.Errorf("the control file's request carried Want-Content-Digest / Want-Repr-Digest %q, want the request's", got)
-	}
-	if !errors.Is(err, ErrMismatch) {
-		t.Fatalf("control file with a wrong Content-Digest: err = %v, want %v", err, ErrMismatch)
-	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("output written from a control file whose digest did not match")
 	}
 }
 
