@@ -191,18 +191,7 @@ func TestHeaderWrongTrailerRightFails(t *testing.T) {
 // be compared: the body was hashed with the algorithms the header named,
 // so a wrong md5 was "not computed" and repr-digest.match skipped.
 func TestUndeclaredTrailerDigestCompared(t *testing.T) {
-	wrap := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodGet || r.Header.Get("Range") != "" {
-				next.ServeHTTP(w, r)
-				return
-			}
-			w.WriteHeader(http.StatusOK) // chunked: no Content-Length
-			w.Write([]byte(files["doc.txt"]))
-			w.(http.Flusher).Flush()
-			w.Header().Set(http.TrailerPrefix+verify.ReprDigest, only(sumsOf("not the document"), "md5"))
-		})
-	}
+	wrap := undeclaredTrailer(files["doc.txt"], verify.ReprDigest, only(sumsOf("not the document"), "md5"))
 	rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
 	if got := result(rep, "repr-digest.match"); got.Status != Fail {
 		t.Errorf("repr-digest.match = %s (%s), want fail: the trailer's md5 is wrong", got.Status, got.Message)
@@ -558,4 +547,22 @@ func deltaTo(t *testing.T, h http.Header, other string) []byte {
 		t.Fatal(err)
 	}
 	return out.Bytes()
+}
+
+// undeclaredTrailer answers a whole GET (no Range) with body, chunked,
+// then name: value as a trailer the header did not announce; anything
+// else goes to the origin.
+func undeclaredTrailer(body, name, value string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || r.Header.Get("Range") != "" {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.WriteHeader(http.StatusOK) // chunked: no Content-Length
+			w.Write([]byte(body))
+			w.(http.Flusher).Flush()
+			w.Header().Set(http.TrailerPrefix+name, value)
+		})
+	}
 }

@@ -86,19 +86,7 @@ func TestForeignDigestInTrailer(t *testing.T) {
 			"Content-MD5":          b64Sum("md5", true),
 			"Digest":               "SHA-256=" + b64Sum("sha-256", true),
 		}[name]
-		wrap := func(next http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method != http.MethodGet || r.Header.Get("Range") != "" {
-					next.ServeHTTP(w, r)
-					return
-				}
-				w.WriteHeader(http.StatusOK) // chunked: no Content-Length
-				w.Write([]byte(servertest.Hello))
-				w.(http.Flusher).Flush()
-				w.Header().Set(http.TrailerPrefix+name, value)
-			})
-		}
-		r := auditURL(t, newOrigin(t, wrap)+"/hello.json", Options{})
+		r := auditURL(t, newOrigin(t, undeclaredTrailer(servertest.Hello, name, value))+"/hello.json", Options{})
 		if got := result(r, "foreign-digest.match"); got.Status != Fail {
 			t.Errorf("%s wrong in the trailer: foreign-digest.match = %s %q, want fail", name, got.Status, got.Message)
 		}
