@@ -54,55 +54,44 @@ func TestEmptyDigests(t *testing.T) {
 
 // A repeated key whose earlier value is wrong: the last value counts (RFC
 // 9651 §4.2.2) and matches, but two values of one algorithm cannot both
-// describe the bytes, and the wrong one is a mismatch, never hidden.
+// describe the bytes, and the wrong one is a mismatch, never hidden. The
+// obsolete Digest field repeats an algorithm as a Dictionary repeats a key,
+// and is held to the same rule.
 func TestCompareShadowedDuplicate(t *testing.T) {
 	right := sha256.Sum256([]byte("x"))
 	wrong := sha256.Sum256([]byte("y"))
 	b64 := base64.StdEncoding.EncodeToString
+	rfc := func(v []byte) string { return "sha-256=:" + b64(v) + ":" }
+	legacy := func(v []byte) string { return "SHA-256=" + b64(v) }
 	computed := []Digest{{Algorithm: "sha-256", Value: right[:]}}
-	for name, lines := range map[string][]string{
-		"one line":     {"sha-256=:" + b64(wrong[:]) + ":, sha-256=:" + b64(right[:]) + ":"},
-		"two lines":    {"sha-256=:" + b64(wrong[:]) + ":", "sha-256=:" + b64(right[:]) + ":"},
-		"last wrong":   {"sha-256=:" + b64(right[:]) + ":, sha-256=:" + b64(wrong[:]) + ":"},
-		"wrong length": {"sha-256=:AAAA:, sha-256=:" + b64(right[:]) + ":"},
+	for _, tt := range []struct {
+		name  string
+		parse func([]string) DigestField
+		lines []string
+		match bool // one match, else one mismatch
+	}{
+		{"one line", rfcField, []string{rfc(wrong[:]) + ", " + rfc(right[:])}, false},
+		{"two lines", rfcField, []string{rfc(wrong[:]), rfc(right[:])}, false},
+		{"last wrong", rfcField, []string{rfc(right[:]) + ", " + rfc(wrong[:])}, false},
+		{"wrong length", rfcField, []string{"sha-256=:AAAA:, " + rfc(right[:])}, false},
+		{"same value", rfcField, []string{rfc(right[:]) + ", " + rfc(right[:])}, true},
+		{"legacy one line", ParseLegacyDigest, []string{legacy(wrong[:]) + ", sha-256=" + b64(right[:])}, false},
+		{"legacy two lines", ParseLegacyDigest, []string{legacy(wrong[:]), legacy(right[:])}, false},
+		{"legacy same value", ParseLegacyDigest, []string{legacy(right[:]) + ", " + legacy(right[:])}, true},
 	} {
-		f := ParseDigestField(ReprDigest, lines)
+		cs := Compare(tt.parse(tt.lines), computed, DefaultPolicy())
 		var v Verdict
-		v.Add(Compare(f, computed, DefaultPolicy())...)
-		if len(v.Mismatches()) != 1 {
-			t.Errorf("%s: checks %v, want one mismatch", name, v.Checks)
+		v.Add(cs...)
+		switch {
+		case tt.match && (len(cs) != 1 || cs[0].Result != Match):
+			t.Errorf("%s: %v, want one match", tt.name, cs)
+		case !tt.match && len(v.Mismatches()) != 1:
+			t.Errorf("%s: checks %v, want one mismatch", tt.name, cs)
 		}
-	}
-	same := ParseDigestField(ReprDigest, []string{"sha-256=:" + b64(right[:]) + ":, sha-256=:" + b64(right[:]) + ":"})
-	if cs := Compare(same, computed, DefaultPolicy()); len(cs) != 1 || cs[0].Result != Match {
-		t.Errorf("a key repeated with the same value: %v, want one match", cs)
 	}
 }
 
-// The obsolete Digest field repeats an algorithm as a Dictionary repeats a
-// key: the last value is kept, and an earlier one that differs is
-// compared too, so a wrong one fails rather than hiding behind a right one.
-func TestCompareLegacyShadowedDuplicate(t *testing.T) {
-	right := sha256.Sum256([]byte("x"))
-	wrong := sha256.Sum256([]byte("y"))
-	b64 := base64.StdEncoding.EncodeToString
-	computed := []Digest{{Algorithm: "sha-256", Value: right[:]}}
-	for name, lines := range map[string][]string{
-		"one line":  {"SHA-256=" + b64(wrong[:]) + ", sha-256=" + b64(right[:])},
-		"two lines": {"SHA-256=" + b64(wrong[:]), "SHA-256=" + b64(right[:])},
-	} {
-		f := ParseLegacyDigest(lines)
-		var v Verdict
-		v.Add(Compare(f, computed, DefaultPolicy())...)
-		if len(v.Mismatches()) != 1 {
-			t.Errorf("%s: checks %v, want one mismatch", name, v.Checks)
-		}
-	}
-	same := ParseLegacyDigest([]string{"SHA-256=" + b64(right[:]) + ", SHA-256=" + b64(right[:])})
-	if cs := Compare(same, computed, DefaultPolicy()); len(cs) != 1 || cs[0].Result != Match {
-		t.Errorf("an algorithm repeated with the same value: %v, want one match", cs)
-	}
-}
+func rfcField(lines []string) DigestField { return ParseDigestField(ReprDigest, lines) }
 
 // The reason of an earlier value of a repeated key is printed on the
 // mismatch line: it must not end in an empty "; ".
