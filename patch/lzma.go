@@ -71,82 +71,87 @@ func newLZMA2(dictSize int) *lzma2 {
 	return &lzma2{dictSize: dictSize, needReset: true, needProps: true}
 }
 
-// decode decodes the chunks in src, which must make exactly len(dst)
-// bytes and be used up.
-func (z *lzma2) decode(src, dst []byte) error {
-	made := 0
+// decode decodes the chunks in src, which must make exactly n bytes and
+// be used up, into buf's array when it is large enough. The output grows
+// chunk by chunk as it is made, so n itself allocates nothing.
+func (z *lzma2) decode(src, buf []byte, n int) ([]byte, error) {
+	dst := buf[:0]
 	for len(src) > 0 {
 		if z.ended {
-			return corruptf("lzma2: %d bytes after the end of the stream", len(src))
+			return nil, corruptf("lzma2: %d bytes after the end of the stream", len(src))
 		}
-		n, used, err := z.chunk(src, dst[made:])
-		if err != nil {
-			return err
+		var used int
+		var err error
+		if dst, used, err = z.chunk(src, dst, n); err != nil {
+			return nil, err
 		}
-		src, made = src[used:], made+n
+		src = src[used:]
 	}
-	if made != len(dst) {
-		return corruptf("lzma2: want %d bytes, the chunks make %d", len(dst), made)
+	if len(dst) != n {
+		return nil, corruptf("lzma2: want %d bytes, the chunks make %d", n, len(dst))
 	}
-	return nil
+	return dst, nil
 }
 
-// chunk decodes the chunk at the start of src into dst, returning the
-// bytes made and the input used.
-func (z *lzma2) chunk(src, dst []byte) (made, used int, err error) {
+// chunk decodes the chunk at the start of src, appending to dst what it
+// makes (dst may grow to n bytes), and returns dst and the input used.
+func (z *lzma2) chunk(src, dst []byte, n int) (out []byte, used int, err error) {
+	made, left := len(dst), n-len(dst)
 	c := src[0]
 	switch {
 	case c > 0x02 && c < 0x80:
-		return 0, 0, corruptf("lzma2: bad chunk control byte %#02x", c)
+		return dst, 0, corruptf("lzma2: bad chunk control byte %#02x", c)
 	case c == 0x00:
 		z.ended = true
-		return 0, 1, nil
+		return dst, 1, nil
 	case c >= 0xe0 || c == 0x01:
 		z.needProps, z.needReset = true, false
 		z.full, z.total = 0, 0
 	case z.needReset:
-		return 0, 0, corruptf("lzma2: chunk %#02x before a dictionary reset", c)
+		return dst, 0, corruptf("lzma2: chunk %#02x before a dictionary reset", c)
 	}
 	if c < 0x80 {
 		if len(src) < 3 {
-			return 0, 0, corruptf("lzma2: truncated chunk header")
+			return dst, 0, corruptf("lzma2: truncated chunk header")
 		}
-		n := (int(src[1])<<8 | int(src[2])) + 1
-		if n > len(src)-3 || n > len(dst) {
-			return 0, 0, corruptf("lzma2: stored chunk of %d bytes, %d input and %d output left", n, len(src)-3, len(dst))
+		k := (int(src[1])<<8 | int(src[2])) + 1
+		if k > len(src)-3 || k > left {
+			return dst, 0, corruptf("lzma2: stored chunk of %d bytes, %d input and %d output left", k, len(src)-3, left)
 		}
-		z.put(src[3 : 3+n])
-		copy(dst, src[3:3+n])
-		return n, 3 + n, nil
+		z.put(src[3 : 3+k])
+		dst = extend(dst, k, n)
+		copy(dst[made:], src[3:3+k])
+		return dst, 3 + k, nil
 	}
 	hdr := 5
 	if c >= 0xc0 {
 		hdr = 6
 	}
 	if len(src) < hdr {
-		return 0, 0, corruptf("lzma2: truncated chunk header")
+		return dst, 0, corruptf("lzma2: truncated chunk header")
 	}
 	unpacked := (int(c&0x1f)<<16 | int(src[1])<<8 | int(src[2])) + 1
 	packed := (int(src[3])<<8 | int(src[4])) + 1
 	switch {
 	case c >= 0xc0:
 		if err := z.props(src[5]); err != nil {
-			return 0, 0, err
+			return dst, 0, err
 		}
 		z.needProps = false
 		z.reset()
 	case z.needProps:
-		return 0, 0, corruptf("lzma2: chunk %#02x without properties after a dictionary reset", c)
+		return dst, 0, corruptf("lzma2: chunk %#02x without properties after a dictionary reset", c)
 	case c >= 0xa0:
 		z.reset()
 	}
-	if unpacked > len(dst) || packed > len(src)-hdr {
-		return 0, 0, corruptf("lzma2: chunk of %d bytes from %d, %d output and %d input left", unpacked, packed, len(dst), len(src)-hdr)
+	if unpacked > left || packed > len(src)-hdr {
+		return dst, 0, corruptf("lzma2: chunk of %d bytes from %d, %d output and %d input left", unpacked, packed, left, len(src)-hdr)
 	}
-	if err := z.run(src[hdr:hdr+packed], dst[:unpacked]); err != nil {
-		return 0, 0, err
+	dst = extend(dst, unpacked, n)
+	if err := z.run(src[hdr:hdr+packed], dst[made:]); err != nil {
+		return dst, 0, err
 	}
-	return unpacked, hdr + packed, nil
+	return dst, hdr + packed, nil
 }
 
 // props sets lc, lp and pb from a properties byte.

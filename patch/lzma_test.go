@@ -56,8 +56,8 @@ func TestLZMA2Decodes(t *testing.T) {
 					}
 					z := newLZMA2(dict)
 					for i, sec := range lzmaSections(t, props, dict, parts) {
-						got := make([]byte, len(parts[i]))
-						if err := z.decode(sec, got); err != nil {
+						got, err := z.decode(sec, nil, len(parts[i]))
+						if err != nil {
 							t.Fatalf("section %d: %v", i, err)
 						}
 						if !bytes.Equal(got, parts[i]) {
@@ -75,7 +75,7 @@ func TestLZMA2Decodes(t *testing.T) {
 func TestLZMA2Rejects(t *testing.T) {
 	b := text(9, 20000)
 	good := lzmaSections(t, lzma.Properties{LC: 3, LP: 0, PB: 2}, 1<<16, [][]byte{b})[0]
-	if err := newLZMA2(1<<16).decode(good, make([]byte, len(b))); err != nil {
+	if _, err := newLZMA2(1<<16).decode(good, nil, len(b)); err != nil {
 		t.Fatalf("the good stream: %v", err)
 	}
 	tests := []struct {
@@ -96,7 +96,7 @@ func TestLZMA2Rejects(t *testing.T) {
 		{"stored chunk too long", []byte{0x01, 0, 9, 'a'}, 10, "stored chunk"},
 	}
 	for _, tt := range tests {
-		err := newLZMA2(1<<16).decode(tt.in, make([]byte, tt.n))
+		_, err := newLZMA2(1<<16).decode(tt.in, nil, tt.n)
 		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: error = %v, want ErrCorrupt containing %q", tt.name, err, tt.want)
 		}
@@ -116,8 +116,8 @@ func FuzzLZMA2(f *testing.F) {
 			return
 		}
 		n := int(in[0])<<8 | int(in[1])
-		got := make([]byte, n)
-		if err := newLZMA2(lzmaMinDict).decode(in[2:], got); err != nil {
+		got, err := newLZMA2(lzmaMinDict).decode(in[2:], nil, n)
+		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error %v is not ErrCorrupt", err)
 			}

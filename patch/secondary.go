@@ -27,8 +27,10 @@ var secondaryNames = map[byte]string{secDJW: "djw", secLZMA: "lzma", secFGK: "fg
 // one decoder per kind of section (data, instructions, addresses) for the
 // whole delta, so a decoder may carry state from window to window.
 type sectionDecoder interface {
-	// decode decompresses all of src into exactly len(dst) bytes.
-	decode(src, dst []byte) error
+	// decode decompresses all of src into exactly n bytes, returned in
+	// buf's array when it is large enough. It allocates only as much as
+	// src can make, never n bytes on the word of the size field alone.
+	decode(src, buf []byte, n int) ([]byte, error)
 }
 
 // secondary expands the compressed sections of every window of a delta.
@@ -62,62 +64,96 @@ func (s *secondary) newDecoder() sectionDecoder {
 // expand replaces each section of w that dind marks compressed by its
 // decompressed bytes. Each compressed section starts with its decompressed
 // size (xdelta3-second.h), which must not be zero and is checked before
-// anything is allocated: every instruction makes at least one byte, so the
+// anything is decoded: every instruction makes at least one byte, so the
 // data section is at most the target window, the instructions (a code and
 // at most one 5-byte size per byte made) at most 6 times it, the addresses
 // (at most 5 bytes per COPY) 5 times it, and none more than limit. The
-// three kinds of section have a decoder each, so they decode side by side;
-// the error reported is the first in section order, as if one by one.
+// size is a claim of the delta: the decoders allocate as the compressed
+// bytes can make, not as it says. The three kinds of section have a
+// decoder each, so they decode side by side; the error reported is the
+// first in section order, as if one by one.
 func (s *secondary) expand(w *window) error {
 	secs := [3]*section{&w.data, &w.inst, &w.addr}
 	var errs [3]error
 	var outs [3][]byte
+	var started [3]bool
 	var wg sync.WaitGroup
 	for i, bit := range [3]byte{vcdDataComp, vcdInstComp, vcdAddrComp} {
 		if w.dind&bit == 0 {
 			continue
 		}
-		out, err := s.output(w, i, secs[i])
+		n, err := s.size(w, i, secs[i])
 		if err != nil {
 			errs[i] = err
 			break
 		}
-		outs[i] = out
-		wg.Go(func() { errs[i] = catch(func() error { return s.dec[i].decode(secs[i].b[secs[i].pos:], out) }) })
+		started[i] = true
+		buf := &s.buf[w.slot][i]
+		wg.Go(func() {
+			errs[i] = catch(func() error {
+				out, err := s.dec[i].decode(secs[i].b[secs[i].pos:], (*buf)[:0], n)
+				if cap(out) > cap(*buf) {
+					*buf = out
+				}
+				outs[i] = out
+				return err
+			})
+		})
 	}
 	wg.Wait()
-	for i, out := range outs {
+	for i := range outs {
 		if errs[i] != nil {
-			if out == nil {
+			if !started[i] {
 				return errs[i]
 			}
 			return fmt.Errorf("%s %s section: %w", s.name, secs[i].name, errs[i])
 		}
-		if out != nil {
-			*secs[i] = section{b: out, name: secs[i].name}
+		if started[i] {
+			*secs[i] = section{b: outs[i], name: secs[i].name}
 		}
 	}
 	return nil
 }
 
-// output reads the decompressed size of section i of w and returns the
-// buffer it decompresses into, making its decoder on first use.
-func (s *secondary) output(w *window, i int, sec *section) ([]byte, error) {
+// size reads the decompressed size of section i of w, making its decoder
+// on first use.
+func (s *secondary) size(w *window, i int, sec *section) (int, error) {
 	n, err := sec.size(min(w.limit, [3]int{1, 6, 5}[i]*w.tgtLen))
 	if err != nil {
-		return nil, fmt.Errorf("%s %s section size: %w", s.name, sec.name, err)
+		return 0, fmt.Errorf("%s %s section size: %w", s.name, sec.name, err)
 	}
 	if n == 0 {
-		return nil, corruptf("%s %s section: decompressed size 0", s.name, sec.name)
-	}
-	buf := &s.buf[w.slot][i]
-	if cap(*buf) < n {
-		*buf = make([]byte, n)
+		return 0, corruptf("%s %s section: decompressed size 0", s.name, sec.name)
 	}
 	if s.dec[i] == nil {
 		s.dec[i] = s.newDecoder()
 	}
-	return (*buf)[:n], nil
+	return n, nil
+}
+
+// prefixCoded returns buf with length n for a prefix code's output, once
+// src can make n bytes: every code has at least one bit, so src makes at
+// most 8 bytes per byte.
+func prefixCoded(name string, src, buf []byte, n int) ([]byte, error) {
+	if (n+7)/8 > len(src) {
+		return nil, corruptf("%s: %d bytes of codes make at most %d bytes, not %d", name, len(src), 8*len(src), n)
+	}
+	if cap(buf) < n {
+		return make([]byte, n), nil
+	}
+	return buf[:n], nil
+}
+
+// extend returns dst longer by k bytes, reallocated (to at most limit
+// bytes) only when its capacity is short.
+func extend(dst []byte, k, limit int) []byte {
+	need := len(dst) + k
+	if need <= cap(dst) {
+		return dst[:need]
+	}
+	b := make([]byte, need, min(max(need, 2*cap(dst)), max(limit, need)))
+	copy(b, dst)
+	return b
 }
 
 // expander runs the secondary decompression of one window at a time on its

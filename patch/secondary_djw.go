@@ -234,9 +234,13 @@ func decode12(r *bitReader, h *huffman, mtf []byte, out []byte, skip int) error 
 	return nil
 }
 
-func (djwSection) decode(src, dst []byte) error {
+func (djwSection) decode(src, buf []byte, n int) ([]byte, error) {
+	dst, err := prefixCoded("djw", src, buf, n)
+	if err != nil {
+		return nil, err
+	}
 	r := &bitReader{b: src}
-	err := djwDecode(r, dst)
+	err = djwDecode(r, dst)
 	if err == nil {
 		switch unused, rest := r.unread(); {
 		case unused != 0:
@@ -246,9 +250,9 @@ func (djwSection) decode(src, dst []byte) error {
 		}
 	}
 	if err != nil {
-		return corruptf("djw: %w", err)
+		return nil, corruptf("djw: %w", err)
 	}
-	return nil
+	return dst, nil
 }
 
 func djwDecode(r *bitReader, dst []byte) error {

@@ -61,7 +61,11 @@ func (h *fgkSection) factorZeros() {
 	h.zeroRem = h.zeroCount - 1<<h.zeroExp
 }
 
-func (h *fgkSection) decode(src, dst []byte) error {
+func (h *fgkSection) decode(src, buf []byte, size int) ([]byte, error) {
+	dst, err := prefixCoded("fgk", src, buf, size)
+	if err != nil {
+		return nil, err
+	}
 	if !h.ready {
 		h.init()
 	}
@@ -74,16 +78,16 @@ func (h *fgkSection) decode(src, dst []byte) error {
 			dst[n] = byte(h.symbol())
 			if n++; n == len(dst) {
 				if i != len(src)-1 {
-					return corruptf("fgk: %d bytes left unused", len(src)-1-i)
+					return nil, corruptf("fgk: %d bytes left unused", len(src)-1-i)
 				}
 				if c>>(bit+1) != 0 {
-					return corruptf("fgk: non-zero bits after the last code")
+					return nil, corruptf("fgk: non-zero bits after the last code")
 				}
-				return nil
+				return dst, nil
 			}
 		}
 	}
-	return corruptf("fgk: input ends after %d of %d bytes", n, len(dst))
+	return nil, corruptf("fgk: input ends after %d of %d bytes", n, len(dst))
 }
 
 // step takes one bit and reports whether a symbol is complete.

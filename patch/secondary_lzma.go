@@ -36,16 +36,16 @@ type lzmaSection struct {
 	z *lzma2
 }
 
-func (s *lzmaSection) decode(src, dst []byte) error {
+func (s *lzmaSection) decode(src, buf []byte, n int) ([]byte, error) {
 	if s.z == nil {
 		in := section{b: src, name: "xz headers"}
 		dict, err := readXZHeaders(&in)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		s.z, src = newLZMA2(min(max(dict, lzmaMinDict), maxLZMADict)), in.b[in.pos:]
 	}
-	return s.z.decode(src, dst)
+	return s.z.decode(src, buf, n)
 }
 
 // readXZHeaders reads the xz stream header and the block header that must

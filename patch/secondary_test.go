@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -201,6 +202,48 @@ func TestSecondaryBounds(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSecondaryDeclaredSizeAllocatesNothing: a compressed section starts
+// with its decompressed size, which was allocated as soon as it was read
+// (up to 12 times the target window for the three sections of a window,
+// and twice over with the window read ahead): a delta of a few dozen bytes
+// declaring the largest sizes made the decoder allocate 192 MiB for a
+// 16 MiB window. Memory must follow what the input can make: a prefix
+// code (djw, fgk) makes at most 8 bytes per input byte, and lzma output
+// grows chunk by chunk as it is decoded.
+func TestSecondaryDeclaredSizeAllocatesNothing(t *testing.T) {
+	const tgtLen = 16 << 20
+	for _, id := range []byte{secDJW, secLZMA, secFGK} {
+		body := appendVarint(nil, tgtLen)
+		body = append(body, vcdDataComp|vcdInstComp|vcdAddrComp)
+		var secs []byte
+		for _, k := range []int{1, 6, 5} {
+			sec := append(appendVarint(nil, uint64(k*tgtLen)), 0x55, 0xaa, 0x55)
+			body = appendVarint(body, uint64(len(sec)))
+			secs = append(secs, sec...)
+		}
+		body = append(body, secs...)
+		delta := append([]byte{0xd6, 0xc3, 0xc4, 0, vcdDecompress, id, 0}, appendVarint(nil, uint64(len(body)))...)
+		delta = append(delta, body...)
+		var err error
+		n := allocatedDuring(func() { _, err = decodeVCDIFF(nil, delta, WithMaxWindow(tgtLen)) })
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: error = %v, want ErrCorrupt", secondaryNames[id], err)
+		}
+		if n > 4<<20 {
+			t.Errorf("%s: a %d-byte delta allocated %d MiB, want at most 4", secondaryNames[id], len(delta), n>>20)
+		}
+	}
+}
+
+// allocatedDuring returns the bytes f allocates.
+func allocatedDuring(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
 
 // TestSecondaryErrorOrder: with a secondary compressor the next window is
