@@ -1,6 +1,11 @@
 package zsync
 
-import "math/bits"
+import (
+	"cmp"
+	"math/bits"
+	"slices"
+	"sort"
+)
 
 // index finds the blocks whose stored rsum equals a key. A bit filter of
 // about 16 bits per block rejects most keys no block has at once (maybe);
@@ -22,7 +27,13 @@ type index struct {
 	fshift uint
 }
 
-func newIndex(rsums []uint32) *index {
+func newIndex(rsums []uint32) *index { return newIndexBy(rsums, nil) }
+
+// newIndexBy is newIndex with the blocks of one key ordered by order (then
+// by block number), so that those a window could match are one range of
+// positions (narrow): a control file giving every block one rsum cannot
+// make each window look at every block.
+func newIndexBy(rsums []uint32, order func(a, b int) int) *index {
 	n := len(rsums)
 	k := max(bits.Len(uint(n)), 1) // 2^k slots: one or two per block
 	x := &index{sorted: make([]int32, n), keys: make([]uint32, n), pos: make([]int32, n), next: make([]int32, n+1), start: make([]int32, 1<<k+1)}
@@ -44,10 +55,57 @@ func newIndex(rsums []uint32) *index {
 		fill[h]++
 		x.sorted[p], x.keys[p], x.pos[b] = int32(b), r, p
 	}
+	for h := 0; h+1 < len(x.start); h++ {
+		lo, hi := x.start[h], x.start[h+1]
+		if hi-lo < 2 {
+			continue
+		}
+		blocks := x.sorted[lo:hi]
+		slices.SortFunc(blocks, func(a, b int32) int {
+			if c := cmp.Compare(rsums[a], rsums[b]); c != 0 {
+				return c
+			}
+			if order != nil {
+				if c := order(int(a), int(b)); c != 0 {
+					return c
+				}
+			}
+			return cmp.Compare(a, b)
+		})
+		for p := lo; p < hi; p++ {
+			b := x.sorted[p]
+			x.keys[p], x.pos[b] = rsums[b], p
+		}
+	}
 	for p := range x.next {
 		x.next[p] = int32(p)
 	}
 	return x
+}
+
+// keyRange returns the positions of the blocks whose rsum is key, live or
+// not: the keys of a slot are sorted.
+func (x *index) keyRange(key uint32) (lo, hi int) {
+	if !x.maybe(key) {
+		return 0, 0
+	}
+	h := x.slot(key)
+	lo, hi = int(x.start[h]), int(x.start[h+1])
+	keys := x.keys[lo:hi]
+	i, _ := slices.BinarySearch(keys, key)
+	j, _ := slices.BinarySearch(keys, key+1)
+	if key == ^uint32(0) {
+		j = len(keys)
+	}
+	return lo + i, lo + j
+}
+
+// narrow returns the part of the positions [lo, hi) whose block compares
+// equal by f, which must follow the order the index was made with.
+func (x *index) narrow(lo, hi int, f func(block int) int) (int, int) {
+	i := lo + sort.Search(hi-lo, func(k int) bool { return f(int(x.sorted[lo+k])) >= 0 })
+	j := i + sort.Search(hi-i, func(k int) bool { return f(int(x.sorted[i+k])) > 0 })
+	return i, j
 }
 
 func keyHash(key uint32) uint32 { return key * 0x9e3779b1 }

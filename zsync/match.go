@@ -2,6 +2,7 @@ package zsync
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +42,7 @@ type Matcher struct {
 
 // NewMatcher prepares to rebuild c's target into out.
 func NewMatcher(c *Control, out io.WriterAt) *Matcher {
-	m := &Matcher{c: c, idx: newIndex(c.Rsums), out: out, have: make([]atomic.Bool, c.Blocks()), mask: rsumMask(c.RsumBytes)}
+	m := &Matcher{c: c, idx: newIndexBy(c.Rsums, c.blockOrder), out: out, have: make([]atomic.Bool, c.Blocks()), mask: rsumMask(c.RsumBytes)}
 	m.g.out = out
 	return m
 }
@@ -119,6 +120,35 @@ func (g *gather) flush() error {
 }
 
 // checksumMatches reports whether sum (an MD4) matches block i's.
+// pairKey is the rsum of the block after block i, which a window's second
+// block must have when pairs must match, or 1<<32 for the last block,
+// which has none (it sorts after the others of its rsum).
+func (c *Control) pairKey(i int) uint64 {
+	if c.SeqMatches != 2 {
+		return 0
+	}
+	if i+1 >= c.Blocks() {
+		return 1 << 32
+	}
+	return uint64(c.Rsums[i+1])
+}
+
+// blockOrder orders the blocks of one rsum by what a window must also
+// have to match them: the next block's rsum (pairs), the block's MD4, the
+// next block's MD4 (pairs).
+func (c *Control) blockOrder(a, b int) int {
+	if r := cmp.Compare(c.pairKey(a), c.pairKey(b)); r != 0 {
+		return r
+	}
+	if r := bytes.Compare(c.checksum(a), c.checksum(b)); r != 0 {
+		return r
+	}
+	if c.pairKey(a) < 1<<32 && c.SeqMatches == 2 {
+		return bytes.Compare(c.checksum(a+1), c.checksum(b+1))
+	}
+	return 0
+}
+
 func (m *Matcher) checksumMatches(i int, sum []byte) bool {
 	return bytes.Equal(sum[:m.c.ChecksumBytes], m.c.checksum(i))
 }

@@ -324,3 +324,41 @@ func testRsumFormula(t *testing.T, p []byte) {
 		}
 	}
 }
+
+// TestMatchCollidingRsums: a control file may give every block the same
+// rsum, with MD4s no window has (or, with pairs, make every other block
+// match a window whose next block never does). Each seed window with that
+// rsum then looked at every such block: work of the seed's length times
+// the block count (here 4096 blocks, a table of tens of KiB, and a 64 KiB
+// seed: up to 2^28 candidates) from a small control file. The candidates
+// looked at must stay within the blocks plus the seed, as for honest files
+// (TestMatchRepetitiveWork). (A window whose rsum collides is still hashed:
+// at most a block's MD4 a window.)
+func TestMatchCollidingRsums(t *testing.T) {
+	const bs, blocks = 16, 4096
+	for _, tt := range []struct {
+		name string
+		seq  int
+		odd  bool // only odd blocks are made to differ: pairs of an even block never match
+	}{{"one rsum", 1, false}, {"one rsum, pairs", 2, false}, {"every other block, pairs", 2, true}} {
+		c := makeControl(t, make([]byte, bs*blocks), bs)
+		c.SeqMatches = tt.seq
+		for i := range blocks {
+			if tt.odd && i%2 == 0 {
+				continue
+			}
+			if tt.odd {
+				c.Rsums[i] ^= 1
+			}
+			copy(c.checksum(i), randomBytes(uint64(i)+1, c.ChecksumBytes))
+		}
+		seed := make([]byte, 64<<10)
+		m := NewMatcher(c, &memFile{})
+		if err := m.Seed(bytes.NewReader(seed)); err != nil {
+			t.Fatal(err)
+		}
+		if limit := int64(c.Blocks() + len(seed)); m.Probed > limit {
+			t.Errorf("%s: %d candidates looked at, want at most %d", tt.name, m.Probed, limit)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package zsync
 
 import (
+	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -255,18 +257,37 @@ func (s *scanner) try() (int, error) {
 	if s.pastLimit() {
 		return 0, nil // only a run's continuation is looked for here
 	}
+	// The blocks of rsum key1 are ordered by what a window must also have
+	// (Control.blockOrder): the range that has all of it is found by
+	// search, hashing the window no more than looking at a candidate
+	// would, and every live block in it matches. Looking at each block of
+	// the key in turn cost a look per block per window, which a control
+	// file giving every block one rsum made the seed times the blocks.
+	c := m.c
+	last := len(m.have) - 1
+	lo, hi := s.idx.keyRange(key1)
+	tail := c.SeqMatches == 2 && c.Rsums[last] == key1 // the last block, unpaired, sorts at the end
+	if lo == hi {
+		return 0, nil
+	}
+	// Nothing is hashed for a range whose blocks are all retired.
+	if c.SeqMatches == 2 && s.idx.live(lo) < hi {
+		key2 := uint64(join(s.a[1], s.b[1]) & m.mask)
+		lo, hi = s.idx.narrow(lo, hi, func(b int) int { return cmp.Compare(c.pairKey(b), key2) })
+	}
+	if s.idx.live(lo) < hi {
+		sum := s.first(c.SeqMatches == 2)[:c.ChecksumBytes]
+		lo, hi = s.idx.narrow(lo, hi, func(b int) int { return bytes.Compare(c.checksum(b), sum) })
+	}
+	if s.idx.live(lo) < hi && c.SeqMatches == 2 {
+		sum := s.second()[:c.ChecksumBytes]
+		lo, hi = s.idx.narrow(lo, hi, func(b int) int { return bytes.Compare(c.checksum(b+1), sum) })
+	}
 	jump := 0
-	p, hi := s.idx.lookup(key1)
-	for ; p < hi; p = s.idx.find(key1, p+1, hi) {
+	for p := s.idx.live(lo); p < hi; p = s.idx.live(p + 1) {
 		s.probed++
 		i := int(s.idx.sorted[p])
-		pair := m.c.SeqMatches == 2 && i+1 < len(m.have)
-		if pair && join(s.a[1], s.b[1])&m.mask != m.c.Rsums[i+1] {
-			continue
-		}
-		if !m.checksumMatches(i, s.first(pair)) || pair && !m.checksumMatches(i+1, s.second()) {
-			continue
-		}
+		pair := c.SeqMatches == 2 && i+1 < len(m.have)
 		if err := s.take(i, s.block(0)); err != nil {
 			return 0, err
 		}
@@ -279,6 +300,17 @@ func (s *scanner) try() (int, error) {
 			jump, s.hint = s.bs, i+1
 			if pair {
 				jump, s.hint = 2*s.bs, i+2
+			}
+		}
+	}
+	if tail && !m.have[last].Load() {
+		s.probed++
+		if m.checksumMatches(last, s.first(false)) {
+			if err := s.take(last, s.block(0)); err != nil {
+				return 0, err
+			}
+			if jump == 0 {
+				jump, s.hint = s.bs, last+1
 			}
 		}
 	}
