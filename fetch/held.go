@@ -190,7 +190,7 @@ func (s *HeldSink) drop() error {
 // release copies the first size bytes of the spill file f to out: by the
 // kernel where it can (kernelRelease), then, from where that stopped, through
 // a buffer. With punch, it is f's last reader and nobody else can open f:
-// what the kernel copied is punched out of f as it goes.
+// what was copied is punched out of f as it goes.
 func release(out io.Writer, f *os.File, size int64, punch bool) error {
 	var done int64
 	if o, ok := out.(*os.File); ok {
@@ -203,7 +203,7 @@ func release(out io.Writer, f *os.File, size int64, punch bool) error {
 	if done == size {
 		return nil
 	}
-	n, err := io.CopyBuffer(onlyWriter{out}, io.NewSectionReader(f, done, size-done), make([]byte, copyBufSize))
+	n, err := copyOut(out, f, done, size, punch)
 	userCopied.Add(n)
 	if err == nil && n != size-done {
 		err = fmt.Errorf("held body: released %d bytes, want %d", done+n, size)
@@ -211,5 +211,37 @@ func release(out io.Writer, f *os.File, size int64, punch bool) error {
 	return err
 }
 
-// onlyWriter hides Out's ReadFrom, so the fallback is a plain copy.
-type onlyWriter struct{ io.Writer }
+// copyOut copies the bytes [from, size) of f to out through a buffer and
+// returns how many it copied. With punch, every releaseStep written is
+// punched out of f: a Write keeps no reference to its bytes.
+func copyOut(out io.Writer, f *os.File, from, size int64, punch bool) (int64, error) {
+	buf := make([]byte, copyBufSize)
+	off, punched := from, from
+	for off < size {
+		k, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if k > 0 {
+			w, werr := out.Write(buf[:k])
+			off += int64(w)
+			if werr == nil && w != k {
+				werr = io.ErrShortWrite
+			}
+			if werr != nil {
+				return off - from, werr
+			}
+		}
+		if punch && (off-punched >= releaseStep || off == size) {
+			punchFile(f, punched, off-punched)
+			punched = off
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return off - from, err
+		}
+	}
+	return off - from, nil
+}
+
+// releaseStep is how much of the spool copyOut lets stand before punching.
+const releaseStep = 16 << 20

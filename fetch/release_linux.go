@@ -21,14 +21,19 @@ const releaseChunk = 64 << 20
 // portable copy, from where it stopped.
 //
 // With mayPunch (the caller is the spool's last reader and nobody else can
-// open it), every chunk copy_file_range copied into dst is punched out of
-// it (fallocate(2), where the filesystem can), so the body takes about one
+// open it), every chunk copied into dst is punched out of the spool
+// (fallocate(2), where the filesystem can), so the body takes about one
 // copy's room on the disk (or in memory, on tmpfs) while it is released,
-// not two, and the pages freed are those the copy fills next. Not after
-// sendfile: a pipe may still hold references to the spool's pages, and a
-// punch zeroes a partial last page. Not a spool in the cache: it may have
-// become a cached version (cache.PutVerified) that other processes read
-// after their check, even once its name is gone (replaced, evicted).
+// not two, and the pages freed are those the copy fills next. Then only a
+// copy that leaves dst its own bytes is used: copy_file_range, or sendfile
+// into a regular file. Into a pipe or a socket sendfile lends the spool's
+// pages, which a reader may splice on (pv, a socket's send queue) and keep
+// after the pipe is empty, and a punch may zero the part of a large folio
+// it covers in place: those bytes, released as verified, would change. So
+// such a dst gets the caller's portable copy, punched behind (punchFile).
+// Not a spool in the cache: it may have become a cached version
+// (cache.PutVerified) that other processes read after their check, even
+// once its name is gone (replaced, evicted).
 func kernelRelease(dst, src *os.File, size int64, mayPunch bool) (int64, error) {
 	sc, err := src.SyscallConn()
 	if err != nil {
@@ -40,7 +45,10 @@ func kernelRelease(dst, src *os.File, size int64, mayPunch bool) (int64, error) 
 	}
 	var off int64
 	var werr error
-	ways := []way{{copyRange, mayPunch}, {sendFile, false}}
+	ways := []way{{copyRange, mayPunch}}
+	if !mayPunch || regular(dst) {
+		ways = append(ways, way{sendFile, mayPunch})
+	}
 	cerr := sc.Control(func(sfd uintptr) {
 		werr = dc.Write(func(dfd uintptr) bool {
 			for len(ways) > 0 && off < size {
@@ -72,10 +80,23 @@ func kernelRelease(dst, src *os.File, size int64, mayPunch bool) (int64, error) 
 }
 
 // A way copies from a file at *off to dfd, moving *off; punch says the
-// bytes it copied are in dst when it returns, so the source may go.
+// bytes it copied are dst's own when it returns, so the source may go.
 type way struct {
 	copy  func(dfd, sfd int, off *int64, n int) (int, error)
 	punch bool
+}
+
+// regular says f is a regular file.
+func regular(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// punchFile frees the bytes [off, off+n) of f (see punch).
+func punchFile(f *os.File, off, n int64) {
+	if c, err := f.SyscallConn(); err == nil {
+		c.Control(func(fd uintptr) { punch(int(fd), off, n) })
+	}
 }
 
 // punch frees the bytes [off, off+n) of the file fd, keeping its size;
