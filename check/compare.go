@@ -137,12 +137,35 @@ func (a *audit) reprSums() []verify.Digest {
 }
 
 // outsideWrong describes the members of r's fields of(…), in its header
-// or its trailer, that differ from ref; "" when none does. Fields outside
-// RFC 9530 are judged by foreign-digest.match's rule (judgeOutside)
-// wherever the audit compares a response's digests.
-func outsideWrong(r *response, of func(http.Header) []verify.DigestField, ref []verify.Digest) string {
-	_, bad, _ := judgeOutside(sectionsOf(r, of), ref)
-	return strings.Join(bad, "; ")
+// or its trailer, that differ from ref (bad, "" when none does), and what
+// of them could not be compared (notes: a field with no member hdig
+// computes, malformed, ignored), which the caller says with its check's
+// result (noteOutside), never drops. Fields outside RFC 9530 are judged by
+// foreign-digest.match's rule (judgeOutside) wherever the audit compares a
+// response's digests.
+func outsideWrong(r *response, of func(http.Header) []verify.DigestField, ref []verify.Digest) (bad string, notes []string) {
+	_, b, notes := judgeOutside(sectionsOf(r, of), ref)
+	return strings.Join(b, "; "), notes
+}
+
+// noteOutside has the result of check id say the notes of outsideWrong:
+// on what, the fields that could not be compared with of what. A pass
+// with a note is a warning (sheet.note).
+func (a *audit) noteOutside(id, what, of string, notes []string) {
+	for _, n := range notes { // each once: two paths may judge one field
+		a.s.note(id, fmt.Sprintf("on %s, not compared with %s: %s", what, of, n))
+	}
+}
+
+// decodedApart is of(…) without Unencoded-Digest, for an encoded response
+// whose decoded bytes a check of its own compares that field with
+// (encoding.decode, dictionary.unencoded): where its encoded bytes are
+// judged, the field is neither compared with them nor said to be set
+// aside (sectionsOf), which would make a right field a warning.
+func decodedApart(of func(http.Header) []verify.DigestField) func(http.Header) []verify.DigestField {
+	return func(h http.Header) []verify.DigestField {
+		return slices.DeleteFunc(of(h), func(f verify.DigestField) bool { return f.Name == verify.UnencodedDigest })
+	}
 }
 
 // outsideFails fails id when r, a response that should describe the GET's
@@ -185,30 +208,32 @@ func contentMD5Of(h http.Header) []verify.DigestField {
 }
 
 // contentMD5Wrong describes r's Content-MD5, in its header or trailer,
-// when it does not match r's content; "" otherwise. Content-MD5 covers the
-// content as sent, as Content-Digest does, and hdig get compares it with
-// the same bytes (a 206's part, an encoded variant's encoded bytes, a
-// 226's delta), so wherever the audit compares a response's
-// Content-Digest with its content it compares Content-MD5 too, by
-// foreign-digest.match's rule (judgeOutside).
-func contentMD5Wrong(r *response) string {
+// when it does not match r's content ("" otherwise), and what of it could
+// not be compared (outsideWrong). Content-MD5 covers the content as sent,
+// as Content-Digest does, and hdig get compares it with the same bytes (a
+// 206's part, an encoded variant's encoded bytes, a 226's delta), so
+// wherever the audit compares a response's Content-Digest with its content
+// it compares Content-MD5 too, by foreign-digest.match's rule
+// (judgeOutside).
+func contentMD5Wrong(r *response) (string, []string) {
 	if r.capped || r.sums == nil {
-		return ""
+		return "", nil
 	}
 	return outsideWrong(r, contentMD5Of, r.sums)
 }
 
 // ownWrong describes the digest fields of r, a 200 read whole, that do not
 // match its own bytes, "" when none does: Repr-Digest and Content-Digest
-// by compare, the fields outside RFC 9530 (Content-MD5, the obsolete
-// Digest, x-goog-hash, x-amz-checksum-*, Unencoded-Digest) by
-// foreign-digest.match's rule (judgeOutside), header and trailer alike. A
-// 200's representation is its content, so each covers the bytes received.
-// It is for a response the audit uses as it is (a control file): hdig get
+// by compare, the fields outside RFC 9530 of(…) (outsideFields: Content-MD5,
+// the obsolete Digest, x-goog-hash, x-amz-checksum-*, Unencoded-Digest)
+// by foreign-digest.match's rule (judgeOutside), header and trailer alike;
+// notes are what of those could not be compared (outsideWrong). A 200's
+// representation is its content, so each covers the bytes received. It is
+// for a response the audit uses as it is (a control file): hdig get
 // verifies such a response as any other.
-func ownWrong(r *response) string {
+func ownWrong(r *response, of func(http.Header) []verify.DigestField) (string, []string) {
 	if r.capped || r.sums == nil {
-		return ""
+		return "", nil
 	}
 	var bad []string
 	for _, name := range []string{verify.ReprDigest, verify.ContentDigest} {
@@ -216,8 +241,9 @@ func ownWrong(r *response) string {
 			bad = append(bad, fmt.Sprintf("%s %s does not match its %s; want %s", name, members(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums)))
 		}
 	}
-	if s := outsideWrong(r, outsideFields, r.sums); s != "" {
+	s, notes := outsideWrong(r, of, r.sums)
+	if s != "" {
 		bad = append(bad, s)
 	}
-	return strings.Join(bad, "; ")
+	return strings.Join(bad, "; "), notes
 }

@@ -91,9 +91,11 @@ func (a *audit) deltaProblem(r *response) string {
 			return fmt.Sprintf("the 226's Content-Digest %s does not match its %s of delta; want %s (it covers the delta as sent)", members(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums))
 		}
 	}
-	if bad := contentMD5Wrong(r); bad != "" {
+	bad, notes := contentMD5Wrong(r)
+	if bad != "" {
 		return fmt.Sprintf("the 226's %s; want digests of its %s of delta (they cover the delta as sent)", bad, bytesOf(r.size))
 	}
+	a.noteOutside("delta.226", "the 226", "its delta", notes)
 	return ""
 }
 
@@ -174,7 +176,9 @@ func (a *audit) rebuild(ctx context.Context, r *response) {
 	}
 	// The fields outside RFC 9530 that describe the representation are
 	// held to the rebuilt bytes as on the GET (hdig get compares them so).
-	switch _, bad, _ := judgeOutside(sectionsOf(r, reprOutsideFields), sums); {
+	_, bad, notes := judgeOutside(sectionsOf(r, reprOutsideFields), sums)
+	a.noteOutside(id, "the 226", "the bytes it rebuilt", notes)
+	switch {
 	case len(bad) > 0:
 		a.s.fail(id, fmt.Sprintf("%s rebuilt %s, but %s (they cover the instance the delta rebuilds)", what, bytesOf(n), strings.Join(bad, "; ")))
 	case len(o.wrong) > 0:

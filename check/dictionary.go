@@ -101,14 +101,17 @@ func (a *audit) checkDictionary(ctx context.Context) *response {
 		return r
 	}
 	decoded, ok := a.checkDictionaryDecode(ce, body, dict)
-	a.checkEncodedField("dictionary.repr-digest", r, verify.ReprDigest)
 	// Its other digests are of the encoded bytes received too (hdig get
 	// compares Content-Digest and Content-MD5 with them): a wrong one fails
-	// though Repr-Digest is right.
-	if id := "dictionary.repr-digest"; a.s.m[id].Status != Fail {
-		if bad := ownWrong(r); bad != "" {
-			a.s.fail(id, fmt.Sprintf("the %s response carries a digest that does not match its %s of encoded content: %s", ce, bytesOf(r.size), bad))
-		}
+	// though Repr-Digest is right; what could not be compared is said with
+	// the check's result, decided below. Its Unencoded-Digest is judged by
+	// dictionary.unencoded (decodedApart).
+	id := "dictionary.repr-digest"
+	bad, notes := ownWrong(r, decodedApart(outsideFields))
+	a.noteOutside(id, fmt.Sprintf("the %s variant", ce), fmt.Sprintf("its %s of encoded content", bytesOf(r.size)), notes)
+	a.checkEncodedField(id, r, verify.ReprDigest)
+	if bad != "" && a.s.m[id].Status != Fail {
+		a.s.fail(id, fmt.Sprintf("the %s response carries a digest that does not match its %s of encoded content: %s", ce, bytesOf(r.size), bad))
 	}
 	if ok {
 		a.checkUnencoded(r, decoded)
@@ -205,7 +208,9 @@ func (a *audit) fetchDictionary(ctx context.Context) ([]byte, bool) {
 	}
 	// hdig get verifies the response whose body it keeps as a dictionary
 	// as any other: a digest of it that does not match its bytes fails.
-	if bad := ownWrong(r); bad != "" {
+	bad, notes := ownWrong(r, outsideFields)
+	a.noteOutside("dictionary.decode", fmt.Sprintf("the response whose body is the dictionary (GET %s)", httpfield.Redact(a.url)), "its "+bytesOf(r.size), notes)
+	if bad != "" {
 		a.s.fail("dictionary.decode", fmt.Sprintf("the response whose body is the dictionary (GET %s) carries a digest that does not match its %s: %s; a client must not use it as a dictionary", httpfield.Redact(a.url), bytesOf(r.size), bad))
 		a.skipDictionary("the dictionary's digests do not match it")
 		return nil, false

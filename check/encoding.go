@@ -157,13 +157,27 @@ func (a *audit) checkEncodedField(id string, r *response, name string) {
 	// encoded bytes sent and are compared wherever they appear, with or
 	// without a Repr-Digest (hdig get --compressed does so); an
 	// Unencoded-Digest, of the decoded bytes, is set aside (sectionsOf).
-	if bad := outsideWrong(r, reprOutsideFields, r.sums); bad != "" && name == verify.ReprDigest && !r.capped {
-		a.s.fail(id, fmt.Sprintf("the %s variant carries a digest field that is not of its %s of encoded content: %s", ce, bytesOf(r.size), bad))
-		return
-	}
-	if bad := contentMD5Wrong(r); bad != "" && name == verify.ContentDigest {
-		a.s.fail(id, fmt.Sprintf("the %s variant's Content-MD5 does not match its %s of encoded content: %s", ce, bytesOf(r.size), bad))
-		return
+	// Unencoded-Digest, of the decoded bytes, is judged by the check that
+	// decodes them (decodedApart). What could not be compared is said.
+	what, of := fmt.Sprintf("the %s variant", ce), fmt.Sprintf("its %s of encoded content", bytesOf(r.size))
+	switch name {
+	case verify.ReprDigest:
+		if r.capped {
+			break // not hashed: the check's own path says so
+		}
+		bad, notes := outsideWrong(r, decodedApart(reprOutsideFields), r.sums)
+		if bad != "" {
+			a.s.fail(id, fmt.Sprintf("the %s variant carries a digest field that is not of its %s of encoded content: %s", ce, bytesOf(r.size), bad))
+			return
+		}
+		a.noteOutside(id, what, of, notes)
+	case verify.ContentDigest:
+		bad, notes := contentMD5Wrong(r)
+		if bad != "" {
+			a.s.fail(id, fmt.Sprintf("the %s variant's Content-MD5 does not match its %s of encoded content: %s", ce, bytesOf(r.size), bad))
+			return
+		}
+		a.noteOutside(id, what, of, notes)
 	}
 	switch {
 	case !f.Present && name == verify.ReprDigest && a.repr.Usable():

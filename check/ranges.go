@@ -138,10 +138,12 @@ func (a *audit) checkRangeContent(r *response) {
 		what = "content"
 	}
 	f := r.digests(verify.ContentDigest)
-	if bad := contentMD5Wrong(r); bad != "" {
+	bad, notes := contentMD5Wrong(r)
+	if bad != "" {
 		a.s.fail(id, fmt.Sprintf("%s's Content-MD5 does not match its %s of %s: %s", the, bytesOf(r.size), what, bad))
 		return
 	}
+	a.noteOutside(id, the, "its "+what, notes)
 	switch {
 	case !f.Present:
 		a.s.skip(id, the+" carries no Content-Digest (it is optional)")

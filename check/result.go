@@ -9,6 +9,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -150,7 +151,9 @@ func (s *sheet) note(id, msg string) {
 	if s.notes == nil {
 		s.notes = map[string][]string{}
 	}
-	s.notes[id] = append(s.notes[id], msg)
+	if !slices.Contains(s.notes[id], msg) {
+		s.notes[id] = append(s.notes[id], msg)
+	}
 }
 
 func (s *sheet) set(id string, st Status, msg string) {

@@ -97,7 +97,9 @@ func (a *audit) fetchControl(ctx context.Context, ctlURL, how string) (ctl *zsyn
 	// hdig get --zsync verifies the control file's response as any other
 	// (fetch.Client.Do): a digest of it that does not match its bytes
 	// fails there, so it fails here, whatever the bytes describe.
-	if bad := ownWrong(r); bad != "" {
+	bad, notes := ownWrong(r, outsideFields)
+	a.noteOutside("zsync.control", httpfield.Redact(ctlURL), "its "+bytesOf(r.size), notes)
+	if bad != "" {
 		return nil, refused, fmt.Sprintf("%s (%s): %s (hdig get --zsync refuses a control file its digests do not describe)", httpfield.Redact(ctlURL), how, bad)
 	}
 	ctl, err = zsync.Read(r.body())
