@@ -42,3 +42,32 @@ func TestDecodedUnjudgedWhenSecondGETFails(t *testing.T) {
 		t.Errorf("encoding.decode = %s (%s), want skip: nothing tells whether the representation changed", got.Status, got.Message)
 	}
 }
+
+// A variant whose Unencoded-Digest could not be compared with its decoded
+// bytes (the variant over --max-body, or decoding to more than it) is not
+// judged, and encoding.decode says that field went unjudged: its skip
+// said only that the body was not decoded, as though the variant carried
+// nothing a client compares after decoding.
+func TestDecodeUnjudgedUnencodedSaid(t *testing.T) {
+	wrong := "sha-256=:" + b64Of("sha-256", "not the document") + ":"
+	for _, tc := range []struct {
+		name    string
+		maxBody int64
+	}{
+		{"variant over --max-body", 300},
+		{"decoded over --max-body", 4000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := auditURL(t, newOrigin(t, rewrite(func(r *http.Request, _ *int, h http.Header, body []byte) []byte {
+				if h.Get("Content-Encoding") != "" {
+					h.Set(verify.UnencodedDigest, wrong)
+				}
+				return body
+			}))+"/doc.txt", Options{MaxBody: tc.maxBody})
+			got := result(rep, "encoding.decode")
+			if got.Status == Pass || !strings.Contains(got.Message, verify.UnencodedDigest) {
+				t.Errorf("encoding.decode = %s (%s), want it to say the Unencoded-Digest went unjudged", got.Status, got.Message)
+			}
+		})
+	}
+}

@@ -74,13 +74,22 @@ func brokenForCoding(status int) bool {
 // verified it (hdig get --compressed) writes that other document.
 func (a *audit) checkDecoded(ctx context.Context, r *response) {
 	id, ce := "encoding.decode", r.encoding()
+	// Not decoded, the variant's Unencoded-Digest, which hdig get
+	// --compressed compares with the decoded bytes, went unjudged: the
+	// skip says so, never as though there were nothing to compare.
+	undecoded := func(why string) {
+		if fs := bothSections(r, unencodedOf); len(fs) > 0 {
+			why += fmt.Sprintf("; the variant's %s, of the decoded bytes, was not compared", names(fs))
+		}
+		a.s.skip(id, why)
+	}
 	if r.capped {
-		a.s.skip(id, fmt.Sprintf("the %s body is larger than --max-body (%s): not decoded", ce, bytesOf(a.opts.MaxBody)))
+		undecoded(fmt.Sprintf("the %s body is larger than --max-body (%s): not decoded", ce, bytesOf(a.opts.MaxBody)))
 		return
 	}
 	dec, done, err := fetch.Decoder(r.body(), ce)
 	if errors.Is(err, fetch.ErrUnsupportedCoding) {
-		a.s.skip(id, fmt.Sprintf("Content-Encoding %s: %v", ce, err))
+		undecoded(fmt.Sprintf("Content-Encoding %s: %v", ce, err))
 		return
 	}
 	var sums []verify.Digest
@@ -96,7 +105,7 @@ func (a *audit) checkDecoded(ctx context.Context, r *response) {
 		a.s.fail(id, fmt.Sprintf("the %s body (%s) does not decode: %v", ce, bytesOf(r.size), err))
 		return
 	case n > a.opts.MaxBody:
-		a.s.skip(id, fmt.Sprintf("the %s body decodes to more than --max-body (%s): not compared", ce, bytesOf(a.opts.MaxBody)))
+		undecoded(fmt.Sprintf("the %s body decodes to more than --max-body (%s): not compared", ce, bytesOf(a.opts.MaxBody)))
 		return
 	}
 	// Its Unencoded-Digest covers the decoded bytes: hdig get --compressed
