@@ -67,8 +67,9 @@ the base's bytes: --base FILE, else the version with that ETag in hdig's
 cache (--cache-dir), else it checks the 226's fields only.
 
 Exit status 0 when nothing failed (--strict: and nothing warned), 1
-otherwise, 4 when an origin could not be reached at all (this wins over
-1), 2 on usage errors.` + exitStatusHelp,
+when a check failed on an origin that was reached (this wins: a network
+failure elsewhere does not hide it), else 4 when an origin could not be
+reached at all, 2 on usage errors.` + exitStatusHelp,
 		Example: `  hdig check https://example.org/app.js https://example.org/big.iso
   hdig check --format github --junit report.xml https://example.org/app.js
   hdig check --json --strict https://example.org/data.json
@@ -245,17 +246,25 @@ func (o *auditOptions) engineOptions() (opts audit.Options, done func(), err err
 	return opts, done, nil
 }
 
-// auditExitCode is the exit status of an audit: 4 when an origin could not
-// be reached, else 1 when a check failed (or, with --strict, warned).
+// auditExitCode is the exit status of an audit: 1 when a check failed (or,
+// with --strict, warned) on an origin that was reached, else 4 when an
+// origin could not be reached, else 0. A failed check is an integrity
+// failure, which a network failure elsewhere must not hide (exit 4 reads
+// as a fault to retry); an unreachable URL's own results (http.status
+// failed, the rest not checked) say only that it was not reached.
 func auditExitCode(reports []audit.Report, strict bool) int {
+	var reached []audit.Report
 	for _, r := range reports {
-		if r.Unreachable {
-			return ExitNetwork
+		if !r.Unreachable {
+			reached = append(reached, r)
 		}
 	}
-	n := audit.Tally(reports)
-	if n.Fail > 0 || (strict && n.Warn > 0) {
+	n := audit.Tally(reached)
+	switch {
+	case n.Fail > 0 || (strict && n.Warn > 0):
 		return ExitIntegrity
+	case len(reached) < len(reports):
+		return ExitNetwork
 	}
 	return ExitOK
 }

@@ -210,6 +210,27 @@ func TestCheckUnreachable(t *testing.T) {
 	}
 }
 
+// Over several URLs, a check that failed on an origin that was reached
+// is an integrity failure: exit 1, whatever another URL's network
+// failure. The unreachable URL made it exit 4, which a CI job reads as
+// a network fault to retry, hiding the wrong digest.
+func TestCheckFailedBeatsUnreachable(t *testing.T) {
+	gone := httptest.NewServer(http.NotFoundHandler())
+	goneURL := gone.URL + "/gone"
+	gone.Close()
+	lying := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Repr-Digest", "sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:") // of empty content
+		w.Write([]byte("not empty\n"))
+	}))
+	defer lying.Close()
+	for _, urls := range [][]string{{goneURL, lying.URL + "/x"}, {lying.URL + "/x", goneURL}} {
+		code, out, _ := runHdig(t, append([]string{"check"}, urls...)...)
+		if code != ExitIntegrity || !strings.Contains(out, "✖ repr-digest.match") {
+			t.Errorf("%v: exit %d, want 1: a check failed on the origin reached\n%s", urls, code, out)
+		}
+	}
+}
+
 // -m bounds the audit of an origin that drips its body a byte at a time,
 // faster than any stall timeout: the gate fails, naming it.
 func TestCheckMaxTime(t *testing.T) {
