@@ -1,9 +1,11 @@
 package check
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -56,4 +58,52 @@ func (a *audit) getAgain(ctx context.Context) *response {
 		}
 	}
 	return a.again
+}
+
+// judgeRepr compares f, the Repr-Digest of a response that should describe
+// the GET's representation, with ref and note from versionRef: the one
+// rule for a GET whose bytes failed its own Repr-Digest (repr-digest.match
+// fails it). Those bytes are then not known to be the representation, nor
+// is the GET's field: a member of f wrong for the bytes but equal to the
+// GET's Repr-Digest says what the GET said, so a second GET (getAgain)
+// tells which is the representation. Its bytes are the GET's again: they
+// are, and f is wrong as the GET's field is. Else f is compared with its
+// bytes. Without one, f is not judged (heldBack): it is not failed for the
+// GET's fault. A member that matches neither fails, the note saying the
+// bytes it was compared with failed their own check.
+func (a *audit) judgeRepr(ctx context.Context, f verify.DigestField, ref []verify.Digest, note string) (o outcome, why string, heldBack bool) {
+	o = compare(f, ref)
+	if len(o.wrong) == 0 || !a.getFailedItself() {
+		return o, note, false
+	}
+	if v, ok := lookup(ref, "sha-256"); !ok || !bytes.Equal(v, mustLookup(a.full.sums, "sha-256")) {
+		return o, note, false // another GET's bytes: the first GET's fault is not theirs
+	}
+	c := compare(f, a.repr.Digests)
+	if len(c.wrong) > 0 || len(c.matched) == 0 {
+		return o, " (compared with the bytes the GET returned, which failed its own Repr-Digest)" + note, false
+	}
+	switch g := a.getAgain(ctx); {
+	case g == nil:
+		return outcome{}, fmt.Sprintf(" (it matches the GET's Repr-Digest %s, not the bytes the GET returned, which failed it, and a second GET that would tell which is the representation failed)%s", strings.Join(c.matched, ", "), note), true
+	case sameBytes(g, a.full):
+		return o, " (a second GET returned the same bytes, which failed the GET's Repr-Digest too: they are the representation)" + note, false
+	default:
+		return compare(f, g.sums), " (compared with a second GET's bytes: the first GET's failed its own Repr-Digest)" + note, false
+	}
+}
+
+// getFailedItself reports whether the GET's body, read whole, does not
+// match its own Repr-Digest.
+func (a *audit) getFailedItself() bool {
+	if a.full.capped || a.full.err != nil || a.full.sums == nil {
+		return false
+	}
+	return len(compare(a.repr, a.full.sums).wrong) > 0
+}
+
+// mustLookup is lookup's value, nil when absent.
+func mustLookup(ds []verify.Digest, alg string) []byte {
+	v, _ := lookup(ds, alg)
+	return v
 }

@@ -1,0 +1,62 @@
+package check
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// A byte flipped in the GET's body only fails repr-digest.match; the HEAD
+// and the 206, whose Repr-Digest is the representation's (the GET's own
+// field's), are not failed for not matching bytes that failed their own
+// check: a second GET's bytes tell which is the representation. They were
+// reported as not matching "the representation the GET returned", blamed
+// for the GET's fault. (An origin that serves the flipped byte every time
+// still fails them: TestFaults.)
+func TestFlippedGETBodyDoesNotBlameOthers(t *testing.T) {
+	gets := 0
+	rep := auditURL(t, newOrigin(t, rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if r.Method == http.MethodGet && r.Header.Get("Range") == "" && r.Header.Get("Accept-Encoding") == "identity" {
+			if gets++; gets == 1 {
+				b := append([]byte(nil), body...)
+				b[0] ^= 1
+				return b
+			}
+		}
+		return body
+	}))+"/doc.txt", Options{})
+	if got := result(rep, "repr-digest.match"); got.Status != Fail {
+		t.Errorf("repr-digest.match = %s (%s), want fail: the GET's byte is flipped", got.Status, got.Message)
+	}
+	for _, id := range []string{"head.repr-digest", "range.repr-digest"} {
+		got := result(rep, id)
+		if got.Status != Pass || !strings.Contains(got.Message, "second GET") {
+			t.Errorf("%s = %s (%s), want a pass against a second GET's bytes, not a failure against the GET's, which failed their own Repr-Digest", id, got.Status, got.Message)
+		}
+	}
+}
+
+// The same, the second GET refused: nothing tells which of the GET's
+// bytes and its Repr-Digest is the representation, so the HEAD and the
+// 206, which agree with the field, are not judged, never failed.
+func TestFlippedGETBodyUnjudgedWithoutSecondGET(t *testing.T) {
+	gets := 0
+	rep := auditURL(t, newOrigin(t, rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if r.Method == http.MethodGet && r.Header.Get("Range") == "" && r.Header.Get("Accept-Encoding") == "identity" {
+			switch gets++; gets {
+			case 1:
+				b := append([]byte(nil), body...)
+				b[0] ^= 1
+				return b
+			case 2:
+				*status = http.StatusServiceUnavailable
+			}
+		}
+		return body
+	}))+"/doc.txt", Options{})
+	for _, id := range []string{"head.repr-digest", "range.repr-digest"} {
+		if got := result(rep, id); got.Status != Skip || !strings.Contains(got.Message, "failed it") {
+			t.Errorf("%s = %s (%s), want not judged: the GET's bytes failed its Repr-Digest, and nothing tells which is right", id, got.Status, got.Message)
+		}
+	}
+}
