@@ -247,3 +247,9 @@ func ownWrong(r *response, of func(http.Header) []verify.DigestField) (string, [
 	}
 	return strings.Join(bad, "; "), notes
 }
+
+// reprWanted names, in messages, the Repr-Digest another response should
+// carry: the GET's value.
+func (a *audit) reprWanted() string {
+	return "the GET's value " + verify.FormatDigests(a.repr.Digests)
+}

@@ -38,15 +38,23 @@ func (a *audit) checkHeadRepr(ctx context.Context, r *response) {
 	if a.outsideFails(ctx, id, r, "HEAD 200", "the GET's representation") {
 		return
 	}
+	// Compared with the GET's bytes when they were hashed, whether or not
+	// the GET carries a Repr-Digest (reprSums).
 	switch {
-	case !a.repr.Usable():
-		a.s.skip(id, "GET 200 has no usable Repr-Digest to compare with")
-		return
-	case !f.Present:
+	case !f.Present && a.repr.Usable():
 		a.s.warn(id, fmt.Sprintf("HEAD 200 carries no Repr-Digest but GET does (%s); want the same fields as GET", keysOf(a.repr)))
 		return
+	case !f.Present:
+		a.s.skip(id, "neither GET 200 nor HEAD 200 carries a usable Repr-Digest")
+		return
+	case malformed(f) != "" && !a.repr.Usable(): // ignored, as the GET's: absent on both
+		a.s.skip(id, fmt.Sprintf("neither GET 200 nor HEAD 200 carries a usable Repr-Digest (HEAD's is %s)", malformed(f)))
+		return
 	case malformed(f) != "":
-		a.s.fail(id, fmt.Sprintf("Repr-Digest on HEAD 200 is %s; want the GET's value %s", malformed(f), verify.FormatDigests(a.repr.Digests)))
+		a.s.fail(id, fmt.Sprintf("Repr-Digest on HEAD 200 is %s; want %s", malformed(f), a.reprWanted()))
+		return
+	case len(a.reprSums()) == 0:
+		a.s.skip(id, "GET 200 has no usable Repr-Digest, and its body was not hashed, to compare with")
 		return
 	}
 	ref, note, ok := a.versionRef(ctx, r)
