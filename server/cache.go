@@ -54,6 +54,11 @@ type proof struct {
 	settled  bool
 	same     func() bool
 	streamed bool
+	// unchecked: the request may be answered on the digests alone, with
+	// no body the guard hashes (HEAD, a 304 or 412 on If-None-Match or
+	// If-Match, a write's preconditions): untrusted digests are hashed
+	// again for it, settled or not.
+	unchecked bool
 }
 
 // digests returns the digests for algs, hashing r (size bytes) once for all
@@ -64,7 +69,7 @@ type proof struct {
 func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []verify.Algorithm, pf *proof) ([]verify.Digest, bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if pf != nil && pf.settled && !pf.streamed && !e.trusted && len(e.sums) > 0 {
+	if pf != nil && (pf.settled && !pf.streamed || pf.unchecked) && !e.trusted && len(e.sums) > 0 {
 		e.sums = map[string][]byte{}
 	}
 	var missing []verify.Algorithm

@@ -35,9 +35,10 @@ func (s *Server) fileRep(r *http.Request, name string, f *os.File, fi fs.FileInf
 		Size: fi.Size(), ModTime: fi.ModTime(), Content: f,
 		key: fileKey{name: name, id: id}, file: f,
 		proof: &proof{
-			settled:  settled(id, time.Now(), s.cfg.settle),
-			same:     func() bool { return sameFile(f, id) },
-			streamed: plainGet(r),
+			settled:   settled(id, time.Now(), s.cfg.settle),
+			same:      func() bool { return sameFile(f, id) },
+			streamed:  plainGet(r),
+			unchecked: answeredOnDigests(r),
 		},
 	}
 	rep.sums = s.cache.get(rep.key)
@@ -95,4 +96,20 @@ func plainGet(r *http.Request) bool {
 // plainGetFields are the request fields that make a GET not plain, in
 // their canonical form (textproto.CanonicalMIMEHeaderKey), as net/http
 // stores them: looked up as they are, without canonicalising each time.
+// answeredOnDigests reports whether r may be answered on its digests with
+// no body sent over which the guard checks them: a HEAD, a write (its
+// If-Match), a request whose If-None-Match or If-Match may give a 304 or
+// a 412.
+func answeredOnDigests(r *http.Request) bool {
+	if r.Method != http.MethodGet {
+		return true
+	}
+	for _, k := range []string{"If-Match", "If-None-Match"} {
+		if v := r.Header[k]; len(v) > 0 && v[0] != "" {
+			return true
+		}
+	}
+	return false
+}
+
 var plainGetFields = []string{"Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "A-Im"}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/sha256"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -150,15 +151,15 @@ func TestUntrustedDigestsHashedAgainWhenSettled(t *testing.T) {
 	dir := fixture(t)
 	s, ts := start(t, dir)
 	s.cfg.settle = time.Hour
-	raw(t, ts, "HEAD", "/data.bin")
+	raw(t, ts, "GET", "/data.bin", "Range: bytes=0-9")
 	before := hashPasses.Load()
-	raw(t, ts, "HEAD", "/data.bin")
+	raw(t, ts, "GET", "/data.bin", "Range: bytes=0-9")
 	if n := hashPasses.Load() - before; n != 0 {
 		t.Fatalf("unsettled file hashed %d more times", n)
 	}
 	s.cfg.settle = 0
 	for range 3 {
-		raw(t, ts, "HEAD", "/data.bin")
+		raw(t, ts, "GET", "/data.bin", "Range: bytes=0-9")
 	}
 	if n := hashPasses.Load() - before; n != 1 {
 		t.Fatalf("settled file hashed %d times, want 1", n)
@@ -201,5 +202,52 @@ func TestStaleContentDigestCutsResponse(t *testing.T) {
 	r := raw(t, ts, "GET", "/data.bin", "Want-Content-Digest: sha-512=1")
 	if r.bodyErr == nil {
 		t.Fatalf("clean body sent under Content-Digest %s", r.Header.Get("Content-Digest"))
+	}
+}
+
+// Untrusted digests (hashed before the file settled, or over bytes since
+// changed under the same ID) decide nothing without the bytes being
+// hashed again: no 304 or If-Match success over a stale ETag, no HEAD
+// with digests a GET of the same bytes would not have; a GET's 200 is
+// checked by the guard, but these send no body for it to check.
+func TestUntrustedDigestsNotUsedUnchecked(t *testing.T) {
+	wrong := verify.Digest{Algorithm: "sha-256", Value: make([]byte, 32)}
+	stale := etagFor(wrong.Value)
+	for _, tc := range []struct {
+		name, method string
+		hdr          []string
+		check        func(t *testing.T, r *rawResponse)
+	}{
+		{"if-none-match", "GET", []string{"If-None-Match: " + stale}, func(t *testing.T, r *rawResponse) {
+			if r.StatusCode == 304 {
+				t.Fatalf("304 to the stale ETag %s", stale)
+			}
+		}},
+		{"head", "HEAD", nil, func(t *testing.T, r *rawResponse) {
+			wantHeader(t, r, "Repr-Digest", sfSHA256(binData))
+		}},
+		{"put if-match", "PUT", []string{"If-Match: " + stale}, func(t *testing.T, r *rawResponse) {
+			wantStatus(t, r, http.StatusPreconditionFailed)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := fixture(t)
+			s, ts := start(t, dir, WithWritable())
+			s.cfg.settle = time.Hour
+			p := filepath.Join(dir, "data.bin")
+			fi, err := os.Stat(p)
+			must(t, err)
+			s.cache.get(keyOf("data.bin", fi)).put([]verify.Digest{wrong}, false)
+			var r *rawResponse
+			if tc.method == "PUT" {
+				r = upload(t, ts, "PUT", "/data.bin", []byte("replaced"), tc.hdr...)
+			} else {
+				r = raw(t, ts, tc.method, "/data.bin", tc.hdr...)
+			}
+			tc.check(t, r)
+			if got, _ := os.ReadFile(p); string(got) != string(binData) {
+				t.Errorf("data.bin replaced under a stale If-Match")
+			}
+		})
 	}
 }
