@@ -124,6 +124,9 @@ func (z *zsyncRun) run(ctx context.Context) (*Result, error) {
 	if err := z.seed(m); err != nil {
 		return nil, err
 	}
+	if m.Starved > 0 {
+		z.o.Warnf("zsync: %d seed windows not looked at: the control file's block rsums collided with the seed past its hashing budget (their blocks are fetched)", m.Starved)
+	}
 	os.Remove(z.o.Output + zsyncSeedSuffix) // its blocks are in the part now
 	z.bound.done()
 	pieces, received, err := z.fetchMissing(ctx, m)

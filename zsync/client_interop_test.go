@@ -46,6 +46,9 @@ func TestZsyncClientAcceptsOurs(t *testing.T) {
 	}
 	t.Logf("16 MiB, 64 edits: our matcher would fetch %d B in %d ranges; zsync 0.6.2 asked for %d B of ranges in %d requests; control file %d B",
 		ours, len(m.Missing()), srv.sent, srv.reqs, len(encode(t, ctl)))
+	if m.Starved != 0 {
+		t.Errorf("%d windows not looked up for lack of hashing budget", m.Starved)
+	}
 	if ours > srv.sent {
 		t.Errorf("our matcher would fetch %d bytes, zsync 0.6.2 fetched %d: want no more", ours, srv.sent)
 	}

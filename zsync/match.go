@@ -37,7 +37,9 @@ type Matcher struct {
 	Tried    int64 // windows looked up (the others a filter passed over),
 	Tested   int64 // windows whose MD4 was computed: the matcher's work,
 	Paired   int64 // of them, those computed with others at once,
-	Probed   int64 // with the candidate blocks it looked at
+	Probed   int64 // with the candidate blocks it looked at,
+	Hashed   int64 // and the bytes MD4-hashed for them
+	Starved  int64 // windows not looked up: the seed's hashing budget was spent
 }
 
 // NewMatcher prepares to rebuild c's target into out.

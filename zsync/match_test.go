@@ -2,6 +2,7 @@ package zsync
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -65,6 +66,9 @@ func rebuild(t *testing.T, target []byte, bs int, seeds ...[]byte) syncResult {
 	}
 	if err := m.Finish(out); err != nil {
 		t.Fatal(err)
+	}
+	if m.Starved != 0 {
+		t.Errorf("%d windows not looked up for lack of hashing budget", m.Starved)
 	}
 	if !bytes.Equal(out.b[:len(target)], target) {
 		t.Fatal("rebuilt file differs from the target")
@@ -359,6 +363,51 @@ func TestMatchCollidingRsums(t *testing.T) {
 		}
 		if limit := int64(c.Blocks() + len(seed)); m.Probed > limit {
 			t.Errorf("%s: %d candidates looked at, want at most %d", tt.name, m.Probed, limit)
+		}
+	}
+}
+
+// hostileControl returns a control file of blocks of bs bytes whose rsums
+// are those of the seed's windows (zero-padded past its end; with pairs,
+// a block's next block has the rsum of the window a block further on) and
+// whose MD4s no window has: every window of the seed collides, none
+// matches. For a seed of zeros, every block has the zero block's rsum.
+func hostileControl(seed []byte, bs, seq int) *Control {
+	padded := append(append([]byte(nil), seed...), make([]byte, 2*bs)...)
+	var rsums []uint32
+	for p := range seed {
+		for k := range seq {
+			rsums = append(rsums, join(rsum(padded[p+k*bs:p+(k+1)*bs])))
+		}
+	}
+	n := len(rsums)
+	return &Control{Blocksize: bs, Length: int64(n) * int64(bs), SeqMatches: seq, RsumBytes: 4, ChecksumBytes: md4Size, Rsums: rsums, Checksums: randomBytes(7, n*md4Size)}
+}
+
+// TestMatchHashingBudget: a control file whose blocks collide in rsum
+// with every window of a seed (a zero-filled seed needs one rsum for all)
+// made each seed byte cost a block's MD4 (eight with pairs, hashed
+// ahead): seed length × block size, 2^54 bytes for a 1 GiB seed of zeros
+// and 16 MiB blocks. The bytes hashed stay within a budget per seed byte.
+func TestMatchHashingBudget(t *testing.T) {
+	const bs = 1024
+	for _, tt := range []struct {
+		name string
+		seed []byte
+	}{{"zeros", make([]byte, 32<<10)}, {"known seed", randomBytes(3, 16<<10)}} {
+		for seq := 1; seq <= 2; seq++ {
+			c := hostileControl(tt.seed, bs, seq)
+			if tt.name == "zeros" {
+				c = hostileControl(tt.seed[:1], bs, seq)
+				c.Length, c.Rsums, c.Checksums = 64*bs, slices.Repeat(c.Rsums, 64/seq), randomBytes(7, 64*md4Size)
+			}
+			m := NewMatcher(c, &memFile{})
+			if err := m.Seed(bytes.NewReader(tt.seed)); err != nil {
+				t.Fatal(err)
+			}
+			if limit := hashBudget * int64(len(tt.seed)+4*bs); m.Hashed > limit || m.FromSeed != 0 {
+				t.Errorf("%s, seq %d: %d bytes hashed for a seed of %d bytes (%d found), want at most %d", tt.name, seq, m.Hashed, len(tt.seed), m.FromSeed, limit)
+			}
 		}
 	}
 }

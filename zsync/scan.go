@@ -12,6 +12,18 @@ import (
 // seedBuf is the minimum read buffer of a seed scan.
 const seedBuf = 256 << 10
 
+// hashBudget is the most bytes a scan MD4-hashes per seed byte it has
+// passed (beyond a start of hashBudget windows). A window is hashed only
+// when its rsum is some block's, so a control file giving its blocks the
+// rsums of the seed's windows (one rsum for a zero-filled seed) made every
+// seed byte cost a block's MD4, eight with pairs: seed length × block
+// size, as in zsync 0.6.2. Honest matching hashes at most about four
+// bytes a byte (a block pair found every two blocks, eight blocks hashed
+// at once); false rsum matches of an honest control file are rare. A
+// window met with the budget spent is not looked up (Starved): what is
+// not found is fetched, and the budget comes back as the scan goes on.
+const hashBudget = 8
+
 // scanner walks one seed (or one segment of it) with the rolling checksum
 // at every offset. It holds a buffer of a few blocks; past the seed's end
 // it sees zeros, as a short last block is zero-padded in the control file.
@@ -42,7 +54,7 @@ type scanner struct {
 	aheadN  int
 	g       gather
 
-	fromSeed, tried, tested, paired, probed int64
+	fromSeed, tried, tested, paired, probed, work, starved int64
 }
 
 // Seed looks for the target's blocks in one seed and writes those it
@@ -119,6 +131,8 @@ func (s *scanner) scan() error {
 	m.Tested += s.tested
 	m.Paired += s.paired
 	m.Probed += s.probed
+	m.Hashed += s.work
+	m.Starved += s.starved
 	m.mu.Unlock()
 	return err
 }
@@ -246,6 +260,11 @@ func (s *scanner) roll() {
 // returns how far to jump on (0: no match here).
 func (s *scanner) try() (int, error) {
 	m := s.m
+	if s.work > hashBudget*(s.at+int64(s.pos)+int64(s.win)) {
+		s.starved++
+		s.hint = -1
+		return 0, nil
+	}
 	s.tried++
 	s.startWindow()
 	key1 := join(s.a[0], s.b[0]) & m.mask
@@ -340,9 +359,11 @@ func (s *scanner) first(next bool) []byte {
 	switch {
 	case next && md4Eight(s.buf[s.pos:s.n], s.bs, &s.ahead):
 		s.aheadAt, s.aheadN = off, 8
+		s.work += int64(8 * s.bs)
 	case next && s.pos+2*s.bs <= s.n:
 		md4Two(s.block(0), s.block(1), &s.ahead[0], &s.ahead[1])
 		s.aheadAt, s.aheadN = off, 2
+		s.work += int64(2 * s.bs)
 	default:
 		s.sum(s.block(0), &s.md1)
 		s.tested++
@@ -376,6 +397,7 @@ func (s *scanner) hashed(off int64, sum *[md4Size]byte) bool {
 }
 
 func (s *scanner) sum(w []byte, out *[md4Size]byte) {
+	s.work += int64(len(w))
 	s.h.Reset()
 	s.h.Write(w)
 	s.h.Sum(out[:0])
