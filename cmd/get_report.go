@@ -160,11 +160,14 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 	if errors.Is(err, fetch.ErrUnverified) {
 		return p.bad("✖ unverified") + fmt.Sprintf(": no accepted digest verified (%s; accepted: %s)", detail, o.Accept)
 	}
-	if m := matched(res.Verdict); m != "" {
+	m := matched(res.Verdict)
+	if m != "" && res.Outcome() == verify.Verified {
 		return p.ok("✔ verified") + fmt.Sprintf(" %s (%s)", m, detail)
 	}
 	why := "no digest the policy accepts could be checked"
-	if len(res.Verdict.Checks) == 0 {
+	if m != "" { // of this message's content only: HEAD's or 304's empty content, a 206's part
+		why = m + " matched this message's content, which is not the whole representation: nothing proves the representation"
+	} else if len(res.Verdict.Checks) == 0 {
 		why = "the origin sent no digest hdig could check"
 	}
 	return p.warn("⚠ unverified") + fmt.Sprintf(": %s (%s)", why, detail)

@@ -3,6 +3,8 @@ package cmd
 import (
 	"bytes"
 	"compress/gzip"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,5 +110,48 @@ func TestGetGoogHashProxyCompressed(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(out); string(got) != helloBody {
 		t.Errorf("wrote %q, want %q", got, helloBody)
+	}
+}
+
+// A HEAD or a 304 carries no content: a Content-Digest of empty content
+// matches vacuously and says nothing of the representation. The verdict
+// word (-w %{verdict}, --json) and --require-digest's exit 3 come from one
+// rule, so neither calls it verified.
+func TestGetEmptyContentDigestNotVerified(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Digest", emptySHA256)
+		w.Header().Set("ETag", `"v1"`)
+		if r.Header.Get("If-None-Match") != "" {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Length", "5")
+		if r.Method != http.MethodHead {
+			w.Write([]byte("hello"))
+		}
+	}))
+	defer srv.Close()
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"HEAD", []string{"-I"}},
+		{"304", []string{"-H", `If-None-Match: "v1"`, "-o", filepath.Join(t.TempDir(), "f")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"get", "-s", "-w", "%{verdict}\n"}, tc.args...)
+			code, out, _ := runHdig(t, append(args, srv.URL+"/f")...)
+			if code != 0 || !strings.Contains(out, "unverified") {
+				t.Errorf("-w %%{verdict}: exit %d, stdout %q; want exit 0 and unverified", code, out)
+			}
+			code, out, _ = runHdig(t, append(args, "--require-digest", srv.URL+"/f")...)
+			if code != 3 || !strings.Contains(out, "unverified") {
+				t.Errorf("--require-digest: exit %d, stdout %q; want exit 3 and unverified", code, out)
+			}
+			code, out, _ = runHdig(t, append([]string{"get", "--json"}, append(tc.args, srv.URL+"/f")...)...)
+			if code != 0 || !strings.Contains(out, `"verdict":"unverified"`) {
+				t.Errorf("--json: exit %d, stdout %q; want exit 0 and verdict unverified", code, out)
+			}
+		})
 	}
 }

@@ -305,6 +305,7 @@ func unasked(resp *http.Response) error {
 // required digest that did not verify fails.
 func verdictError(res *Result, req *Request, full bool) error {
 	v := &res.Verdict
+	res.contentWhole = full
 	if bad := v.Mismatches(); len(bad) > 0 {
 		return fmt.Errorf("%w: %s", ErrMismatch, bad[0])
 	}
@@ -314,7 +315,7 @@ func verdictError(res *Result, req *Request, full bool) error {
 		}
 	}
 	if req.RequireDigest {
-		if !provesWhole(v, full) {
+		if res.Outcome() != verify.Verified {
 			return fmt.Errorf("%w (--require-digest; accepted: %s)", ErrUnverified, strings.Join(req.Policy.Accept, ", "))
 		}
 	}

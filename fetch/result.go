@@ -80,6 +80,12 @@ type Result struct {
 	// Part is the part file a failed or interrupted Client.Download left
 	// for -C to resume ("" when none was kept).
 	Part string
+	// contentWhole says this message's content is the whole representation,
+	// so a digest of the content (Content-Digest, Content-MD5) proves it;
+	// false for a HEAD, a 304 (empty content), a 206, a 226 (a delta).
+	// Set by verdictError, read by Outcome: one rule for the verdict word
+	// and for --require-digest.
+	contentWhole bool
 }
 
 // setSHA256 records the sha-256 among sums.
@@ -91,5 +97,18 @@ func (r *Result) setSHA256(sums []verify.Digest) {
 	}
 }
 
-// Outcome is the verdict's outcome; a failed transfer has none.
-func (r *Result) Outcome() verify.Outcome { return r.Verdict.Outcome() }
+// Outcome is the verdict's outcome; a failed transfer has none. Any
+// mismatch is Mismatched; Verified needs an accepted digest of the whole
+// representation that matched (provesWhole): a Content-Digest of a HEAD's
+// or a 304's empty content, or of a 206's part, says nothing of the
+// representation. --require-digest fails (ErrUnverified) exactly when
+// this is not Verified (verdictError).
+func (r *Result) Outcome() verify.Outcome {
+	switch {
+	case len(r.Verdict.Mismatches()) > 0:
+		return verify.Mismatched
+	case provesWhole(&r.Verdict, r.contentWhole):
+		return verify.Verified
+	}
+	return verify.Unverified
+}
