@@ -219,7 +219,10 @@ func (d *download) resumeFailed(ctx context.Context, err error) (*Result, error)
 }
 
 // checkKept re-hashes the complete pieces beyond the hashed prefix that a
-// Content-Digest verified, and drops from done those that no longer match.
+// Content-Digest verified, and drops from done those that no longer match
+// and those nothing can check: a saved digest of only algorithms hdig does
+// not compute, or none the policy accepts, proves nothing, so the piece is
+// fetched again rather than kept unchecked.
 func (d *download) checkKept(sc *sidecar, done spans, wm int64) spans {
 	for _, p := range sc.Pieces {
 		if p.End <= wm || p.Start < 0 || done.reach(p.Start) < p.End {
@@ -234,10 +237,15 @@ func (d *download) checkKept(sc *sidecar, done spans, wm int64) spans {
 		}
 		sums, _, err := verify.Sum(io.NewSectionReader(d.f, p.Start, p.End-p.Start), algs)
 		v := verify.Verdict{Checks: verify.Compare(f, sums, d.piecePolicy())}
-		if err != nil || len(v.Mismatches()) > 0 {
+		switch {
+		case err != nil || len(v.Mismatches()) > 0:
 			d.warn(fmt.Sprintf("bytes %d-%d of the part no longer match their Content-Digest: fetched again", p.Start, p.End-1))
-			done.cut(max(p.Start, wm), p.End)
+		case !v.Verified(""):
+			d.warn(fmt.Sprintf("bytes %d-%d of the part: no digest hdig can check in their saved Content-Digest: fetched again", p.Start, p.End-1))
+		default:
+			continue
 		}
+		done.cut(max(p.Start, wm), p.End)
 	}
 	return done
 }

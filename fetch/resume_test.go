@@ -311,3 +311,46 @@ func TestDownloadContinueZsyncPart(t *testing.T) {
 		t.Error("the zsync sidecar was left")
 	}
 }
+
+// A kept piece whose saved Content-Digest names only algorithms hdig does
+// not know cannot be checked on resume: it is fetched again, as a piece
+// that no longer matches is, never kept unchecked (here it was damaged,
+// and only the whole file's Repr-Digest, after the fact, would have seen it).
+func TestDownloadContinueUncheckableKeptPiece(t *testing.T) {
+	o := newTestOrigin(t, pieceTestSize)
+	path := filepath.Join(t.TempDir(), "f")
+	o.set(func() { o.stall = true })
+	interrupt(t, o, path, 3, firstPieces)
+	b, err := os.ReadFile(path + SidecarSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc sidecar
+	if err := json.Unmarshal(b, &sc); err != nil || len(sc.Pieces) == 0 {
+		t.Fatalf("sidecar %s: %v", b, err)
+	}
+	for i := range sc.Pieces {
+		sc.Pieces[i].Digest = "x-unknown=:AAAA:"
+	}
+	if b, err = json.Marshal(sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+SidecarSuffix, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(path+PartSuffix, os.O_RDWR, 0)
+	f.WriteAt([]byte("garbage"), 600_000)
+	f.Close()
+	opts := pieceOpts
+	opts.Continue = true
+	res, err := o.get(t, context.Background(), path, opts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := o.current()
+	assertFileBytes(t, path, data)
+	warnings := strings.Join(res.Verdict.Warnings, "\n")
+	if !strings.Contains(warnings, "bytes 524288-786431 of the part: no digest hdig can check") || strings.Contains(warnings, "in full") {
+		t.Errorf("warnings %q", res.Verdict.Warnings)
+	}
+}
