@@ -88,6 +88,18 @@ type zsyncRun struct {
 	reprs           []string   // the range responses' Repr-Digest values
 }
 
+// localError classifies an error reading the output's own files (the
+// part, its seed, FILE as a seed): the output's I/O error (exit 2), unless
+// it already says more (too large, a mismatch, an input or output error).
+// Unclassified, it would exit 1 as though a digest had not matched.
+func localError(err error) error {
+	if err == nil || errors.Is(err, ErrTooLarge) || errors.Is(err, ErrMismatch) || errors.Is(err, zsync.ErrMismatch) ||
+		errors.Is(err, ErrOutput) || errors.Is(err, ErrInput) || errors.Is(err, ErrProtocol) {
+		return err
+	}
+	return &writeError{err: err}
+}
+
 func (z *zsyncRun) run(ctx context.Context) (*Result, error) {
 	// The control file, the HEAD and the ranges may be on other origins
 	// (a Link, the control file's URL: line): credentials stay with o.URL's.
@@ -119,7 +131,7 @@ func (z *zsyncRun) run(ctx context.Context) (*Result, error) {
 	z.bound = &seedBound{out: f, lim: z.base.Limits}
 	m := zsync.NewMatcher(z.ctl, z.bound)
 	if err := z.seedPart(m, f, inPlace); err != nil {
-		return nil, err
+		return nil, localError(err)
 	}
 	if err := z.seed(m); err != nil {
 		return nil, err
@@ -146,7 +158,7 @@ func (z *zsyncRun) run(ctx context.Context) (*Result, error) {
 	res.Reused = m.FromSeed
 	res.Pieces, res.Received = pieces, received
 	if err := f.Truncate(z.ctl.Length); err != nil {
-		return nil, err
+		return nil, &writeError{err: err}
 	}
 	if err := m.Done(); err != nil {
 		return nil, mismatch(err)
@@ -156,10 +168,10 @@ func (z *zsyncRun) run(ctx context.Context) (*Result, error) {
 		return res, err
 	}
 	if err := f.Close(); err != nil {
-		return nil, err
+		return nil, &writeError{err: err}
 	}
 	if err := os.Rename(part, z.o.Output); err != nil {
-		return nil, err
+		return nil, &writeError{err: err}
 	}
 	done = true
 	os.Remove(side)

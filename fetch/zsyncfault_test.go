@@ -14,6 +14,7 @@ import (
 
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/verify"
+	"github.com/hdig/hdig/zsync"
 )
 
 // TestZsyncControlWrongDigestFromOrigin: the reference origin's fault
@@ -134,5 +135,22 @@ func TestZsyncNilHeaderNoPanic(t *testing.T) {
 	}
 	if got, err := os.ReadFile(out); err == nil && !bytes.Equal(got, data) {
 		t.Error("wrong bytes written")
+	}
+}
+
+// A rebuilt zsync file that cannot be read back to be hashed is the
+// output's I/O error (ErrOutput, exit 2), as a download's read-back is
+// (lateSums): it was returned bare and exited 1, a mismatch, though no
+// digest was compared.
+func TestZsyncVerifyReadBackError(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"+PartSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(make([]byte, 100))
+	f.Close() // every read of it now fails
+	z := &zsyncRun{base: &Request{Policy: verify.DefaultPolicy()}, ctl: &zsync.Control{Length: 100}}
+	if _, err := z.verify(f, &Result{}); !errors.Is(err, ErrOutput) || errors.Is(err, ErrMismatch) {
+		t.Fatalf("verify: %v; want ErrOutput, the read back failed", err)
 	}
 }

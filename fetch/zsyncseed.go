@@ -27,7 +27,7 @@ func (z *zsyncRun) seed(m *zsync.Matcher) error {
 	}
 	if fi, err := os.Stat(z.o.Output); err == nil && fi.Mode().IsRegular() && !m.Complete() {
 		if err := z.seedFrom(m, z.o.Output); err != nil {
-			return err
+			return localError(err)
 		}
 	}
 	store := z.cache()
@@ -120,7 +120,8 @@ func (z *zsyncRun) verify(f *os.File, res *Result) ([]byte, error) {
 	h := verify.NewHasher(algs)
 	defer h.Close()
 	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, z.ctl.Length), make([]byte, zsyncVerifyBuffer)); err != nil {
-		return nil, err
+		// The output's I/O error (exit 2), never a mismatch: nothing was compared.
+		return nil, &writeError{err: fmt.Errorf("read back %s to verify it: %w", f.Name(), err)}
 	}
 	sums := h.Sums()
 	for _, d := range sums {
