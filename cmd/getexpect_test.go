@@ -303,3 +303,27 @@ func TestGetChecksumFileFromHdigSum(t *testing.T) {
 		}
 	}
 }
+
+// A 304 to -o FILE whose --expect was compared with FILE speaks of FILE's
+// bytes: --json's bytes and the verdict line give FILE's size, not the
+// 304's empty content ("0 B").
+func TestGet304ExpectReportsFileSize(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v1"`)
+		w.WriteHeader(http.StatusNotModified)
+	}))
+	defer srv.Close()
+	dst := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(dst, []byte(helloBody), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"get", "-H", `If-None-Match: "v1"`, "-o", dst}
+	code, out, errOut := runHdig(t, append(args, "--json", "--expect", helloSHA256, srv.URL)...)
+	if v := decodeVerdict(t, out); code != 0 || v.Verdict != "verified" || v.Bytes != int64(len(helloBody)) {
+		t.Errorf("match: exit %d, %+v; stderr %s; want verified, bytes %d", code, v, errOut, len(helloBody))
+	}
+	code, _, errOut = runHdig(t, append(args, "--expect", emptySHA256, srv.URL)...)
+	if want := humanBytes(int64(len(helloBody))); code != 1 || !strings.Contains(errOut, want) || strings.Contains(errOut, "0 B") {
+		t.Errorf("mismatch: exit %d, stderr %q; want exit 1 and %s", code, errOut, want)
+	}
+}

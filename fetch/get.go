@@ -114,8 +114,8 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		// The caller's own conditions held: its copy is current. A 304 is
 		// not a body; there is nothing to write or to hash.
 		res.Strategy, res.Unchanged = StrategyNotModified, true
-		v, err := notModifiedVerdict(resp.Header, req, sink, "a 304 carries no content: it says the copy the request's conditions name is current")
-		res.Verdict = v
+		v, n, err := notModifiedVerdict(resp.Header, req, sink, "a 304 carries no content: it says the copy the request's conditions name is current")
+		res.Verdict, res.Bytes = v, n // n: FILE's size when the user's digests were compared with it
 		if err != nil {
 			return res, err
 		}

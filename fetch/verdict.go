@@ -107,17 +107,20 @@ func noContentFields(h http.Header, req *Request, why string) verify.Verdict {
 // any other. Without FILE (stdout, or FILE absent) nothing holds bytes to
 // compare: they are ignored, and a warning says so. FILE that exists and
 // cannot be read is an input error.
-func notModifiedVerdict(h http.Header, req *Request, sink Sink, why string) (verify.Verdict, error) {
+//
+// It returns, beside the verdict, the size of FILE when FILE was compared
+// (the bytes the verdict speaks of, as a full download's are), else 0.
+func notModifiedVerdict(h http.Header, req *Request, sink Sink, why string) (verify.Verdict, int64, error) {
 	v := noContentFields(h, req, why)
 	if len(req.Expected) == 0 {
-		return v, nil
+		return v, 0, nil
 	}
-	unread := func(what string) (verify.Verdict, error) {
+	unread := func(what string) (verify.Verdict, int64, error) {
 		for _, f := range req.Expected {
 			v.Add(ignoredAll(f, why)...)
 		}
 		v.Warn(fmt.Sprintf("--expect/--checksum-file not compared: the 304 kept %s, no bytes to compare the expected digests with", what))
-		return v, nil
+		return v, 0, nil
 	}
 	fs, ok := sink.(*FileSink)
 	if !ok {
@@ -127,19 +130,20 @@ func notModifiedVerdict(h http.Header, req *Request, sink Sink, why string) (ver
 	if errors.Is(err, iofs.ErrNotExist) {
 		return unread(fs.Path + ", which does not exist")
 	} else if err != nil {
-		return v, &inputError{err: fmt.Errorf("read %s, kept by the 304, to compare it with --expect: %w", fs.Path, err)}
+		return v, 0, &inputError{err: fmt.Errorf("read %s, kept by the 304, to compare it with --expect: %w", fs.Path, err)}
 	}
 	defer f.Close()
 	hs := verify.NewHasher(req.expectedAlgorithms())
 	defer hs.Close()
-	if _, err := io.Copy(hs, f); err != nil {
-		return v, &inputError{err: fmt.Errorf("read %s, kept by the 304, to compare it with --expect: %w", fs.Path, err)}
+	n, err := io.Copy(hs, f)
+	if err != nil {
+		return v, 0, &inputError{err: fmt.Errorf("read %s, kept by the 304, to compare it with --expect: %w", fs.Path, err)}
 	}
 	sums := hs.Sums()
 	for _, e := range req.Expected {
 		v.Add(withReason(verify.Compare(e, sums, req.Policy), "over "+fs.Path+", kept by the 304")...)
 	}
-	return v, nil
+	return v, n, nil
 }
 
 // emptyContentChecks compares the Content-Digest of a response that
