@@ -82,7 +82,7 @@ func steadyDownload(t *testing.T, settle time.Duration, withTLS bool) {
 	dir := fixture(t)
 	body := steadyBody()
 	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), body, 0o644))
-	s, err := New(dir, WithMaxConns(1), withSettle(settle))
+	s, err := New(dir, WithMaxConns(1), WithSettle(settle))
 	must(t, err)
 	var serverTLS, clientTLS *tls.Config
 	if withTLS {

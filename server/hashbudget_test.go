@@ -32,7 +32,7 @@ func bigFile(t *testing.T, opts ...Option) (*Server, *httptest.Server, []byte) {
 // TestRangeDigestReused: repeated requests for the same range with
 // Want-Content-Digest hash it once.
 func TestRangeDigestReused(t *testing.T) {
-	s, ts, b := bigFile(t, withSettle(0)) // settled: its digests are trusted
+	s, ts, b := bigFile(t, WithSettle(0)) // settled: its digests are trusted
 	for range 5 {
 		r := raw(t, ts, "GET", "/big.bin", "Range: bytes=1000-2098151", "Want-Content-Digest: sha-512=9")
 		wantStatus(t, r, http.StatusPartialContent)
@@ -43,17 +43,11 @@ func TestRangeDigestReused(t *testing.T) {
 	}
 }
 
-// withSettle sets the window after a change within which a file's digests
-// are not trusted (identity.go).
-func withSettle(d time.Duration) Option {
-	return func(c *config) error { c.settle = d; return nil }
-}
-
 // A range digest hashed while the file's digests are untrusted (changed
 // within the settle window) may describe other bytes than the ETag names:
 // it is not kept for later requests.
 func TestUnsettledRangeDigestNotReused(t *testing.T) {
-	s, ts, b := bigFile(t, withSettle(time.Hour))
+	s, ts, b := bigFile(t, WithSettle(time.Hour))
 	for range 2 {
 		r := raw(t, ts, "GET", "/big.bin", "Range: bytes=1000-2098151", "Want-Content-Digest: sha-512=9")
 		wantStatus(t, r, http.StatusPartialContent)
@@ -106,7 +100,7 @@ func TestRangeDigestBudget(t *testing.T) {
 // a range of them would be sent with that Content-Digest, the guard
 // (which checks a trusted version by its ID) passing it.
 func TestRangeDigestNotKeptAcrossEdit(t *testing.T) {
-	s, ts, b := bigFile(t, withSettle(0))
+	s, ts, b := bigFile(t, WithSettle(0))
 	p := filepath.Join(s.Dir(), "big.bin")
 	const rg = "Range: bytes=1000-2098151"
 	want := sfSHA512(b[1000:2098152])

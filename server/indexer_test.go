@@ -25,7 +25,7 @@ func (r *requestEachRead) Read(p []byte) (int, error) {
 // While requests keep coming, the indexer pauses before every chunk after
 // the first; with none, it reads chunk after chunk without a pause.
 func TestIndexerGivesWayToRequests(t *testing.T) {
-	s, err := New(fixture(t), withSettle(0), WithAccessLog(io.Discard))
+	s, err := New(fixture(t), WithSettle(0), WithAccessLog(io.Discard))
 	must(t, err)
 	defer s.Close()
 	sleeps := 0
@@ -55,7 +55,7 @@ func TestIndexerGivesWayToRequests(t *testing.T) {
 // TestIndexerPauseBounded: a chunk that took long (a stalled disk, a
 // descheduled thread) does not make the indexer wait 19 times as long.
 func TestIndexerPauseBounded(t *testing.T) {
-	s, err := New(fixture(t), withSettle(0), WithAccessLog(io.Discard))
+	s, err := New(fixture(t), WithSettle(0), WithAccessLog(io.Discard))
 	must(t, err)
 	defer s.Close()
 	var asked time.Duration

@@ -47,7 +47,7 @@ func TestTopGetNoRootWalk(t *testing.T) {
 		t.Skip("one-call Lstat on Linux only")
 	}
 	dir := fixture(t)
-	s, ts := start(t, dir, withSettle(0))
+	s, ts := start(t, dir, WithSettle(0))
 	for range 3 {
 		wantTruthful(t, raw(t, ts, "GET", "/hello.json"))
 	}

@@ -74,6 +74,15 @@ func defaultConfig() config {
 	}
 }
 
+// WithSettle sets how old a file's change time must be before digests
+// hashed from it are trusted by its ID alone (default 2 s, see
+// defaultSettle); a younger file's digests are checked against its bytes
+// when they are used. For tests, which make their files just before they
+// serve them.
+func WithSettle(d time.Duration) Option {
+	return func(c *config) error { c.settle = d; return nil }
+}
+
 // WithWritable enables PUT (store a file at the target path) and POST to a
 // directory (create a new file in it, 201 with Location). Without it, write
 // methods get 405 with an Allow header.

@@ -22,7 +22,7 @@ import (
 func TestBlockingSendRangeFallback(t *testing.T) {
 	const size = 24 << 20
 	dir, data := largeFixture(t, size)
-	s, err := New(dir, withSettle(0))
+	s, err := New(dir, WithSettle(0))
 	must(t, err)
 	base, _ := serveLn(t, s)
 	first, last := 12345, size-7
@@ -63,7 +63,7 @@ func TestBlockingSendFileRewritten(t *testing.T) {
 	const size = 24 << 20
 	for _, shrink := range []bool{false, true} {
 		dir, data := largeFixture(t, size)
-		s, err := New(dir, withSettle(0))
+		s, err := New(dir, WithSettle(0))
 		must(t, err)
 		base, _ := serveLn(t, s)
 		before := readSendStats()

@@ -75,7 +75,7 @@ func readSendStats() sendCounts {
 func TestLargeFileOneBlockingSend(t *testing.T) {
 	const size = 24 << 20
 	dir, data := largeFixture(t, size)
-	s, err := New(dir, withSettle(0))
+	s, err := New(dir, WithSettle(0))
 	must(t, err)
 	base, cl := serveLn(t, s)
 	client := &http.Client{Transport: &http.Transport{}}
@@ -122,7 +122,7 @@ func TestBlockingSendStalledClient(t *testing.T) {
 	const size = 32 << 20
 	dir, _ := largeFixture(t, size)
 	logs := requestLog{lines: make(chan string, 16)}
-	s, err := New(dir, WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond), withSettle(0))
+	s, err := New(dir, WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond), WithSettle(0))
 	must(t, err)
 	base, _ := serveLn(t, s)
 	before := readSendStats()

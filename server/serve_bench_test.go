@@ -23,7 +23,7 @@ func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func BenchmarkSmallGet(b *testing.B) {
 	dir := b.TempDir()
 	must(b, os.WriteFile(filepath.Join(dir, "1k.bin"), make([]byte, 1024), 0o644))
-	s, err := New(dir, withSettle(0), WithAccessLog(io.Discard))
+	s, err := New(dir, WithSettle(0), WithAccessLog(io.Discard))
 	must(b, err)
 	defer s.Close()
 	h := s.Handler()

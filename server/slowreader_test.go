@@ -128,7 +128,7 @@ func slowReaderDropped(t *testing.T, settle time.Duration) {
 	const size = 32 << 20
 	must(t, os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, size), 0o644))
 	logs := requestLog{lines: make(chan string, 16)}
-	s, err := New(dir, WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond), withSettle(settle))
+	s, err := New(dir, WithLogger(slog.New(logs)), WithWriteTimeout(300*time.Millisecond), WithSettle(settle))
 	must(t, err)
 
 	base, _ := serveLn(t, s)

@@ -138,7 +138,7 @@ func TestSmallFileEvictedNotRetaken(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		must(t, os.WriteFile(filepath.Join(dir, n), make([]byte, 1024), 0o644))
 	}
-	s, ts := start(t, dir, withSettle(0))
+	s, ts := start(t, dir, WithSettle(0))
 	s.small.limit = 2048 // two of them
 	for _, n := range []string{"a", "b", "c", "a", "b", "c"} {
 		wantTruthful(t, raw(t, ts, "GET", "/"+n))
@@ -160,7 +160,7 @@ func TestSmallFileEvictedNotRetaken(t *testing.T) {
 // GET answered from the file by http.ServeContent.
 func TestSmallFileSameResponseFromMemory(t *testing.T) {
 	dir := fixture(t)
-	s, ts := start(t, dir, withSettle(0))
+	s, ts := start(t, dir, WithSettle(0))
 	for _, name := range []string{"/hello.json", "/sub/a.txt", "/data.bin"} {
 		disk := raw(t, ts, "GET", name, "Want-Content-Digest: sha-256=1")
 		opens := s.small.opens.Load()

@@ -41,7 +41,7 @@ func getTE(t *testing.T, url string, kv ...string) (*http.Response, []byte, erro
 // the next GET has them in its header without hashing.
 func TestStreamUnindexedWithTrailers(t *testing.T) {
 	dir := fixture(t) // data.bin: 1 MiB
-	_, ts := start(t, dir, withSettle(0), withStreamAt(64<<10))
+	_, ts := start(t, dir, WithSettle(0), withStreamAt(64<<10))
 	passes := hashPasses.Load()
 	resp, body, err := getTE(t, ts.URL+"/data.bin", "TE", "trailers", "Want-Content-Digest", "sha-256=1")
 	must(t, err)
@@ -84,9 +84,9 @@ func TestStreamNeedsTrailersAndSettled(t *testing.T) {
 		te     string
 	}{{"no TE", true, ""}, {"unsettled", false, "trailers"}} {
 		t.Run(tc.name, func(t *testing.T) {
-			settle := withSettle(0)
+			settle := WithSettle(0)
 			if !tc.settle {
-				settle = withSettle(1 << 62)
+				settle = WithSettle(1 << 62)
 			}
 			_, ts := start(t, fixture(t), settle, withStreamAt(64<<10))
 			resp, body, err := getTE(t, ts.URL+"/data.bin", "TE", tc.te)
@@ -103,7 +103,7 @@ func TestStreamNeedsTrailersAndSettled(t *testing.T) {
 // changed, so the connection is cut before the last byte.
 func TestStreamChangedFileCut(t *testing.T) {
 	dir := fixture(t)
-	_, ts := start(t, dir, withSettle(0), withStreamAt(64<<10))
+	_, ts := start(t, dir, WithSettle(0), withStreamAt(64<<10))
 	p := filepath.Join(dir, "data.bin")
 	id, err := fileid.Stat(p)
 	must(t, err)
@@ -131,7 +131,7 @@ func TestStreamChangedFileCut(t *testing.T) {
 // new ctime) is never used.
 func TestIndexerRestartReusesIndex(t *testing.T) {
 	dir, state := fixture(t), t.TempDir()
-	s1, err := New(dir, WithStateDir(state), withSettle(0))
+	s1, err := New(dir, WithStateDir(state), WithSettle(0))
 	must(t, err)
 	if hashed, _ := s1.indexPass(context.Background()); hashed != 4 || s1.indexHashes.Load() != 4 {
 		t.Errorf("first pass hashed %d files (counter %d), want 4 (hello.json, text.txt, data.bin, sub/a.txt)", hashed, s1.indexHashes.Load())
@@ -141,7 +141,7 @@ func TestIndexerRestartReusesIndex(t *testing.T) {
 	}
 	must(t, s1.Close())
 
-	s2, ts := start(t, dir, WithStateDir(state), withSettle(0))
+	s2, ts := start(t, dir, WithStateDir(state), WithSettle(0))
 	if hashed, _ := s2.indexPass(context.Background()); hashed != 0 || s2.indexHashes.Load() != 0 {
 		t.Errorf("after a restart a pass hashed %d files, want 0", hashed)
 	}
@@ -246,7 +246,7 @@ func TestTruncatedBeforeFirstByteCut(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := fixture(t)
-			opts := []Option{withSettle(0), withStreamAt(64 << 10)}
+			opts := []Option{WithSettle(0), withStreamAt(64 << 10)}
 			if tc.name != "stream" {
 				opts = append(opts, WithHeaderDigestLimit(1<<10))
 			}
@@ -297,7 +297,7 @@ func TestIndexFileBoundedWhileRunning(t *testing.T) {
 func TestStreamedCompressibleVaries(t *testing.T) {
 	dir := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(dir, "big.txt"), bytes.Repeat([]byte("a line of text to compress\n"), 80_000), 0o644))
-	_, ts := start(t, dir, withSettle(0), withStreamAt(64<<10))
+	_, ts := start(t, dir, WithSettle(0), withStreamAt(64<<10))
 	resp, _, err := getTE(t, ts.URL+"/big.txt", "TE", "trailers", "Accept-Encoding", "identity")
 	must(t, err)
 	if resp.Trailer.Get("Repr-Digest") == "" {

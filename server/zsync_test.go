@@ -37,7 +37,7 @@ func getZsync(t *testing.T, url string, header ...string) (*http.Response, []byt
 // zsync.Make writes, made once per version of FILE; FILE links to it.
 func TestServeZsyncControlFile(t *testing.T) {
 	dir := fixture(t)
-	s, ts := start(t, dir, withSettle(0)) // settled: control files are kept
+	s, ts := start(t, dir, WithSettle(0)) // settled: control files are kept
 	resp, _ := getZsync(t, ts.URL+"/data.bin")
 	if got, want := resp.Header.Get("Link"), `<data.bin.zsync>; rel="describedby"; type="application/x-zsync"`; got != want {
 		t.Errorf("Link = %q, want %q", got, want)

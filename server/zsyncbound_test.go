@@ -209,7 +209,7 @@ func (c *zsyncCache) waitSmallWaiter(done <-chan int) int {
 // A control file made from a file changed within the settle window may
 // describe bytes the file no longer has: it is served but not kept.
 func TestZsyncUnsettledNotKept(t *testing.T) {
-	s, ts := start(t, fixture(t), withSettle(time.Hour))
+	s, ts := start(t, fixture(t), WithSettle(time.Hour))
 	for range 2 {
 		if resp, _ := getZsync(t, ts.URL+"/data.bin.zsync"); resp.StatusCode != http.StatusOK {
 			t.Fatalf("GET data.bin.zsync = %d", resp.StatusCode)
