@@ -37,10 +37,18 @@ func keyOf(name string, fi fs.FileInfo) fileKey {
 // before the pass and unchanged after it, or from bytes the server holds
 // itself. Digests of an untrusted entry are only sent with a check of the
 // bytes sent (guard.go).
+//
+// passes counts the hash passes begun over the entry; from is the number
+// of the oldest pass its sums came from (0: put, or none). A request that
+// must not use digests older than itself (proof.unchecked) takes a pass
+// begun after it arrived (from > proof.since) as its own, so requests
+// queued behind one pass share it instead of hashing once each.
 type entry struct {
 	mu      sync.Mutex
 	sums    map[string][]byte
 	trusted bool
+	passes  atomic.Uint64
+	from    uint64
 }
 
 func newEntry() *entry { return &entry{sums: map[string][]byte{}} }
@@ -57,8 +65,10 @@ type proof struct {
 	// unchecked: the request may be answered on the digests alone, with
 	// no body the guard hashes (HEAD, a 304 or 412 on If-None-Match or
 	// If-Match, a write's preconditions): untrusted digests are hashed
-	// again for it, settled or not.
+	// again for it, settled or not, unless a pass begun after the request
+	// arrived (since: the entry's passes then) made them.
 	unchecked bool
+	since     uint64
 }
 
 // digests returns the digests for algs, hashing r (size bytes) once for all
@@ -69,7 +79,7 @@ type proof struct {
 func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []verify.Algorithm, pf *proof) ([]verify.Digest, bool, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if pf != nil && (pf.settled && !pf.streamed || pf.unchecked) && !e.trusted && len(e.sums) > 0 {
+	if pf != nil && (pf.settled && !pf.streamed || pf.unchecked && e.from <= pf.since) && !e.trusted && len(e.sums) > 0 {
 		e.sums = map[string][]byte{}
 	}
 	var missing []verify.Algorithm
@@ -80,6 +90,7 @@ func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []v
 	}
 	if len(missing) > 0 {
 		first := len(e.sums) == 0
+		pass := e.passes.Add(1)
 		hashPasses.Add(1)
 		requestHashing.Add(1)
 		sums, _, err := verify.Sum(ctxReader{ctx, io.NewSectionReader(r, 0, size)}, missing)
@@ -89,7 +100,7 @@ func (e *entry) digests(ctx context.Context, r io.ReaderAt, size int64, algs []v
 		}
 		ok := pf == nil || pf.settled && pf.same()
 		if first {
-			e.trusted = ok
+			e.trusted, e.from = ok, pass
 		} else {
 			e.trusted = e.trusted && ok
 		}
@@ -122,6 +133,7 @@ func (e *entry) confirm(used usedDigests) {
 func (e *entry) put(ds []verify.Digest, trusted bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.from = 0 // not from a pass: never taken as begun after a request
 	if len(e.sums) == 0 {
 		e.trusted = trusted
 	} else {

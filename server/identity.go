@@ -42,6 +42,7 @@ func (s *Server) fileRep(r *http.Request, name string, f *os.File, fi fs.FileInf
 		},
 	}
 	rep.sums = s.cache.get(rep.key)
+	rep.proof.since = rep.sums.passes.Load() // passes begun from now on are new enough for it
 	s.index.seed(rep.key, rep.sums)
 	rep.reopen = func() (*os.File, error) { return s.reopenVersion(name, id) }
 	if s.streamable(r, rep) {

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"context"
 	"crypto/sha256"
 	"net/http"
 	"os"
@@ -249,5 +251,38 @@ func TestUntrustedDigestsNotUsedUnchecked(t *testing.T) {
 				t.Errorf("data.bin replaced under a stale If-Match")
 			}
 		})
+	}
+}
+
+// Requests answered on untrusted digests (HEAD, conditional) hash them
+// again, but a pass begun after a request arrived serves it: HEADs that
+// arrive together, queued behind one pass on the entry's lock, share it
+// instead of hashing the file once each; one arriving after it gets its
+// own.
+func TestUncheckedRequestsShareAPass(t *testing.T) {
+	e := newEntry()
+	e.put([]verify.Digest{{Algorithm: "sha-256", Value: make([]byte, 32)}}, false)
+	arrive := func() *proof { // an unsettled file's HEAD, arriving now
+		return &proof{same: func() bool { return true }, unchecked: true, since: e.passes.Load()}
+	}
+	want := sha256.Sum256(binData)
+	digest := func(pf *proof) {
+		t.Helper()
+		ds, trusted, err := e.digests(context.Background(), bytes.NewReader(binData), int64(len(binData)), []verify.Algorithm{sha256Alg}, pf)
+		must(t, err)
+		if trusted || string(ds[0].Value) != string(want[:]) {
+			t.Fatalf("HEAD answered with a stale sha-256 (trusted %v)", trusted)
+		}
+	}
+	before := hashPasses.Load()
+	first, second := arrive(), arrive()
+	digest(first)
+	digest(second)
+	if n := hashPasses.Load() - before; n != 1 {
+		t.Errorf("two HEADs that arrived together made %d passes, want 1", n)
+	}
+	digest(arrive())
+	if n := hashPasses.Load() - before; n != 2 {
+		t.Errorf("after a later HEAD: %d passes, want 2", n)
 	}
 }
