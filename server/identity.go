@@ -94,9 +94,6 @@ func plainGet(r *http.Request) bool {
 	return true
 }
 
-// plainGetFields are the request fields that make a GET not plain, in
-// their canonical form (textproto.CanonicalMIMEHeaderKey), as net/http
-// stores them: looked up as they are, without canonicalising each time.
 // answeredOnDigests reports whether r may be answered on its digests with
 // no body sent over which the guard checks them: a HEAD, a write (its
 // If-Match), a request whose If-None-Match or If-Match may give a 304 or
@@ -113,4 +110,7 @@ func answeredOnDigests(r *http.Request) bool {
 	return false
 }
 
+// plainGetFields are the request fields that make a GET not plain, in
+// their canonical form (textproto.CanonicalMIMEHeaderKey), as net/http
+// stores them: looked up as they are, without canonicalising each time.
 var plainGetFields = []string{"Range", "If-Match", "If-None-Match", "If-Modified-Since", "If-Unmodified-Since", "A-Im"}
