@@ -118,25 +118,6 @@ func (x *index) maybe(key uint32) bool {
 	return x.filter[f/64]&(1<<(f%64)) != 0
 }
 
-// lookup returns the first live position of a block whose rsum is key,
-// and the end of its slot; walk on with find(key, p+1, hi).
-func (x *index) lookup(key uint32) (p, hi int) {
-	if !x.maybe(key) {
-		return 0, 0
-	}
-	h := x.slot(key)
-	lo, hi := int(x.start[h]), int(x.start[h+1])
-	return x.find(key, lo, hi), hi
-}
-
-// find returns the first live position from p before hi whose key is key,
-// or hi.
-func (x *index) find(key uint32, p, hi int) int {
-	for p = x.live(p); p < hi && x.keys[p] != key; p = x.live(p + 1) {
-	}
-	return min(p, hi)
-}
-
 // live returns the first live position from p on (len(sorted) if none).
 func (x *index) live(p int) int {
 	for int(x.next[p]) != p {

@@ -5,9 +5,9 @@ import (
 	"testing"
 )
 
-// TestIndexLookup: lookup and find walk exactly the live blocks whose rsum
-// is the key, in block order, for keys many blocks share, keys one block
-// has and keys none has; retired blocks are skipped.
+// TestIndexLookup: keyRange and live walk exactly the live blocks whose
+// rsum is the key, for keys many blocks share, keys one block has and keys
+// none has; retired blocks are skipped.
 func TestIndexLookup(t *testing.T) {
 	rsums := make([]uint32, 3000)
 	for i := range rsums {
@@ -17,10 +17,11 @@ func TestIndexLookup(t *testing.T) {
 	x := newIndex(rsums)
 	walk := func(key uint32) []int {
 		var got []int
-		p, hi := x.lookup(key)
-		for ; p < hi; p = x.find(key, p+1, hi) {
+		lo, hi := x.keyRange(key)
+		for p := x.live(lo); p < hi; p = x.live(p + 1) {
 			got = append(got, int(x.sorted[p]))
 		}
+		slices.Sort(got)
 		return got
 	}
 	for key := uint32(0); key < 1100; key++ {
