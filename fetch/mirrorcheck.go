@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
@@ -150,6 +151,9 @@ func (d *download) narrow(sums []verify.Digest, enc string) ([]verify.Digest, er
 	repaired := false
 	for _, x := range sus {
 		at, err := d.compareSpans(x.sp)
+		if errors.Is(err, ErrOutput) {
+			return sums, err // the file could not be read or repaired: its error, not the mismatch
+		}
 		if err != nil {
 			d.warn(fmt.Sprintf("could not fetch mirror %s's bytes again from the origin to compare: %v", httpfield.Redact(x.s.url), err))
 			return sums, nil // the mismatch stands
@@ -201,13 +205,14 @@ func (d *download) compareSpans(sp spans) (int64, error) {
 			}
 			d.received.Add(int64(n))
 			if _, err = d.f.ReadAt(have[:n], off); err != nil {
+				err = &writeError{err: fmt.Errorf("read back %s: %w", d.part, err)}
 				break
 			}
 			if i := firstDiff(b, have[:n]); i >= 0 {
 				if first < 0 {
 					first = off + int64(i)
 				}
-				if _, err = d.f.WriteAt(b, off); err != nil {
+				if _, err = writeBack(d.f, b, off); err != nil {
 					err = &writeError{err: err}
 				}
 			}
@@ -220,6 +225,10 @@ func (d *download) compareSpans(sp spans) (int64, error) {
 	}
 	return first, nil
 }
+
+// writeBack writes the origin's bytes over a mirror's wrong ones (a
+// variable for tests, which make it fail).
+var writeBack = func(f *os.File, b []byte, off int64) (int, error) { return f.WriteAt(b, off) }
 
 // firstDiff is the index of the first byte where a and b differ, or -1.
 func firstDiff(a, b []byte) int {

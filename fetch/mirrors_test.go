@@ -2,6 +2,8 @@ package fetch
 
 import (
 	"context"
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,6 +114,30 @@ func TestDownloadMirrors(t *testing.T) {
 				t.Errorf("mirrors' bytes kept %d, more than the file's %d", kept, len(data))
 			}
 		})
+	}
+}
+
+// A mirror's wrong bytes that cannot be replaced by the origin's (the
+// write back fails) are the output's error (exit 2), not a mismatch:
+// nothing is released, and the error says why.
+func TestMirrorRepairWriteFails(t *testing.T) {
+	data := genData(pieceTestSize, 1)
+	g := newGate(2)
+	origin := newSite(t, siteDir(t, data, ""), g, true)
+	good := newSite(t, siteDir(t, data, ""), g, false, server.WithoutDigests())
+	liar := newSite(t, siteDir(t, data, ""), g, false, server.WithoutDigests(), flipEvery)
+	defer func(w func(*os.File, []byte, int64) (int, error)) { writeBack = w }(writeBack)
+	writeBack = func(*os.File, []byte, int64) (int, error) { return 0, errors.New("no space left on device") }
+	c, _ := NewClient(Options{Timeout: testStall})
+	path := filepath.Join(t.TempDir(), "f")
+	opts := pieceOpts
+	opts.Mirrors = []string{good.ts.URL + "/f", liar.ts.URL + "/f"}
+	_, err := c.Download(context.Background(), mirrorRequest(origin.ts.URL+"/f"), path, opts)
+	if !errors.Is(err, ErrOutput) || errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("Download: %v; want the output's error, not a mismatch", err)
+	}
+	if _, serr := os.Stat(path); !os.IsNotExist(serr) {
+		t.Errorf("%s exists after the failed repair (%v)", path, serr)
 	}
 }
 
