@@ -8,6 +8,19 @@ import (
 	"github.com/hdig/hdig/verify"
 )
 
+// laterIdentityGETs returns a matcher of the identity GETs after the first
+// (the dictionary's among them), counting on each call.
+func laterIdentityGETs() func(r *http.Request) bool {
+	n := 0
+	return func(r *http.Request) bool {
+		if r.Method != http.MethodGet || r.Header.Get("Range") != "" || r.Header.Get("Available-Dictionary") != "" || r.Header.Get("Accept-Encoding") != "identity" {
+			return false
+		}
+		n++
+		return n > 1
+	}
+}
+
 // The digests of the responses the dictionary checks use are compared
 // with their bytes, as hdig get compares them: on the dcb answer,
 // Content-Digest and Content-MD5 with its encoded bytes; on the response
@@ -15,17 +28,6 @@ import (
 // lying origin whose wrong field was never compared passed every check.
 func TestDictionaryResponsesOwnDigests(t *testing.T) {
 	wrong256 := "sha-256=:" + b64Of("sha-256", "not these bytes") + ":"
-	// The identity GETs after the first (the dictionary's among them).
-	dictGET := func() func(r *http.Request) bool {
-		n := 0
-		return func(r *http.Request) bool {
-			if r.Method != http.MethodGet || r.Header.Get("Range") != "" || r.Header.Get("Available-Dictionary") != "" || r.Header.Get("Accept-Encoding") != "identity" {
-				return false
-			}
-			n++
-			return n > 1
-		}
-	}
 	for _, tc := range []struct {
 		name  string
 		this  func(r *http.Request) bool
@@ -34,8 +36,8 @@ func TestDictionaryResponsesOwnDigests(t *testing.T) {
 	}{
 		{"dcb Content-Digest", func(r *http.Request) bool { return r.Header.Get("Available-Dictionary") != "" }, verify.ContentDigest, wrong256},
 		{"dcb Content-MD5", func(r *http.Request) bool { return r.Header.Get("Available-Dictionary") != "" }, "Content-MD5", b64Of("md5", "not these bytes")},
-		{"dictionary Repr-Digest", dictGET(), verify.ReprDigest, wrong256},
-		{"dictionary Content-Digest", dictGET(), verify.ContentDigest, wrong256},
+		{"dictionary Repr-Digest", laterIdentityGETs(), verify.ReprDigest, wrong256},
+		{"dictionary Content-Digest", laterIdentityGETs(), verify.ContentDigest, wrong256},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := dictOrigin(t, rewrite(func(r *http.Request, _ *int, h http.Header, body []byte) []byte {

@@ -69,52 +69,44 @@ func TestReleaseFreesSpool(t *testing.T) {
 			t.Errorf("released %d bytes, not the body", len(got))
 		}
 	})
-	t.Run("pipe", func(t *testing.T) {
-		s := heldBody(t, data)
-		needPunch(t, s.Dir)
-		defer s.Abort()
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := make(chan []byte)
-		go func() { b, _ := io.ReadAll(r); got <- b }()
-		err = release(w, s.file, s.size, true)
-		w.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b := <-got; !bytes.Equal(b, data) {
-			t.Errorf("the pipe got %d bytes, not the body", len(b))
-		}
-		if n := blocks(t, s.file); n*512 > int64(os.Getpagesize()) {
-			t.Errorf("the spool still takes %d blocks after its release into a pipe", n)
-		}
-	})
-	t.Run("socket", func(t *testing.T) {
-		s := heldBody(t, data)
-		needPunch(t, s.Dir)
-		defer s.Abort()
-		fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, r := os.NewFile(uintptr(fds[0]), "w"), os.NewFile(uintptr(fds[1]), "r")
-		defer r.Close()
-		got := make(chan []byte)
-		go func() { b, _ := io.ReadAll(r); got <- b }()
-		err = release(w, s.file, s.size, true)
-		w.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if b := <-got; !bytes.Equal(b, data) {
-			t.Errorf("the socket got %d bytes, not the body", len(b))
-		}
-		if n := blocks(t, s.file); n*512 > int64(os.Getpagesize()) {
-			t.Errorf("the spool still takes %d blocks after its release into a socket", n)
-		}
-	})
+	ends := map[string]func(t *testing.T) (r, w *os.File){
+		"pipe": func(t *testing.T) (r, w *os.File) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r, w
+		},
+		"socket": func(t *testing.T) (r, w *os.File) {
+			fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return os.NewFile(uintptr(fds[1]), "r"), os.NewFile(uintptr(fds[0]), "w")
+		},
+	}
+	for name, open := range ends {
+		t.Run(name, func(t *testing.T) {
+			s := heldBody(t, data)
+			needPunch(t, s.Dir)
+			defer s.Abort()
+			r, w := open(t)
+			defer r.Close()
+			got := make(chan []byte)
+			go func() { b, _ := io.ReadAll(r); got <- b }()
+			err := release(w, s.file, s.size, true)
+			w.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b := <-got; !bytes.Equal(b, data) {
+				t.Errorf("the %s got %d bytes, not the body", name, len(b))
+			}
+			if n := blocks(t, s.file); n*512 > int64(os.Getpagesize()) {
+				t.Errorf("the spool still takes %d blocks after its release into a %s", n, name)
+			}
+		})
+	}
 }
 
 // A held body spooled into the cache may have become a cached version

@@ -174,21 +174,8 @@ func TestDownloadContinueCorruptKeptPiece(t *testing.T) {
 	// their Content-Digest in the sidecar. Then one of them is damaged.
 	o.set(func() { o.stall = true })
 	interrupt(t, o, path, 3, firstPieces)
-	f, _ := os.OpenFile(path+PartSuffix, os.O_RDWR, 0)
-	f.WriteAt([]byte("garbage"), 600_000)
-	f.Close()
-	opts := pieceOpts
-	opts.Continue = true
-	res, err := o.get(t, context.Background(), path, opts, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := continueDamaged(t, o, path, "bytes 524288-786431 of the part no longer match their Content-Digest")
 	data, _ := o.current()
-	assertFileBytes(t, path, data)
-	warnings := strings.Join(res.Verdict.Warnings, "\n")
-	if !strings.Contains(warnings, "bytes 524288-786431 of the part no longer match their Content-Digest") || strings.Contains(warnings, "in full") {
-		t.Errorf("warnings %q", res.Verdict.Warnings)
-	}
 	if res.Received >= int64(len(data)-2<<18) {
 		t.Errorf("received %d: pieces 1 and 3 were fetched again", res.Received)
 	}
@@ -338,6 +325,14 @@ func TestDownloadContinueUncheckableKeptPiece(t *testing.T) {
 	if err := os.WriteFile(path+SidecarSuffix, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	continueDamaged(t, o, path, "bytes 524288-786431 of the part: no digest hdig can check")
+}
+
+// continueDamaged damages the part of an interrupted download in its third
+// piece, resumes it, and checks that the file is the origin's and that a
+// warning says want (and none that it started over in full).
+func continueDamaged(t *testing.T, o *testOrigin, path, want string) *Result {
+	t.Helper()
 	f, _ := os.OpenFile(path+PartSuffix, os.O_RDWR, 0)
 	f.WriteAt([]byte("garbage"), 600_000)
 	f.Close()
@@ -350,7 +345,8 @@ func TestDownloadContinueUncheckableKeptPiece(t *testing.T) {
 	data, _ := o.current()
 	assertFileBytes(t, path, data)
 	warnings := strings.Join(res.Verdict.Warnings, "\n")
-	if !strings.Contains(warnings, "bytes 524288-786431 of the part: no digest hdig can check") || strings.Contains(warnings, "in full") {
-		t.Errorf("warnings %q", res.Verdict.Warnings)
+	if !strings.Contains(warnings, want) || strings.Contains(warnings, "in full") {
+		t.Errorf("warnings %q, want %q", res.Verdict.Warnings, want)
 	}
+	return res
 }
