@@ -425,7 +425,11 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	v.Warn(rv.Warnings...)
 	res.Verdict = v
 	res.setSHA256(repr.Sums())
-	if err := verdictError(res, d.req, false); errors.Is(err, ErrMismatch) {
+	// A rebuilt instance nothing proves (no Repr-Digest: the delta's
+	// Content-Digest covers the delta only) is, under --require-digest, a
+	// delta that could not be used, as a 304's unproven cached copy is
+	// (notModified): the whole may be proven by its own Content-Digest.
+	if err := verdictError(res, d.req, false); errors.Is(err, ErrMismatch) || errors.Is(err, ErrUnverified) {
 		return fmt.Errorf("%w: %v", errDeltaFailed, err)
 	} else if err != nil {
 		return err
