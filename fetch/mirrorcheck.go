@@ -132,6 +132,9 @@ func (d *download) narrow(sums []verify.Digest, enc string) ([]verify.Digest, er
 	if v := d.wholeVerdict(sums, enc); len(v.Mismatches()) == 0 {
 		return sums, nil
 	}
+	// The file holds wrong bytes: whatever fails from here (a repair that
+	// cannot be written or read back), it is not kept for -C (keep).
+	d.wrong = true
 	ms := d.mir
 	ms.mu.Lock()
 	type suspect struct {

@@ -157,3 +157,35 @@ func TestCheckMirrorRedacts(t *testing.T) {
 		t.Errorf("CheckMirror: %v: want an error without the password", err)
 	}
 }
+
+// With -C, a failure that does not prove the bytes wrong keeps the part
+// to resume; a failed repair of a mirror's wrong bytes follows a whole
+// that did not match: the part holds bytes known wrong, and it is not
+// kept (a resume would hash them again and, without a Repr-Digest in the
+// resume answer, could release them as merely unverified).
+func TestMirrorRepairWriteFailsKeepsNoPart(t *testing.T) {
+	data := genData(pieceTestSize, 1)
+	g := newGate(2)
+	origin := newSite(t, siteDir(t, data, ""), g, true)
+	good := newSite(t, siteDir(t, data, ""), g, false, server.WithoutDigests())
+	liar := newSite(t, siteDir(t, data, ""), g, false, server.WithoutDigests(), flipEvery)
+	defer func(w func(*os.File, []byte, int64) (int, error)) { writeBack = w }(writeBack)
+	writeBack = func(*os.File, []byte, int64) (int, error) { return 0, errors.New("no space left on device") }
+	c, _ := NewClient(Options{Timeout: testStall})
+	path := filepath.Join(t.TempDir(), "f")
+	opts := pieceOpts
+	opts.Continue = true
+	opts.Mirrors = []string{good.ts.URL + "/f", liar.ts.URL + "/f"}
+	res, err := c.Download(context.Background(), mirrorRequest(origin.ts.URL+"/f"), path, opts)
+	if !errors.Is(err, ErrOutput) {
+		t.Fatalf("Download: %v; want the output's error", err)
+	}
+	if res != nil && res.Part != "" {
+		t.Errorf("Result.Part %q: a part of known-wrong bytes offered for -C", res.Part)
+	}
+	for _, p := range []string{path, path + PartSuffix, path + SidecarSuffix} {
+		if _, serr := os.Stat(p); !os.IsNotExist(serr) {
+			t.Errorf("%s exists after the failed repair (%v)", p, serr)
+		}
+	}
+}

@@ -150,6 +150,7 @@ type download struct {
 	savedRepr string                    // the Repr-Digest a loaded sidecar recorded
 	late      verify.DigestField        // the pieces' Repr-Digest when the first response had none (guarded by mu; laterepr.go)
 	restarts  int
+	wrong     bool       // the whole did not match (narrow): the part holds bytes known wrong
 	mir       *mirrorSet // sources and scheduler with mirrors (mirrors.go)
 
 	received atomic.Int64
@@ -184,6 +185,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	// A new transfer from the start: no earlier run's bytes, nor the
 	// Repr-Digest its sidecar recorded (another version's, maybe).
 	d.resumed, d.savedRepr, d.before, d.refStatus, d.total = false, "", nil, resp.StatusCode, resp.ContentLength
+	d.wrong = false
 	if d.respool != nil {
 		if f := d.respool(d.total); f != nil {
 			d.f = f // the spool, now where the body may stay (HeldSink.respool)
@@ -492,12 +494,13 @@ func (d *download) closeHash() {
 
 // keep says whether a failed download's part stays for -C: after an
 // interrupt always (as curl leaves what arrived), after a failure that
-// does not prove the bytes wrong only with -C.
+// does not prove the bytes wrong only with -C (not after the whole was
+// found not to match, d.wrong, whatever error followed).
 func (d *download) keep(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return true
 	}
-	bad := errors.Is(err, ErrMismatch) || errors.Is(err, ErrProtocol) || errors.Is(err, ErrUnverified) || errors.Is(err, ErrTooLarge)
+	bad := d.wrong || errors.Is(err, ErrMismatch) || errors.Is(err, ErrProtocol) || errors.Is(err, ErrUnverified) || errors.Is(err, ErrTooLarge)
 	return d.o.Continue && !bad
 }
 
