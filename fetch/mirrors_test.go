@@ -121,6 +121,19 @@ func TestDownloadMirrors(t *testing.T) {
 // write back fails) are the output's error (exit 2), not a mismatch:
 // nothing is released, and the error says why.
 func TestMirrorRepairWriteFails(t *testing.T) {
+	path, _, err := failedRepair(t, false)
+	if !errors.Is(err, ErrOutput) || errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "no space left") {
+		t.Fatalf("Download: %v; want the output's error, not a mismatch", err)
+	}
+	if _, serr := os.Stat(path); !os.IsNotExist(serr) {
+		t.Errorf("%s exists after the failed repair (%v)", path, serr)
+	}
+}
+
+// failedRepair downloads from an origin and two mirrors without digests,
+// one of which flips bytes, with the write-back of the origin's bytes
+// failing; with -C when cont.
+func failedRepair(t *testing.T, cont bool) (string, *Result, error) {
 	data := genData(pieceTestSize, 1)
 	g := newGate(2)
 	origin := newSite(t, siteDir(t, data, ""), g, true)
@@ -131,14 +144,10 @@ func TestMirrorRepairWriteFails(t *testing.T) {
 	c, _ := NewClient(Options{Timeout: testStall})
 	path := filepath.Join(t.TempDir(), "f")
 	opts := pieceOpts
+	opts.Continue = cont
 	opts.Mirrors = []string{good.ts.URL + "/f", liar.ts.URL + "/f"}
-	_, err := c.Download(context.Background(), mirrorRequest(origin.ts.URL+"/f"), path, opts)
-	if !errors.Is(err, ErrOutput) || errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), "no space left") {
-		t.Fatalf("Download: %v; want the output's error, not a mismatch", err)
-	}
-	if _, serr := os.Stat(path); !os.IsNotExist(serr) {
-		t.Errorf("%s exists after the failed repair (%v)", path, serr)
-	}
+	res, err := c.Download(context.Background(), mirrorRequest(origin.ts.URL+"/f"), path, opts)
+	return path, res, err
 }
 
 func hasWarning(res *Result, s string) bool {
@@ -164,19 +173,7 @@ func TestCheckMirrorRedacts(t *testing.T) {
 // kept (a resume would hash them again and, without a Repr-Digest in the
 // resume answer, could release them as merely unverified).
 func TestMirrorRepairWriteFailsKeepsNoPart(t *testing.T) {
-	data := genData(pieceTestSize, 1)
-	g := newGate(2)
-	origin := newSite(t, siteDir(t, data, ""), g, true)
-	good := newSite(t, siteDir(t, data, ""), g, false, server.WithoutDigests())
-	liar := newSite(t, siteDir(t, data, ""), g, false, server.WithoutDigests(), flipEvery)
-	defer func(w func(*os.File, []byte, int64) (int, error)) { writeBack = w }(writeBack)
-	writeBack = func(*os.File, []byte, int64) (int, error) { return 0, errors.New("no space left on device") }
-	c, _ := NewClient(Options{Timeout: testStall})
-	path := filepath.Join(t.TempDir(), "f")
-	opts := pieceOpts
-	opts.Continue = true
-	opts.Mirrors = []string{good.ts.URL + "/f", liar.ts.URL + "/f"}
-	res, err := c.Download(context.Background(), mirrorRequest(origin.ts.URL+"/f"), path, opts)
+	path, res, err := failedRepair(t, true)
 	if !errors.Is(err, ErrOutput) {
 		t.Fatalf("Download: %v; want the output's error", err)
 	}

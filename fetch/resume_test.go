@@ -185,17 +185,7 @@ func TestDownloadContinueChangedPart(t *testing.T) {
 	o := newTestOrigin(t, pieceTestSize)
 	path := filepath.Join(t.TempDir(), "f")
 	interrupt(t, o, path, 4, firstPieces)
-	f, _ := os.OpenFile(path+PartSuffix, os.O_RDWR, 0)
-	f.WriteAt([]byte("garbage"), 100_000) // within the hashed prefix
-	f.Close()
-	opts := pieceOpts
-	opts.Continue = true
-	res, err := o.get(t, context.Background(), path, opts, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := o.current()
-	assertFileBytes(t, path, data)
+	res := continueGarbage(t, o, path, 100_000) // within the hashed prefix
 	if w := strings.Join(res.Verdict.Warnings, "\n"); !strings.Contains(w, "hashed again") || !strings.Contains(w, "fetched again in full") {
 		t.Errorf("warnings %q", res.Verdict.Warnings)
 	}
@@ -328,13 +318,12 @@ func TestDownloadContinueUncheckableKeptPiece(t *testing.T) {
 	continueDamaged(t, o, path, "bytes 524288-786431 of the part: no digest hdig can check")
 }
 
-// continueDamaged damages the part of an interrupted download in its third
-// piece, resumes it, and checks that the file is the origin's and that a
-// warning says want (and none that it started over in full).
-func continueDamaged(t *testing.T, o *testOrigin, path, want string) *Result {
+// continueGarbage writes garbage into the part of an interrupted download
+// at offset at, resumes it with -C, and checks the file is the origin's.
+func continueGarbage(t *testing.T, o *testOrigin, path string, at int64) *Result {
 	t.Helper()
 	f, _ := os.OpenFile(path+PartSuffix, os.O_RDWR, 0)
-	f.WriteAt([]byte("garbage"), 600_000)
+	f.WriteAt([]byte("garbage"), at)
 	f.Close()
 	opts := pieceOpts
 	opts.Continue = true
@@ -344,6 +333,15 @@ func continueDamaged(t *testing.T, o *testOrigin, path, want string) *Result {
 	}
 	data, _ := o.current()
 	assertFileBytes(t, path, data)
+	return res
+}
+
+// continueDamaged damages the part of an interrupted download in its third
+// piece, resumes it, and checks that the file is the origin's and that a
+// warning says want (and none that it started over in full).
+func continueDamaged(t *testing.T, o *testOrigin, path, want string) *Result {
+	t.Helper()
+	res := continueGarbage(t, o, path, 600_000)
 	warnings := strings.Join(res.Verdict.Warnings, "\n")
 	if !strings.Contains(warnings, want) || strings.Contains(warnings, "in full") {
 		t.Errorf("warnings %q, want %q", res.Verdict.Warnings, want)
