@@ -58,14 +58,7 @@ func TestDownloadContinueEditedPartMTimeRestored(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f")
 	interrupt(t, o, path, 4, firstPieces)
 	editRestoringMTime(t, path+PartSuffix, 100_000, []byte("garbage")) // within the hashed prefix
-	opts := pieceOpts
-	opts.Continue = true
-	res, err := o.get(t, context.Background(), path, opts, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := o.current()
-	assertFileBytes(t, path, data)
+	res := continueRun(t, o, path)
 	if w := strings.Join(res.Verdict.Warnings, "\n"); !strings.Contains(w, "hashed again") {
 		t.Errorf("warnings %q, want the part hashed again", res.Verdict.Warnings)
 	}

@@ -80,14 +80,8 @@ func TestDownloadInterruptAndContinue(t *testing.T) {
 		t.Fatalf("sidecar %s (%v)", b, err)
 	}
 	assertAbsent(t, path)
-	opts := pieceOpts
-	opts.Continue = true
-	res, err := o.get(t, context.Background(), path, opts, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := continueRun(t, o, path)
 	data, _ := o.current()
-	assertFileBytes(t, path, data)
 	assertAbsent(t, path+PartSuffix, path+SidecarSuffix)
 	if want := int64(len(data) - 1<<20); res.Received != want || res.Strategy != StrategyRanges || res.Outcome() != verify.Verified {
 		t.Errorf("received %d (want %d), strategy %s, outcome %s", res.Received, want, res.Strategy, res.Outcome())
@@ -325,6 +319,13 @@ func continueGarbage(t *testing.T, o *testOrigin, path string, at int64) *Result
 	f, _ := os.OpenFile(path+PartSuffix, os.O_RDWR, 0)
 	f.WriteAt([]byte("garbage"), at)
 	f.Close()
+	return continueRun(t, o, path)
+}
+
+// continueRun resumes the interrupted download of path with -C and checks
+// the file is the origin's.
+func continueRun(t *testing.T, o *testOrigin, path string) *Result {
+	t.Helper()
 	opts := pieceOpts
 	opts.Continue = true
 	res, err := o.get(t, context.Background(), path, opts, 0)
