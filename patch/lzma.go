@@ -198,7 +198,7 @@ func (z *lzma2) grow(n int) {
 		return
 	}
 	size := min(max(2*len(z.dict), z.pos+n, 1<<16), z.dictSize)
-	d := make([]byte, size)
+	d := reserve(size, size)
 	copy(d, z.dict)
 	z.dict = d
 }

@@ -3,6 +3,7 @@ package patch
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Delta_Indicator bits (RFC 3284 §4.3): which sections of a window are
@@ -139,9 +140,21 @@ func prefixCoded(name string, src, buf []byte, n int) ([]byte, error) {
 		return nil, corruptf("%s: %d bytes of codes make at most %d bytes, not %d", name, len(src), 8*len(src), n)
 	}
 	if cap(buf) < n {
-		return make([]byte, n), nil
+		return reserve(n, n), nil
 	}
 	return buf[:n], nil
+}
+
+// secondaryReserved counts the bytes the secondary decoders have reserved
+// for output and dictionaries (reserve), so tests can bound a hostile
+// delta's memory by counting, not by the runtime's allocation statistics.
+var secondaryReserved atomic.Int64
+
+// reserve allocates a buffer of length n and capacity c for a secondary
+// decoder's output or dictionary, and counts it.
+func reserve(n, c int) []byte {
+	secondaryReserved.Add(int64(c))
+	return make([]byte, n, c)
 }
 
 // extend returns dst longer by k bytes, reallocated (to at most limit
@@ -151,7 +164,7 @@ func extend(dst []byte, k, limit int) []byte {
 	if need <= cap(dst) {
 		return dst[:need]
 	}
-	b := make([]byte, need, min(max(need, 2*cap(dst)), max(limit, need)))
+	b := reserve(need, min(max(need, 2*cap(dst)), max(limit, need)))
 	copy(b, dst)
 	return b
 }
