@@ -165,8 +165,7 @@ func (a *audit) checkEncodedField(id string, r *response, name string) {
 	// Digest, x-goog-hash and x-amz-checksum-* not transcoded) cover the
 	// encoded bytes sent and are compared wherever they appear, with or
 	// without a Repr-Digest (hdig get --compressed does so); an
-	// Unencoded-Digest, of the decoded bytes, is set aside (sectionsOf).
-	// Unencoded-Digest, of the decoded bytes, is judged by the check that
+	// Unencoded-Digest, of the decoded bytes, is left to the check that
 	// decodes them (decodedApart). What could not be compared is said.
 	what, of := fmt.Sprintf("the %s variant", ce), fmt.Sprintf("its %s of encoded content", bytesOf(r.size))
 	switch name {

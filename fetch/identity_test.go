@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -80,14 +79,7 @@ func TestLoadSidecarOldFormatIsHashedAgain(t *testing.T) {
 		t.Fatalf("sidecar %s has no part identity", b)
 	}
 	os.WriteFile(path+SidecarSuffix, []byte(old), 0o644)
-	opts := pieceOpts
-	opts.Continue = true
-	res, err := o.get(t, context.Background(), path, opts, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, _ := o.current()
-	assertFileBytes(t, path, data)
+	res := continueRun(t, o, path)
 	if w := strings.Join(res.Verdict.Warnings, "\n"); !strings.Contains(w, "hashed again") {
 		t.Errorf("warnings %q, want the part hashed again", res.Verdict.Warnings)
 	}
