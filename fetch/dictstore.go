@@ -82,17 +82,10 @@ func dictEntry(res *Result, now time.Time) (d cache.Dict, sum []byte, note strin
 
 // rebuiltVerified says a digest of the whole rebuilt instance matched
 // and none failed: not only Content-Digest or Content-MD5, which are of
-// the delta bytes.
+// the delta bytes. The rule of Result.Outcome, for content that is not
+// the whole representation.
 func rebuiltVerified(v verify.Verdict) bool {
-	if v.Outcome() != verify.Verified {
-		return false
-	}
-	for _, c := range v.Checks {
-		if c.Result == verify.Match && c.Field != verify.ContentDigest && c.Field != verify.ContentMD5 {
-			return true
-		}
-	}
-	return false
+	return (&Result{Verdict: v}).Outcome() == verify.Verified
 }
 
 // storeDict keeps the bytes written for res as a dictionary when the

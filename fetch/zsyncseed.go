@@ -146,7 +146,7 @@ func (z *zsyncRun) verify(f *os.File, res *Result) ([]byte, error) {
 	if bad := res.Verdict.Mismatches(); len(bad) > 0 {
 		return nil, fmt.Errorf("%w: %s %s of the rebuilt file", ErrMismatch, bad[0].Field, bad[0].Algorithm)
 	}
-	if z.base.RequireDigest && res.Verdict.Outcome() != verify.Verified {
+	if z.base.RequireDigest && res.Outcome() != verify.Verified { // the rule of the verdict word
 		return nil, fmt.Errorf("%w (--require-digest; accepted: %s)", ErrUnverified, strings.Join(z.base.Policy.Accept, ", "))
 	}
 	for _, d := range sums {
