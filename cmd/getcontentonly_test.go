@@ -83,6 +83,9 @@ func TestGetContentDigestOnlyVerified(t *testing.T) {
 			if code != 0 || !strings.HasSuffix(out, "\n"+tc.plain+"\n") {
 				t.Errorf("exit %d, verdict %q, stderr %q", code, out[max(0, len(out)-20):], errOut)
 			}
+			if strings.Contains(errOut, "rebuilt") { // a 304 rebuilds nothing
+				t.Errorf("stderr %q speaks of rebuilt bytes; nothing was rebuilt", errOut)
+			}
 			code, out, errOut = runHdig(t, append([]string{"get", "--require-digest", "-w", "\n%{verdict}\n"}, tc.args...)...)
 			if code != 0 || !strings.HasSuffix(out, "\nverified\n") {
 				t.Errorf("--require-digest: exit %d, verdict %q, stderr %q", code, out[max(0, len(out)-20):], errOut)

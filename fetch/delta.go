@@ -483,7 +483,7 @@ func reprVerdict(h, t http.Header, sums []verify.Digest, req *Request) verify.Ve
 	outsideChecks(&v, hdr, tr, reprBasis{sums: sums, content: true, coding: codingOf(h)}, req)
 	agree(&v, hdr.repr, tr.repr)
 	if !hdr.repr.Present && !tr.repr.Present && !hdr.legacy.Present && !tr.legacy.Present {
-		v.Warn("the origin sent no Repr-Digest: nothing proves the rebuilt bytes")
+		v.Warn("the origin sent no Repr-Digest: nothing it sent proves the whole representation")
 	}
 	return v
 }
