@@ -1,6 +1,10 @@
 package check
 
 import (
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -58,5 +62,28 @@ func TestFlippedGETBodyUnjudgedWithoutSecondGET(t *testing.T) {
 		if got := result(rep, id); got.Status != Skip || !strings.Contains(got.Message, "failed it") {
 			t.Errorf("%s = %s (%s), want not judged: the GET's bytes failed its Repr-Digest, and nothing tells which is right", id, got.Status, got.Message)
 		}
+	}
+}
+
+// An origin whose Repr-Digest is stale for every algorithm fails
+// repr-digest.match; the Want variant's Repr-Digest (of the algorithm
+// asked for) does not match the bytes either, and a second GET returns
+// the same bytes: the variant fails too. It passed, unjudged, because
+// the GET's own field had failed.
+func TestStaleReprFailsWantVariant(t *testing.T) {
+	stale := sha256.Sum256([]byte("stale\n"))
+	stale512 := sha512.Sum512([]byte("stale\n"))
+	field := fmt.Sprintf("sha-256=:%s:, sha-512=:%s:", base64.StdEncoding.EncodeToString(stale[:]), base64.StdEncoding.EncodeToString(stale512[:]))
+	rep := auditURL(t, newOrigin(t, rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		if h.Get("Repr-Digest") != "" {
+			h.Set("Repr-Digest", field)
+		}
+		return body
+	}))+"/doc.txt", Options{})
+	if got := result(rep, "repr-digest.match"); got.Status != Fail {
+		t.Errorf("repr-digest.match = %s (%s), want fail: the Repr-Digest is stale", got.Status, got.Message)
+	}
+	if got := result(rep, "want-repr-digest.honoured"); got.Status != Fail || !strings.Contains(got.Message, "second GET") {
+		t.Errorf("want-repr-digest.honoured = %s (%s), want fail: its Repr-Digest does not match the bytes a second GET returned again", got.Status, got.Message)
 	}
 }

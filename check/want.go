@@ -45,22 +45,28 @@ func (a *audit) checkWant(ctx context.Context) *response {
 		a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest is %s", asked, why))
 		return r
 	}
-	// A variant wrong only on request, compared with the GET's value and
-	// body (when the GET's own value failed, repr-digest.match reports the
-	// fault once); its fields outside RFC 9530 about the representation
-	// too (the obsolete Digest, Unencoded-Digest, x-goog-hash,
-	// x-amz-checksum-*), as hdig get compares them.
-	if a.s.m["repr-digest.match"].Status != Fail {
-		ref, note, ok := a.versionRef(ctx, r)
-		if !ok { // compared with nothing, its digests prove nothing either way
-			a.s.skip(id, fmt.Sprintf("the representation changed between the GET (ETag %s) and the GET with Want-Repr-Digest: %s (ETag %s), and again after: not judged", a.full.header.Get("ETag"), asked, r.header.Get("ETag")))
+	// A variant wrong only on request, compared with the representation
+	// by the rule of every other response's Repr-Digest (versionRef,
+	// judgeRepr: when the GET's bytes failed its own field, a second GET
+	// tells which is the representation); its fields outside RFC 9530
+	// about the representation too (the obsolete Digest, Unencoded-Digest,
+	// x-goog-hash, x-amz-checksum-*), as hdig get compares them.
+	ref, note, ok := a.versionRef(ctx, r)
+	if !ok { // compared with nothing, its digests prove nothing either way
+		a.s.skip(id, fmt.Sprintf("the representation changed between the GET (ETag %s) and the GET with Want-Repr-Digest: %s (ETag %s), and again after: not judged", a.full.header.Get("ETag"), asked, r.header.Get("ETag")))
+		return r
+	}
+	if a.outsideFails(ctx, id, r, "the GET with Want-Repr-Digest: "+asked, "the representation") {
+		return r
+	}
+	if got.Usable() {
+		o, why, held := a.judgeRepr(ctx, got, ref, note)
+		switch {
+		case held:
+			a.s.skip(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest not judged%s", asked, why))
 			return r
-		}
-		if a.outsideFails(ctx, id, r, "the GET with Want-Repr-Digest: "+asked, "the representation") {
-			return r
-		}
-		if o := compare(got, ref); got.Usable() && len(o.wrong) > 0 {
-			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest %s does not match the representation; want %s%s", asked, members(o.wrong), wantOf(o.wrong, ref), note))
+		case len(o.wrong) > 0:
+			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest %s does not match the representation; want %s%s", asked, members(o.wrong), wantOf(o.wrong, ref), why))
 			return r
 		}
 	}
