@@ -83,7 +83,7 @@ func runDiff(opts *diffOptions) error {
 		return err
 	}
 	defer old.Close()
-	nw, _, err := openDeltaInput(opts.New)
+	nw, err := openStreamInput(opts.IO, opts.New)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,17 @@ func runDiff(opts *diffOptions) error {
 	return err
 }
 
-// openDeltaInput opens a regular file named on the command line; failing is a
+// openStreamInput opens an input read once, in order: a file named on the
+// command line, or stdin for "-"; failing is a usage error.
+func openStreamInput(ios *IOStreams, name string) (io.ReadCloser, error) {
+	if name == "-" {
+		return io.NopCloser(ios.In), nil
+	}
+	f, _, err := openDeltaInput(name)
+	return f, err
+}
+
+// openDeltaInput opens a file named on the command line; failing is a
 // usage error.
 func openDeltaInput(name string) (*os.File, int64, error) {
 	f, err := os.Open(name)

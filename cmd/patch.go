@@ -56,7 +56,7 @@ func runPatch(opts *patchOptions) error {
 		return err
 	}
 	defer old.Close()
-	df, _, err := openDeltaInput(opts.Delta)
+	df, err := openStreamInput(opts.IO, opts.Delta)
 	if err != nil {
 		return err
 	}

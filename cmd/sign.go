@@ -82,7 +82,7 @@ func runSign(ios *IOStreams, opts *signOptions) error {
 	if err != nil {
 		return usageErrorf("-a: %v", err)
 	}
-	f, _, err := openDeltaInput(opts.File)
+	f, err := openStreamInput(ios, opts.File)
 	if err != nil {
 		return err
 	}

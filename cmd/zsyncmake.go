@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
+	"path"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -41,7 +45,10 @@ always taken as it is: unlike zsyncmake, a .gz file is not looked into
 (zsyncmake -Z behaviour).
 
 Without -u the control file names FILE by its relative URL (its base name):
-keep both in the same directory. Without -o the control file is written to
+keep both in the same directory. FILE - reads stdin (then -u is needed, and
+the name defaults to the URL's last segment); stdin or a pipe is copied to a
+temporary file first, since the control file states the length before the
+first block. Without -o the control file is written to
 the base name of FILE plus .zsync in the current directory; -o - writes it
 to stdout.` + exitStatusHelp,
 		Example: `  hdig zsyncmake big.iso -u http://example.org/big.iso
@@ -65,17 +72,24 @@ func runZsyncmake(opts *zsyncmakeOptions) error {
 	if bs != 0 && (bs&(bs-1) != 0 || bs < zsync.MinBlocksize || bs > zsync.MaxBlocksize) {
 		return usageErrorf("-b %d: want a power of two from %d to %d", bs, zsync.MinBlocksize, zsync.MaxBlocksize)
 	}
-	f, size, err := openDeltaInput(opts.File)
+	if opts.File == "-" && opts.URL == "" {
+		return usageErrorf("zsyncmake -: stdin has no name to refer to; give its URL with -u")
+	}
+	base := filepath.Base(opts.File)
+	if opts.File == "-" {
+		if base = opts.Filename; base == "" {
+			base = urlBase(opts.URL)
+		}
+		if base == "" || base == ".." {
+			return usageErrorf("zsyncmake -: -u %s ends in no file name; name the file with -f", opts.URL)
+		}
+	}
+	f, size, mtime, err := openZsyncInput(opts.IO, opts.File)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	base := filepath.Base(opts.File)
-	mo := zsync.MakeOptions{Blocksize: bs, Filename: opts.Filename, MTime: st.ModTime(), URL: opts.URL}
+	mo := zsync.MakeOptions{Blocksize: bs, Filename: opts.Filename, MTime: mtime, URL: opts.URL}
 	if mo.Filename == "" {
 		mo.Filename = base
 	}
@@ -97,4 +111,55 @@ func runZsyncmake(opts *zsyncmakeOptions) error {
 		_, err := ctl.WriteTo(w)
 		return err
 	})
+}
+
+// openZsyncInput opens FILE, whose length the control file states before
+// its first block: stdin ("-") or a file that is not regular (a pipe, a
+// device, whose size reads 0) is first copied into an unlinked temporary
+// file, and has no MTime.
+func openZsyncInput(ios *IOStreams, name string) (*os.File, int64, time.Time, error) {
+	var src io.Reader = ios.In
+	if name != "-" {
+		f, size, err := openDeltaInput(name)
+		if err != nil {
+			return nil, 0, time.Time{}, err
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, time.Time{}, usageErrorf("%v", err)
+		}
+		if st.Mode().IsRegular() {
+			return f, size, st.ModTime(), nil
+		}
+		defer f.Close()
+		src = f
+	}
+	tmp, err := os.CreateTemp("", "hdig-zsyncmake-*")
+	if err != nil {
+		return nil, 0, time.Time{}, usageErrorf("copy %s to a temporary file: %v", name, err)
+	}
+	os.Remove(tmp.Name()) // unlinked: gone when closed
+	n, err := io.Copy(tmp, src)
+	if err != nil {
+		tmp.Close()
+		return nil, 0, time.Time{}, usageErrorf("copy %s to a temporary file: %v", name, err)
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		tmp.Close()
+		return nil, 0, time.Time{}, usageErrorf("%v", err)
+	}
+	return tmp, n, time.Time{}, nil
+}
+
+// urlBase is the last segment of u's path, unescaped ("" when none).
+func urlBase(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || strings.HasSuffix(p.Path, "/") {
+		return ""
+	}
+	if b := path.Base(p.Path); b != "/" && b != "." {
+		return b
+	}
+	return ""
 }
