@@ -36,7 +36,8 @@ func newDiffCmd(ios *IOStreams) *cobra.Command {
 "xdelta3 -d -s OLD" also decodes), hdig-vcdiff-inflated (VCDIFF between the two
 files with each zlib stream that Go's zlib writer reproduces inflated: a third
 of the size between two builds of a Go program; hdig patch rebuilds it), gdiff,
-or a "diff -e" ed script (text only).` + exitStatusHelp,
+or a "diff -e" ed script (text only). NEW - reads stdin; OLD must be a
+regular file (it is read at random offsets).` + exitStatusHelp,
 		Example: `  hdig diff v1.json v2.json -o v1-v2.vcdiff
   hdig diff -l 9 old.tar new.tar -o d.vcdiff
   hdig diff --format diffe old.txt new.txt`,

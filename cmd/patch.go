@@ -32,7 +32,8 @@ func newPatchCmd(ios *IOStreams) *cobra.Command {
 		Long: `Apply a delta to OLD and write the result. VCDIFF (RFC 3284, including
 what "xdelta3 -e" writes with -S lzma, djw, fgk or none) and gdiff are recognised by their magic bytes;
 a "diff -e" script needs --format diffe, hdig diff's hdig-vcdiff-inflated
---format hdig-vcdiff-inflated.` + exitStatusHelp,
+--format hdig-vcdiff-inflated. DELTA - reads the delta from stdin; OLD must be
+a regular file (it is read at random offsets).` + exitStatusHelp,
 		Example: `  hdig patch v1.json v1-v2.vcdiff -o v2.json
   hdig patch --format diffe old.txt changes.ed`,
 		Args: deltaArgs,

@@ -36,7 +36,7 @@ func newSignCmd(ios *IOStreams) *cobra.Command {
 		Short: "Sign FILE's Repr-Digest with an HTTP message signature (RFC 9421)",
 		Long: `Compute FILE's Repr-Digest and sign it with an HTTP message signature
 (RFC 9421) covering repr-digest (and content-type with --content-type),
-for a file published on a host that cannot sign. Prints three header
+for a file published on a host that cannot sign (FILE -: stdin). Prints three header
 lines on stdout, to be sent with FILE's responses or kept beside it:
 
   Repr-Digest: sha-256=:…:
