@@ -209,13 +209,25 @@ func sentHook(ctx context.Context) func(*http.Request) {
 // when it is for another origin than theirs.
 // A dictionary hdig offers also goes only to the URLs its match pattern
 // covers (offerCovers): a redirect within the origin may leave it.
+// A redirect hop carries the Referer of the chain's first request, the
+// user's (-e), or none: not the one net/http makes up from the previous
+// hop's URL, which would tell the next host that URL, query and all (a
+// signed URL's signature, an access_token). curl sends none without
+// -e ';auto'.
 func asSent(req *http.Request) *http.Request {
 	own := ownOrigin(req)
 	dictOff := req.Header.Get(fieldAvailableDictionary) != "" && !offerCovers(req)
-	if !dictOff && (own || (!hasCredentials(req.Header) && req.URL.User == nil)) {
+	referer, madeUp := userReferer(req)
+	if !dictOff && !madeUp && (own || (!hasCredentials(req.Header) && req.URL.User == nil)) {
 		return req
 	}
 	r := req.Clone(req.Context())
+	if madeUp {
+		r.Header.Del("Referer")
+		if referer != "" {
+			r.Header.Set("Referer", referer)
+		}
+	}
 	if r.Header.Get(fieldAvailableDictionary) != "" && (dictOff || !own) {
 		withoutDictCodings(r.Header)
 		r.Header.Del(fieldAvailableDictionary)
@@ -258,13 +270,30 @@ func withoutDictCodings(h http.Header) {
 func ownOrigin(req *http.Request) bool {
 	owner, ok := req.Context().Value(credentialsKey{}).(string)
 	if !ok {
-		first := req
-		for first.Response != nil && first.Response.Request != nil {
-			first = first.Response.Request
-		}
-		owner = originOf(first.URL)
+		owner = originOf(firstOf(req).URL)
 	}
 	return originOf(req.URL) == owner
+}
+
+// firstOf is the first request of req's redirect chain (req itself when
+// it is no redirect hop).
+func firstOf(req *http.Request) *http.Request {
+	first := req
+	for first.Response != nil && first.Response.Request != nil {
+		first = first.Response.Request
+	}
+	return first
+}
+
+// userReferer is the Referer the request of req's redirect chain was
+// given ("" for none), and whether req carries another.
+func userReferer(req *http.Request) (string, bool) {
+	first := firstOf(req)
+	if first == req {
+		return "", false
+	}
+	ref := first.Header.Get("Referer")
+	return ref, req.Header.Get("Referer") != ref || len(req.Header.Values("Referer")) > 1
 }
 
 func hasCredentials(h http.Header) bool {

@@ -191,3 +191,37 @@ func TestResultURLRedacted(t *testing.T) {
 		t.Errorf("Download: url %q, %v", res.URL, err)
 	}
 }
+
+// A redirect hop carries no Referer hdig made up: Go's client would send
+// the previous hop's URL, query included (a signed URL's token, an
+// access_token), to wherever the redirect leads. As curl without
+// -e ';auto', only the user's own Referer (-e) goes out, and it is kept.
+func TestRedirectSendsNoMadeUpReferer(t *testing.T) {
+	o := newTestOrigin(t, 1000)
+	var mu sync.Mutex
+	var referers []string
+	o.before = func(r *http.Request) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		referers = append(referers, r.Header.Get("Referer"))
+		return true
+	}
+	from, _ := redirector(t, o.srv.URL+"/f")
+	c, _ := NewClient(Options{FollowRedirects: true, Timeout: testStall})
+	for _, own := range []string{"", "https://example.com/page"} {
+		referers = nil
+		req := credentialRequest(from.URL + "/go?access_token=s3cret")
+		req.Header = http.Header{}
+		if own != "" {
+			req.Header.Set("Referer", own)
+		}
+		if _, err := c.Get(context.Background(), req, &HeldSink{Out: &bytes.Buffer{}}); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		if len(referers) != 1 || referers[0] != own {
+			t.Errorf("with -e %q the redirect target saw Referer %q", own, referers)
+		}
+		mu.Unlock()
+	}
+}
