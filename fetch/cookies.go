@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -184,11 +185,12 @@ func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 	host := strings.ToLower(u.Hostname())
 	for _, c := range cs {
 		e := jarEntry{domain: host, path: c.Path, secure: c.Secure, httpOnly: c.HttpOnly, name: c.Name, value: c.Value}
-		if d := strings.ToLower(strings.TrimPrefix(c.Domain, ".")); d != "" {
-			if len(j.jar.Cookies(&url.URL{Scheme: u.Scheme, Host: u.Host, Path: cookiePath(u, c)})) == 0 {
+		if c.Domain != "" {
+			d, sub, ok := cookieDomain(host, c.Domain)
+			if !ok {
 				continue // the jar refused it: not ours to write either
 			}
-			e.domain, e.subdomains = d, true
+			e.domain, e.subdomains = d, sub
 		}
 		if e.path == "" || !strings.HasPrefix(e.path, "/") {
 			e.path = cookiePath(u, c)
@@ -205,6 +207,27 @@ func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 		j.kept[e.domain+"\t"+e.path+"\t"+e.name] = e
 		j.mu.Unlock()
 	}
+}
+
+// cookieDomain is what a Domain attribute gives a cookie a response from
+// host sets, as net/http/cookiejar decides (RFC 6265 §5.2.3, §5.3 steps
+// 5-6): the domain and whether subdomains get it too, ok false when the
+// cookie is refused. The domain must domain-match the host: www.evil.test
+// cannot set a cookie for victim.test. An address may name only itself,
+// which gives a host cookie.
+func cookieDomain(host, attr string) (domain string, sub, ok bool) {
+	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	if net.ParseIP(host) != nil {
+		return host, false, attr == host
+	}
+	d := strings.ToLower(strings.TrimPrefix(attr, "."))
+	if d == "" || d[0] == '.' || d[len(d)-1] == '.' || !validCookieDomain(d) {
+		return "", false, false
+	}
+	if host != d && !strings.HasSuffix(host, "."+d) {
+		return "", false, false
+	}
+	return d, true, true
 }
 
 // cookiePath is RFC 6265's default-path of u when c names none.

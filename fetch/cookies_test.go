@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -101,5 +102,25 @@ func TestCookieJarOrigins(t *testing.T) {
 	j.Save(&buf)
 	if !strings.Contains(buf.String(), "127.0.0.1\tFALSE\t/\tFALSE\t") || !strings.Contains(buf.String(), "\tset\tby-origin\n") {
 		t.Errorf("saved jar lacks the cookie the origin set:\n%s", buf.String())
+	}
+}
+
+// A cookie whose Domain the setting host may not name (RFC 6265 §5.3 step
+// 6: it must domain-match the host) is refused, and -c does not write it
+// either: the jar written would carry a cookie of evil.test's choosing to
+// victim.test the next time it is read with -b. That the jar already holds
+// another cookie for the host must not let it through.
+func TestCookieJarKeepsNoForeignDomain(t *testing.T) {
+	j := NewCookieJar()
+	evil, _ := url.Parse("http://www.evil.test/x")
+	j.store(evil, []*http.Cookie{{Name: "own", Value: "1"}})
+	j.store(evil, []*http.Cookie{{Name: "tossed", Value: "2", Domain: "victim.test"}, {Name: "wide", Value: "3", Domain: "evil.test"}})
+	var buf bytes.Buffer
+	j.Save(&buf)
+	if strings.Contains(buf.String(), "victim.test") || strings.Contains(buf.String(), "tossed") {
+		t.Errorf("the jar written holds a cookie for a domain its host may not set:\n%s", buf.String())
+	}
+	if !strings.Contains(buf.String(), ".evil.test\tTRUE\t/\tFALSE\t0\twide\t3\n") || !strings.Contains(buf.String(), "\town\t1\n") {
+		t.Errorf("the jar written lacks the host's own cookies:\n%s", buf.String())
 	}
 }
