@@ -25,8 +25,10 @@ type CookieJar struct {
 	jar  *cookiejar.Jar // set by responses
 	now  func() time.Time
 
-	mu   sync.Mutex
-	kept map[string]jarEntry // domain, path, name -> latest cookie
+	mu            sync.Mutex
+	kept          map[string]jarEntry // domain, path, name -> latest cookie
+	fromResponses int                 // how many of kept responses added
+	perDomain     map[string]int      // how many of those for each domain
 }
 
 // jarEntry is one cookie as a cookie file line holds it.
@@ -45,8 +47,17 @@ type jarEntry struct {
 func NewCookieJar() *CookieJar {
 	user, _ := cookiejar.New(nil) // New never fails without options
 	jar, _ := cookiejar.New(nil)
-	return &CookieJar{user: user, jar: jar, now: time.Now, kept: map[string]jarEntry{}}
+	return &CookieJar{user: user, jar: jar, now: time.Now, kept: map[string]jarEntry{}, perDomain: map[string]int{}}
 }
+
+// What the jar keeps of what responses set: RFC 6265 §6.1's minimums a
+// user agent should support, as the bounds of what a server may make it
+// hold (curl bounds its jar alike since CVE-2022-32205).
+const (
+	maxCookieBytes   = 4096 // one cookie's name and value
+	maxDomainCookies = 50   // one domain's
+	maxJarCookies    = 3000 // all
+)
 
 // maxCookieLine bounds one line of a cookie file.
 const maxCookieLine = 64 << 10
@@ -176,19 +187,26 @@ func (j *CookieJar) cookies(u *url.URL, own bool) []*http.Cookie {
 	return cs
 }
 
-// store keeps the cookies a response from u sets, as RFC 6265 allows.
+// store keeps the cookies a response from u sets, as RFC 6265 allows,
+// within the jar's bounds (maxCookieBytes, maxDomainCookies,
+// maxJarCookies): a cookie the jar does not hold yet is dropped when its
+// domain or the jar is full; one it holds may be replaced.
 func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 	if len(cs) == 0 {
 		return
 	}
-	j.jar.SetCookies(u, cs)
 	host := strings.ToLower(u.Hostname())
+	var keep []*http.Cookie
+	j.mu.Lock()
 	for _, c := range cs {
+		if len(c.Name)+len(c.Value) > maxCookieBytes {
+			continue
+		}
 		e := jarEntry{domain: host, path: c.Path, secure: c.Secure, httpOnly: c.HttpOnly, name: c.Name, value: c.Value}
 		if c.Domain != "" {
 			d, sub, ok := cookieDomain(host, c.Domain)
 			if !ok {
-				continue // the jar refused it: not ours to write either
+				continue // the jar refuses it: not ours to write either
 			}
 			e.domain, e.subdomains = d, sub
 		}
@@ -203,10 +221,19 @@ func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 		case !c.Expires.IsZero():
 			e.expires = c.Expires.Unix()
 		}
-		j.mu.Lock()
-		j.kept[e.domain+"\t"+e.path+"\t"+e.name] = e
-		j.mu.Unlock()
+		key := e.domain + "\t" + e.path + "\t" + e.name
+		if _, held := j.kept[key]; !held {
+			if j.fromResponses >= maxJarCookies || j.perDomain[e.domain] >= maxDomainCookies {
+				continue
+			}
+			j.fromResponses++
+			j.perDomain[e.domain]++
+		}
+		j.kept[key] = e
+		keep = append(keep, c)
 	}
+	j.mu.Unlock()
+	j.jar.SetCookies(u, keep)
 }
 
 // cookieDomain is what a Domain attribute gives a cookie a response from

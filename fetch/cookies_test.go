@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -122,5 +123,40 @@ func TestCookieJarKeepsNoForeignDomain(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), ".evil.test\tTRUE\t/\tFALSE\t0\twide\t3\n") || !strings.Contains(buf.String(), "\town\t1\n") {
 		t.Errorf("the jar written lacks the host's own cookies:\n%s", buf.String())
+	}
+}
+
+// What responses set is bounded (RFC 6265 §6.1's limits, curl's answer to
+// CVE-2022-32205): at most maxCookieBytes for one cookie, maxDomainCookies
+// for one domain, maxJarCookies in all. Otherwise each response (each
+// range piece, each redirect hop) could grow the jar, and every later
+// request's Cookie field, by up to its whole header section.
+func TestCookieJarBounded(t *testing.T) {
+	j := NewCookieJar()
+	for h := 0; h < 2*maxJarCookies/maxDomainCookies; h++ {
+		u, _ := url.Parse(fmt.Sprintf("http://h%d.example/x", h))
+		var cs []*http.Cookie
+		for i := 0; i < 2*maxDomainCookies; i++ {
+			cs = append(cs, &http.Cookie{Name: fmt.Sprintf("c%d", i), Value: "v"})
+		}
+		cs = append(cs, &http.Cookie{Name: "big", Value: strings.Repeat("v", maxCookieBytes)})
+		j.store(u, cs)
+		if got := len(j.jar.Cookies(u)); got > maxDomainCookies {
+			t.Fatalf("%s gets %d cookies, want at most %d", u, got, maxDomainCookies)
+		}
+	}
+	var buf bytes.Buffer
+	j.Save(&buf)
+	if n := strings.Count(buf.String(), "\n") - 3; n > maxJarCookies {
+		t.Errorf("the jar holds %d cookies, want at most %d", n, maxJarCookies)
+	}
+	if strings.Contains(buf.String(), "\tbig\t") {
+		t.Errorf("a cookie of over %d bytes was kept", maxCookieBytes)
+	}
+	// A cookie already held may still be replaced.
+	u, _ := url.Parse("http://h0.example/x")
+	j.store(u, []*http.Cookie{{Name: "c0", Value: "new"}})
+	if cs := j.jar.Cookies(u); len(cs) == 0 || !strings.Contains(fmt.Sprint(cs), "c0=new") {
+		t.Errorf("replacing a held cookie: the jar sends %v", cs)
 	}
 }
