@@ -13,6 +13,7 @@ require (
 	github.com/spf13/pflag v1.0.9
 	github.com/ulikunitz/xz v0.5.17
 	github.com/vbauerster/mpb/v8 v8.9.3
+	golang.org/x/net v0.52.0
 	golang.org/x/sys v0.42.0
 )
 

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/net/publicsuffix"
 )
 
 // CookieJar is -b FILE and -c FILE: cookies bound to the hosts and paths
@@ -45,8 +47,10 @@ type jarEntry struct {
 
 // NewCookieJar is an empty jar.
 func NewCookieJar() *CookieJar {
-	user, _ := cookiejar.New(nil) // New never fails without options
-	jar, _ := cookiejar.New(nil)
+	// New never fails. The public suffix list makes net/http's jar refuse
+	// what cookieDomain refuses.
+	user, _ := cookiejar.New(&cookiejar.Options{PublicSuffixList: publicsuffix.List})
+	jar, _ := cookiejar.New(&cookiejar.Options{PublicSuffixList: publicsuffix.List})
 	return &CookieJar{user: user, jar: jar, now: time.Now, kept: map[string]jarEntry{}, perDomain: map[string]int{}}
 }
 
@@ -240,8 +244,9 @@ func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 // host sets, as net/http/cookiejar decides (RFC 6265 §5.2.3, §5.3 steps
 // 5-6): the domain and whether subdomains get it too, ok false when the
 // cookie is refused. The domain must domain-match the host: www.evil.test
-// cannot set a cookie for victim.test. An address may name only itself,
-// which gives a host cookie.
+// cannot set a cookie for victim.test, nor www.evil.co.uk one for the
+// public suffix co.uk (only co.uk itself may name it: a host cookie). An
+// address may name only itself, which gives a host cookie.
 func cookieDomain(host, attr string) (domain string, sub, ok bool) {
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	if net.ParseIP(host) != nil {
@@ -253,6 +258,9 @@ func cookieDomain(host, attr string) (domain string, sub, ok bool) {
 	}
 	if host != d && !strings.HasSuffix(host, "."+d) {
 		return "", false, false
+	}
+	if publicsuffix.List.PublicSuffix(d) == d { // §5.3 step 5: co.uk, github.io, test
+		return host, false, host == d
 	}
 	return d, true, true
 }

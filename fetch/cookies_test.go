@@ -160,3 +160,33 @@ func TestCookieJarBounded(t *testing.T) {
 		t.Errorf("replacing a held cookie: the jar sends %v", cs)
 	}
 }
+
+// A host may not set a cookie for a public suffix (RFC 6265 §5.3 step 5,
+// the public suffix list as curl's libpsl and browsers use it):
+// www.evil.co.uk setting Domain=co.uk would reach bank.co.uk in the same
+// run and through the file -c writes. The suffix's own host gets a host
+// cookie.
+func TestCookieJarRefusesPublicSuffix(t *testing.T) {
+	j := NewCookieJar()
+	evil, _ := url.Parse("http://www.evil.co.uk/x")
+	bank, _ := url.Parse("http://bank.co.uk/")
+	j.store(evil, []*http.Cookie{{Name: "tossed", Value: "1", Domain: "co.uk"}, {Name: "own", Value: "2", Domain: "evil.co.uk"}})
+	var buf bytes.Buffer
+	j.Save(&buf)
+	if strings.Contains(buf.String(), "tossed") {
+		t.Errorf("the jar written holds a cookie for the public suffix co.uk:\n%s", buf.String())
+	}
+	if !strings.Contains(buf.String(), ".evil.co.uk\tTRUE\t/\tFALSE\t0\town\t2\n") {
+		t.Errorf("the jar written lacks evil.co.uk's own Domain cookie:\n%s", buf.String())
+	}
+	for _, c := range j.jar.Cookies(bank) {
+		t.Errorf("bank.co.uk is sent cookie %s, set by www.evil.co.uk", c.Name)
+	}
+	suffix, _ := url.Parse("http://github.io/")
+	j.store(suffix, []*http.Cookie{{Name: "self", Value: "3", Domain: "github.io"}})
+	buf.Reset()
+	j.Save(&buf)
+	if !strings.Contains(buf.String(), "github.io\tFALSE\t/\tFALSE\t0\tself\t3\n") {
+		t.Errorf("github.io's cookie naming itself was not kept as a host cookie:\n%s", buf.String())
+	}
+}
