@@ -203,8 +203,8 @@ func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 	var keep []*http.Cookie
 	j.mu.Lock()
 	for _, c := range cs {
-		if len(c.Name)+len(c.Value) > maxCookieBytes {
-			continue
+		if len(c.Name)+len(c.Value) > maxCookieBytes || c.Secure && !secureContext(u) {
+			continue // too large; Secure from plain http (RFC 6265bis §5.7 step 8)
 		}
 		e := jarEntry{domain: host, path: c.Path, secure: c.Secure, httpOnly: c.HttpOnly, name: c.Name, value: c.Value}
 		if c.Domain != "" {

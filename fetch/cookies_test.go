@@ -190,3 +190,29 @@ func TestCookieJarRefusesPublicSuffix(t *testing.T) {
 		t.Errorf("github.io's cookie naming itself was not kept as a host cookie:\n%s", buf.String())
 	}
 }
+
+// A Secure cookie set over plain http is refused (RFC 6265bis §5.7 step
+// 8, as curl and browsers do): else a network attacker answering a
+// plain-http request could plant one that https requests then carry.
+// Loopback is a secure context, as in browsers.
+func TestCookieJarRefusesSecureOverHTTP(t *testing.T) {
+	j := NewCookieJar()
+	plain, _ := url.Parse("http://shop.example/x")
+	loop, _ := url.Parse("http://127.0.0.1:8080/x")
+	j.store(plain, []*http.Cookie{{Name: "planted", Value: "1", Secure: true}, {Name: "plain", Value: "2"}})
+	j.store(loop, []*http.Cookie{{Name: "local", Value: "3", Secure: true}})
+	var buf bytes.Buffer
+	j.Save(&buf)
+	if strings.Contains(buf.String(), "planted") {
+		t.Errorf("a Secure cookie set over plain http was kept:\n%s", buf.String())
+	}
+	if !strings.Contains(buf.String(), "\tplain\t2\n") || !strings.Contains(buf.String(), "\tlocal\t3\n") {
+		t.Errorf("the plain cookie or loopback's Secure one was not kept:\n%s", buf.String())
+	}
+	secure, _ := url.Parse("https://shop.example/x")
+	for _, c := range j.jar.Cookies(secure) {
+		if c.Name == "planted" {
+			t.Errorf("https://shop.example is sent the cookie planted over http")
+		}
+	}
+}
