@@ -115,6 +115,7 @@ func (a *audit) do(ctx context.Context, q request) (*response, error) {
 	for k, vs := range q.header {
 		req.Header[k] = vs
 	}
+	req.Host = req.Header.Get("Host") // -H 'Host: NAME' (a credential: own origin only)
 	timer := time.AfterFunc(a.opts.Timeout, func() { cancel(errTimeout) })
 	defer timer.Stop()
 	resp, err := a.opts.Client.Do(req)

@@ -107,8 +107,10 @@ func (c *Client) HTTP() *http.Client { return c.http }
 // credentials. They go only to the origin they were given for. RFC 9842's
 // Available-Dictionary and Dictionary-ID are among them: "clients MUST
 // treat dictionaries in the same way that they treat cookies" (§10), and a
-// dictionary is offered only to its own origin.
-var credentialFields = []string{"Authorization", "Cookie", "Proxy-Authorization", fieldAvailableDictionary, fieldDictionaryID}
+// dictionary is offered only to its own origin. So is -H 'Host: NAME' (a
+// virtual host of the origin given; build sends it as the request's Host):
+// another host gets its own name.
+var credentialFields = []string{"Authorization", "Cookie", "Proxy-Authorization", fieldAvailableDictionary, fieldDictionaryID, "Host"}
 
 // credentialsKey marks a context: the credentials of the requests made with
 // it belong to this origin.
@@ -238,6 +240,7 @@ func asSent(req *http.Request) *http.Request {
 			r.Header.Del(f)
 		}
 		r.URL.User = nil
+		r.Host = ""
 	}
 	return r
 }

@@ -133,6 +133,7 @@ func (r *Request) build(method string) (*http.Request, error) {
 			req.Header.Add(k, v)
 		}
 	}
+	req.Host = req.Header.Get("Host") // -H 'Host: NAME', as curl; net/http writes no Host of the header map
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", "hdig")
 	}

@@ -1,0 +1,59 @@
+package cmd
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// -H 'Host: NAME' names the virtual host, as curl sends it (testing one
+// site of a shared address): Go's client drops a Host entry of the header
+// map, so the URL's host went instead. It goes on every request of the
+// run (here, the HEAD and the pieces of --parallel), not to a redirect's
+// other host.
+func TestGetHostHeader(t *testing.T) {
+	var mu sync.Mutex
+	hosts := map[string]int{}
+	body := strings.Repeat("v", 3<<20)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hosts[r.Host]++
+		mu.Unlock()
+		w.Header().Set("ETag", `"v"`)
+		http.ServeContent(w, r, "f", time.Time{}, strings.NewReader(body))
+	}))
+	defer srv.Close()
+	code, out, errOut := runHdig(t, "get", "-s", "--no-cache", "--parallel", "3", "-H", "Host: vhost.test", srv.URL+"/f")
+	if code != 0 || out != body {
+		t.Fatalf("exit %d (%d bytes): %s", code, len(out), errOut)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(hosts) != 1 || hosts["vhost.test"] == 0 {
+		t.Errorf("requests went with Host %v; want vhost.test on each", hosts)
+	}
+}
+
+// A redirect to another origin gets that host's name, not the -H Host
+// given for the first (nor its credentials).
+func TestGetHostHeaderNotToOtherOrigin(t *testing.T) {
+	var got string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Host
+		w.Write([]byte("x"))
+	}))
+	defer other.Close()
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/f", http.StatusFound)
+	}))
+	defer first.Close()
+	if code, _, errOut := runHdig(t, "get", "-s", "-L", "--no-cache", "-H", "Host: vhost.test", first.URL+"/f"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want := strings.TrimPrefix(other.URL, "http://"); got != want {
+		t.Errorf("the redirect's origin got Host %q, want %q", got, want)
+	}
+}
