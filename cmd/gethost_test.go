@@ -3,6 +3,8 @@ package cmd
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -55,5 +57,31 @@ func TestGetHostHeaderNotToOtherOrigin(t *testing.T) {
 	}
 	if want := strings.TrimPrefix(other.URL, "http://"); got != want {
 		t.Errorf("the redirect's origin got Host %q, want %q", got, want)
+	}
+}
+
+// The cache keeps versions by URL; under -H Host the URL's address serves
+// another site's resource. Two virtual hosts whose files share an ETag
+// (nginx's mtime-size) must not be taken one for the other: the cache is
+// not used, so no If-None-Match of the other site is sent.
+func TestGetHostHeaderUsesNoCache(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"5f0-6"`)
+		if r.Header.Get("If-None-Match") == `"5f0-6"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Write([]byte("site " + r.Host[:1] + "\n"))
+	}))
+	defer srv.Close()
+	cache, dir := t.TempDir(), t.TempDir()
+	for _, host := range []string{"a.test", "b.test"} {
+		out := filepath.Join(dir, host)
+		if code, _, errOut := runHdig(t, "get", "-s", "--cache-dir", cache, "-H", "Host: "+host, "-o", out, srv.URL+"/f"); code != 0 {
+			t.Fatalf("%s: exit %d: %s", host, code, errOut)
+		}
+		if b, _ := os.ReadFile(out); string(b) != "site "+host[:1]+"\n" {
+			t.Errorf("Host %s: got %q, want site %s's file", host, b, host[:1])
+		}
 	}
 }

@@ -20,6 +20,12 @@ import (
 // output flags ask for (-D, -w), in that order.
 func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	o.URL = schemeless(o.URL)
+	if hostOverride(o.Headers) {
+		// The cache keeps versions by URL; under another Host the URL's
+		// address serves another site's resource, whose ETag may be one
+		// of the cached versions' (nginx's mtime-size): no base is used.
+		o.NoCache = true
+	}
 	if o.Zsync || len(o.Seeds) > 0 || o.ZsyncURL != "" {
 		return runGetZsync(c, ios, o)
 	}
@@ -176,3 +182,14 @@ func lastSegment(u *url.URL) string {
 // errNoFileName is remoteName's error for a URL without a last path
 // segment: -J may still name the file after Content-Disposition.
 var errNoFileName = errors.New("has no file name")
+
+// hostOverride reports whether an -H field names the Host.
+func hostOverride(headers []string) bool {
+	for _, h := range headers {
+		k, v, ok := strings.Cut(h, ":")
+		if ok && strings.EqualFold(strings.TrimSpace(k), "Host") && strings.TrimSpace(v) != "" {
+			return true
+		}
+	}
+	return false
+}
