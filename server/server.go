@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -38,6 +39,7 @@ type Server struct {
 	dict     *dictRules   // RFC 9842 dictionaries (dictionary.go), nil: none
 	handler  http.Handler
 	writeMu  sync.Mutex // uploads: precondition, rename and cache entry, one at a time
+	uploads  *memBudget // temporary disk of the uploads in progress (uploadsAtOnce)
 
 	indexHashes atomic.Int64 // files the indexer hashed (tests count them)
 	rootLstats  atomic.Int64 // Lstat calls through os.Root (tests count them)
@@ -80,7 +82,7 @@ func New(dir string, opts ...Option) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs, small: newSmallFiles(),
 		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(), zsync: newZsyncCache(),
-		held: &memBudget{limit: maxHeldMemory}, private: privateIDs(&cfg), index: index, top: openDirLstat(root)}
+		held: &memBudget{limit: maxHeldMemory}, uploads: &memBudget{limit: min(cfg.maxUpload, math.MaxInt64/uploadsAtOnce) * uploadsAtOnce}, private: privateIDs(&cfg), index: index, top: openDirLstat(root)}
 	if err := s.initDictionaries(); err != nil {
 		s.top.close()
 		root.Close()

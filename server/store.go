@@ -25,11 +25,18 @@ type received struct {
 // store streams the request content into a temporary file (uploadDir),
 // verifies the request's digests, and renames the file into place.
 func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, created, gz bool) {
+	space := &tempSpace{budget: s.uploads}
+	defer space.release() // after the file is removed or renamed (deferred before)
+	if err := space.reserve(max(r.ContentLength, 0)); err != nil {
+		s.uploadSpace(w, r)
+		return
+	}
 	tmp, f, err := s.createUploadTemp()
 	if err != nil {
 		s.internalError(w, r, err)
 		return
 	}
+	space.w = f
 	renamed := false
 	defer func() {
 		if !renamed {
@@ -43,8 +50,11 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 	if declaresDigestTrailer(r) {
 		wire = verify.Algorithms // its algorithms are known only at the end
 	}
-	got, err := s.receive(w, r, f, gz, wire, storedAlgs)
+	got, err := s.receive(w, r, space, gz, wire, storedAlgs)
 	switch {
+	case errors.Is(err, errUploadSpace):
+		s.uploadSpace(w, r)
+		return
 	case errors.Is(err, errBadGzip):
 		s.problem(w, r, problem{Status: http.StatusBadRequest, Detail: errBadGzip.Error()})
 		return
@@ -146,7 +156,7 @@ func (s *Server) receive(w http.ResponseWriter, r *http.Request, f io.Writer, gz
 }
 
 func gzipError(err error) error {
-	if isTooLarge(err) {
+	if isTooLarge(err) || errors.Is(err, errUploadSpace) {
 		return err
 	}
 	return fmt.Errorf("%w: %v", errBadGzip, err)

@@ -161,6 +161,15 @@ func (s *Server) identityRep(r *http.Request, name string) (*Representation, fun
 	return rep, func() { f.Close() }, nil
 }
 
+// uploadSpace answers an upload that would take the uploads in progress
+// past their bound on temporary disk (uploadsAtOnce): 503, to be retried.
+func (s *Server) uploadSpace(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Connection", "close")
+	w.Header().Set("Retry-After", "5")
+	s.problem(w, r, problem{Status: http.StatusServiceUnavailable,
+		Detail: "the uploads in progress hold all the temporary space the server allows; try again later"})
+}
+
 func (s *Server) tooLarge(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Connection", "close")
 	s.problem(w, r, problem{Status: http.StatusRequestEntityTooLarge,

@@ -20,6 +20,58 @@ const uploadDir = ".hdig-uploads"
 // uploadPrefix starts every temporary upload file's name.
 const uploadPrefix = ".hdig-upload-"
 
+// uploadsAtOnce is how many uploads of --max-upload bytes may hold
+// temporary disk at once. Each upload may write up to --max-upload before
+// it is verified; without a bound on the total, --max-conns clients each
+// holding one open (a body sent slowly, never finished) would take
+// --max-conns times --max-upload of disk. The uploads in progress share
+// uploadsAtOnce times --max-upload: one that would pass it is refused
+// with 503 and Retry-After (errUploadSpace).
+const uploadsAtOnce = 4
+
+// errUploadSpace: the uploads in progress hold all the temporary disk
+// they may.
+var errUploadSpace = errors.New("the uploads in progress hold all the temporary space allowed")
+
+// tempSpace writes an upload's temporary file, reserving from the
+// server's budget (Server.uploads) each byte before it is written; the
+// upload returns held when its file is gone or renamed into place.
+type tempSpace struct {
+	w      io.Writer
+	budget *memBudget
+	held   int64 // reserved
+	n      int64 // written
+}
+
+// reserve holds n bytes more than are written: the content's declared
+// length, taken before it is read.
+func (t *tempSpace) reserve(n int64) error {
+	if n <= t.held-t.n {
+		return nil
+	}
+	more := n - (t.held - t.n)
+	if !t.budget.reserve(more) {
+		return errUploadSpace
+	}
+	t.held += more
+	return nil
+}
+
+func (t *tempSpace) Write(p []byte) (int, error) {
+	if err := t.reserve(int64(len(p))); err != nil {
+		return 0, err
+	}
+	n, err := t.w.Write(p)
+	t.n += int64(n)
+	return n, err
+}
+
+// release returns what the upload held.
+func (t *tempSpace) release() {
+	t.budget.release(t.held)
+	t.held = 0
+}
+
 // createUploadTemp creates a temporary file for an upload and locks it, so
 // that another server starting on the same directory leaves it alone.
 func (s *Server) createUploadTemp() (string, *os.File, error) {
