@@ -199,6 +199,12 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", httpfield.Redact(f.target), ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
 		} else if err := lengthAgrees(f.target, f.length, r.StatusCode, r.Header); err != nil {
 			sink.changed = err
+		} else if r.StatusCode == http.StatusRequestedRangeNotSatisfiable {
+			// Its "bytes */N" states the file's length: a file shorter
+			// than the ranges asked for within the control file's Length.
+			if cr, err := httpfield.ParseContentRange(r.Header.Get("Content-Range")); err == nil && cr.Total >= 0 {
+				sink.changed = lengthIs(f.target, f.length, cr.Total, "Content-Range "+cr.String())
+			}
 		}
 		sink.refuseWhole = sink.whole && len(batch) > 1
 		f.mu.Lock()
@@ -233,6 +239,11 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 		return errWholeBody
 	case errors.Is(sink.err, zsync.ErrMismatch):
 		return mismatch(sink.err)
+	case errors.Is(sink.changed, zsync.ErrMismatch):
+		// What the response stated disproves the control file even when
+		// no byte of its body was read (a 416): the part holds the
+		// control file's blocks, of a Length the origin does not have.
+		return mismatch(sink.changed)
 	case err != nil && errors.Is(context.Cause(ctx), errGotWhole):
 		return nil // another worker got the whole target
 	case err != nil:
