@@ -253,5 +253,12 @@ func lengthIs(target string, want, got int64, field string) error {
 	if got == want {
 		return nil
 	}
-	return mismatch(fmt.Errorf("zsync: %s has %d bytes (%s), the control file's Length is %d: the control file %w (made from another version?)", httpfield.Redact(target), got, field, want, zsync.ErrMismatch))
+	return mismatch(otherVersion(fmt.Sprintf("zsync: %s has %d bytes (%s), the control file's Length is %d: the control file was made from another version", httpfield.Redact(target), got, field, want)))
 }
+
+// otherVersion is a control file that does not describe the origin's file:
+// zsync.ErrMismatch for errors.Is, in its own words.
+type otherVersion string
+
+func (e otherVersion) Error() string        { return string(e) }
+func (e otherVersion) Is(target error) bool { return target == zsync.ErrMismatch }
