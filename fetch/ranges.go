@@ -148,10 +148,16 @@ type download struct {
 	spool     bool                      // f is a HeldSink's spill file (Hold): no part, no sidecar
 	respool   func(size int64) *os.File // a better spool for a body of that length, or nil (HeldSink.respool)
 	savedRepr string                    // the Repr-Digest a loaded sidecar recorded
-	late      verify.DigestField        // the pieces' Repr-Digest when the first response had none (guarded by mu; laterepr.go)
-	restarts  int
-	wrong     bool       // the whole did not match (narrow): the part holds bytes known wrong
-	mir       *mirrorSet // sources and scheduler with mirrors (mirrors.go)
+	// wholeContent is the Content-Digest (its field value) of the 200 the
+	// file is the content of: this run's first response's, or the one a
+	// sidecar recorded of the version its strong ETag names (resumePieces).
+	// A 200's content is the whole representation, so it proves the file
+	// however many runs and ranges assembled it; "" without one.
+	wholeContent string
+	late         verify.DigestField // the pieces' Repr-Digest when the first response had none (guarded by mu; laterepr.go)
+	restarts     int
+	wrong        bool       // the whole did not match (narrow): the part holds bytes known wrong
+	mir          *mirrorSet // sources and scheduler with mirrors (mirrors.go)
 
 	received atomic.Int64
 	ranged   atomic.Bool // a Range request was sent (else one stream)
@@ -185,6 +191,10 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	// A new transfer from the start: no earlier run's bytes, nor the
 	// Repr-Digest its sidecar recorded (another version's, maybe).
 	d.resumed, d.savedRepr, d.before, d.refStatus, d.total = false, "", nil, resp.StatusCode, resp.ContentLength
+	d.wholeContent = ""
+	if resp.StatusCode == http.StatusOK {
+		d.wholeContent = strings.Join(resp.Header.Values(verify.ContentDigest), ", ")
+	}
 	d.wrong = false
 	if d.respool != nil {
 		if f := d.respool(d.total); f != nil {

@@ -67,7 +67,7 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 		res, err = d.resumeLength(ctx, sc, st.Size())
 	}
 	if errors.Is(err, ErrMismatch) && d.resumed && len(d.checks) == 0 {
-		d.warn("the resumed file did not match Repr-Digest: fetched again in full")
+		d.warn("the resumed file did not match Repr-Digest (or the recorded Content-Digest): fetched again in full")
 		d.prog.Restart()
 		return d.fresh(ctx, true)
 	}
@@ -80,6 +80,7 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 // back still changes); else the part is hashed again from its start.
 func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool) (*Result, error) {
 	d.total, d.etag, d.resumed, d.savedRepr = sc.Total, sc.ETag, true, sc.ReprDigest
+	d.wholeContent = sc.ContentDigest // kept if the resume request fails before an answer
 	algs, added := d.req.withExpected(sc.algorithms())
 	wm, h := sc.Hashed, verify.NewHasher(algs)
 	if added {
@@ -115,6 +116,11 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 	d.etag = etag
 	d.ref = reprFields(r.resp.Header)
 	d.refStatus = http.StatusOK
+	// The 206 is of the version the sidecar's strong ETag names, whose
+	// 200 sent the Content-Digest recorded: of the whole, as in that run.
+	if d.wholeContent != "" {
+		d.ref.content = verify.ParseDigestField(verify.ContentDigest, []string{d.wholeContent})
+	}
 	if sc.ReprDigest != "" {
 		if _, same := differ(verify.ParseDigestField(verify.ReprDigest, []string{sc.ReprDigest}), d.ref.repr); !same {
 			r.close()

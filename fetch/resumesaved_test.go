@@ -26,13 +26,18 @@ type resumeOrigin struct {
 }
 
 func newResumeOrigin(t *testing.T, data []byte, repr string, answer func(h http.Header, part []byte)) *resumeOrigin {
+	return newResumeOriginField(t, data, "Repr-Digest", repr, answer)
+}
+
+// newResumeOriginField is newResumeOrigin with the 200's digest in field.
+func newResumeOriginField(t *testing.T, data []byte, field, value string, answer func(h http.Header, part []byte)) *resumeOrigin {
 	o := &resumeOrigin{}
 	o.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("ETag", `"v1"`)
 		w.Header().Set("Accept-Ranges", "bytes")
 		rg := r.Header.Get("Range")
 		if rg == "" {
-			w.Header().Set("Repr-Digest", repr)
+			w.Header().Set(field, value)
 			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
 			w.WriteHeader(200)
 			o.gets.Add(1)
@@ -59,9 +64,13 @@ func newResumeOrigin(t *testing.T, data []byte, repr string, answer func(h http.
 // resume runs `-C` into path twice: the first run breaks half way and
 // leaves a sidecar; the second resumes it, with whole 200s from then on.
 func (o *resumeOrigin) resume(t *testing.T, path string) (*Result, error) {
+	return o.resumeReq(t, path, &Request{URL: o.srv.URL, Policy: verify.DefaultPolicy()})
+}
+
+// resumeReq is resume with req.
+func (o *resumeOrigin) resumeReq(t *testing.T, path string, req *Request) (*Result, error) {
 	t.Helper()
 	c, _ := NewClient(Options{Timeout: testStall})
-	req := &Request{URL: o.srv.URL, Policy: verify.DefaultPolicy()}
 	if _, err := c.Download(context.Background(), req, path, DownloadOptions{Continue: true, Parallel: 1}); err == nil {
 		t.Fatal("first run: want a truncated body")
 	}
@@ -128,5 +137,34 @@ func TestResumeKeepsAnswerWarning(t *testing.T) {
 	}
 	if w := strings.Join(res.Verdict.Warnings, "\n"); !strings.Contains(w, "Repr-Digest ignored") || res.Outcome() != verify.Verified {
 		t.Errorf("outcome %s, warnings %q; want verified by the recorded Repr-Digest, and the malformed answer's field named as ignored", res.Outcome(), res.Verdict.Warnings)
+	}
+}
+
+// -C: the Content-Digest of the first 200 is the digest of the whole
+// representation's bytes (a 200's content is all of it, content coding
+// included), and the resume 206s are of that same representation (the
+// sidecar's strong ETag as If-Range). The sidecar records it, and the
+// resumed whole is judged against it as the first run's whole would have
+// been: before, an origin sending only Content-Digest left every resumed
+// download "unverified" (exit 3 under --require-digest), and wrong resumed
+// bytes were released as merely unverified.
+func TestResumeKeepsSavedContentDigest(t *testing.T) {
+	data := genData(1<<20, 1)
+	o := newResumeOriginField(t, data, "Content-Digest", sha256Field(data), func(http.Header, []byte) {})
+	req := &Request{URL: o.srv.URL, Policy: verify.DefaultPolicy(), RequireDigest: true}
+	res, err := o.resumeReq(t, filepath.Join(t.TempDir(), "f"), req)
+	if err != nil || res.Outcome() != verify.Verified || o.gets.Load() != 0 {
+		t.Fatalf("resume: %v (outcome %s, %d GETs); want verified by the Content-Digest the sidecar recorded", err, res.Outcome(), o.gets.Load())
+	}
+
+	bad := newResumeOriginField(t, data, "Content-Digest", sha256Field(data), func(h http.Header, part []byte) {
+		part[len(part)-1] ^= 0xff
+	})
+	path := filepath.Join(t.TempDir(), "f")
+	res, err = bad.resume(t, path)
+	got, _ := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, data) || bad.gets.Load() != 1 {
+		t.Errorf("resume of wrong bytes: %v (outcome %s, warnings %q, %d GETs); want them found wrong by the recorded Content-Digest and fetched again in full",
+			err, res.Outcome(), res.Verdict.Warnings, bad.gets.Load())
 	}
 }

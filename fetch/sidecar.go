@@ -40,16 +40,20 @@ const (
 // hash of the prefix up to Hashed, and the Content-Digest that verified
 // each complete piece beyond it.
 type sidecar struct {
-	Version    int            `json:"version"`
-	URL        string         `json:"url"` // its password redacted: the file is not secret
-	ETag       string         `json:"etag,omitempty"`
-	Total      int64          `json:"total"` // -1 unknown
-	ReprDigest string         `json:"repr_digest,omitempty"`
-	Algorithms []string       `json:"algorithms"`
-	Hashed     int64          `json:"hashed"`
-	HashState  []byte         `json:"hash_state"`
-	Done       [][2]int64     `json:"done"` // [start, end) on disk
-	Pieces     []sidecarPiece `json:"pieces,omitempty"`
+	Version    int    `json:"version"`
+	URL        string `json:"url"` // its password redacted: the file is not secret
+	ETag       string `json:"etag,omitempty"`
+	Total      int64  `json:"total"` // -1 unknown
+	ReprDigest string `json:"repr_digest,omitempty"`
+	// ContentDigest is the Content-Digest of the first 200: the digest of
+	// the whole representation's bytes, which the part holds once complete
+	// (download.wholeContent).
+	ContentDigest string         `json:"content_digest,omitempty"`
+	Algorithms    []string       `json:"algorithms"`
+	Hashed        int64          `json:"hashed"`
+	HashState     []byte         `json:"hash_state"`
+	Done          [][2]int64     `json:"done"` // [start, end) on disk
+	Pieces        []sidecarPiece `json:"pieces,omitempty"`
 	// Part is the part file's identity when the sidecar was saved: size,
 	// mtime and what a user cannot set back (ctime, device, inode). Unless
 	// the part is still that version (fileid.Same), the saved hash state
@@ -91,6 +95,7 @@ func (d *download) saveSidecar() error {
 	if sc.ReprDigest == "" {
 		sc.ReprDigest = d.savedRepr // the resume request failed before an answer
 	}
+	sc.ContentDigest = d.wholeContent
 	for _, a := range d.algs {
 		sc.Algorithms = append(sc.Algorithms, a.Key)
 	}

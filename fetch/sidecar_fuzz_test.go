@@ -49,6 +49,7 @@ func FuzzSidecar(f *testing.F) {
 		func(s *sidecar) { s.Pieces = []sidecarPiece{{Start: -5, End: 10}} },
 		func(s *sidecar) { s.Algorithms = []string{"sha-3"} },
 		func(s *sidecar) { s.Hashed = 1 << 62 },
+		func(s *sidecar) { s.ContentDigest = "sha-256=:AAAA:, =bad" },
 	} {
 		sc := good
 		edit(&sc)
