@@ -128,6 +128,14 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 			return d.fresh(ctx, true)
 		}
 	}
+	// Another length is another version (an origin that kept its ETag
+	// across a change, or a sidecar gone wrong): the part does not fit it,
+	// as after a 416, and a full fetch repairs that; not a protocol error.
+	if cr, err := httpfield.ParseContentRange(r.resp.Header.Get("Content-Range")); err == nil && cr.Total != d.total {
+		r.close()
+		d.warn(fmt.Sprintf("the origin's length %d is not the %d the part was saved for: fetched again in full", cr.Total, d.total))
+		return d.fresh(ctx, true)
+	}
 	return d.resumeTransfer(ctx, r)
 }
 

@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -166,5 +167,37 @@ func TestResumeKeepsSavedContentDigest(t *testing.T) {
 	if err != nil || !bytes.Equal(got, data) || bad.gets.Load() != 1 {
 		t.Errorf("resume of wrong bytes: %v (outcome %s, warnings %q, %d GETs); want them found wrong by the recorded Content-Digest and fetched again in full",
 			err, res.Outcome(), res.Verdict.Warnings, bad.gets.Load())
+	}
+}
+
+// -C: a resume answer whose Content-Range gives another length than the
+// sidecar recorded shows the part is not of the version answering (an
+// origin that kept its ETag across a change, or a sidecar gone wrong), as
+// a 200 or a 416 would: the part is discarded and the file fetched again
+// in full, as for them. Before, it ended as a protocol error (exit 5)
+// that a full fetch repairs.
+func TestResumeOtherLengthFetchesAgain(t *testing.T) {
+	data := genData(1<<20, 1)
+	o := newResumeOrigin(t, data, sha256Field(data), func(http.Header, []byte) {})
+	path := filepath.Join(t.TempDir(), "f")
+	c, _ := NewClient(Options{Timeout: testStall})
+	req := &Request{URL: o.srv.URL, Policy: verify.DefaultPolicy()}
+	opts := DownloadOptions{Continue: true, Parallel: 1}
+	if _, err := c.Download(context.Background(), req, path, opts); err == nil {
+		t.Fatal("first run: want a truncated body")
+	}
+	var sc sidecar
+	b, _ := os.ReadFile(path + SidecarSuffix)
+	if err := json.Unmarshal(b, &sc); err != nil || sc.Total != int64(len(data)) {
+		t.Fatalf("sidecar %s: %v", b, err)
+	}
+	sc.Total += 10
+	b, _ = json.Marshal(sc)
+	os.WriteFile(path+SidecarSuffix, b, 0o644)
+	o.whole.Store(true)
+	res, err := c.Download(context.Background(), req, path, opts)
+	got, _ := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, data) || o.gets.Load() != 2 || res.Outcome() != verify.Verified {
+		t.Errorf("resume: %v (outcome %s, %d GETs in all); want the part discarded and the file fetched again in full, verified", err, res.Outcome(), o.gets.Load())
 	}
 }
