@@ -3,8 +3,11 @@ package fetch
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+
+	"github.com/hdig/hdig/internal/smallfile"
 )
 
 // newFileMode is the mode of an output that replaces no file (less the
@@ -77,10 +80,40 @@ func OpenPart(part string) (*os.File, error) {
 	return f, nil
 }
 
-// resumablePart says fi is a part hdig could have left: a regular file
-// with one name (a hard link would make -C append to another file too).
+// resumablePart says fi is a part (or sidecar) hdig could have left: a
+// regular file with one name (a hard link would make -C append to another
+// file too), the user's own. Someone else's, put first in a shared
+// directory, would have -C keep their bytes, and a sidecar of theirs vouch
+// for them with the digest it records.
 func resumablePart(fi fs.FileInfo) bool {
-	return fi.Mode().IsRegular() && fileLinks(fi) <= 1
+	return fi.Mode().IsRegular() && fileLinks(fi) <= 1 && ownedByUser(fi)
+}
+
+// readOwn reads the small file at path if it is one hdig could have left
+// (resumablePart), opened as that very file: no symbolic link at its name
+// is followed and a FIFO there does not block the open. At most max bytes
+// are read (smallfile.ErrTooLarge beyond).
+func readOwn(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openOwnFlags, 0)
+	if err != nil {
+		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("not a regular file of its own (%s)", fi.Mode().Type())
+		}
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !resumablePart(fi) {
+		return nil, fmt.Errorf("not a regular file of its own (%s), or someone else's", fi.Mode().Type())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(b)) > max {
+		err = smallfile.ErrTooLarge
+	}
+	return b, err
 }
 
 // ReplaceFile replaces path with b through path.tmp, made by CreatePart:

@@ -36,7 +36,7 @@ import (
 func (d *download) resume(ctx context.Context) (*Result, error) {
 	st, err := os.Lstat(d.part)
 	if err == nil && !resumablePart(st) {
-		d.warn(fmt.Sprintf("%s is not a regular file of its own (a link?): started over", d.part))
+		d.warn(fmt.Sprintf("%s is not a regular file of its own (a link, or someone else's?): started over", d.part))
 		return d.fresh(ctx, true)
 	}
 	if err != nil {

@@ -120,7 +120,7 @@ func (d *download) saveSidecar() error {
 // loadSidecar reads the sidecar of a part of partSize bytes fetched from
 // url. It returns nil and why when there is none or it cannot be trusted.
 func loadSidecar(path, url string, partSize int64) (*sidecar, string) {
-	b, err := smallfile.Read(path, maxSidecarSize)
+	b, err := readOwn(path, maxSidecarSize)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, ""

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"os"
 
-	"github.com/hdig/hdig/internal/smallfile"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -53,7 +52,7 @@ func (s zsyncSide) bound(now zsyncSide) bool {
 // readZsyncSide reads OUT.hdig-zsync; ok is false when it is absent or
 // unreadable (the part is then only a seed).
 func readZsyncSide(path string) (s zsyncSide, ok bool) {
-	b, err := smallfile.Read(path, maxZsyncSide)
+	b, err := readOwn(path, maxZsyncSide)
 	if err != nil || json.Unmarshal(b, &s) != nil {
 		return zsyncSide{}, false
 	}
