@@ -128,12 +128,7 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 			return d.fresh(ctx, true)
 		}
 	}
-	// Another length is another version (an origin that kept its ETag
-	// across a change, or a sidecar gone wrong): the part does not fit it,
-	// as after a 416, and a full fetch repairs that; not a protocol error.
-	if cr, err := httpfield.ParseContentRange(r.resp.Header.Get("Content-Range")); err == nil && cr.Total != d.total {
-		r.close()
-		d.warn(fmt.Sprintf("the origin's length %d is not the %d the part was saved for: fetched again in full", cr.Total, d.total))
+	if d.otherLength(r, sc.Total) {
 		return d.fresh(ctx, true)
 	}
 	return d.resumeTransfer(ctx, r)
@@ -181,6 +176,9 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 		r.close()
 		return d.result(), protocolErrorf("resuming at byte %d: %v", size, err)
 	}
+	if sc != nil && d.otherLength(r, sc.Total) {
+		return d.fresh(ctx, true)
+	}
 	etag := d.etag
 	d.adopt(resp)
 	if etag != "" {
@@ -195,6 +193,23 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 	d.startHash(d.hashAlgorithms(resp, d.ref.all()...), 0, d.before)
 	d.parallel, d.pieces = 1, []*piece{{start: size, end: d.total}}
 	return d.resumeTransfer(ctx, r)
+}
+
+// otherLength says whether the resume answer r gives another length than
+// the total (-1 unknown) the part was saved for, and then closes it.
+// Another length is another version (an origin that changed the file
+// without a strong ETag, or kept its ETag across the change, or a sidecar
+// gone wrong): the part's bytes and the answer's would be two versions,
+// and the part does not fit the representation, as after a 416; a full
+// fetch repairs that, it is no protocol error.
+func (d *download) otherLength(r *reply, total int64) bool {
+	cr, err := httpfield.ParseContentRange(r.resp.Header.Get("Content-Range"))
+	if err != nil || total < 0 || cr.Total == total {
+		return false
+	}
+	r.close()
+	d.warn(fmt.Sprintf("the origin's length %d is not the %d the part was saved for: fetched again in full", cr.Total, total))
+	return true
 }
 
 // resumeTransfer runs a resumed plan whose first reply is in hand.

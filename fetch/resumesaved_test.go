@@ -201,3 +201,50 @@ func TestResumeOtherLengthFetchesAgain(t *testing.T) {
 		t.Errorf("resume: %v (outcome %s, %d GETs in all); want the part discarded and the file fetched again in full, verified", err, res.Outcome(), o.gets.Load())
 	}
 }
+
+// -C of a part whose sidecar knows the length but no strong ETag (no If-Range
+// can be sent): the rest is asked for from the part's end. A 206 giving
+// another length is of another version, so the part's bytes and its
+// would be two versions: they were spliced and released (as merely
+// unverified without a digest); the length is now compared with the
+// sidecar's, as for a resume with an ETag, and the file fetched again in
+// full.
+func TestResumeLengthOtherTotalFetchesAgain(t *testing.T) {
+	v1, v2 := genData(1<<20, 1), genData(1<<20+100, 2)
+	var second atomic.Bool
+	var gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !second.Load() {
+			w.Header().Set("Content-Length", strconv.Itoa(len(v1)))
+			w.Write(v1[:len(v1)/2]) // the connection breaks half way
+			return
+		}
+		var a int
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &a); err != nil {
+			gets.Add(1)
+			w.Write(v2)
+			return
+		}
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, len(v2)-1, len(v2)))
+		w.WriteHeader(206)
+		w.Write(v2[a:])
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "f")
+	c, _ := NewClient(Options{Timeout: testStall})
+	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
+	opts := DownloadOptions{Continue: true, Parallel: 1}
+	if _, err := c.Download(context.Background(), req, path, opts); err == nil {
+		t.Fatal("first run: want a broken body")
+	}
+	if b, err := os.ReadFile(path + SidecarSuffix); err != nil || !strings.Contains(string(b), `"total":1048576`) {
+		t.Fatalf("sidecar after the broken first run: %s, %v", b, err)
+	}
+	second.Store(true)
+	res, err := c.Download(context.Background(), req, path, opts)
+	got, _ := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, v2) || gets.Load() != 1 {
+		t.Errorf("resume: %v (outcome %s, warnings %q, %d full GETs); want the 206 of another length refused and the file fetched again in full (FILE is v2: %v)",
+			err, res.Outcome(), res.Verdict.Warnings, gets.Load(), bytes.Equal(got, v2))
+	}
+}

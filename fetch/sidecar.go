@@ -156,7 +156,7 @@ func (sc *sidecar) check(url string, partSize int64) string {
 		return fmt.Sprintf("the part's %d bytes exceed the length %d", partSize, sc.Total)
 	case len(sc.Done) > maxSidecarSpans || len(sc.Pieces) > maxSidecarPieces:
 		return "too many spans"
-	case len(sc.Algorithms) == 0 || len(sc.Algorithms) > len(verify.All):
+	case len(sc.Algorithms) > len(verify.All): // none: nothing was hashed (no digest to check)
 		return fmt.Sprintf("%d algorithms", len(sc.Algorithms))
 	}
 	for _, k := range sc.Algorithms {

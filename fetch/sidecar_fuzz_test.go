@@ -89,7 +89,7 @@ func FuzzSidecar(f *testing.F) {
 // accepted for a part of size bytes.
 func checkSidecarBounds(t *testing.T, sc *sidecar, size int64) {
 	t.Helper()
-	if len(sc.Done) > maxSidecarSpans || len(sc.Pieces) > maxSidecarPieces || len(sc.Algorithms) == 0 || len(sc.Algorithms) > len(verify.Algorithms) {
+	if len(sc.Done) > maxSidecarSpans || len(sc.Pieces) > maxSidecarPieces || len(sc.Algorithms) > len(verify.Algorithms) {
 		t.Fatalf("%d spans, %d pieces, %d algorithms", len(sc.Done), len(sc.Pieces), len(sc.Algorithms))
 	}
 	at := int64(0)
