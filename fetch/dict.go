@@ -189,8 +189,8 @@ func (r *Request) dictFor(enc string, u *url.URL) *dictOffer {
 	return nil
 }
 
-// size is the dictionary's length (0 for none): input, like the received
-// bytes, to the decoded output's ratio bound.
+// size is the dictionary's length (0 for none): output the decoded body
+// may copy, allowed once beside the ratio bound (Limits.checkGiven).
 func (o *dictOffer) size() int64 {
 	if o == nil {
 		return 0

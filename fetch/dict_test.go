@@ -505,3 +505,34 @@ func TestDictionaryNotOfferedOutsideMatchAfterRedirect(t *testing.T) {
 		t.Run(coding, func(t *testing.T) { redirectedDictAnswer(t, coding, true) })
 	}
 }
+
+// --max-ratio bounds the decoded output per byte received: the stored
+// dictionary may be copied into it once, not --max-ratio times. A few
+// hundred bytes of dcz that repeat a 10 KB dictionary sixty-four times
+// (650 KB) were allowed up to ratio × (received + dictionary), so a 64 MiB
+// dictionary let any small response write 64 GiB at the default 1024:1.
+// Such a body is stopped and fetched in full; a real new version (about
+// the dictionary's size) still decodes.
+func TestDictionaryRatioCountsDictionaryOnce(t *testing.T) {
+	for _, coding := range []string{dictionary.CodingDCB, dictionary.CodingDCZ} {
+		t.Run(coding, func(t *testing.T) {
+			e := newDictEnv(t, coding)
+			e.o.set("/app/bomb.js", bytes.Repeat(dictV1, 64))
+			lim := func(r *Request) { r.Limits = Limits{MaxRatio: 100, Floor: 1} }
+			if _, _, err := e.get(t, "/app/v1.js", lim); err != nil {
+				t.Fatal(err)
+			}
+			e.o.useAs["/app/bomb.js"] = "-"
+			res, out, err := e.get(t, "/app/bomb.js", lim)
+			if err != nil || len(out) != 64*len(dictV1) || res.Strategy != StrategyFull ||
+				!strings.Contains(warnings(res), "decompression bomb") || !strings.Contains(warnings(res), "fetched in full instead") {
+				t.Fatalf("bomb: %v, %d bytes, strategy %s, warnings %q; want the %s body stopped at the ratio and fetched in full",
+					err, len(out), res.Strategy, warnings(res), coding)
+			}
+			res, out, err = e.get(t, "/app/v2.js", lim)
+			if err != nil || !bytes.Equal(out, dictV2) || res.Strategy != StrategyDictionary {
+				t.Errorf("v2: %v, %d bytes, strategy %s, warnings %q; want it decoded with the dictionary", err, len(out), res.Strategy, warnings(res))
+			}
+		})
+	}
+}

@@ -156,8 +156,11 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		defer plain.Close()
 		out = io.TeeReader(dec, plain)
 	}
-	// A dictionary is input to the decoded output, as a delta's base is.
-	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: func() int64 { return counted.count() + dict.size() }, expands: decoded}
+	// The decoded output may copy the dictionary: its bytes are allowed
+	// once beside the ratio's bound on the bytes received, not counted as
+	// input the ratio multiplies (a few hundred bytes repeating a 64 MiB
+	// dictionary would be allowed 64 GiB).
+	bounded := &boundedWriter{w: sinkWriter{sink}, lim: req.Limits, in: counted.count, given: dict.size(), expands: decoded}
 	if held != nil && out == body {
 		held.expect(resp.ContentLength) // the body's length, as written
 	}

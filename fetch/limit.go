@@ -13,7 +13,8 @@ var ErrTooLarge = errors.New("too large")
 
 // Default bound on decoded and rebuilt output: at most DefaultMaxRatio
 // bytes written per byte received (plus, for a delta, per byte of its
-// base), and always at least DefaultRatioFloor. gzip cannot exceed about
+// base; a compression dictionary's bytes are allowed once on top), and
+// always at least DefaultRatioFloor. gzip cannot exceed about
 // 1032:1; a 16 KiB brotli stream of 10 GiB is 650,000:1.
 const (
 	DefaultMaxRatio   = 1024
@@ -71,12 +72,23 @@ func (l Limits) readCap(off int64, b []byte) []byte {
 // checkOutput fails once out bytes written would exceed MaxFileSize or,
 // when the output is decoded or rebuilt, the ratio bound for in bytes in.
 func (l Limits) checkOutput(out, in int64, expands bool) error {
+	return l.checkGiven(out, 0, in, expands)
+}
+
+// checkGiven is checkOutput for output that may copy, besides what the in
+// bytes received make, given bytes the client already held (a compression
+// dictionary): they are allowed once on top of the ratio's bound, not
+// multiplied by it as bytes in, since a body of a few bytes may copy them
+// again and again.
+func (l Limits) checkGiven(out, given, in int64, expands bool) error {
 	if l.MaxFileSize > 0 && out > l.MaxFileSize {
 		return &limitError{msg: fmt.Sprintf("stopped: %d bytes out would pass --max-filesize %d", out, l.MaxFileSize)}
 	}
 	if !expands || l.MaxRatio < 0 {
 		return nil
 	}
+	total := out
+	out -= given
 	ratio, floor := l.MaxRatio, l.Floor
 	if ratio == 0 {
 		ratio = DefaultMaxRatio
@@ -86,7 +98,11 @@ func (l Limits) checkOutput(out, in int64, expands bool) error {
 	}
 	if out > floor && (out-1)/ratio >= in { // out > ratio*in, without overflow
 
-		return &limitError{ratio: true, msg: fmt.Sprintf("stopped: %d bytes out from %d bytes in would pass %d:1 (a decompression bomb?); --max-ratio raises the bound", out, in, ratio)}
+		held := ""
+		if given > 0 {
+			held = fmt.Sprintf(" beside the %d bytes of the dictionary", given)
+		}
+		return &limitError{ratio: true, msg: fmt.Sprintf("stopped: %d bytes out from %d bytes in%s would pass %d:1 (a decompression bomb?); --max-ratio raises the bound", total, in, held, ratio)}
 	}
 	return nil
 }
@@ -99,13 +115,14 @@ type boundedWriter struct {
 	w       io.Writer
 	lim     Limits
 	in      func() int64
+	given   int64 // bytes held before (a dictionary) the output may copy: checkGiven
 	expands bool
 	n       int64
 	err     error
 }
 
 func (b *boundedWriter) Write(p []byte) (int, error) {
-	if err := b.lim.checkOutput(b.n+int64(len(p)), b.in(), b.expands); err != nil {
+	if err := b.lim.checkGiven(b.n+int64(len(p)), b.given, b.in(), b.expands); err != nil {
 		b.err = err
 		return 0, err
 	}
