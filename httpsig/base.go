@@ -13,6 +13,7 @@ func Base(m Message, p Params) ([]byte, error) {
 	}
 	var b strings.Builder
 	seen := make(map[string]bool, len(p.Components))
+	read := 0 // field bytes read: a key or sf component parses its whole field for a short value
 	for _, c := range p.Components {
 		if c.Name == "@signature-params" {
 			return nil, fmt.Errorf("httpsig: @signature-params cannot be a covered component")
@@ -21,6 +22,9 @@ func Base(m Message, p Params) ([]byte, error) {
 			return nil, fmt.Errorf("httpsig: component %s is covered twice", c)
 		}
 		seen[c.key()] = true
+		if read += m.fieldBytes(c); read > MaxBaseLength {
+			return nil, fmt.Errorf("httpsig: component %s: the fields covered are over %d bytes read for the signature base", c, MaxBaseLength)
+		}
 		v, err := m.value(c)
 		if err != nil {
 			return nil, err

@@ -63,6 +63,33 @@ func rawValues(h http.Header, name string) ([]string, bool) {
 	return out, true
 }
 
+// fieldBytes is the size of the field lines a field component reads (0
+// for a derived one, or when its field is not there), counted before any
+// work on them: Base bounds the total, as it bounds its own length.
+func (m Message) fieldBytes(c Component) int {
+	if c.Derived() {
+		return 0
+	}
+	h, err := m.fields(c)
+	if err != nil || h == nil {
+		return 0
+	}
+	vs, ok := h[textproto.CanonicalMIMEHeaderKey(c.Name)]
+	if !ok {
+		for k, v := range h {
+			if strings.EqualFold(k, c.Name) {
+				vs = v
+				break
+			}
+		}
+	}
+	n := 0
+	for _, v := range vs {
+		n += len(v) + 2
+	}
+	return n
+}
+
 // fieldValue is the component value of an HTTP field (§2.1).
 func (m Message) fieldValue(c Component) (string, error) {
 	h, err := m.fields(c)

@@ -334,3 +334,37 @@ func TestMalformedLabelStandsAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseBoundsFieldBytesRead: the base bound is on the field bytes a
+// base reads, not only on the bytes it writes. A `key` component takes one
+// small member out of a field it parses whole, so 64 of them over a 10 MB
+// header field (net/http's default header limit) parsed it 64 times per
+// signature, 16 signatures a response: hundreds of seconds of parsing for
+// one hostile response, under a base of a few hundred bytes.
+func TestBaseBoundsFieldBytesRead(t *testing.T) {
+	pad := "k=1, " + strings.Repeat("p=1, ", MaxBaseLength/5) + "q=1"
+	h := http.Header{"X-Pad": {pad}}
+	c, err := ParseComponent(`"x-pad";key="k"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := RequestMessage(newRequest(t, "GET", "http://x/", h))
+	if b, err := Base(m, Params{Components: []Component{c}}); err == nil || !strings.Contains(err.Error(), "bytes") {
+		t.Errorf("a member of a %d-byte field: base %d bytes, err %v; want it refused as over %d bytes read", len(pad), len(b), err, MaxBaseLength)
+	}
+	// Components each under the bound, together over it: the field is
+	// read once for each.
+	h = http.Header{"X-Pad": {"k=1, " + strings.Repeat("p=1, ", MaxBaseLength/18) + "q=1"}}
+	m = RequestMessage(newRequest(t, "GET", "http://x/", h))
+	cs, err := ParseComponents([]string{`"x-pad";key="k"`, `"x-pad";key="p"`, `"x-pad";key="q"`, `"x-pad";key="p";req`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Base(m, Params{Components: cs[:3]}); err != nil {
+		t.Errorf("three members of a %d-byte field: %v; want a base", len(h.Get("X-Pad")), err)
+	}
+	resp := ResponseMessage(&http.Response{StatusCode: 200, Header: h}, m.Request)
+	if b, err := Base(resp, Params{Components: cs}); err == nil || !strings.Contains(err.Error(), "bytes") {
+		t.Errorf("four reads of a %d-byte field: base %d bytes, err %v; want it refused", len(h.Get("X-Pad")), len(b), err)
+	}
+}
