@@ -390,9 +390,11 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	defer idle.stop()
 	counted := &countingReader{r: idle}
 	body := io.TeeReader(counted, content)
-	// Rebuilt bytes are bounded by what came in: the delta and its base.
+	// Rebuilt bytes are bounded by what came in: the ratio times the
+	// delta's bytes, beside the base once (a few delta bytes may copy it
+	// again and again: checkGiven).
 	out := &boundedWriter{w: io.MultiWriter(sinkWriter{sink}, repr), lim: d.req.Limits, expands: true,
-		in: func() int64 { return counted.count() + b.Size() }}
+		in: counted.count, given: b.Size()}
 	err = patch.Undo(ims, b, b.Size(), body, out)
 	if err == nil {
 		_, err = io.Copy(io.Discard, body)

@@ -77,7 +77,7 @@ func (l Limits) checkOutput(out, in int64, expands bool) error {
 
 // checkGiven is checkOutput for output that may copy, besides what the in
 // bytes received make, given bytes the client already held (a compression
-// dictionary): they are allowed once on top of the ratio's bound, not
+// dictionary, a delta's base): they are allowed once on top of the ratio's bound, not
 // multiplied by it as bytes in, since a body of a few bytes may copy them
 // again and again.
 func (l Limits) checkGiven(out, given, in int64, expands bool) error {
@@ -100,7 +100,7 @@ func (l Limits) checkGiven(out, given, in int64, expands bool) error {
 
 		held := ""
 		if given > 0 {
-			held = fmt.Sprintf(" beside the %d bytes of the dictionary", given)
+			held = fmt.Sprintf(" beside the %d bytes held before (the dictionary or the base)", given)
 		}
 		return &limitError{ratio: true, msg: fmt.Sprintf("stopped: %d bytes out from %d bytes in%s would pass %d:1 (a decompression bomb?); --max-ratio raises the bound", total, in, held, ratio)}
 	}
@@ -115,7 +115,7 @@ type boundedWriter struct {
 	w       io.Writer
 	lim     Limits
 	in      func() int64
-	given   int64 // bytes held before (a dictionary) the output may copy: checkGiven
+	given   int64 // bytes held before (a dictionary, a base) the output may copy: checkGiven
 	expands bool
 	n       int64
 	err     error

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"math/rand"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -174,4 +175,26 @@ func cachedBase(t *testing.T, url, etag string, base []byte) *cache.Cache {
 		t.Fatal(err)
 	}
 	return store
+}
+
+// The base a 226 rebuilds from is allowed once beside the ratio's bound,
+// not multiplied by it as bytes received (as a compression dictionary is,
+// TestDictionaryRatioCountsDictionaryOnce): a delta of a few hundred bytes
+// against a 128 KiB base rebuilt 8 MiB under a 100:1 ratio, 12.8 MiB
+// allowed; against a 1 GiB base at the default 1024:1, a terabyte.
+func TestDeltaBombBaseCountedOnce(t *testing.T) {
+	base := make([]byte, 128<<10)
+	rand.New(rand.NewSource(1)).Read(base)
+	srv, target, plain := deltaBombOrigin(t, base)
+	store := cachedBase(t, srv.URL, `"v1"`, base)
+	c, _ := NewClient(Options{Timeout: testStall})
+	sink := &countSink{}
+	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: store, Off: false}, Limits: smallLimits}
+	res, err := c.Get(context.Background(), req, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sink.n != int64(len(target)) || plain.Load() != 1 || !strings.Contains(strings.Join(res.Verdict.Warnings, "\n"), "--max-ratio") {
+		t.Errorf("%d bytes, %d full fetches, warnings %q; want the delta stopped at the ratio and the whole fetched once", sink.n, plain.Load(), res.Verdict.Warnings)
+	}
 }
