@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/rsa"
 	"encoding/base64"
@@ -271,7 +272,7 @@ func (t *Trust) authenticate(res *Result, full bool) error {
 		covers = s.coversDecoded
 	}
 	for _, c := range res.Verdict.Checks {
-		if c.Result != verify.Match || strings.HasPrefix(c.Reason, "in trailer") || !signable(c.Field, full) {
+		if c.Result != verify.Match || strings.HasPrefix(c.Reason, "in trailer") || !signable(c.Field, full) || !inHeader(res.Header, c) {
 			continue
 		}
 		if id, ok := covers(c.Field, c.Algorithm); ok {
@@ -293,6 +294,17 @@ func (t *Trust) authenticate(res *Result, full bool) error {
 		return nil
 	}
 	return &sigError{kind: ErrUnsigned, base: ErrUnverified, msg: unsignedWhy(res, s)}
+}
+
+// inHeader says the value c matched is the header's own member of its
+// field, the value a signature over the header covers. A match against a
+// value from elsewhere (what a sidecar recorded of an earlier response on
+// -C, a later piece's field) is no signed field's, whatever the header's
+// field of that name holds: the resume 206's Content-Digest is of its
+// piece, not the whole the recorded one matched.
+func inHeader(h http.Header, c verify.Check) bool {
+	v, ok := verify.ParseDigestField(c.Field, h.Values(c.Field)).Get(c.Algorithm)
+	return ok && bytes.Equal(v, c.Expected)
 }
 
 // signable: the fields whose match, signed, proves the bytes.

@@ -13,6 +13,9 @@ import (
 
 var sigT0 = time.Unix(1_800_000_000, 0)
 
+// sigZero is the sha-256 value the signed test headers carry (all zeros).
+var sigZero = make([]byte, 32)
+
 // signedHeader is a 200's header with Repr-Digest and Content-Digest,
 // signed by k under keyid over ids.
 func signedHeader(t *testing.T, k ed25519.PrivateKey, keyid string, ids ...string) http.Header {
@@ -89,7 +92,7 @@ func TestAuthenticate(t *testing.T) {
 	_, k, _ := ed25519.GenerateKey(nil)
 	tr := trustOf(t, "", k, sigT0)
 	match := func(field, reason string) verify.Check {
-		return verify.Check{Field: field, Algorithm: "sha-256", Result: verify.Match, Reason: reason}
+		return verify.Check{Field: field, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match, Reason: reason}
 	}
 	for _, c := range []struct {
 		name  string
@@ -103,6 +106,7 @@ func TestAuthenticate(t *testing.T) {
 		{"content-digest of a part", []string{"content-digest"}, match(verify.ContentDigest, ""), false, ErrUnsigned},
 		{"repr-digest in the trailer", []string{"repr-digest"}, match(verify.ReprDigest, "in trailer"), false, ErrUnsigned},
 		{"not covered", []string{"@status"}, match(verify.ReprDigest, ""), false, ErrUnsigned},
+		{"a value not the header's", []string{"content-digest"}, verify.Check{Field: verify.ContentDigest, Algorithm: "sha-256", Expected: []byte("recorded elsewhere"), Result: verify.Match}, true, ErrUnsigned},
 	} {
 		res := &Result{Status: 200, Header: signedHeader(t, k, "o", c.ids...)}
 		res.Verdict.Add(c.check)
@@ -146,7 +150,7 @@ func TestAuthenticateDecodedNeedsCoding(t *testing.T) {
 	} {
 		h := http.Header{"Content-Encoding": {"gzip"}, "Unencoded-Digest": {"sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:"}}
 		res := &Result{Status: 200, Header: signedHeaderWith(t, k, "o", h, c.ids...), Decoded: c.decoded}
-		res.Verdict.Add(verify.Check{Field: c.field, Algorithm: "sha-256", Result: verify.Match})
+		res.Verdict.Add(verify.Check{Field: c.field, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
 		err := tr.authenticate(res, true)
 		if !errors.Is(err, c.want) || (err == nil) != (len(res.Authentic) > 0) {
 			t.Errorf("%s: %v, authentic %v; want %v", c.name, err, res.Authentic, c.want)
@@ -176,13 +180,13 @@ func TestAuthenticateTrailerComponent(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := &Result{Status: 200, Header: h, Trailer: trailer}
-	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
 	if err := tr.authenticate(res, true); err != nil || len(res.Authentic) == 0 {
 		t.Errorf("signature over a trailer field: %v, authentic %v; want authentic", err, res.Authentic)
 	}
 	// A trailer field that is not there is still a bad signature.
 	res = &Result{Status: 200, Header: h}
-	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
 	if err := tr.authenticate(res, true); !errors.Is(err, ErrSignature) {
 		t.Errorf("covered trailer field missing: %v, want ErrSignature", err)
 	}

@@ -32,7 +32,7 @@ func TestSignedByIsTheKeyThatVerified(t *testing.T) {
 	}
 	tr.Keys = append(tr.Keys, bk...)
 	res := &Result{Status: 200, Header: signedHeader(t, bob, "alice", "repr-digest")}
-	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
 	if err := tr.authenticate(res, true); err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestHexPublicKeyAsSecretShows(t *testing.T) {
 	}
 	tr := &Trust{Keys: keys, Skew: time.Minute, Now: func() time.Time { return sigT0 }}
 	res := &Result{Status: 200, Header: signedHeader(t, k, "origin", "repr-digest")}
-	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
 	if err := tr.authenticate(res, true); !errors.Is(err, ErrSignature) {
 		t.Errorf("authenticate: %v; want ErrSignature (an HMAC key cannot verify an ed25519 signature)", err)
 	}
@@ -212,7 +212,7 @@ func TestBadSignatureBesideMalformedLabel(t *testing.T) {
 	h.Add("Signature-Input", `x=("@status");keyid=1`)
 	h.Add("Signature", `x=:AAAA:`)
 	res := &Result{Status: 200, Header: h}
-	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Result: verify.Match})
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
 	err := trustOf(t, "o", k, sigT0).authenticate(res, true)
 	if !errors.Is(err, ErrSignature) {
 		t.Errorf("authenticate: %v, want ErrSignature; warnings %v", err, res.Verdict.Warnings)
