@@ -89,26 +89,48 @@ func resumablePart(fi fs.FileInfo) bool {
 	return fi.Mode().IsRegular() && fileLinks(fi) <= 1 && ownedByUser(fi)
 }
 
-// readOwn reads the small file at path if it is one hdig could have left
-// (resumablePart), opened as that very file: no symbolic link at its name
-// is followed and a FIFO there does not block the open. At most max bytes
-// are read (smallfile.ErrTooLarge beyond).
-func readOwn(path string, max int64) ([]byte, error) {
+// openRegular opens for reading the regular file at path as that very
+// file: no symbolic link at its name is followed and a FIFO there does not
+// block the open (it is refused, as any file not regular).
+func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|openOwnFlags, 0)
 	if err != nil {
 		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("not a regular file of its own (%s)", fi.Mode().Type())
+			return nil, nil, fmt.Errorf("not a regular file of its own (%s)", fi.Mode().Type())
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
 	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("not a regular file of its own (%s)", fi.Mode().Type())
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
+}
+
+// openOwn is openRegular for a file that must be one hdig could have left
+// (resumablePart): one name, the user's own.
+func openOwn(path string) (*os.File, error) {
+	f, fi, err := openRegular(path)
+	if err == nil && !resumablePart(fi) {
+		f.Close()
+		return nil, fmt.Errorf("not a regular file of its own (%s), or someone else's", fi.Mode().Type())
+	}
+	return f, err
+}
+
+// readOwn reads the small file at path if it is one hdig could have left,
+// opened by openOwn. At most max bytes are read (smallfile.ErrTooLarge
+// beyond).
+func readOwn(path string, max int64) ([]byte, error) {
+	f, err := openOwn(path)
 	if err != nil {
 		return nil, err
 	}
-	if !resumablePart(fi) {
-		return nil, fmt.Errorf("not a regular file of its own (%s), or someone else's", fi.Mode().Type())
-	}
+	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err == nil && int64(len(b)) > max {
 		err = smallfile.ErrTooLarge

@@ -120,11 +120,18 @@ func (z *zsyncRun) seedPart(m *zsync.Matcher, f *os.File, inPlace bool) error {
 			return err
 		}
 	}
-	seed := z.o.Output + zsyncSeedSuffix
-	if _, err := os.Stat(seed); err != nil || m.Complete() {
+	if m.Complete() {
 		return nil
 	}
-	return z.seedFrom(m, seed)
+	// The part moved aside is a regular file (a hard-linked part is read
+	// as a seed too; its blocks are checked as any seed's): a FIFO or link
+	// someone put at that name is no seed, and not waited on (openRegular).
+	seed := z.o.Output + zsyncSeedSuffix
+	f, _, err := openRegular(seed)
+	if err != nil {
+		return nil
+	}
+	return z.seedFile(m, f, seed)
 }
 
 // keepPart reports whether a failed run's part is kept for the next: only

@@ -66,6 +66,11 @@ func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 	if err != nil {
 		return err
 	}
+	return z.seedFile(m, f, name)
+}
+
+// seedFile is seedFrom with name opened as f, which it closes.
+func (z *zsyncRun) seedFile(m *zsync.Matcher, f *os.File, name string) error {
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
