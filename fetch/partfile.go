@@ -67,7 +67,7 @@ func OpenPart(part string) (*os.File, error) {
 		return nil, err
 	}
 	if !resumablePart(before) {
-		return nil, fmt.Errorf("%s: not a regular file of its own (%s): not resumed", part, before.Mode().Type())
+		return nil, fmt.Errorf("%s: %s: not resumed", part, notOwn(before))
 	}
 	f, err := os.OpenFile(part, os.O_RDWR, 0)
 	if err != nil {
@@ -89,6 +89,19 @@ func resumablePart(fi fs.FileInfo) bool {
 	return fi.Mode().IsRegular() && fileLinks(fi) <= 1 && ownedByUser(fi)
 }
 
+// notOwn says why fi is not a part or sidecar hdig left (resumablePart).
+func notOwn(fi fs.FileInfo) string {
+	switch {
+	case !fi.Mode().IsRegular():
+		return fmt.Sprintf("not a regular file (%s)", fi.Mode().Type())
+	case fileLinks(fi) > 1:
+		return fmt.Sprintf("a file with %d links, not one of its own", fileLinks(fi))
+	case !ownedByUser(fi):
+		return "a file someone else owns"
+	}
+	return "a file of its own"
+}
+
 // openRegular opens for reading the regular file at path as that very
 // file: no symbolic link at its name is followed and a FIFO there does not
 // block the open (it is refused, as any file not regular).
@@ -96,13 +109,13 @@ func openRegular(path string) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|openOwnFlags, 0)
 	if err != nil {
 		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
-			return nil, nil, fmt.Errorf("not a regular file of its own (%s)", fi.Mode().Type())
+			return nil, nil, errors.New(notOwn(fi))
 		}
 		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = fmt.Errorf("not a regular file of its own (%s)", fi.Mode().Type())
+		err = errors.New(notOwn(fi))
 	}
 	if err != nil {
 		f.Close()
@@ -117,7 +130,7 @@ func openOwn(path string) (*os.File, error) {
 	f, fi, err := openRegular(path)
 	if err == nil && !resumablePart(fi) {
 		f.Close()
-		return nil, fmt.Errorf("not a regular file of its own (%s), or someone else's", fi.Mode().Type())
+		return nil, errors.New(notOwn(fi))
 	}
 	return f, err
 }

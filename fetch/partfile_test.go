@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hdig/hdig/verify"
@@ -140,5 +141,19 @@ func TestPartOfReadOnlyFileResumable(t *testing.T) {
 	}
 	if got := fi.Mode().Perm(); got != 0o644 {
 		t.Fatalf("the part of a 0444 file has mode %#o: its owner cannot open it again to resume (want 0644)", got)
+	}
+}
+
+// OpenPart says why a part is not resumed: a regular file with a second
+// link was "not a regular file of its own ()", an empty type.
+func TestOpenPartSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	part := filepath.Join(dir, "f"+PartSuffix)
+	os.WriteFile(part, []byte("x"), 0o644)
+	if err := os.Link(part, filepath.Join(dir, "other")); err != nil {
+		t.Skip(err)
+	}
+	if _, err := OpenPart(part); err == nil || !strings.Contains(err.Error(), "2 links") {
+		t.Errorf("OpenPart of a file with two links: %v, want an error naming its 2 links", err)
 	}
 }
