@@ -43,6 +43,7 @@ type jarEntry struct {
 	expires    int64 // Unix seconds; 0 is a session cookie
 	name       string
 	value      string
+	counted    bool // set by a response and counted in the bounds
 }
 
 // NewCookieJar is an empty jar.
@@ -199,12 +200,15 @@ func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 	if len(cs) == 0 {
 		return
 	}
-	host := strings.ToLower(u.Hostname())
+	host, ok := cookieHost(u)
+	if !ok {
+		return // no name a cookie file can hold
+	}
 	var keep []*http.Cookie
 	j.mu.Lock()
 	for _, c := range cs {
-		if len(c.Name)+len(c.Value) > maxCookieBytes || c.Secure && !secureContext(u) {
-			continue // too large; Secure from plain http (RFC 6265bis §5.7 step 8)
+		if len(c.Name)+len(c.Value)+len(c.Path)+len(c.Domain) > maxCookieBytes || c.Secure && !secureContext(u) {
+			continue // too large (§6.1: name, value and attributes); Secure from plain http (RFC 6265bis §5.7 step 8)
 		}
 		e := jarEntry{domain: host, path: c.Path, secure: c.Secure, httpOnly: c.HttpOnly, name: c.Name, value: c.Value}
 		if c.Domain != "" {
@@ -226,18 +230,152 @@ func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 			e.expires = c.Expires.Unix()
 		}
 		key := e.domain + "\t" + e.path + "\t" + e.name
-		if _, held := j.kept[key]; !held {
-			if j.fromResponses >= maxJarCookies || j.perDomain[e.domain] >= maxDomainCookies {
-				continue
+		old, held := j.kept[key]
+		switch {
+		case e.expires < 0 || e.expires != 0 && e.expires <= j.now().Unix():
+			// Deleted: it frees its place, and one not held takes none.
+			if held {
+				delete(j.kept, key)
+				if old.counted {
+					j.fromResponses--
+					j.perDomain[e.domain]--
+				}
 			}
+		case held:
+			e.counted = old.counted // replaced: the jar grows not
+			j.kept[key] = e
+		case j.fromResponses >= maxJarCookies || j.perDomain[e.domain] >= maxDomainCookies:
+			continue
+		default:
+			e.counted = true
 			j.fromResponses++
 			j.perDomain[e.domain]++
+			j.kept[key] = e
 		}
-		j.kept[key] = e
 		keep = append(keep, c)
 	}
 	j.mu.Unlock()
 	j.jar.SetCookies(u, keep)
+}
+
+// cookieHost is u's host as a cookie file names it and net/http's jar
+// keys it (its canonicalHost): without a trailing dot, each label not in
+// ASCII in its punycode form ("xn--"), which Load reads back, then in
+// lower case; ok false for a name a cookie file cannot hold.
+func cookieHost(u *url.URL) (string, bool) {
+	h := strings.TrimSuffix(u.Hostname(), ".")
+	labels := strings.Split(h, ".")
+	for i, l := range labels {
+		if !isASCII(l) {
+			p, ok := punycode(l)
+			if !ok {
+				return "", false
+			}
+			labels[i] = "xn--" + p
+		}
+	}
+	h = strings.ToLower(strings.Join(labels, "."))
+	return h, validCookieDomain(h)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// punycode is RFC 3492's encoding of one label (§6.3), as
+// net/http/cookiejar's; ok false on overflow.
+func punycode(s string) (string, bool) {
+	const (
+		base, tmin, tmax, skew, damp = 36, 1, 26, 38, 700
+		initialBias, initialN        = 72, 128
+	)
+	adapt := func(delta, n int32, first bool) int32 {
+		if first {
+			delta /= damp
+		} else {
+			delta /= 2
+		}
+		delta += delta / n
+		k := int32(0)
+		for delta > ((base-tmin)*tmax)/2 {
+			delta /= base - tmin
+			k += base
+		}
+		return k + (base-tmin+1)*delta/(delta+skew)
+	}
+	digit := func(d int32) byte {
+		if d < 26 {
+			return byte('a' + d)
+		}
+		return byte('0' + d - 26)
+	}
+	var out []byte
+	b, remaining := int32(0), int32(0)
+	for _, r := range s {
+		if r < 0x80 {
+			b++
+			out = append(out, byte(r))
+		} else {
+			remaining++
+		}
+	}
+	h := b
+	if b > 0 {
+		out = append(out, '-')
+	}
+	n, delta, bias := int32(initialN), int32(0), int32(initialBias)
+	for remaining != 0 {
+		m := int32(0x7fffffff)
+		for _, r := range s {
+			if m > r && r >= n {
+				m = r
+			}
+		}
+		delta += (m - n) * (h + 1)
+		if delta < 0 {
+			return "", false
+		}
+		n = m
+		for _, r := range s {
+			if r < n {
+				delta++
+				if delta < 0 {
+					return "", false
+				}
+				continue
+			}
+			if r > n {
+				continue
+			}
+			q := delta
+			for k := int32(base); ; k += base {
+				t := k - bias
+				if t < tmin {
+					t = tmin
+				} else if t > tmax {
+					t = tmax
+				}
+				if q < t {
+					break
+				}
+				out = append(out, digit(t+(q-t)%(base-t)))
+				q = (q - t) / (base - t)
+			}
+			out = append(out, digit(q))
+			bias = adapt(delta, h+1, h == b)
+			delta = 0
+			h++
+			remaining--
+		}
+		delta++
+		n++
+	}
+	return string(out), true
 }
 
 // cookieDomain is what a Domain attribute gives a cookie a response from

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -214,5 +215,72 @@ func TestCookieJarRefusesSecureOverHTTP(t *testing.T) {
 		if c.Name == "planted" {
 			t.Errorf("https://shop.example is sent the cookie planted over http")
 		}
+	}
+}
+
+// The 4096 bytes a cookie may hold count its attributes too (RFC 6265
+// §6.1: "the sum of the length of the cookie's name, value, and
+// attributes"): a Path is kept, written by -c and held in memory like the
+// value, so a cookie with a tiny value and a Path of megabytes would make
+// maxJarCookies cookies hold gigabytes.
+func TestCookieJarBoundCountsAttributes(t *testing.T) {
+	j := NewCookieJar()
+	u, _ := url.Parse("http://shop.example/x")
+	long := "/" + strings.Repeat("p", maxCookieBytes)
+	j.store(u, []*http.Cookie{{Name: "longpath", Value: "1", Path: long}, {Name: "small", Value: "2"}})
+	var buf bytes.Buffer
+	j.Save(&buf)
+	if strings.Contains(buf.String(), "longpath") {
+		t.Errorf("a cookie whose Path alone is over %d bytes was kept", maxCookieBytes)
+	}
+	if !strings.Contains(buf.String(), "\tsmall\t2\n") {
+		t.Errorf("the small cookie was not kept:\n%s", buf.String())
+	}
+}
+
+// A cookie a response deletes (Max-Age=0, an Expires in the past) frees
+// its place in the bounds, and deleting one the jar does not hold takes
+// none: else a site that rotates cookie names, or clears a list of them,
+// is locked out of its own jar for the rest of the run.
+func TestCookieJarDeletionFreesBound(t *testing.T) {
+	j := NewCookieJar()
+	u, _ := url.Parse("http://shop.example/x")
+	for round := 0; round < 3; round++ {
+		var set, del []*http.Cookie
+		for i := 0; i < maxDomainCookies; i++ {
+			name := fmt.Sprintf("r%dc%d", round, i)
+			set = append(set, &http.Cookie{Name: name, Value: "v"})
+			del = append(del, &http.Cookie{Name: name, MaxAge: -1})
+		}
+		j.store(u, set)
+		j.store(u, del)
+		j.store(u, []*http.Cookie{{Name: fmt.Sprintf("never%d", round), MaxAge: -1}, {Name: fmt.Sprintf("gone%d", round), Expires: time.Unix(1, 0)}})
+	}
+	j.store(u, []*http.Cookie{{Name: "session", Value: "fresh"}})
+	if cs := j.jar.Cookies(u); !strings.Contains(fmt.Sprint(cs), "session=fresh") {
+		t.Errorf("after deleting its cookies the site cannot set one: the jar sends %v", cs)
+	}
+}
+
+// The file -c writes for an internationalized host is one -b reads back:
+// the host in its ASCII (punycode) form, as net/http's jar and curl keep
+// it, not in Unicode, which Load refuses.
+func TestCookieJarIDNRoundTrip(t *testing.T) {
+	j := NewCookieJar()
+	u, _ := url.Parse("http://b\u00fccher.example./x")
+	j.store(u, []*http.Cookie{{Name: "n", Value: "1"}})
+	var buf bytes.Buffer
+	if err := j.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "\nxn--bcher-kva.example\tFALSE\t/\t") {
+		t.Errorf("the jar written does not name the host in punycode:\n%s", buf.String())
+	}
+	k := NewCookieJar()
+	if err := k.Load(bytes.NewReader(buf.Bytes())); err != nil {
+		t.Fatalf("the jar written does not load: %v\n%s", err, buf.String())
+	}
+	if cs := k.cookies(u, true); len(cs) != 1 || cs[0].Value != "1" {
+		t.Errorf("read back, the jar sends %v to %s", cs, u)
 	}
 }
