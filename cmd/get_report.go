@@ -276,10 +276,21 @@ func writeJSONVerdict(w io.Writer, o *getOptions, res *fetch.Result, err error) 
 	enc.Encode(j)
 }
 
-// dumpRequest prints a request's headers on stderr, curl -v style.
+// dumpRequest prints a request's headers on stderr, curl -v style. The
+// Host is the one net/http writes: r.Host (-H 'Host: NAME'), else the
+// URL's; it ignores a Host entry of the header map.
 func dumpRequest(ios *IOStreams, r *http.Request) {
-	fmt.Fprintf(ios.ErrOut, "> %s %s %s\n> Host: %s\n", r.Method, r.URL.RequestURI(), "HTTP/1.1", r.URL.Host)
-	writeHeader(ios.ErrOut, r.Header, "> ")
+	host := r.Host
+	if host == "" {
+		host = r.URL.Host
+	}
+	fmt.Fprintf(ios.ErrOut, "> %s %s %s\n> Host: %s\n", r.Method, r.URL.RequestURI(), "HTTP/1.1", host)
+	h := r.Header
+	if _, ok := h["Host"]; ok {
+		h = h.Clone()
+		h.Del("Host")
+	}
+	writeHeader(ios.ErrOut, h, "> ")
 	fmt.Fprintln(ios.ErrOut, ">")
 }
 

@@ -85,3 +85,25 @@ func TestGetHostHeaderUsesNoCache(t *testing.T) {
 		}
 	}
 }
+
+// -v shows the Host that is sent: the one -H 'Host: NAME' gives, once, not the URL's
+// host beside it.
+func TestGetHostHeaderVerbose(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("x"))
+	}))
+	defer srv.Close()
+	code, _, errOut := runHdig(t, "get", "-v", "--no-cache", "-H", "Host: vhost.test", srv.URL+"/f")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var hosts []string
+	for _, l := range strings.Split(errOut, "\n") {
+		if strings.HasPrefix(strings.ToLower(l), "> host:") {
+			hosts = append(hosts, l)
+		}
+	}
+	if len(hosts) != 1 || hosts[0] != "> Host: vhost.test" {
+		t.Errorf("-v shows Host lines %q, want one, vhost.test", hosts)
+	}
+}
