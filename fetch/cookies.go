@@ -229,6 +229,9 @@ func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 		case !c.Expires.IsZero():
 			e.expires = c.Expires.Unix()
 		}
+		if !secureContext(u) && j.shadowsSecure(e) {
+			continue // plain http: a Secure cookie is left alone (RFC 6265bis §5.7 step 16)
+		}
 		key := e.domain + "\t" + e.path + "\t" + e.name
 		old, held := j.kept[key]
 		switch {
@@ -256,6 +259,31 @@ func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 	}
 	j.mu.Unlock()
 	j.jar.SetCookies(u, keep)
+}
+
+// shadowsSecure says e, set by a plain-http response, would overwrite,
+// delete or shadow a Secure cookie the jar holds (the user's or an https
+// response's): one of its name whose domain domain-matches e's or the
+// reverse, and whose path e's path-matches (RFC 6265bis §5.7 step 16).
+// j.mu is held.
+func (j *CookieJar) shadowsSecure(e jarEntry) bool {
+	for _, k := range j.kept {
+		if k.secure && k.name == e.name && (dotSuffix(k.domain, e.domain) || dotSuffix(e.domain, k.domain)) && pathMatch(e.path, k.path) {
+			return true
+		}
+	}
+	return false
+}
+
+// dotSuffix says domain d is s or a parent of it.
+func dotSuffix(s, d string) bool {
+	return s == d || strings.HasSuffix(s, "."+d)
+}
+
+// pathMatch is RFC 6265 §5.1.4's: request path p path-matches cookie
+// path c.
+func pathMatch(p, c string) bool {
+	return p == c || strings.HasPrefix(p, c) && (strings.HasSuffix(c, "/") || p[len(c)] == '/')
 }
 
 // cookieHost is u's host as a cookie file names it and net/http's jar

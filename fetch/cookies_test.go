@@ -284,3 +284,33 @@ func TestCookieJarIDNRoundTrip(t *testing.T) {
 		t.Errorf("read back, the jar sends %v to %s", cs, u)
 	}
 }
+
+// A plain-http response may not overwrite, delete or shadow a Secure
+// cookie (RFC 6265bis §5.7 step 16, "leave secure cookies alone", as
+// browsers do): else a network attacker answering one plain-http request
+// of the run (a downgrade, a control file's http URL) replaces the user's
+// -b session with its own, in the requests to https and in the file -c
+// writes.
+func TestCookieJarLeavesSecureAlone(t *testing.T) {
+	j := NewCookieJar()
+	if err := j.Load(strings.NewReader("bank.test\tFALSE\t/\tTRUE\t0\tsession\tuser\n")); err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := url.Parse("http://bank.test/x")
+	sub, _ := url.Parse("http://www.bank.test/x")
+	j.store(plain, []*http.Cookie{{Name: "session", Value: "planted"}, {Name: "other", Value: "1"}})
+	j.store(sub, []*http.Cookie{{Name: "session", Value: "tossed", Domain: "bank.test", Path: "/"}})
+	j.store(plain, []*http.Cookie{{Name: "session", MaxAge: -1}})
+	var buf bytes.Buffer
+	j.Save(&buf)
+	if !strings.Contains(buf.String(), "bank.test\tFALSE\t/\tTRUE\t0\tsession\tuser\n") || strings.Contains(buf.String(), "planted") || strings.Contains(buf.String(), "tossed") {
+		t.Errorf("a plain-http response replaced the user's Secure cookie:\n%s", buf.String())
+	}
+	if !strings.Contains(buf.String(), "\tother\t1\n") {
+		t.Errorf("a cookie of another name was not kept:\n%s", buf.String())
+	}
+	secure, _ := url.Parse("https://bank.test/x")
+	if cs := j.cookies(secure, true); !strings.Contains(fmt.Sprint(cs), "session=user") || strings.Contains(fmt.Sprint(cs), "session=planted") || strings.Contains(fmt.Sprint(cs), "session=tossed") {
+		t.Errorf("https://bank.test is sent %v", cs)
+	}
+}
