@@ -242,6 +242,8 @@ func (j *CookieJar) store(u *url.URL, cs []*http.Cookie) {
 				if old.counted {
 					j.fromResponses--
 					j.perDomain[e.domain]--
+				} else { // -b FILE's: no longer sent either
+					j.user.SetCookies(u, []*http.Cookie{c})
 				}
 			}
 		case held:

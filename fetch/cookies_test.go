@@ -314,3 +314,22 @@ func TestCookieJarLeavesSecureAlone(t *testing.T) {
 		t.Errorf("https://bank.test is sent %v", cs)
 	}
 }
+
+// A cookie of -b FILE that its origin deletes (Max-Age=0) is no longer
+// sent in the run, as it is no longer written by -c.
+func TestCookieJarDeletesUserCookie(t *testing.T) {
+	j := NewCookieJar()
+	if err := j.Load(strings.NewReader("shop.example\tFALSE\t/\tFALSE\t0\tsession\tuser\n")); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://shop.example/x")
+	j.store(u, []*http.Cookie{{Name: "session", Path: "/", MaxAge: -1}})
+	if cs := j.cookies(u, true); len(cs) != 0 {
+		t.Errorf("after its origin deleted it, the -b cookie is still sent: %v", cs)
+	}
+	var buf bytes.Buffer
+	j.Save(&buf)
+	if strings.Contains(buf.String(), "session") {
+		t.Errorf("the deleted cookie was written:\n%s", buf.String())
+	}
+}
