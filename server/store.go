@@ -27,7 +27,11 @@ type received struct {
 func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, created, gz bool) {
 	space := &tempSpace{budget: s.uploads}
 	defer space.release() // after the file is removed or renamed (deferred before)
-	if err := space.reserve(max(r.ContentLength, 0)); err != nil {
+	// A declared length that does not fit now is refused before its body
+	// is read; it is not held, though: space is taken as bytes arrive, so
+	// that clients declaring --max-upload and sending a byte now and then
+	// do not hold the uploads' disk for everyone with no disk used.
+	if r.ContentLength > s.uploads.limit-s.uploads.inUse() {
 		s.uploadSpace(w, r)
 		return
 	}

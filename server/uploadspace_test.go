@@ -38,24 +38,25 @@ func waitTemps(t *testing.T, dir string, n int) {
 // nothing and leave no temporary file.
 func TestUploadTempSpaceShared(t *testing.T) {
 	dir := fixture(t)
-	_, ts := start(t, dir, WithWritable(), WithMaxUpload(10))
+	srv, ts := start(t, dir, WithWritable(), WithMaxUpload(10))
 	before := readFile(t, filepath.Join(dir, "hello.json"))
 	var conns []net.Conn
 	for range uploadsAtOnce {
 		c, err := net.Dial("tcp", ts.Listener.Addr().String())
 		must(t, err)
 		defer c.Close()
-		fmt.Fprintf(c, "PUT /hello.json HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nContent-Digest: %s\r\n\r\n01234", sfSHA256([]byte("wrong")))
+		fmt.Fprintf(c, "PUT /hello.json HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\nContent-Digest: %s\r\n\r\n012345678", sfSHA256([]byte("wrong")))
 		conns = append(conns, c)
 	}
 	waitTemps(t, dir, uploadsAtOnce)
+	waitUploadSpace(t, srv, uploadsAtOnce*9)
 
-	r := upload(t, ts, "PUT", "/new.txt", []byte("x"))
+	r := upload(t, ts, "PUT", "/new.txt", []byte("xxxxx"))
 	wantStatus(t, r, http.StatusServiceUnavailable)
 	if r.Header.Get("Retry-After") == "" {
 		t.Error("503 without Retry-After")
 	}
-	chunked := "PUT /new.txt HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n1\r\nx\r\n0\r\n\r\n"
+	chunked := "PUT /new.txt HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n5\r\nxxxxx\r\n0\r\n\r\n"
 	wantStatus(t, rawBytes(t, ts, "PUT", []byte(chunked)), http.StatusServiceUnavailable)
 	if _, err := os.Stat(filepath.Join(dir, "new.txt")); err == nil {
 		t.Error("an upload over the bound was stored")
@@ -70,4 +71,29 @@ func TestUploadTempSpaceShared(t *testing.T) {
 	}
 	wantStatus(t, upload(t, ts, "PUT", "/new.txt", []byte("x")), http.StatusCreated)
 	noTemps(t, dir)
+}
+
+// waitUploadSpace waits until the uploads in progress hold n bytes.
+func waitUploadSpace(t *testing.T, s *Server, n int64) {
+	t.Helper()
+	for s.uploads.inUse() != n {
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// A declared length is not held before its bytes come: clients that
+// declare --max-upload and send a byte now and then (a slow body, kept
+// alive under the read timeout) would otherwise hold all the uploads'
+// disk with none used, and every other upload got 503.
+func TestUploadTempSpaceNotHeldByDeclaredLength(t *testing.T) {
+	dir := fixture(t)
+	_, ts := start(t, dir, WithWritable(), WithMaxUpload(10))
+	for range uploadsAtOnce {
+		c, err := net.Dial("tcp", ts.Listener.Addr().String())
+		must(t, err)
+		defer c.Close()
+		fmt.Fprintf(c, "PUT /hello.json HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0")
+	}
+	waitTemps(t, dir, uploadsAtOnce)
+	wantStatus(t, upload(t, ts, "PUT", "/new.txt", []byte("0123456789")), http.StatusCreated)
 }

@@ -25,8 +25,9 @@ const uploadPrefix = ".hdig-upload-"
 // it is verified; without a bound on the total, --max-conns clients each
 // holding one open (a body sent slowly, never finished) would take
 // --max-conns times --max-upload of disk. The uploads in progress share
-// uploadsAtOnce times --max-upload: one that would pass it is refused
-// with 503 and Retry-After (errUploadSpace).
+// uploadsAtOnce times --max-upload, taken as bytes arrive: one that would
+// pass it (or declares a length that does not fit) is refused with 503 and
+// Retry-After (errUploadSpace).
 const uploadsAtOnce = 4
 
 // errUploadSpace: the uploads in progress hold all the temporary disk
@@ -43,8 +44,7 @@ type tempSpace struct {
 	n      int64 // written
 }
 
-// reserve holds n bytes more than are written: the content's declared
-// length, taken before it is read.
+// reserve holds n bytes more than are written.
 func (t *tempSpace) reserve(n int64) error {
 	if n <= t.held-t.n {
 		return nil
