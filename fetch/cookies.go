@@ -177,19 +177,46 @@ func (j *CookieJar) set(e jarEntry) {
 // unless a response set one of the same name.
 func (j *CookieJar) cookies(u *url.URL, own bool) []*http.Cookie {
 	cs := j.jar.Cookies(u)
-	if !own {
-		return cs
-	}
-	set := map[string]bool{}
-	for _, c := range cs {
-		set[c.Name] = true
-	}
-	for _, c := range j.user.Cookies(u) {
-		if !set[c.Name] {
-			cs = append(cs, c)
+	var mine []*http.Cookie
+	if own {
+		set := map[string]bool{}
+		for _, c := range cs {
+			set[c.Name] = true
+		}
+		for _, c := range j.user.Cookies(u) {
+			if !set[c.Name] {
+				mine = append(mine, c)
+			}
 		}
 	}
-	return cs
+	return sentCookies(mine, cs)
+}
+
+// What one request carries, as curl bounds it: each level of a host name
+// may hold maxDomainCookies, so a deep name would be sent megabytes.
+const (
+	maxSentCookies  = 150
+	maxCookieHeader = 8190 // name=value; pairs
+)
+
+// sentCookies is what a request carries of the jar's cookies and the
+// user's, in that order (the jar's in RFC 6265's: longer paths first),
+// within both bounds; the user's are counted first, so that responses
+// cannot crowd them out.
+func sentCookies(mine, jar []*http.Cookie) []*http.Cookie {
+	n, size := 0, 0
+	admit := func(cs []*http.Cookie) []*http.Cookie {
+		var out []*http.Cookie
+		for _, c := range cs {
+			k := len(c.Name) + len(c.Value) + 2
+			if n < maxSentCookies && size+k <= maxCookieHeader {
+				out, n, size = append(out, c), n+1, size+k
+			}
+		}
+		return out
+	}
+	mine = admit(mine)
+	return append(admit(jar), mine...)
 }
 
 // store keeps the cookies a response from u sets, as RFC 6265 allows,

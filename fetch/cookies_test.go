@@ -333,3 +333,31 @@ func TestCookieJarDeletesUserCookie(t *testing.T) {
 		t.Errorf("the deleted cookie was written:\n%s", buf.String())
 	}
 }
+
+// What one request carries is bounded as curl bounds it (150 cookies,
+// 8190 bytes): each level of a deep host name may hold its 50 cookies of
+// 4 KiB, so a.b.c.d.evil.test was sent a megabyte of them. The user's own
+// (-b FILE) go first.
+func TestCookieHeaderBounded(t *testing.T) {
+	j := NewCookieJar()
+	if err := j.Load(strings.NewReader("a.b.c.d.evil.test\tFALSE\t/\tFALSE\t0\tsession\tmine\n")); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("http://a.b.c.d.evil.test/")
+	for _, d := range []string{"evil.test", "d.evil.test", "c.d.evil.test", "b.c.d.evil.test", "a.b.c.d.evil.test"} {
+		var cs []*http.Cookie
+		for i := 0; i < maxDomainCookies; i++ {
+			cs = append(cs, &http.Cookie{Name: fmt.Sprintf("%s%d", d, i), Value: strings.Repeat("v", 4000), Domain: d})
+		}
+		j.store(u, cs)
+	}
+	cs := j.cookies(u, true)
+	size, mine := 0, false
+	for _, c := range cs {
+		size += len(c.Name) + len(c.Value) + 2
+		mine = mine || c.Name == "session"
+	}
+	if len(cs) > maxSentCookies || size > maxCookieHeader || !mine {
+		t.Errorf("one request carries %d cookies, %d bytes, the user's: %v; want at most %d, %d bytes, the user's among them", len(cs), size, mine, maxSentCookies, maxCookieHeader)
+	}
+}
