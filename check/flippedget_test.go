@@ -6,8 +6,11 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // A byte flipped in the GET's body only fails repr-digest.match; the HEAD
@@ -85,5 +88,44 @@ func TestStaleReprFailsWantVariant(t *testing.T) {
 	}
 	if got := result(rep, "want-repr-digest.honoured"); got.Status != Fail || !strings.Contains(got.Message, "second GET") {
 		t.Errorf("want-repr-digest.honoured = %s (%s), want fail: its Repr-Digest does not match the bytes a second GET returned again", got.Status, got.Message)
+	}
+}
+
+// The GET's body is flipped, and by the time the second GET that would
+// tell which is the representation is sent, the file has changed (a new
+// ETag): the HEAD, which described the first version rightly, is not
+// judged against the new version's bytes. It was failed.
+func TestFlippedGETThenChangedDoesNotBlameHEAD(t *testing.T) {
+	v1, v2 := strings.Repeat("version one\n", 500), strings.Repeat("version two\n", 500)
+	var mu sync.Mutex
+	gets, headSeen := 0, false
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		body, etag := v1, `"v1"`
+		if headSeen && r.Method == http.MethodGet {
+			body, etag = v2, `"v2"`
+		}
+		if r.Method == http.MethodHead {
+			headSeen = true
+		}
+		first := false
+		if r.Method == http.MethodGet && r.Header.Get("Range") == "" {
+			gets++
+			first = gets == 1
+		}
+		mu.Unlock()
+		w.Header().Set("ETag", etag)
+		w.Header().Set("Repr-Digest", only(sumsOf(body), "sha-256"))
+		if first {
+			b := []byte(body)
+			b[0] ^= 1
+			body = string(b)
+		}
+		http.ServeContent(w, r, "doc.txt", time.Time{}, strings.NewReader(body))
+	}))
+	defer srv.Close()
+	rep := auditURL(t, srv.URL+"/doc.txt", Options{})
+	if got := result(rep, "head.repr-digest"); got.Status == Fail {
+		t.Errorf("head.repr-digest = %s (%s); want it not failed: it matched the version of its time", got.Status, got.Message)
 	}
 }

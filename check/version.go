@@ -68,8 +68,8 @@ func (a *audit) getAgain(ctx context.Context) *response {
 // GET's Repr-Digest says what the GET said, so a second GET (getAgain)
 // tells which is the representation. Its bytes are the GET's again: they
 // are, and f is wrong as the GET's field is. Else f is compared with its
-// bytes. Without one, f is not judged (heldBack): it is not failed for the
-// GET's fault. A member that matches neither fails, the note saying the
+// bytes. Without one, or when it returns another version (another ETag),
+// f is not judged (heldBack): it is not failed for the GET's fault. A member that matches neither fails, the note saying the
 // bytes it was compared with failed their own check.
 func (a *audit) judgeRepr(ctx context.Context, f verify.DigestField, ref []verify.Digest, note string) (o outcome, why string, heldBack bool) {
 	o = compare(f, ref)
@@ -88,6 +88,9 @@ func (a *audit) judgeRepr(ctx context.Context, f verify.DigestField, ref []verif
 		return outcome{}, fmt.Sprintf(" (it matches the GET's Repr-Digest %s, not the bytes the GET returned, which failed it, and a second GET that would tell which is the representation failed)%s", strings.Join(c.matched, ", "), note), true
 	case sameBytes(g, a.full):
 		return o, " (a second GET returned the same bytes, which failed the GET's Repr-Digest too: they are the representation)" + note, false
+	case changed(a.full, g):
+		// Another version by then: it tells nothing of the first one.
+		return outcome{}, fmt.Sprintf(" (it matches the GET's Repr-Digest %s, not the bytes the GET returned, which failed it, and a second GET that would tell which is the representation returned another version, ETag %s)%s", strings.Join(c.matched, ", "), g.header.Get("ETag"), note), true
 	default:
 		return compare(f, g.sums), " (compared with a second GET's bytes: the first GET's failed its own Repr-Digest)" + note, false
 	}
