@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -70,22 +71,42 @@ func runKeygen(ios *IOStreams, opts *keygenOptions) error {
 	return nil
 }
 
-// writeNew writes b to name, refusing to replace a file unless force.
-func writeNew(name string, b []byte, mode os.FileMode, force bool) error {
-	flag := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+// writeNew writes b to name as a file of its own with mode, refusing to
+// replace a file unless force. A new name is created with O_EXCL (no link
+// there is followed); with force the key goes to a fresh temporary file
+// beside name, renamed onto it: a replaced KEY does not keep the old file's
+// permissions (a 0644 file stays readable by all), nor is a symbolic link at
+// name written through.
+func writeNew(name string, b []byte, mode os.FileMode, force bool) (err error) {
+	var f *os.File
 	if force {
-		flag = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+		f, err = os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".hdig-tmp*")
+		if err == nil {
+			err = f.Chmod(mode) // CreateTemp made it 0600
+		}
+	} else {
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, os.ErrExist) {
+			return usageErrorf("%s exists; use --force to replace it", name)
+		}
 	}
-	f, err := os.OpenFile(name, flag, mode)
-	if errors.Is(err, os.ErrExist) {
-		return usageErrorf("%s exists; use --force to replace it", name)
-	}
-	if err != nil {
+	if f == nil {
 		return usageErrorf("%v", err)
 	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
+	if err == nil {
+		_, err = f.Write(b)
 	}
-	return f.Close()
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && force {
+		err = os.Rename(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name()) // a key half written is no key
+	}
+	return err
 }

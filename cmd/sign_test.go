@@ -93,3 +93,37 @@ func TestSignUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestKeygenForceKeepsKeyPrivate: keygen --force onto an existing KEY that
+// others can read (or a symbolic link to one) leaves a private key readable
+// by its owner alone, and writes through no link.
+func TestKeygenForceKeepsKeyPrivate(t *testing.T) {
+	dir := t.TempDir()
+	key := filepath.Join(dir, "k.pem")
+	if err := os.WriteFile(key, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, []byte("theirs"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	linked := filepath.Join(dir, "l.pem")
+	if err := os.Symlink(other, linked); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{key, linked} {
+		if code, _, stderr := runHdig(t, "keygen", "--force", "-a", httpsig.HMACSHA256, "-o", k); code != 0 {
+			t.Fatalf("keygen %s: %d %s", k, code, stderr)
+		}
+		fi, err := os.Lstat(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s: mode %v after keygen --force, want a regular file others cannot read", k, fi.Mode())
+		}
+	}
+	if b, _ := os.ReadFile(other); string(b) != "theirs" {
+		t.Errorf("keygen --force wrote the key through a symbolic link into %s", other)
+	}
+}
