@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"fmt"
+
 	"github.com/hdig/hdig/fetch"
 )
 
@@ -13,9 +15,21 @@ func (o *getOptions) resolveOutput() error {
 	if o.Output == "" || o.Head {
 		return nil
 	}
+	if o.Out.RemoteHeaderName {
+		// -J's hidden name is hdig's own, as a part's is: a link or FIFO
+		// someone put there (a shared directory) is removed, never
+		// followed, or the download would replace the file a link names
+		// and then move it beside that file under the origin's name.
+		if err := fetch.ClearScratch(o.Output); err != nil {
+			return withExit(ExitUsage, fmt.Errorf("-J: %w", err))
+		}
+	}
 	out, err := fetch.ResolveOutput(o.Output)
 	if err != nil {
 		return withExit(ExitUsage, err)
+	}
+	if o.Out.RemoteHeaderName && (out.Special || out.Path != o.Output) {
+		return withExit(ExitUsage, fmt.Errorf("-J: %s: something keeps putting a link or device there", o.Output))
 	}
 	if out.Special && o.Continue {
 		return usageErrorf("-C: -o %s is a device or FIFO, which cannot be resumed", o.Output)

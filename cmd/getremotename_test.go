@@ -55,3 +55,29 @@ func TestRemoteHeaderNameDirectoryURL(t *testing.T) {
 		t.Errorf("-O alone on a URL ending in /: exit %d, want 2", code)
 	}
 }
+
+// TestRemoteHeaderNameHiddenLink: -J's hidden file is hdig's own name: a
+// symbolic link someone put there (a shared directory) is not followed, so
+// the download neither replaces the file it points to nor lands beside it.
+func TestRemoteHeaderNameHiddenLink(t *testing.T) {
+	srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="report.json"`)
+		helloHandler(w, r)
+	})
+	dir, home := t.TempDir(), t.TempDir()
+	victim := filepath.Join(home, ".bashrc")
+	if err := os.WriteFile(victim, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(dir, ".hdig-J.file")); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runHdig(t, "get", "-s", "-O", "-J", "--output-dir", dir, "-w", "%{filename_effective}", srv.URL+"/file")
+	if code != 0 || stdout != filepath.Join(dir, "report.json") {
+		t.Errorf("-OJ: exit %d, %q, %s", code, stdout, stderr)
+	}
+	assertFile(t, victim, "mine\n")
+	if _, err := os.Lstat(filepath.Join(home, "report.json")); err == nil {
+		t.Errorf("-J wrote %s through the link", filepath.Join(home, "report.json"))
+	}
+}

@@ -58,6 +58,24 @@ func CreatePart(part, target string) (*os.File, error) {
 	return nil, fmt.Errorf("%s: something keeps creating it", part)
 }
 
+// ClearScratch readies path, a name of hdig's own beside an output (-J's
+// hidden file), to be written by rename as a new name: whatever is there
+// that is not a regular file (a symbolic link, a FIFO someone put in a
+// shared directory) is unlinked, never followed or written into.
+func ClearScratch(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode().IsRegular()) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %s, not hdig's own: %w", path, notOwn(fi), err)
+	}
+	return nil
+}
+
 // OpenPart opens an existing part to resume (-C): only a regular file
 // with a single name, opened as the very file looked at, so a link put at
 // its name is not written through.
