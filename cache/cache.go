@@ -99,7 +99,8 @@ func DefaultDir() (string, error) {
 	return filepath.Join(d, "hdig"), nil
 }
 
-// Open opens the cache in dir, creating it (mode 0700) if needed.
+// Open opens the cache in dir, creating it (mode 0700) if needed. The
+// directory and its index and blobs must be the user's own (ownDir).
 func Open(dir string) (*Cache, error) {
 	if dir == "" {
 		return nil, errors.New("empty cache directory name")
@@ -111,8 +112,16 @@ func Open(dir string) (*Cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
-	for _, sub := range []string{indexDir, blobDir} {
-		if err := root.MkdirAll(sub, 0o700); err != nil {
+	for _, sub := range []string{".", indexDir, blobDir} {
+		err := root.MkdirAll(sub, 0o700)
+		var fi os.FileInfo
+		if err == nil {
+			fi, err = root.Lstat(sub)
+		}
+		if err == nil {
+			err = ownDir(filepath.Join(dir, sub), fi)
+		}
+		if err != nil {
 			root.Close()
 			return nil, fmt.Errorf("open cache: %w", err)
 		}

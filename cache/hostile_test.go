@@ -77,3 +77,31 @@ func TestIndexTooLarge(t *testing.T) {
 		t.Errorf("warning %q, want one about an unreadable index", warned.String())
 	}
 }
+
+// TestOpenSharedDir: a cache directory others can write (HDIG_CACHE_DIR
+// pointing into a shared place) is refused, and so is one whose index
+// directory is: whoever can write there could plant a version of a URL
+// with the sha-256 it records, which a 304 would release as the body.
+func TestOpenSharedDir(t *testing.T) {
+	for _, sub := range []string{".", indexDir, blobDir} {
+		dir := t.TempDir()
+		c, err := Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		if err := os.Chmod(filepath.Join(dir, sub), 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := Open(dir); err == nil {
+			c.Close()
+			t.Errorf("Open with %s mode 0777 succeeded", sub)
+		}
+		os.Chmod(filepath.Join(dir, sub), 0o755)
+		c, err = Open(dir)
+		if err != nil {
+			t.Fatalf("Open with %s mode 0755: %v", sub, err)
+		}
+		c.Close()
+	}
+}

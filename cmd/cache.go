@@ -32,7 +32,9 @@ and sha-256 ("linked" versions). Every version is re-hashed before it is
 used as a base.
 
 The cache directory is --cache-dir, else $HDIG_CACHE_DIR, else the user
-cache directory + /hdig.` + exitStatusHelp,
+cache directory + /hdig. It must be the user's own: a directory owned by
+another user or writable by others is not used (anyone who can write
+there could plant a version).` + exitStatusHelp,
 		Args: cacheArgs(0),
 		RunE: func(c *cobra.Command, _ []string) error { return c.Help() },
 	}
