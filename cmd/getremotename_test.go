@@ -81,3 +81,35 @@ func TestRemoteHeaderNameHiddenLink(t *testing.T) {
 		t.Errorf("-J wrote %s through the link", filepath.Join(home, "report.json"))
 	}
 }
+
+// TestRemoteHeaderNameHiddenForeignFile: a file at -J's hidden name that
+// hdig could not have left (here a second name of another file, mode 0666)
+// does not lend the download its mode: the file -J names is made as new.
+func TestRemoteHeaderNameHiddenForeignFile(t *testing.T) {
+	srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="report.json"`)
+		helloHandler(w, r)
+	})
+	dir := t.TempDir()
+	other := filepath.Join(t.TempDir(), "other")
+	if err := os.WriteFile(other, []byte("theirs\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(other, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(other, filepath.Join(dir, ".hdig-J.file")); err != nil {
+		t.Skip(err)
+	}
+	if code, _, stderr := runHdig(t, "get", "-s", "-O", "-J", "--output-dir", dir, srv.URL+"/file"); code != 0 {
+		t.Fatalf("-OJ: exit %d, %s", code, stderr)
+	}
+	assertFile(t, other, "theirs\n")
+	fi, err := os.Stat(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		t.Errorf("report.json has mode %v, taken from the file planted at -J's hidden name", fi.Mode().Perm())
+	}
+}

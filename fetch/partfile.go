@@ -60,11 +60,12 @@ func CreatePart(part, target string) (*os.File, error) {
 
 // ClearScratch readies path, a name of hdig's own beside an output (-J's
 // hidden file), to be written by rename as a new name: whatever is there
-// that is not a regular file (a symbolic link, a FIFO someone put in a
-// shared directory) is unlinked, never followed or written into.
+// that hdig could not have left (resumablePart: a symbolic link, a FIFO,
+// someone else's file put in a shared directory) is unlinked, never
+// followed, written into, nor its mode taken (PartMode).
 func ClearScratch(path string) error {
 	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && fi.Mode().IsRegular()) {
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && resumablePart(fi)) {
 		return nil
 	}
 	if err != nil {
