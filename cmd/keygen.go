@@ -57,6 +57,11 @@ func runKeygen(ios *IOStreams, opts *keygenOptions) error {
 	if err != nil {
 		return err
 	}
+	if _, err := os.Lstat(opts.Output + ".pub"); pub != nil && !opts.Force && err == nil {
+		// Checked before KEY is written: a new KEY beside the old KEY.pub
+		// would be a pair that does not match.
+		return usageErrorf("%s.pub exists; use --force to replace it", opts.Output)
+	}
 	if err := writeNew(opts.Output, priv, 0o600, opts.Force); err != nil {
 		return err
 	}

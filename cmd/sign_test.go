@@ -127,3 +127,19 @@ func TestKeygenForceKeepsKeyPrivate(t *testing.T) {
 		t.Errorf("keygen --force wrote the key through a symbolic link into %s", other)
 	}
 }
+
+// TestKeygenExistingPubWritesNoKey: keygen without --force where KEY.pub
+// exists (KEY does not) refuses before writing KEY: no new private key is
+// left beside a public key of another.
+func TestKeygenExistingPubWritesNoKey(t *testing.T) {
+	key := filepath.Join(t.TempDir(), "k.pem")
+	if err := os.WriteFile(key+".pub", []byte("old public key\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, _ := runHdig(t, "keygen", "-o", key); code != ExitUsage {
+		t.Errorf("keygen with KEY.pub present: exit %d, want 2", code)
+	}
+	if _, err := os.Lstat(key); err == nil {
+		t.Errorf("keygen wrote %s beside another key's %s.pub", key, key)
+	}
+}
