@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hdig/hdig/fetch"
@@ -102,32 +101,10 @@ func (r *requestFlags) saveJar() error {
 	if err := r.jar.Save(&buf); err != nil {
 		return err
 	}
-	if err := writeAfresh(r.CookieJar, buf.Bytes()); err != nil {
+	if err := fetch.WritePrivate(r.CookieJar, buf.Bytes()); err != nil {
 		return withExit(ExitUsage, fmt.Errorf("-c: %w", err))
 	}
 	return nil
-}
-
-// writeAfresh writes b to a new file of mode 0600 beside name and renames
-// it onto name, as curl writes its cookie jar: an existing file's mode is
-// not kept, a link at name is replaced rather than written through, and a
-// failed write leaves name as it was.
-func writeAfresh(name string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), ".hdig-cookies-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
 }
 
 // urlEncoded is --data-urlencode's argument as curl sends it.

@@ -140,22 +140,10 @@ func deltaBombOrigin(t *testing.T, base []byte) (*httptest.Server, []byte, *atom
 // ratio bound and the whole fetched instead; over --max-filesize it is
 // refused outright (the whole would be as large).
 func TestDeltaBombStopped(t *testing.T) {
-	base := []byte("hello\n")
-	srv, target, plain := deltaBombOrigin(t, base)
-	store := cachedBase(t, srv.URL, `"v1"`, base)
-	c, _ := NewClient(Options{Timeout: testStall})
-	sink := &countSink{}
-	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: store, Off: false}, Limits: smallLimits}
-	res, err := c.Get(context.Background(), req, sink)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sink.n != int64(len(target)) || plain.Load() != 1 || !strings.Contains(strings.Join(res.Verdict.Warnings, "\n"), "--max-ratio") {
-		t.Errorf("%d bytes, %d full fetches, warnings %q; want the whole once, the bound named", sink.n, plain.Load(), res.Verdict.Warnings)
-	}
+	c, req, plain := deltaBombStopped(t, []byte("hello\n"))
 
 	plain.Store(0)
-	sink = &countSink{}
+	sink := &countSink{}
 	req.Limits = Limits{MaxFileSize: 1 << 20}
 	if _, err := c.Get(context.Background(), req, sink); !errors.Is(err, ErrTooLarge) || plain.Load() != 0 {
 		t.Errorf("--max-filesize: %v after %d full fetches, want ErrTooLarge and none", err, plain.Load())
@@ -185,6 +173,15 @@ func cachedBase(t *testing.T, url, etag string, base []byte) *cache.Cache {
 func TestDeltaBombBaseCountedOnce(t *testing.T) {
 	base := make([]byte, 128<<10)
 	rand.New(rand.NewSource(1)).Read(base)
+	deltaBombStopped(t, base)
+}
+
+// deltaBombStopped gets a delta bomb's target against base under
+// smallLimits and checks the 226 was stopped at the ratio bound and the
+// whole fetched once instead; it returns the client, the request (its
+// cache holding base) and the origin's count of full fetches.
+func deltaBombStopped(t *testing.T, base []byte) (*Client, *Request, *atomic.Int32) {
+	t.Helper()
 	srv, target, plain := deltaBombOrigin(t, base)
 	store := cachedBase(t, srv.URL, `"v1"`, base)
 	c, _ := NewClient(Options{Timeout: testStall})
@@ -197,4 +194,5 @@ func TestDeltaBombBaseCountedOnce(t *testing.T) {
 	if sink.n != int64(len(target)) || plain.Load() != 1 || !strings.Contains(strings.Join(res.Verdict.Warnings, "\n"), "--max-ratio") {
 		t.Errorf("%d bytes, %d full fetches, warnings %q; want the delta stopped at the ratio and the whole fetched once", sink.n, plain.Load(), res.Verdict.Warnings)
 	}
+	return c, req, plain
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/hdig/hdig/internal/smallfile"
 )
@@ -174,20 +175,37 @@ func readOwn(path string, max int64) ([]byte, error) {
 // a sidecar written beside a part in a shared directory writes through no
 // link either.
 func ReplaceFile(path string, b []byte) error {
-	tmp := path + ".tmp"
-	f, err := CreatePart(tmp, path)
+	f, err := CreatePart(path+".tmp", path)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
+	return writeRename(f, path, b)
+}
+
+// WritePrivate replaces path with b through a new temporary file of mode
+// 0600 beside it, as curl writes its cookie jar: the old file's mode is
+// not kept, a link at path is replaced rather than written through, and a
+// failed write leaves path as it was.
+func WritePrivate(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".hdig-*.tmp")
+	if err != nil {
+		return err
+	}
+	return writeRename(f, path, b)
+}
+
+// writeRename writes b to f, a new file, and renames it onto path; f is
+// removed on failure.
+func writeRename(f *os.File, path string, b []byte) error {
+	_, err := f.Write(b)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = os.Rename(f.Name(), path)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		os.Remove(f.Name())
 	}
 	return err
 }
