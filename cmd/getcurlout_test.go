@@ -186,6 +186,10 @@ func TestGetOutputPlacement(t *testing.T) {
 	}
 	p := filepath.Join(deep, "file.json")
 	assertFile(t, p, helloBody)
+	// curl makes the directories 0750 (less the umask), not 0755.
+	if st, err := os.Stat(deep); err != nil || st.Mode().Perm()&0o007 != 0 {
+		t.Errorf("--create-dirs made %s with mode %v; want no access for others, as curl's 0750", deep, st.Mode().Perm())
+	}
 	if st, err := os.Stat(p); err != nil || !st.ModTime().Equal(lastMod) {
 		t.Errorf("-R: mtime %v, want %v", st.ModTime(), lastMod)
 	}

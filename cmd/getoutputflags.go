@@ -55,7 +55,7 @@ func (x *outputFlags) place(output string) (string, error) {
 		output = filepath.Join(x.OutputDir, output)
 	}
 	if x.CreateDirs {
-		if err := os.MkdirAll(filepath.Dir(output), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(output), 0o750); err != nil { // as curl
 			return "", withExit(ExitUsage, fmt.Errorf("--create-dirs: %w", err))
 		}
 	}
