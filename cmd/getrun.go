@@ -48,6 +48,9 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		return err
 	}
 	ctx := c.Context()
+	if strings.HasSuffix(o.Req.Referer, ";auto") {
+		ctx = fetch.WithAutoReferer(ctx) // curl's -e ';auto'
+	}
 	if o.Conn.MaxTime > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.Conn.MaxTime)

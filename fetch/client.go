@@ -215,11 +215,14 @@ func sentHook(ctx context.Context) func(*http.Request) {
 // user's (-e), or none: not the one net/http makes up from the previous
 // hop's URL, which would tell the next host that URL, query and all (a
 // signed URL's signature, an access_token). curl sends none without
-// -e ';auto'.
+// -e ';auto' (WithAutoReferer: then the previous hop's URL).
 func asSent(req *http.Request) *http.Request {
 	own := ownOrigin(req)
 	dictOff := req.Header.Get(fieldAvailableDictionary) != "" && !offerCovers(req)
 	referer, madeUp := userReferer(req)
+	if auto, ok := autoReferer(req); ok {
+		referer, madeUp = auto, req.Header.Get("Referer") != auto || len(req.Header.Values("Referer")) > 1
+	}
 	if !dictOff && !madeUp && (own || (!hasCredentials(req.Header) && req.URL.User == nil)) {
 		return req
 	}
@@ -297,6 +300,31 @@ func userReferer(req *http.Request) (string, bool) {
 	}
 	ref := first.Header.Get("Referer")
 	return ref, req.Header.Get("Referer") != ref || len(req.Header.Values("Referer")) > 1
+}
+
+// autoRefererKey marks a context: its redirect hops carry the previous
+// hop's URL as Referer (WithAutoReferer).
+type autoRefererKey struct{}
+
+// WithAutoReferer returns ctx under which a redirect hop carries the URL
+// of the request it follows as Referer, as curl's -e ';auto' asks: without
+// its userinfo and fragment, and none from https to http.
+func WithAutoReferer(ctx context.Context) context.Context {
+	return context.WithValue(ctx, autoRefererKey{}, true)
+}
+
+// autoReferer is the Referer a redirect hop carries under WithAutoReferer;
+// ok is false for a first request or without it.
+func autoReferer(req *http.Request) (string, bool) {
+	if on, _ := req.Context().Value(autoRefererKey{}).(bool); !on || req.Response == nil || req.Response.Request == nil {
+		return "", false
+	}
+	prev := *req.Response.Request.URL
+	if prev.Scheme == "https" && req.URL.Scheme == "http" {
+		return "", true
+	}
+	prev.User, prev.Fragment, prev.RawFragment = nil, "", ""
+	return prev.String(), true
 }
 
 func hasCredentials(h http.Header) bool {
