@@ -134,6 +134,13 @@ func (r *Request) build(method string) (*http.Request, error) {
 		}
 	}
 	req.Host = req.Header.Get("Host") // -H 'Host: NAME', as curl; net/http writes no Host of the header map
+	if u := req.URL.User; u != nil && req.Header.Get("Authorization") == "" {
+		// As a field, as -u's: a redirect to the same origin carries it
+		// too (net/http makes Basic auth of userinfo for one request);
+		// credentialGuard keeps it from any other origin.
+		pass, _ := u.Password()
+		req.SetBasicAuth(u.Username(), pass)
+	}
 	if req.Header.Get("User-Agent") == "" {
 		req.Header.Set("User-Agent", "hdig")
 	}
