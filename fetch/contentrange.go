@@ -155,8 +155,10 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 }
 
 // checkRange checks what every source's 206 to a piece's range must be:
-// a single part, exactly the range asked, of the first response's length
-// and Repr-Digest.
+// a single part, exactly the range asked, of the first response's length,
+// content coding and Repr-Digest. (A coding is the representation's: bytes
+// of a gzip and an identity representation spliced are neither, and
+// without a digest nothing else would tell.)
 func (d *download) checkRange(resp *http.Response, p *piece, from int64) error {
 	where := fmt.Sprintf("piece %d (bytes %d-%d)", p.id, from, p.end-1)
 	if resp.StatusCode != http.StatusPartialContent {
@@ -175,6 +177,9 @@ func (d *download) checkRange(resp *http.Response, p *piece, from int64) error {
 	}
 	if resp.ContentLength >= 0 && resp.ContentLength != cr.Len() {
 		return protocolErrorf("%s: Content-Length %d, want %d", where, resp.ContentLength, cr.Len())
+	}
+	if got, first := httpfield.ContentCoding(resp.Header.Values("Content-Encoding")), httpfield.ContentCoding(d.header.Values("Content-Encoding")); got != first {
+		return protocolErrorf("%s: Content-Encoding %q, the first response's %q with the same ETag", where, got, first)
 	}
 	if alg, ok := differ(d.ref.repr, reprField(resp.Header)); !ok {
 		return protocolErrorf("%s: Repr-Digest %s differs from the first response's with the same ETag", where, alg)
