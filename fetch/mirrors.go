@@ -223,7 +223,9 @@ func CheckMirror(raw string) error {
 
 // wholeProof says whether the whole file will be checked against a digest
 // that proves it: the origin's Repr-Digest with an algorithm the policy
-// accepts, or the user's own digests. Only then may mirrors send bytes.
+// accepts (after a resume, the one the sidecar recorded too: savedChecks),
+// or the user's own digests. Only then may mirrors send bytes, and only
+// then may a part holding a mirror's bytes be resumed (resumeTransfer).
 func (d *download) wholeProof() bool {
 	for _, f := range d.req.Expected {
 		for _, x := range f.Digests {
@@ -232,10 +234,19 @@ func (d *download) wholeProof() bool {
 			}
 		}
 	}
-	if !d.ref.repr.Usable() || d.ref.repr.Salvaged {
+	if d.resumed && d.savedRepr != "" && d.proves(verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr})) {
+		return true
+	}
+	return d.proves(d.ref.repr)
+}
+
+// proves says whether the Repr-Digest f has a member hdig computes with
+// an algorithm the policy accepts.
+func (d *download) proves(f verify.DigestField) bool {
+	if !f.Usable() || f.Salvaged {
 		return false
 	}
-	for _, x := range d.ref.repr.Digests {
+	for _, x := range f.Digests {
 		if _, ok := verify.Lookup(x.Algorithm); ok && d.req.Policy.Accepts(x.Algorithm) {
 			return true
 		}

@@ -157,6 +157,7 @@ type download struct {
 	late         verify.DigestField // the pieces' Repr-Digest when the first response had none (guarded by mu; laterepr.go)
 	restarts     int
 	wrong        bool       // the whole did not match (narrow): the part holds bytes known wrong
+	mirrored     bool       // the part may hold bytes of mirrors an earlier run asked (sidecar.Mirrored)
 	mir          *mirrorSet // sources and scheduler with mirrors (mirrors.go)
 
 	received atomic.Int64
@@ -191,7 +192,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	// A new transfer from the start: no earlier run's bytes, nor the
 	// Repr-Digest its sidecar recorded (another version's, maybe).
 	d.resumed, d.savedRepr, d.before, d.refStatus, d.total = false, "", nil, resp.StatusCode, resp.ContentLength
-	d.wholeContent = ""
+	d.wholeContent, d.mirrored = "", false
 	if resp.StatusCode == http.StatusOK {
 		d.wholeContent = strings.Join(resp.Header.Values(verify.ContentDigest), ", ")
 	}

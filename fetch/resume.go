@@ -57,6 +57,7 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 	if st.Size() == 0 {
 		return d.fresh(ctx, true)
 	}
+	d.mirrored = sc != nil && sc.Mirrored
 	if err := d.openPart(false); err != nil {
 		return d.result(), err
 	}
@@ -212,8 +213,18 @@ func (d *download) otherLength(r *reply, total int64) bool {
 	return true
 }
 
-// resumeTransfer runs a resumed plan whose first reply is in hand.
+// resumeTransfer runs a resumed plan whose first reply is in hand. A
+// part that may hold a mirror's bytes is resumed only when the whole will
+// be checked against a proof (wholeProof), as mirrors are asked only then:
+// else nothing would tell a lying mirror's bytes from the origin's, and
+// they would be released as "unverified". It is fetched again in full.
 func (d *download) resumeTransfer(ctx context.Context, r *reply) (*Result, error) {
+	if d.mirrored && !d.wholeProof() {
+		r.close()
+		d.warn("the part holds bytes of mirrors and nothing proves the whole now (no Repr-Digest, no --expect): fetched again in full from the origin")
+		d.prog.Restart()
+		return d.fresh(ctx, true)
+	}
 	err := d.transfer(ctx, r, modeRange)
 	if errors.Is(err, errRestart) {
 		d.warn("the file changed on the origin: the part was discarded and fetched again in full")

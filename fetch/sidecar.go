@@ -60,6 +60,10 @@ type sidecar struct {
 	// proves nothing and the part is hashed again. Sidecars of the earlier
 	// format (part_size, part_mtime only) read as a zero, weak ID.
 	Part fileid.ID `json:"part"`
+	// Mirrored says mirrors were asked for pieces: the part may hold a
+	// mirror's bytes, which only a proof of the whole may release
+	// (download.mirrored).
+	Mirrored bool `json:"mirrored,omitempty"`
 }
 
 // sidecarPiece is a complete piece and the Content-Digest it matched.
@@ -77,6 +81,7 @@ func (d *download) saveSidecar() error {
 	if d.ph == nil || d.f == nil || d.spool {
 		return nil
 	}
+	mirrored := d.mirrored || d.mirrorSources() > 1
 	var done spans
 	wm, state, err := d.ph.snapshot(func() {
 		done = append(spans{}, d.before...)
@@ -88,7 +93,7 @@ func (d *download) saveSidecar() error {
 		return err
 	}
 	sc := sidecar{Version: sidecarVersion, URL: httpfield.Redact(d.req.URL), ETag: d.etag, Total: d.total,
-		Hashed: wm, HashState: state}
+		Hashed: wm, HashState: state, Mirrored: mirrored}
 	if d.status >= 200 && d.status < 300 { // not an error's (answered)
 		sc.ReprDigest = strings.Join(d.header.Values(verify.ReprDigest), ", ")
 	}
