@@ -128,26 +128,27 @@ type download struct {
 	prog       Progress
 	hook       sync.Mutex
 
-	f         *os.File
-	url       string // after redirects
-	etag      string // strong validator, or ""
-	total     int64  // -1 unknown
-	status    int
-	header    http.Header
-	answers   *http.Request // the request header answers (signatures' `req`)
-	ref       fields        // what the whole file must match
-	refStatus int           // 200: ref covers the whole; 206: Repr-Digest only
-	trailer   fields        // a whole stream's trailer
-	algs      []verify.Algorithm
-	hasher    *verify.Hasher
-	ph        *prefixHash
-	pieces    []*piece
-	before    spans // on disk before this run's pieces
-	parallel  int
-	resumed   bool                      // bytes of an earlier run are in the file
-	spool     bool                      // f is a HeldSink's spill file (Hold): no part, no sidecar
-	respool   func(size int64) *os.File // a better spool for a body of that length, or nil (HeldSink.respool)
-	savedRepr string                    // the Repr-Digest a loaded sidecar recorded
+	f           *os.File
+	url         string // after redirects
+	etag        string // strong validator, or ""
+	total       int64  // -1 unknown
+	status      int
+	header      http.Header
+	answers     *http.Request // the request header answers (signatures' `req`)
+	ref         fields        // what the whole file must match
+	refStatus   int           // 200: ref covers the whole; 206: Repr-Digest only
+	trailer     fields        // a whole stream's trailer
+	algs        []verify.Algorithm
+	hasher      *verify.Hasher
+	ph          *prefixHash
+	pieces      []*piece
+	before      spans // on disk before this run's pieces
+	parallel    int
+	resumed     bool                      // bytes of an earlier run are in the file
+	spool       bool                      // f is a HeldSink's spill file (Hold): no part, no sidecar
+	respool     func(size int64) *os.File // a better spool for a body of that length, or nil (HeldSink.respool)
+	savedRepr   string                    // the Repr-Digest a loaded sidecar recorded
+	savedCoding string                    // the content coding a loaded sidecar recorded ("": unknown)
 	// wholeContent is the Content-Digest (its field value) of the 200 the
 	// file is the content of: this run's first response's, or the one a
 	// sidecar recorded of the version its strong ETag names (resumePieces).
@@ -191,7 +192,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	d.adopt(resp)
 	// A new transfer from the start: no earlier run's bytes, nor the
 	// Repr-Digest its sidecar recorded (another version's, maybe).
-	d.resumed, d.savedRepr, d.before, d.refStatus, d.total = false, "", nil, resp.StatusCode, resp.ContentLength
+	d.resumed, d.savedRepr, d.savedCoding, d.before, d.refStatus, d.total = false, "", "", nil, resp.StatusCode, resp.ContentLength
 	d.wholeContent, d.mirrored = "", false
 	if resp.StatusCode == http.StatusOK {
 		d.wholeContent = strings.Join(resp.Header.Values(verify.ContentDigest), ", ")

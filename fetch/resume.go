@@ -57,7 +57,9 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 	if st.Size() == 0 {
 		return d.fresh(ctx, true)
 	}
-	d.mirrored = sc != nil && sc.Mirrored
+	if sc != nil {
+		d.mirrored, d.savedCoding = sc.Mirrored, sc.Coding
+	}
 	if err := d.openPart(false); err != nil {
 		return d.result(), err
 	}
@@ -219,6 +221,12 @@ func (d *download) otherLength(r *reply, total int64) bool {
 // else nothing would tell a lying mirror's bytes from the origin's, and
 // they would be released as "unverified". It is fetched again in full.
 func (d *download) resumeTransfer(ctx context.Context, r *reply) (*Result, error) {
+	if got := orIdentity(codingOf(r.resp.Header)); d.savedCoding != "" && got != d.savedCoding {
+		r.close()
+		d.warn(fmt.Sprintf("the origin answered the resume with Content-Encoding %q, the part's is %q (the same ETag): fetched again in full", got, d.savedCoding))
+		d.prog.Restart()
+		return d.fresh(ctx, true)
+	}
 	if d.mirrored && !d.wholeProof() {
 		r.close()
 		d.warn("the part holds bytes of mirrors and nothing proves the whole now (no Repr-Digest, no --expect): fetched again in full from the origin")

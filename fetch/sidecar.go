@@ -64,6 +64,12 @@ type sidecar struct {
 	// mirror's bytes, which only a proof of the whole may release
 	// (download.mirrored).
 	Mirrored bool `json:"mirrored,omitempty"`
+	// Coding is the content coding of the responses the part's bytes
+	// came from ("identity" for none; "" in older sidecars: unknown). A
+	// strong ETag should name one coding, but the resume answer is held
+	// to it as to the ETag (resumeTransfer): bytes of two codings spliced
+	// are neither representation.
+	Coding string `json:"coding,omitempty"`
 }
 
 // sidecarPiece is a complete piece and the Content-Digest it matched.
@@ -99,6 +105,10 @@ func (d *download) saveSidecar() error {
 	}
 	if sc.ReprDigest == "" {
 		sc.ReprDigest = d.savedRepr // the resume request failed before an answer
+	}
+	sc.Coding = d.savedCoding
+	if d.status >= 200 && d.status < 300 {
+		sc.Coding = orIdentity(codingOf(d.header))
 	}
 	sc.ContentDigest = d.wholeContent
 	for _, a := range d.algs {
