@@ -337,3 +337,40 @@ func TestSumCheckCoreutilsNameLikeField(t *testing.T) {
 		t.Errorf("sum -c = %d, %q, %q; want 1, %q FAILED", code, out, errOut, named)
 	}
 }
+
+// Every line sum prints is read back by -c as the line of the file it
+// names: a name starting with '#' was printed as a comment line, which -c
+// skips (the file went unchecked under exit 0), and a name starting with
+// hex and two spaces ("HEX  x") as sha256sum's line for another file
+// ("x: sha-256=:…:"), which -c checked instead. Tampered afterwards, each
+// listed file must fail -c.
+func TestSumListReadBackAsPrinted(t *testing.T) {
+	tampered := "tampered"
+	content := "listed"
+	v := sha256.Sum256([]byte(content))
+	for i := 0; strings.Contains(base64.StdEncoding.EncodeToString(v[:]), "/"); i++ { // a file name
+		content = fmt.Sprint("listed", i)
+		v = sha256.Sum256([]byte(content))
+	}
+	decoy := sha256.Sum256([]byte("decoy"))
+	hexNamed := hex.EncodeToString(decoy[:]) + "  x"
+	other := "x: sha-256=:" + base64.StdEncoding.EncodeToString(v[:]) + ":" // how sha256sum's reading names it
+	for _, name := range []string{"#hash", hexNamed, "SHA256 (x) = " + hex.EncodeToString(decoy[:])} {
+		t.Run(name, func(t *testing.T) {
+			writeFiles(t, map[string]string{name: content, "plain": "plain", other: "decoy"})
+			code, list, errOut := runSumWith(t, "", "sum", name, "plain")
+			if code != 0 || errOut != "" {
+				t.Fatalf("sum = %d, %q", code, errOut)
+			}
+			if code, out, errOut := runSumWith(t, list, "sum", "-c"); code != 0 || strings.Count(out, ": OK\n") != 2 {
+				t.Fatalf("sum -c of its own list %q = %d, %q, %q; want 0 and two OK", list, code, out, errOut)
+			}
+			if err := os.WriteFile(name, []byte(tampered), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if code, out, errOut := runSumWith(t, list, "sum", "-c"); code != ExitIntegrity || !strings.Contains(out, "FAILED (sha-256") {
+				t.Errorf("sum -c of %q after %q changed = %d, %q, %q; want 1 and FAILED", list, name, code, out, errOut)
+			}
+		})
+	}
+}

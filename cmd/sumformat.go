@@ -67,7 +67,23 @@ func (f sumFormat) line(name string, ds []verify.Digest, alone bool) string {
 	if alone {
 		return value
 	}
-	return formatSumLine(name, value)
+	return formatSumLine(listName(name, value), value)
+}
+
+// listName is the name printed on sum's "FILE: VALUE" line: "./" goes
+// before a name that -c and get --checksum-file would read otherwise, as
+// a comment ("#…", skipped) or as the line of sha256sum or sha256sum
+// --tag for another name ("HEX  x: …" names "x: …", "SHA256 (x) = …").
+// The same file, and the line reads back as printed. The lines are tried
+// as an untagged line of a named algorithm is read, so that hex of any
+// even length counts (an --expect-alg reading), not only the lengths of
+// algorithms.
+func listName(name, value string) string {
+	l := formatSumLine(name, value)
+	if _, ok, err := verify.ParseChecksumLine(l, "sha-256"); ok || err != nil || strings.HasPrefix(l, "#") {
+		return "./" + name
+	}
+	return name
 }
 
 // hexSumLine is sha256sum's `HEX  FILE`, escaped as coreutils escapes.
