@@ -37,6 +37,12 @@ type SumEntry struct {
 	// err is why hdig sum's line for Name could not be read (fieldLine):
 	// an error when Name is the one asked for, not for every name.
 	err error
+	// unusable says why a line that names Name gives no digest hdig can
+	// check (hex of no algorithm's length, a tag it does not compute, a
+	// value that is not a digest): beside a usable line for Name it is
+	// passed over, alone it is the look-up's error. Either way the look-up
+	// stays on Name: another file's line is never taken in its place.
+	unusable error
 }
 
 // ChecksumEntries finds the entries for names (tried in order; an entry
@@ -51,7 +57,8 @@ type SumEntry struct {
 // so, and its untagged ones (128 hex digits, like sha512sum's) are read as
 // sha-512 unless alg says otherwise. Lines that are neither format are
 // skipped, as `sha256sum -c` does; several entries for the same name and
-// algorithm must agree.
+// algorithm must agree. A line of either shape for a name whose digest
+// cannot be read keeps the look-up on that name (SumEntry.unusable).
 func ChecksumEntries(data []byte, names []string, alg string) ([]SumEntry, error) {
 	if len(data) > MaxChecksumFile {
 		return nil, fmt.Errorf("checksum file is %d bytes, over the %d-byte limit", len(data), MaxChecksumFile)
@@ -69,12 +76,20 @@ func ChecksumEntries(data []byte, names []string, alg string) ([]SumEntry, error
 				}
 			}
 			if len(found) > 0 {
+				var usable []SumEntry
 				for _, e := range found {
 					if e.err != nil {
 						return nil, fmt.Errorf("line %d: %s: %v", e.Line, e.Name, e.err)
 					}
+					if e.unusable == nil {
+						usable = append(usable, e)
+					}
 				}
-				return agreeing(found)
+				if len(usable) == 0 {
+					e := found[0]
+					return nil, fmt.Errorf("line %d: %s: %v", e.Line, e.Name, e.unusable)
+				}
+				return agreeing(usable)
 			}
 		}
 	}
@@ -136,7 +151,11 @@ func sumLines(data []byte, alg string) ([]SumEntry, error) {
 // length of its hex) or sha256sum --tag writes it; ok is false for a line
 // of neither format. hdig sum -c reads such lines beside its own.
 func ParseChecksumLine(l, alg string) (e SumEntry, ok bool, err error) {
-	return sumLine(strings.TrimSuffix(l, "\r"), alg)
+	e, ok, err = sumLine(strings.TrimSuffix(l, "\r"), alg)
+	if ok && e.unusable != nil {
+		return e, false, fmt.Errorf("%s: %v", e.Name, e.unusable)
+	}
+	return e, ok, err
 }
 
 // sumLine parses one line; ok is false for a line of neither format.
@@ -145,7 +164,7 @@ func sumLine(l, alg string) (SumEntry, bool, error) {
 	if escaped {
 		l = l[1:]
 	}
-	if tag, rest, ok := strings.Cut(l, " ("); ok && !strings.ContainsAny(tag, " \t") && tag != "" {
+	if tag, rest, ok := strings.Cut(l, " ("); ok && isTag(tag) {
 		return bsdLine(tag, rest, escaped)
 	}
 	sum, name, ok := strings.Cut(l, " ")
@@ -153,16 +172,16 @@ func sumLine(l, alg string) (SumEntry, bool, error) {
 		return SumEntry{}, false, nil
 	}
 	name = name[1:]
-	b, err := hexValue(sum)
-	if err != nil {
+	if !allHex(sum) {
 		return SumEntry{}, false, nil
 	}
+	b, err := hexValue(sum)
 	key := alg
 	if key == "" {
 		key = hexLengths[len(sum)]
 	}
-	if key == "" {
-		return SumEntry{}, false, nil
+	if err != nil || key == "" {
+		return unusableEntry(name, escaped, fmt.Errorf("%d hex digits name no algorithm hdig computes (32 md5, 40 sha, 64 sha-256, 96 sha-384, 128 sha-512)", len(sum)))
 	}
 	return entry(name, key, b, escaped)
 }
@@ -195,7 +214,8 @@ func ParseSumLine(line string) (name, value string, err error) {
 // fieldLine reads a line as hdig sum prints it, in any --format but hex
 // (which is sha256sum's line): "FILE: " and a value ParseExpected reads
 // (an RFC 9530 field value, SRI tokens, an OCI digest), each digest an
-// entry. A line that is not one gives none; one with an RFC 9530 value
+// entry. A line that is not one gives none, one whose value is not a
+// digest an unusable entry (SumEntry.unusable); one with an RFC 9530 value
 // that ParseExpected refuses (an unknown algorithm, two values of one
 // that differ) gives an entry carrying the error, which is the error of
 // its name only (ChecksumEntries), as an unknown BSD tag on another
@@ -210,7 +230,7 @@ func fieldLine(l string) []SumEntry {
 	case err != nil && strings.Contains(value, "=:"):
 		return []SumEntry{{Name: name, err: err}}
 	case err != nil:
-		return nil
+		return []SumEntry{{Name: name, unusable: err}}
 	}
 	out := make([]SumEntry, len(xs))
 	for i, x := range xs {
@@ -232,7 +252,7 @@ func bsdLine(tag, rest string, escaped bool) (SumEntry, bool, error) {
 	}
 	key, ok := bsdNames[up]
 	if !ok {
-		return SumEntry{}, false, nil
+		return unusableEntry(name, escaped, fmt.Errorf("%s is not an algorithm hdig computes", tag))
 	}
 	b, err := hexValue(sum)
 	if err != nil {
@@ -256,6 +276,38 @@ func entry(name, key string, b []byte, escaped bool) (SumEntry, bool, error) {
 		return SumEntry{}, false, fmt.Errorf("%s: %v", name, err)
 	}
 	return SumEntry{Name: name, Digest: Digest{Algorithm: key, Value: b}}, true, nil
+}
+
+// unusableEntry is a line that names a file but gives no digest hdig
+// checks (SumEntry.unusable).
+func unusableEntry(name string, escaped bool, why error) (SumEntry, bool, error) {
+	if escaped {
+		var err error
+		if name, err = UnescapeSumName(name); err != nil {
+			return SumEntry{}, false, err
+		}
+	}
+	return SumEntry{Name: name, unusable: why}, true, nil
+}
+
+// isTag says s can be the tag of a BSD line: a hash's name (SHA256,
+// SHA2-256, BLAKE2b, SHA3-256), letters, digits and dashes.
+func isTag(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func allHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", rune(s[i])) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func hexValue(s string) ([]byte, error) {

@@ -48,6 +48,18 @@ var checksumEntriesTests = []struct {
 	{"hdig sum own line unreadable", h256 + "  app.iso\napp.iso: sha3-256=:AAAA:\n", []string{"app.iso"}, "", "", `line 2: app.iso: unknown digest algorithm "sha3-256"`},
 	{"prose skipped", "Note: see below\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
 	{"missing", h256 + "  other.iso\n", []string{"app.iso"}, "", "", `no entry for "app.iso" among 1 lines`},
+	// A line for the name whose digest hdig cannot read (hex of no
+	// algorithm's length, a tag it does not compute, a value that is not a
+	// digest) keeps the look-up on that name: alone it is an error, not a
+	// fall-back to another file's line that shares the last path element.
+	{"own line truncated, no fall-back", h256[:62] + "  app.iso\n" + h256 + "  dist/app.iso\n", []string{"app.iso"}, "", "", "line 1: app.iso: 62 hex digits"},
+	{"own line odd hex, no fall-back", h256[:63] + " *app.iso\n" + h256 + "  dist/app.iso\n", []string{"app.iso"}, "", "", "line 1: app.iso: "},
+	{"own line unknown tag, no fall-back", "SHA224 (app.iso) = " + h256[:56] + "\n" + h256 + "  dist/app.iso\n", []string{"app.iso"}, "", "", "line 1: app.iso: SHA224"},
+	{"own hdig sum line bad hex, no fall-back", "app.iso: " + h256[:62] + "\n" + h256 + "  dist/app.iso\n", []string{"app.iso"}, "", "", "line 1: app.iso: "},
+	{"first name unreadable, no second name", h256[:62] + "  out.iso\n" + h256 + "  url.iso\n", []string{"out.iso", "url.iso"}, "", "", "line 1: out.iso: 62 hex digits"},
+	{"own line unreadable beside a good one", h256[:62] + "  app.iso\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
+	{"own unknown tag beside a known one", "SHA3-256 (app.iso) = " + h256 + "\nSHA256 (app.iso) = " + h256 + "\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
+	{"other line unreadable", h256[:62] + "  other.iso\nSHA224 (other.iso) = " + h256[:56] + "\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
 	{"b2sum tagged", "BLAKE2b (app.iso) = " + h512 + "\n", []string{"app.iso"}, "", "", "b2sum"},
 	{"wrong length for alg", h256 + "  app.iso\n", []string{"app.iso"}, "sha-512", "", "sha-512 digest is 32 bytes, want 64"},
 	{"too big", strings.Repeat("x", MaxChecksumFile+1), []string{"a"}, "", "", "over the 4194304-byte limit"},
