@@ -120,8 +120,12 @@ func agreeing(es []SumEntry) ([]SumEntry, error) {
 	return out, nil
 }
 
-// sumLines parses every line it recognises.
+// sumLines parses every line it recognises. A UTF-8 byte order mark (a
+// file saved by a Windows editor) is not part of the first line: read
+// into it, that line's entry was lost, and the look-up fell back to
+// another file's line.
 func sumLines(data []byte, alg string) ([]SumEntry, error) {
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 4096), maxSumsLine)
 	var out []SumEntry

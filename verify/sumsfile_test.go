@@ -57,6 +57,7 @@ var checksumEntriesTests = []struct {
 	{"own line unknown tag, no fall-back", "SHA224 (app.iso) = " + h256[:56] + "\n" + h256 + "  dist/app.iso\n", []string{"app.iso"}, "", "", "line 1: app.iso: SHA224"},
 	{"own hdig sum line bad hex, no fall-back", "app.iso: " + h256[:62] + "\n" + h256 + "  dist/app.iso\n", []string{"app.iso"}, "", "", "line 1: app.iso: "},
 	{"first name unreadable, no second name", h256[:62] + "  out.iso\n" + h256 + "  url.iso\n", []string{"out.iso", "url.iso"}, "", "", "line 1: out.iso: 62 hex digits"},
+	{"byte order mark", "\ufeff" + h256 + "  app.iso\n" + h512 + "  dist/app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
 	{"own line unreadable beside a good one", h256[:62] + "  app.iso\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
 	{"own unknown tag beside a known one", "SHA3-256 (app.iso) = " + h256 + "\nSHA256 (app.iso) = " + h256 + "\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
 	{"other line unreadable", h256[:62] + "  other.iso\nSHA224 (other.iso) = " + h256[:56] + "\n" + h256 + "  app.iso\n", []string{"app.iso"}, "", "sha-256:app.iso", ""},
