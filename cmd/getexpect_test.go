@@ -327,3 +327,18 @@ func TestGet304ExpectReportsFileSize(t *testing.T) {
 		t.Errorf("mismatch: exit %d, stderr %q; want exit 1 and %s", code, errOut, want)
 	}
 }
+
+// From an origin that sends no digest, --expect is the proof: the verdict
+// line says verified by it, and no warning says "nothing proves these
+// bytes" beside it.
+func TestGetExpectNoOriginDigestWording(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("hello\n"))
+	}))
+	defer srv.Close()
+	sum := sha256.Sum256([]byte("hello\n"))
+	code, _, errOut := runHdig(t, "get", "--no-cache", "-o", filepath.Join(t.TempDir(), "f"), "--expect", "sha256:"+hex.EncodeToString(sum[:]), srv.URL+"/f")
+	if code != 0 || !strings.Contains(errOut, "verified") || strings.Contains(errOut, "nothing proves") {
+		t.Errorf("exit %d, stderr %q; want verified by --expect, without \"nothing proves\"", code, errOut)
+	}
+}

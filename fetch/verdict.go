@@ -72,7 +72,11 @@ func bodyVerdict(hdr, tr fields, content []verify.Digest, basis reprBasis, req *
 	agree(&v, hdr.repr, tr.repr)
 	agree(&v, hdr.content, tr.content)
 	if !hdr.sent() && !tr.sent() {
-		v.Warn("the origin sent no digest: nothing proves these bytes")
+		if len(req.Expected) > 0 {
+			v.Warn("the origin sent no digest: only the digests you gave can prove these bytes")
+		} else {
+			v.Warn("the origin sent no digest: nothing proves these bytes")
+		}
 	}
 	return v
 }
