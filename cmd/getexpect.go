@@ -108,7 +108,9 @@ func (e *expectFlags) resolve(ctx context.Context, ios *IOStreams, o *getOptions
 
 // fields groups digests into a trusted field, and an untrusted one for
 // md5 or sha-1 inferred from the length of hex: checked (a mismatch
-// fails), but proof only when named (--expect-alg, --accept).
+// fails), but proof only when named (--expect-alg, --accept). A deprecated
+// algorithm the user named is proof of the bytes named, with a warning
+// that it stops corruption, not a forger.
 func (e *expectFlags) fields(ios *IOStreams, o *getOptions, name string, xs []verify.Expected) []verify.DigestField {
 	trusted := verify.DigestField{Name: name, Present: true, Trusted: true}
 	weak := verify.DigestField{Name: name, Present: true}
@@ -116,6 +118,9 @@ func (e *expectFlags) fields(ios *IOStreams, o *getOptions, name string, xs []ve
 		a, _ := verify.Find(x.Algorithm)
 		if !x.Inferred {
 			trusted.Digests = append(trusted.Digests, x.Digest)
+			if a.Status == verify.Deprecated && !o.Silent {
+				fmt.Fprintf(ios.ErrOut, "warning: %s: %s is deprecated (RFC 9530 §5): a match shows the bytes are not corrupted, but %s does not resist a deliberate collision\n", name, a.Key, a.Key)
+			}
 			continue
 		}
 		msg := fmt.Sprintf("%s: %d hex digits read as %s (--expect-alg names another)", name, 2*a.Size, a.Key)

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"crypto/md5"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/base64"
@@ -340,5 +341,37 @@ func TestGetExpectNoOriginDigestWording(t *testing.T) {
 	code, _, errOut := runHdig(t, "get", "--no-cache", "-o", filepath.Join(t.TempDir(), "f"), "--expect", "sha256:"+hex.EncodeToString(sum[:]), srv.URL+"/f")
 	if code != 0 || !strings.Contains(errOut, "verified") || strings.Contains(errOut, "nothing proves") {
 		t.Errorf("exit %d, stderr %q; want verified by --expect, without \"nothing proves\"", code, errOut)
+	}
+}
+
+// A digest the user names in a deprecated algorithm (md5, sha, or a
+// checksum such as crc32c) still proves the bytes are the ones named, but
+// the user is told that the algorithm does not resist a deliberate
+// collision; sha-256 gets no such warning, and -s silences it.
+func TestGetExpectDeprecatedNamedWarns(t *testing.T) {
+	body := []byte("hello\n")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(body)
+	}))
+	defer srv.Close()
+	m := md5.Sum(body)
+	s := sha256.Sum256(body)
+	for _, tc := range []struct {
+		name string
+		args []string
+		warn bool
+	}{
+		{"md5 named", []string{"--expect", "md5=:" + base64.StdEncoding.EncodeToString(m[:]) + ":"}, true},
+		{"md5 by --expect-alg", []string{"--expect-alg", "md5", "--expect", hex.EncodeToString(m[:])}, true},
+		{"sha-256", []string{"--expect", "sha256:" + hex.EncodeToString(s[:])}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"get", "--no-cache", "-o", filepath.Join(t.TempDir(), "f")}, tc.args...)
+			code, _, errOut := runHdig(t, append(args, srv.URL+"/f")...)
+			warned := strings.Contains(errOut, "not resist")
+			if code != 0 || !strings.Contains(errOut, "verified") || warned != tc.warn {
+				t.Errorf("exit %d, stderr %q; want verified, warning %v", code, errOut, tc.warn)
+			}
+		})
 	}
 }
