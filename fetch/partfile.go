@@ -185,8 +185,22 @@ func ReplaceFile(path string, b []byte) error {
 // WritePrivate replaces path with b through a new temporary file of mode
 // 0600 beside it, as curl writes its cookie jar: the old file's mode is
 // not kept, a link at path is replaced rather than written through, and a
-// failed write leaves path as it was.
+// failed write leaves path as it was. What path names that is not a
+// regular file (-c /dev/null, a FIFO; a link to one) is written into, as
+// curl's Curl_fopen does: a rename would replace the device or FIFO with
+// a regular file (as root, /dev/null itself).
 func WritePrivate(path string, b []byte) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(b)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".hdig-*.tmp")
 	if err != nil {
 		return err
