@@ -107,3 +107,27 @@ func TestGetHostHeaderVerbose(t *testing.T) {
 		t.Errorf("-v shows Host lines %q, want one, vhost.test", hosts)
 	}
 }
+
+// A redirect within the origin given keeps -H Host, as curl keeps it for
+// the same host name: net/http keeps a request's Host only across a
+// relative Location, so an absolute one to the same address went with the
+// URL's host, and the other site at that address answered (here its /g,
+// released as the file).
+func TestGetHostHeaderSameOriginAbsoluteRedirect(t *testing.T) {
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/f":
+			http.Redirect(w, r, srv.URL+"/g", http.StatusFound)
+		case r.Host == "vhost.test":
+			w.Write([]byte("vhost's g\n"))
+		default:
+			w.Write([]byte("default site's g\n"))
+		}
+	}))
+	defer srv.Close()
+	code, out, errOut := runHdig(t, "get", "-s", "-L", "--no-cache", "-H", "Host: vhost.test", srv.URL+"/f")
+	if code != 0 || out != "vhost's g\n" {
+		t.Errorf("exit %d, got %q; want vhost's g: %s", code, out, errOut)
+	}
+}

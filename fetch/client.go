@@ -223,10 +223,17 @@ func asSent(req *http.Request) *http.Request {
 	if auto, ok := autoReferer(req); ok {
 		referer, madeUp = auto, req.Header.Get("Referer") != auto || len(req.Header.Values("Referer")) > 1
 	}
-	if !dictOff && !madeUp && (own || (!hasCredentials(req.Header) && req.URL.User == nil)) {
+	// -H Host names the origin's virtual host on each of its requests:
+	// net/http keeps a request's Host across a relative Location only, so
+	// a hop to the same origin by an absolute one lost it.
+	hostLost := own && req.Host == "" && req.Header.Get("Host") != ""
+	if !dictOff && !madeUp && !hostLost && (own || (!hasCredentials(req.Header) && req.URL.User == nil)) {
 		return req
 	}
 	r := req.Clone(req.Context())
+	if hostLost {
+		r.Host = req.Header.Get("Host")
+	}
 	if madeUp {
 		r.Header.Del("Referer")
 		if referer != "" {
