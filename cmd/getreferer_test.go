@@ -3,6 +3,7 @@ package cmd
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -17,7 +18,11 @@ func TestGetAutoReferer(t *testing.T) {
 	seen := map[string]string{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
-		seen[r.URL.Path] = r.Header.Get("Referer")
+		if v, ok := r.Header["Referer"]; ok {
+			seen[r.URL.Path] = strings.Join(v, ",")
+		} else {
+			seen[r.URL.Path] = "(none)"
+		}
 		mu.Unlock()
 		if r.URL.Path == "/from" {
 			http.Redirect(w, r, "/to", http.StatusFound)
@@ -27,7 +32,7 @@ func TestGetAutoReferer(t *testing.T) {
 	}))
 	defer srv.Close()
 	for _, tc := range []struct{ e, first, hop string }{
-		{";auto", "", srv.URL + "/from"},
+		{";auto", "(none)", srv.URL + "/from"},
 		{"https://example.com/;auto", "https://example.com/", srv.URL + "/from"},
 		{"https://example.com/", "https://example.com/", "https://example.com/"},
 	} {

@@ -47,8 +47,9 @@ func (r *requestFlags) apply(h http.Header) (*fetch.CookieJar, error) {
 	if r.UserAgent != "" && h.Get("User-Agent") == "" {
 		h.Set("User-Agent", r.UserAgent)
 	}
-	if r.Referer != "" && h.Get("Referer") == "" {
-		h.Set("Referer", strings.TrimSuffix(r.Referer, ";auto"))
+	// ";auto" alone sends none on the first request, as in curl.
+	if ref := strings.TrimSuffix(r.Referer, ";auto"); ref != "" && h.Get("Referer") == "" {
+		h.Set("Referer", ref)
 	}
 	if r.User != "" && h.Get("Authorization") == "" {
 		user, pass, ok := strings.Cut(r.User, ":")
