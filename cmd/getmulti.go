@@ -43,7 +43,7 @@ func runGets(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 		return err
 	}
 	err := runEach(c, ios, o, urls)
-	if jerr := o.Req.saveJar(); jerr != nil && ExitCode(err) == ExitOK {
+	if jerr := o.Req.saveJar(ios.Out); jerr != nil && ExitCode(err) == ExitOK {
 		return jerr
 	}
 	return err

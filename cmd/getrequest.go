@@ -37,7 +37,7 @@ func (r *requestFlags) add(f *pflag.FlagSet) {
 	f.StringArrayVar(&r.DataURLEncode, "data-urlencode", nil, "`DATA` URL-encoded: content, =content, name=content, @file, name@file (repeatable)")
 	f.StringArrayVarP(&r.Form, "form", "F", nil, "multipart/form-data part `NAME=CONTENT`: value, @file (upload), <file (value from file); ;type= sets its type (repeatable)")
 	f.StringArrayVarP(&r.Cookies, "cookie", "b", nil, "`DATA`: cookies NAME=VALUE[; N=V] for the URL's origin, or a Netscape cookie FILE read into the jar (repeatable)")
-	f.StringVarP(&r.CookieJar, "cookie-jar", "c", "", "write the cookie jar to `FILE` (Netscape format) at the end")
+	f.StringVarP(&r.CookieJar, "cookie-jar", "c", "", "write the cookie jar to `FILE` (Netscape format) at the end; - is stdout")
 }
 
 // apply adds the headers of -A, -u, -e and -b NAME=VALUE to h, and
@@ -93,14 +93,21 @@ func (r *requestFlags) openJar() error {
 	return nil
 }
 
-// saveJar writes the jar to -c FILE, after the last URL.
-func (r *requestFlags) saveJar() error {
+// saveJar writes the jar to -c FILE, after the last URL; -c - writes it
+// to stdout, as curl does.
+func (r *requestFlags) saveJar(stdout io.Writer) error {
 	if r.CookieJar == "" || r.jar == nil {
 		return nil
 	}
 	var buf bytes.Buffer
 	if err := r.jar.Save(&buf); err != nil {
 		return err
+	}
+	if r.CookieJar == "-" {
+		if _, err := stdout.Write(buf.Bytes()); err != nil {
+			return withExit(ExitUsage, fmt.Errorf("-c -: %w", err))
+		}
+		return nil
 	}
 	if err := fetch.WritePrivate(r.CookieJar, buf.Bytes()); err != nil {
 		return withExit(ExitUsage, fmt.Errorf("-c: %w", err))
