@@ -3,9 +3,10 @@ package fetch
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -166,27 +167,109 @@ func hopRefusal(ctx context.Context, u *url.URL) error {
 	return nil
 }
 
-// inward says whether mirror is on a literal loopback, private, link-local
-// or unspecified address while origin is not. (Names are not resolved:
-// one that resolves to such an address is not caught.)
+// inward says whether mirror is inward (inwardHost) while origin is not.
+// The mirror's name is judged here; the address its connections reach,
+// once resolved, is judged as it is dialled (inwardDial).
 func inward(origin, mirror string) bool {
-	local := func(raw string) bool {
-		u, err := url.Parse(raw)
-		if err != nil {
-			return false
-		}
-		// A trailing dot and an IPv6 zone name the same host.
-		h := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
-		if i := strings.IndexByte(h, '%'); i >= 0 {
-			h = h[:i]
-		}
-		if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-			return true
-		}
-		ip := net.ParseIP(h)
-		return ip != nil && (ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsUnspecified())
+	return inwardURL(mirror) && !inwardURL(origin)
+}
+
+// inwardURL says whether raw's host is inward (inwardHost).
+func inwardURL(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && inwardHost(u.Hostname())
+}
+
+// inwardHost says whether host names the user's own network: localhost
+// and its subdomains, or an address inwardAddr counts, spelt in any form a
+// URL parser passes and a resolver or curl reads as an address: besides
+// the dotted quad and IPv6, inet_aton's shorthand (one to four parts, each
+// decimal, 0x hex or 0-led octal: 2130706433, 127.1, 0x7f.1,
+// 017700000001 are all 127.0.0.1).
+func inwardHost(host string) bool {
+	// A trailing dot and an IPv6 zone name the same host.
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if i := strings.IndexByte(h, '%'); i >= 0 {
+		h = h[:i]
 	}
-	return local(mirror) && !local(origin)
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	if a, err := netip.ParseAddr(h); err == nil {
+		return inwardAddr(a)
+	}
+	a, ok := inetAton(h)
+	return ok && inwardAddr(a)
+}
+
+// inetAton parses s as inet_aton(3) does: one to four dot-separated
+// parts, each decimal, 0x hex or 0-led octal, the last filling the bytes
+// left.
+func inetAton(s string) (netip.Addr, bool) {
+	parts := strings.Split(s, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	var v uint64
+	for i, p := range parts {
+		base := 10
+		switch {
+		case len(p) > 2 && (p[:2] == "0x"):
+			base, p = 16, p[2:]
+		case len(p) > 1 && p[0] == '0':
+			base, p = 8, p[1:]
+		}
+		n, err := strconv.ParseUint(p, base, 32)
+		if err != nil || p == "" || p[0] == '+' {
+			return netip.Addr{}, false
+		}
+		if i < len(parts)-1 {
+			if n > 0xff {
+				return netip.Addr{}, false
+			}
+			v |= n << (8 * (3 - i))
+			continue
+		}
+		if n >= 1<<(8*(4-i)) {
+			return netip.Addr{}, false
+		}
+		v |= n
+	}
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+// inwardAddr says whether a is in the user's own network: loopback,
+// private (RFC 1918, fc00::/7), link-local, unspecified or "this network"
+// (0.0.0.0/8), or carrier-grade NAT (100.64.0.0/10, RFC 6598); an IPv4
+// address mapped into IPv6 or embedded in the IPv4-compatible or NAT64
+// prefix is judged as the IPv4 address.
+func inwardAddr(a netip.Addr) bool {
+	a = a.Unmap()
+	if a.Is6() {
+		b := a.As16()
+		if v4, ok := embeddedV4(b); ok {
+			a = v4
+		}
+	}
+	switch {
+	case a.IsLoopback(), a.IsPrivate(), a.IsLinkLocalUnicast(), a.IsUnspecified():
+		return true
+	case a.Is4():
+		b := a.As4()
+		return b[0] == 0 || b[0] == 100 && b[1]&0xc0 == 64
+	}
+	return false
+}
+
+// embeddedV4 is the IPv4 address in an IPv4-compatible (::a.b.c.d) or
+// NAT64 (64:ff9b::a.b.c.d) IPv6 address.
+func embeddedV4(b [16]byte) (netip.Addr, bool) {
+	compat := [12]byte{}
+	nat64 := [12]byte{0, 0x64, 0xff, 0x9b}
+	if p := [12]byte(b[:12]); (p == compat && (b[12] != 0 || b[13] != 0)) || p == nat64 {
+		return netip.AddrFrom4([4]byte(b[12:])), true
+	}
+	return netip.Addr{}, false
 }
 
 // resolveMirror resolves a mirror's URL reference against the origin's URL.

@@ -77,3 +77,32 @@ func TestConnsPerSource(t *testing.T) {
 		}
 	}
 }
+
+// TestInward: the addresses a public origin's Link may not send hdig to,
+// in every spelling a URL parser takes and a resolver or curl reads as
+// that address (inet_aton's shorthand: one to four parts, each decimal,
+// 0x hex or 0-led octal), and the ranges beside loopback and RFC 1918
+// that are the user's own network too.
+func TestInward(t *testing.T) {
+	for _, h := range []string{
+		"127.0.0.1", "2130706433", "127.1", "0x7f.1", "017700000001", "0x7f000001", "0177.0.0.1", "127.0.0.01",
+		"127.1.", "0x7F.0X0.0.1", "10.1", "0xa000001", "192.168.1", "169.254.169.254", "0xa9fea9fe",
+		"100.64.0.1", "100.127.255.254", "0.0.0.0", "0", "0.1.2.3", "[fc00::1]", "[fd12::1]", "[::ffff:127.0.0.1]",
+		"[::ffff:7f00:1]", "[::ffff:10.0.0.1]", "[::1]", "[::]", "[fe80::1%25lo]", "localhost", "x.localhost",
+	} {
+		if !inward("http://o.test/f", "http://"+h+"/f") {
+			t.Errorf("%s: not counted inward", h)
+		}
+	}
+	for _, h := range []string{
+		"192.0.2.1", "8.8.8.8", "134744072", "0x8080808", "100.128.0.1", "100.63.255.255", "1.2.3.4.5",
+		"127.0.0.1.example", "0x7f.example", "[2001:db8::1]", "[::ffff:8.8.8.8]", "o.test", "256.0.0.1", "08.0.0.1",
+	} {
+		if inward("http://o.test/f", "http://"+h+"/f") {
+			t.Errorf("%s: counted inward", h)
+		}
+	}
+	if inward("http://2130706433/f", "http://127.0.0.1/f") {
+		t.Error("an origin at 127.0.0.1 spelt as one number counted public")
+	}
+}
