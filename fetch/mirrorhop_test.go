@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -54,5 +55,60 @@ func TestLinkMirrorRedirectStaysOut(t *testing.T) {
 	}
 	if len(res.Mirrors) != 1 || res.Mirrors[0].State == MirrorUsed {
 		t.Errorf("mirrors %+v, want the redirecting one not used", res.Mirrors)
+	}
+}
+
+// TestLinkMirrorDialStaysOut: a public origin's Link mirror whose name
+// resolves to a loopback address (here by --resolve; a DNS name pointing
+// inward does the same) is refused as it is dialled: its URL passes the
+// name check, the address it reaches does not. It is left unused and gets
+// no request. The origin's own name is the user's: it is dialled wherever
+// it resolves.
+func TestLinkMirrorDialStaysOut(t *testing.T) {
+	data := genData(pieceTestSize, 1)
+	mirror := newSite(t, siteDir(t, data, ""), nil, false)
+	mu, _ := url.Parse(mirror.ts.URL)
+	origin := newSite(t, siteDir(t, data, ""), nil, true, server.WithDuplicates("http://m.example:"+mu.Port()+"/"))
+	ou, _ := url.Parse(origin.ts.URL)
+	conn := Connection{Resolve: map[string]string{"o.example:" + ou.Port(): "127.0.0.1", "m.example:" + mu.Port(): "127.0.0.1"}}
+	c, err := NewClient(Options{Timeout: testStall, Connection: conn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	opts := pieceOpts
+	opts.LinkMirrors = 4
+	res, err := c.Download(context.Background(), mirrorRequest("http://o.example:"+ou.Port()+"/f"), path, opts)
+	if err != nil {
+		t.Fatalf("Download: %v", err)
+	}
+	assertFileBytes(t, path, data)
+	if !res.Verdict.Verified(verify.ReprDigest) {
+		t.Errorf("verdict %v", res.Verdict.Checks)
+	}
+	if n, _, h := mirror.counts(); n != 0 || len(h) != 0 {
+		t.Errorf("the mirror resolving to loopback got %d requests (%d ranges), want 0", len(h), n)
+	}
+	if len(res.Mirrors) != 1 || res.Mirrors[0].State == MirrorUsed || !strings.Contains(res.Mirrors[0].Reason, "loopback or private") {
+		t.Errorf("mirrors %+v, want the inward one not used, the reason said", res.Mirrors)
+	}
+
+	// The rule is the dialler's: the origin's own host is dialled, another
+	// host resolving inward is not, for a Link mirror's requests only.
+	dial := conn.dialer(testStall, nil)
+	ctx := context.WithValue(context.Background(), hopRuleKey{}, "http://o.example:"+ou.Port()+"/f")
+	if cn, err := dial(ctx, "tcp", "o.example:"+ou.Port()); err != nil {
+		t.Errorf("dialling the origin's own host: %v", err)
+	} else {
+		cn.Close()
+	}
+	if cn, err := dial(ctx, "tcp", "m.example:"+mu.Port()); err == nil {
+		cn.Close()
+		t.Error("dialling another host resolving to loopback for a public origin's Link: no error")
+	}
+	if cn, err := dial(context.Background(), "tcp", "m.example:"+mu.Port()); err != nil {
+		t.Errorf("dialling it outside a Link mirror's request: %v", err)
+	} else {
+		cn.Close()
 	}
 }

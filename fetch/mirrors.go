@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/hdig/hdig/httpfield"
@@ -165,6 +166,31 @@ func hopRefusal(ctx context.Context, u *url.URL) error {
 		return fmt.Errorf("redirected to %s: %s", u.Redacted(), why)
 	}
 	return nil
+}
+
+// dialGuard is the net.Dialer Control that a connection to host made
+// with ctx must pass, nil when none applies: for a Link mirror's requests
+// (and their redirect hops) from an origin that is not inward, every
+// address dialled for another host than the origin's is refused when it
+// is inward (inwardAddr), however the name resolved to it. The origin's
+// own name is the user's, and a proxy's (proxied) is the user's too.
+func dialGuard(ctx context.Context, host string, proxied func(string) bool) func(string, string, syscall.RawConn) error {
+	origin, ok := ctx.Value(hopRuleKey{}).(string)
+	if !ok || inwardURL(origin) {
+		return nil
+	}
+	o, err := url.Parse(origin)
+	norm := func(h string) string { return strings.ToLower(strings.TrimSuffix(h, ".")) }
+	if err != nil || norm(o.Hostname()) == norm(host) || proxied != nil && proxied(host) {
+		return nil
+	}
+	return func(_, address string, _ syscall.RawConn) error {
+		ap, err := netip.ParseAddrPort(address)
+		if err != nil || inwardAddr(ap.Addr()) {
+			return &mirrorSkip{reason: fmt.Sprintf("%s resolved to %s: a loopback or private address named by an origin that is not", host, ap.Addr())}
+		}
+		return nil
+	}
 }
 
 // inward says whether mirror is inward (inwardHost) while origin is not.

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -94,8 +95,9 @@ func noProxy(list, host string) bool {
 	return false
 }
 
-// dialer is the Transport's DialContext for c.
-func (c Connection) dialer(timeout time.Duration) func(context.Context, string, string) (net.Conn, error) {
+// dialer is the Transport's DialContext for c. proxied says whether a
+// host is a proxy's (nil: none is); dialGuard applies to the others.
+func (c Connection) dialer(timeout time.Duration, proxied func(string) bool) func(context.Context, string, string) (net.Conn, error) {
 	if c.ConnectTimeout > 0 {
 		timeout = c.ConnectTimeout
 	}
@@ -104,12 +106,16 @@ func (c Connection) dialer(timeout time.Duration) func(context.Context, string, 
 		if c.Network != "" {
 			network = c.Network
 		}
+		dd := d
 		if host, port, err := net.SplitHostPort(addr); err == nil {
+			if guard := dialGuard(ctx, host, proxied); guard != nil {
+				dd = &net.Dialer{Timeout: d.Timeout, KeepAlive: d.KeepAlive, Control: guard}
+			}
 			if pinned, ok := c.Resolve[net.JoinHostPort(strings.ToLower(host), port)]; ok {
 				addr = net.JoinHostPort(pinned, port)
 			}
 		}
-		return d.DialContext(ctx, network, addr)
+		return dd.DialContext(ctx, network, addr)
 	}
 }
 
@@ -119,9 +125,21 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 	if err != nil {
 		return nil, err
 	}
+	// The hosts of the proxies chosen, whose connections dialGuard leaves
+	// alone: the user chose them, and they resolve the target.
+	var proxies sync.Map
 	t := &http.Transport{
-		Proxy:                 proxy,
-		DialContext:           c.dialer(timeout),
+		Proxy: func(r *http.Request) (*url.URL, error) {
+			u, err := proxy(r)
+			if u != nil {
+				proxies.Store(strings.ToLower(u.Hostname()), true)
+			}
+			return u, err
+		},
+		DialContext: c.dialer(timeout, func(host string) bool {
+			_, ok := proxies.Load(strings.ToLower(host))
+			return ok
+		}),
 		TLSClientConfig:       tlsConf,
 		TLSHandshakeTimeout:   timeout,
 		ResponseHeaderTimeout: timeout,
