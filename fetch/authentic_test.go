@@ -1,7 +1,10 @@
 package fetch
 
 import (
+	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
 	"errors"
 	"net/http"
 	"testing"
@@ -83,6 +86,62 @@ func TestSignatures(t *testing.T) {
 				t.Errorf("%s: covers %v, want %v", c.name, got, c.covers)
 			}
 		}
+	}
+}
+
+// TestSignatureAlgMismatch: a signature whose keyid names a trusted key
+// but whose alg does not fit that key fails verification (RFC 9421 §3.2
+// step 6, §7.3.6): it is invalid, a mismatch (exit 1), not an untrusted
+// signature passed over. Whether the signer used another key under the
+// trusted key's id or only claims another algorithm, the trusted key did
+// not make it.
+func TestSignatureAlgMismatch(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	ek, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sign := func(alg string, priv any) http.Header {
+		h := http.Header{}
+		h.Set("Repr-Digest", "sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:")
+		s, err := httpsig.NewSigner(alg, priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, _ := httpsig.ParseComponents([]string{"repr-digest"})
+		p := httpsig.Params{Components: cs, Created: sigT0, KeyID: "o", Alg: alg}
+		if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h}, nil), "s", p, s); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	claimed := signedHeader(t, k, "o", "repr-digest")
+	claimed.Set("Signature-Input", claimed.Get("Signature-Input")+`;alg="ecdsa-p256-sha256"`)
+	for name, h := range map[string]http.Header{
+		"another key's algorithm under the trusted keyid": sign(httpsig.ECDSAP256SHA256, ek),
+		"the trusted key's signature claiming another":    claimed,
+		"an algorithm hdig does not know": func() http.Header {
+			h := signedHeader(t, k, "o", "repr-digest")
+			h.Set("Signature-Input", h.Get("Signature-Input")+`;alg="x-unknown"`)
+			return h
+		}(),
+	} {
+		tr := trustOf(t, "o", k, sigT0)
+		s := tr.Signatures(200, h, nil, nil)
+		if len(s.Checks) != 1 || s.Checks[0].Result != SignatureInvalid {
+			t.Errorf("%s: checks %+v, want one invalid", name, s.Checks)
+		}
+		res := &Result{Status: 200, Header: h}
+		res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
+		if err := tr.authenticate(res, true); !errors.Is(err, ErrSignature) || !errors.Is(err, ErrMismatch) {
+			t.Errorf("%s: %v, want ErrSignature and ErrMismatch (exit 1)", name, err)
+		}
+	}
+	// A key trusted for any keyid is not named by one: a signature in
+	// another algorithm may be anyone's, and is passed over.
+	s := trustOf(t, "", k, sigT0).Signatures(200, sign(httpsig.ECDSAP256SHA256, ek), nil, nil)
+	if len(s.Checks) != 1 || s.Checks[0].Result != SignatureUntrusted {
+		t.Errorf("key for any keyid, another algorithm: checks %+v, want one untrusted", s.Checks)
 	}
 }
 

@@ -121,7 +121,7 @@ func TestVerifyFailures(t *testing.T) {
 		{name: "alg not allowed", pol: func(p Policy) Policy { p.Algs = []string{ECDSAP256SHA256}; return p }, want: ErrPolicy},
 		{name: "alg parameter mismatch", mutate: func(m Message) {
 			m.Response.Header.Set("Signature-Input", m.Response.Header.Get("Signature-Input")+`;alg="hmac-sha256"`)
-		}, want: ErrPolicy},
+		}, want: ErrAlgMismatch, msg: "does not fit"},
 		{name: "truncated signature", mutate: func(m Message) { m.Response.Header.Set("Signature", "sig1=:AAAA:") }, want: ErrBadSignature},
 		{name: "other label", pol: func(p Policy) Policy { p.Label = "sig2"; return p }, want: ErrNoSignature},
 		{name: "other tag", pol: func(p Policy) Policy { p.Tag = "x"; return p }, want: ErrNoSignature},
@@ -287,7 +287,8 @@ func TestPolicyApplies(t *testing.T) {
 		{Key{ID: "k", Verifier: v}, Params{KeyID: "k"}, nil, true},
 		{Key{Verifier: v}, Params{KeyID: "anyone"}, nil, true},
 		{Key{ID: "k", Verifier: v}, Params{KeyID: "j"}, nil, false},
-		{Key{ID: "k", Verifier: v}, Params{KeyID: "k", Alg: ECDSAP256SHA256}, nil, false},
+		{Key{ID: "k", Verifier: v}, Params{KeyID: "k", Alg: ECDSAP256SHA256}, nil, true}, // named: fails, ErrAlgMismatch
+		{Key{Verifier: v}, Params{KeyID: "k", Alg: ECDSAP256SHA256}, nil, false},
 		{Key{ID: "k", Verifier: v}, Params{KeyID: "k"}, []string{HMACSHA256}, false},
 	} {
 		pol := Policy{Keys: []Key{c.key}, Algs: c.algs}

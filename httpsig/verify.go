@@ -18,6 +18,10 @@ var (
 	// ErrNoKey: no key of the policy may have made the signature (keyid
 	// or alg). errors.Is(err, ErrPolicy) holds too.
 	ErrNoKey = fmt.Errorf("no trusted key: %w", ErrPolicy)
+	// ErrAlgMismatch: the keyid names a key of the policy, and the alg
+	// parameter does not fit it: the signature fails (§3.2 step 6).
+	// errors.Is(err, ErrBadSignature) holds.
+	ErrAlgMismatch = fmt.Errorf("alg does not fit the key: %w", ErrBadSignature)
 )
 
 // Key is a verification key with its identifier. An empty ID matches any
@@ -135,29 +139,40 @@ func verifyOne(m Message, s Signature, pol Policy) (Result, error) {
 
 // Applies reports whether a key of the policy may have made a signature
 // with p: matching keyid (or a key without ID), alg and the allowed
-// algorithms.
+// algorithms; or whose keyid names a key of the policy, whatever its alg
+// (a signature that then fails, ErrAlgMismatch).
 func (pol Policy) Applies(p Params) bool {
 	_, err := pol.keysFor(p)
-	return err == nil
+	return !errors.Is(err, ErrNoKey)
 }
 
 // keysFor are the keys that may have made a signature with p: matching
-// keyid (or no ID), matching alg, allowed by the policy.
+// keyid (or no ID), matching alg, allowed by the policy. A keyid that
+// names keys of the policy none of whose algorithms is p's alg is not a
+// signature by another key but a failed one (§3.2 step 6, §7.3.6: the alg
+// must fit the key the keyid names): ErrAlgMismatch, not ErrNoKey.
 func (pol Policy) keysFor(p Params) ([]Key, error) {
 	var out []Key
+	named := ""
 	for _, k := range pol.Keys {
 		if k.ID != "" && k.ID != p.KeyID {
-			continue
-		}
-		if p.Alg != "" && p.Alg != k.Alg() {
 			continue
 		}
 		if !pol.algAllowed(k.Alg()) {
 			continue
 		}
+		if p.Alg != "" && p.Alg != k.Alg() {
+			if k.ID != "" {
+				named = k.Alg()
+			}
+			continue
+		}
 		out = append(out, k)
 	}
-	if len(out) == 0 {
+	switch {
+	case len(out) == 0 && named != "":
+		return nil, fmt.Errorf("keyid %q names a trusted %s key, alg %q does not fit it: %w", p.KeyID, named, p.Alg, ErrAlgMismatch)
+	case len(out) == 0:
 		return nil, fmt.Errorf("keyid %q alg %q: %w", p.KeyID, p.Alg, ErrNoKey)
 	}
 	return out, nil
