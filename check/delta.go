@@ -140,7 +140,8 @@ func (a *audit) rebuild(ctx context.Context, r *response) {
 	// Under the GET's strong ETag, the rebuilt bytes must be the GET's.
 	same := strings.HasPrefix(et, `"`) && et == a.full.header.Get("ETag")
 	differs := hashed && !a.full.capped && a.full.err == nil && (n != a.full.size || !bytes.Equal(got, body))
-	var moved outcome
+	var moved outcome           // the rebuilt bytes' digests that are not wantRef's
+	var wantRef []verify.Digest // the representation's digests they were compared with
 	note, judged := "", true
 	switch {
 	case len(o.wrong) > 0:
@@ -149,10 +150,14 @@ func (a *audit) rebuild(ctx context.Context, r *response) {
 		// weakened, names another representation too), the 226 says the
 		// representation changed since the GET: a second GET tells
 		// (versionRef), else the 226's own Repr-Digest, made up with its
-		// bytes, would be all they are held to.
+		// bytes, would be all they are held to. The rebuilt bytes' digests
+		// are then judged as any response's Repr-Digest is (judgeRepr).
 		var ref []verify.Digest
 		if ref, note, judged = a.versionRef(ctx, r); judged {
-			moved = compare(verify.DigestField{Name: "the representation's digest", Present: true, Digests: ref}, sums)
+			var held bool
+			rebuilt := verify.DigestField{Name: "the rebuilt bytes' digest", Present: true, Digests: sums}
+			moved, wantRef, note, held = a.judgeRepr(ctx, rebuilt, ref, note)
+			judged = !held
 		}
 	case differs && !same:
 		// Under the GET's weak ETag, or no ETag on the GET to tell, other
@@ -167,8 +172,8 @@ func (a *audit) rebuild(ctx context.Context, r *response) {
 			judged = false
 		case sameBytes(a.full, g):
 			note = " (a second GET returned the GET's bytes again: the representation did not change)"
-			ref := []verify.Digest{{Algorithm: "sha-256", Value: body}}
-			moved = compare(verify.DigestField{Name: "the representation's digest", Present: true, Digests: ref}, sums)
+			wantRef = []verify.Digest{{Algorithm: "sha-256", Value: body}}
+			moved = compare(verify.DigestField{Name: "the rebuilt bytes' digest", Present: true, Digests: sums}, wantRef)
 		default:
 			now, ok := lookup(g.sums, "sha-256")
 			judged = ok && g.size == n && bytes.Equal(now, got)
@@ -184,9 +189,9 @@ func (a *audit) rebuild(ctx context.Context, r *response) {
 	case len(o.wrong) > 0:
 		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that do not match Repr-Digest %s; want %s", what, bytesOf(n), members(o.wrong), wantOf(o.wrong, sums)))
 	case len(moved.wrong) > 0:
-		a.s.fail(id, fmt.Sprintf("%s rebuilt %s with %s, which is not the representation: want %s%s", what, bytesOf(n), wantOf(moved.wrong, sums), members(moved.wrong), note))
+		a.s.fail(id, fmt.Sprintf("%s rebuilt %s with %s, which is not the representation: want %s%s", what, bytesOf(n), members(moved.wrong), wantOf(moved.wrong, wantRef), note))
 	case !judged:
-		a.s.skip(id, fmt.Sprintf("%s rebuilt %s under ETag %s, but the representation changed between the GET (%s) and the 226, or after: not judged", what, bytesOf(n), et, a.full.header.Get("ETag")))
+		a.s.skip(id, fmt.Sprintf("%s rebuilt %s under ETag %s, but the representation changed between the GET (%s) and the 226, or after, or could not be told: not judged%s", what, bytesOf(n), et, a.full.header.Get("ETag"), note))
 	case same && differs:
 		a.s.fail(id, fmt.Sprintf("%s rebuilt %s that differ from the %s the GET returned under the same ETag %s; want the current instance", what, bytesOf(n), bytesOf(a.full.size), a.full.header.Get("ETag")))
 	case len(o.matched) == 0:

@@ -566,3 +566,35 @@ func undeclaredTrailer(body, name, value string) func(http.Handler) http.Handler
 		})
 	}
 }
+
+// A 226 under a fresh ETag that rebuilds the representation right, when
+// the GET's own bytes were corrupt (they fail its Repr-Digest, which
+// repr-digest.match reports) and a second GET under the GET's ETag
+// returns the right ones: delta.226 is judged as the HEAD, the 206 and the
+// variants are (judgeRepr), against the second GET's bytes, not failed
+// for the GET's fault by comparing with the corrupt bytes.
+func TestDeltaFreshETagNotFailedForCorruptGET(t *testing.T) {
+	armed, gets := false, 0
+	wrap := rewrite(func(r *http.Request, status *int, h http.Header, body []byte) []byte {
+		switch {
+		case !armed:
+		case *status == http.StatusIMUsed:
+			h.Set("ETag", `"fresh"`)
+		case r.Method == http.MethodGet && *status == http.StatusOK && r.Header.Get("A-IM") == "" && r.Header.Get("Range") == "":
+			if gets++; gets == 1 && len(body) > 0 {
+				body = append([]byte(nil), body...)
+				body[0] ^= 1
+			}
+		}
+		return body
+	})
+	url, e1 := deltaOrigin(t, wrap)
+	armed = true
+	r := auditURL(t, url, Options{BaseETag: e1, Base: baseOf(lines(300, 1))})
+	if got := result(r, "repr-digest.match"); got.Status != Fail {
+		t.Fatalf("repr-digest.match = %s %q, want fail: the GET's bytes were corrupt", got.Status, got.Message)
+	}
+	if got := result(r, "delta.226"); got.Status != Pass {
+		t.Errorf("delta.226 = %s %q, want pass: the 226 rebuilt the representation a second GET returned", got.Status, got.Message)
+	}
+}

@@ -62,12 +62,12 @@ func (a *audit) checkHeadRepr(ctx context.Context, r *response) {
 		a.s.skip(id, fmt.Sprintf("the representation changed between GET and HEAD (ETag %s, then %s), and again after", a.full.header.Get("ETag"), r.header.Get("ETag")))
 		return
 	}
-	o, note, held := a.judgeRepr(ctx, f, ref, note)
+	o, against, note, held := a.judgeRepr(ctx, f, ref, note)
 	switch {
 	case held:
 		a.s.skip(id, "HEAD Repr-Digest not judged"+note)
 	case len(o.wrong) > 0:
-		msg := fmt.Sprintf("HEAD Repr-Digest %s does not match the representation the GET returned; want %s%s", members(o.wrong), wantOf(o.wrong, ref), note)
+		msg := fmt.Sprintf("HEAD Repr-Digest %s does not match the representation the GET returned; want %s%s", members(o.wrong), wantOf(o.wrong, against), note)
 		if allEqualIn(f, emptySums()) {
 			msg += "; it is the digest of empty content, but it must cover the representation a GET returns"
 		}

@@ -193,14 +193,14 @@ func (a *audit) checkRangeRepr(ctx context.Context, r *response) {
 		a.s.skip(id, "the representation changed between GET and the range request (ETag), and again after")
 		return
 	}
-	o, note, held := a.judgeRepr(ctx, f, ref, note)
+	o, against, note, held := a.judgeRepr(ctx, f, ref, note)
 	switch {
 	case held:
 		a.s.skip(id, fmt.Sprintf("%s's Repr-Digest not judged%s", the, note))
 	case len(o.wrong) > 0 && r.status != http.StatusOK && allEqualIn(f, r.sums):
-		a.s.fail(id, fmt.Sprintf("the 206's Repr-Digest %s covers only the %s of partial content; it must cover the whole representation: want %s%s", members(o.wrong), bytesOf(r.size), wantOf(o.wrong, ref), note))
+		a.s.fail(id, fmt.Sprintf("the 206's Repr-Digest %s covers only the %s of partial content; it must cover the whole representation: want %s%s", members(o.wrong), bytesOf(r.size), wantOf(o.wrong, against), note))
 	case len(o.wrong) > 0:
-		a.s.fail(id, fmt.Sprintf("%s's Repr-Digest %s does not match the representation the GET returned; want %s%s", the, members(o.wrong), wantOf(o.wrong, ref), note))
+		a.s.fail(id, fmt.Sprintf("%s's Repr-Digest %s does not match the representation the GET returned; want %s%s", the, members(o.wrong), wantOf(o.wrong, against), note))
 	case len(o.matched) == 0:
 		a.s.skip(id, fmt.Sprintf("%s's Repr-Digest (%s) and GET's (%s) share no algorithm", the, keysOf(f), keysOf(a.repr)))
 	default:

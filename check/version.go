@@ -70,29 +70,30 @@ func (a *audit) getAgain(ctx context.Context) *response {
 // are, and f is wrong as the GET's field is. Else f is compared with its
 // bytes. Without one, or when it returns another version (another ETag),
 // f is not judged (heldBack): it is not failed for the GET's fault. A member that matches neither fails, the note saying the
-// bytes it was compared with failed their own check.
-func (a *audit) judgeRepr(ctx context.Context, f verify.DigestField, ref []verify.Digest, note string) (o outcome, why string, heldBack bool) {
+// bytes it was compared with failed their own check. against is the
+// digests f was compared with, what a wrong member should have been.
+func (a *audit) judgeRepr(ctx context.Context, f verify.DigestField, ref []verify.Digest, note string) (o outcome, against []verify.Digest, why string, heldBack bool) {
 	o = compare(f, ref)
 	if len(o.wrong) == 0 || !a.getFailedItself() {
-		return o, note, false
+		return o, ref, note, false
 	}
 	if v, ok := lookup(ref, "sha-256"); !ok || !bytes.Equal(v, mustLookup(a.full.sums, "sha-256")) {
-		return o, note, false // another GET's bytes: the first GET's fault is not theirs
+		return o, ref, note, false // another GET's bytes: the first GET's fault is not theirs
 	}
 	c := compare(f, a.repr.Digests)
 	if len(c.wrong) > 0 || len(c.matched) == 0 {
-		return o, " (compared with the bytes the GET returned, which failed its own Repr-Digest)" + note, false
+		return o, ref, " (compared with the bytes the GET returned, which failed its own Repr-Digest)" + note, false
 	}
 	switch g := a.getAgain(ctx); {
 	case g == nil:
-		return outcome{}, fmt.Sprintf(" (it matches the GET's Repr-Digest %s, not the bytes the GET returned, which failed it, and a second GET that would tell which is the representation failed)%s", strings.Join(c.matched, ", "), note), true
+		return outcome{}, nil, fmt.Sprintf(" (it matches the GET's Repr-Digest %s, not the bytes the GET returned, which failed it, and a second GET that would tell which is the representation failed)%s", strings.Join(c.matched, ", "), note), true
 	case sameBytes(g, a.full):
-		return o, " (a second GET returned the same bytes, which failed the GET's Repr-Digest too: they are the representation)" + note, false
+		return o, ref, " (a second GET returned the same bytes, which failed the GET's Repr-Digest too: they are the representation)" + note, false
 	case changed(a.full, g):
 		// Another version by then: it tells nothing of the first one.
-		return outcome{}, fmt.Sprintf(" (it matches the GET's Repr-Digest %s, not the bytes the GET returned, which failed it, and a second GET that would tell which is the representation returned another version, ETag %s)%s", strings.Join(c.matched, ", "), g.header.Get("ETag"), note), true
+		return outcome{}, nil, fmt.Sprintf(" (it matches the GET's Repr-Digest %s, not the bytes the GET returned, which failed it, and a second GET that would tell which is the representation returned another version, ETag %s)%s", strings.Join(c.matched, ", "), g.header.Get("ETag"), note), true
 	default:
-		return compare(f, g.sums), " (compared with a second GET's bytes: the first GET's failed its own Repr-Digest)" + note, false
+		return compare(f, g.sums), g.sums, " (compared with a second GET's bytes: the first GET's failed its own Repr-Digest)" + note, false
 	}
 }
 

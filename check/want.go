@@ -60,13 +60,13 @@ func (a *audit) checkWant(ctx context.Context) *response {
 		return r
 	}
 	if got.Usable() {
-		o, why, held := a.judgeRepr(ctx, got, ref, note)
+		o, against, why, held := a.judgeRepr(ctx, got, ref, note)
 		switch {
 		case held:
 			a.s.skip(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest not judged%s", asked, why))
 			return r
 		case len(o.wrong) > 0:
-			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest %s does not match the representation; want %s%s", asked, members(o.wrong), wantOf(o.wrong, ref), why))
+			a.s.fail(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest %s does not match the representation; want %s%s", asked, members(o.wrong), wantOf(o.wrong, against), why))
 			return r
 		}
 	}
