@@ -136,15 +136,15 @@ func mirrorCandidates(origin, owner string, given []string, link int, h http.Hea
 	return cands, skipped
 }
 
-// linkRefusal says why an origin's Link may not send hdig to u (""
-// when it may): an http URL for an https origin (integrity would hold,
+// linkRefusal says why an origin's Link (a mirror, a zsync control file)
+// may not send hdig to u ("" when it may): an http URL for an https origin (integrity would hold,
 // but what is downloaded would travel in clear text: the user asked for
 // https), or one into the user's own network (as browsers' Private Network
 // Access). It holds for the Link's URL and for every redirect hop from it.
 func linkRefusal(origin, u string) string {
 	switch {
 	case strings.HasPrefix(origin, "https:") && strings.HasPrefix(u, "http:"):
-		return "an http mirror of an https origin"
+		return "an http target of an https origin"
 	case inward(origin, u):
 		return "a loopback or private address named by an origin that is not"
 	}

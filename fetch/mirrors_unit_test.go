@@ -29,7 +29,7 @@ func TestMirrorCandidates(t *testing.T) {
 		{"cap 0 takes no Link", "http://o.test/f", nil, 0, link(`<http://a.test/f>; rel=duplicate`), nil, nil},
 		{"refused: credentials, another scheme, http for https", "https://o.test/f", nil, 4,
 			link(`<https://u:p@a.test/f>; rel=duplicate, <ftp://b.test/f>; rel=duplicate, <http://c.test/f>; rel=duplicate`),
-			nil, []string{"credentials", "want an http or https URL", "an http mirror of an https origin"}},
+			nil, []string{"credentials", "want an http or https URL", "an http target of an https origin"}},
 		{"refused: a public origin's Link into the user's network", "http://o.test/f", nil, 8,
 			link(`<http://127.0.0.1:8080/f>; rel=duplicate, <http://10.1.2.3/f>; rel=duplicate, <http://[fe80::1]/f>; rel=duplicate, <http://localhost/f>; rel=duplicate, <http://192.0.2.1/f>; rel=duplicate`),
 			[]string{"http://192.0.2.1/f"}, []string{"loopback or private", "loopback or private", "loopback or private", "loopback or private"}},

@@ -10,9 +10,11 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -135,5 +137,41 @@ func TestZsyncPartHardLinkedStartsOver(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(other); !bytes.Equal(got, held) {
 		t.Error("the part's other name was written through")
+	}
+}
+
+// TestZsyncLinkStaysOut: the control file a public origin's Link names is
+// held to the rule of its Link mirrors (linkRefusal, dialGuard): on a
+// loopback or private address, literal or by its name's resolution, it is
+// not fetched. The origin is reached by a name pinned to 127.0.0.1, so it
+// counts as public.
+func TestZsyncLinkStaysOut(t *testing.T) {
+	var inner atomic.Int64
+	in := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer in.Close()
+	iu, _ := url.Parse(in.URL)
+	for _, ctl := range []string{in.URL + "/f.zsync", "http://i.example:" + iu.Port() + "/f.zsync"} {
+		origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Link", "<"+ctl+`>; rel="describedby"; type="application/x-zsync"`)
+			w.Write([]byte("file"))
+		}))
+		ou, _ := url.Parse(origin.URL)
+		c, err := NewClient(Options{Timeout: testStall, Connection: Connection{Resolve: map[string]string{
+			"o.example:" + ou.Port(): "127.0.0.1", "i.example:" + iu.Port(): "127.0.0.1"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "f")
+		_, err = c.Zsync(context.Background(), &Request{URL: "http://o.example:" + ou.Port() + "/f", Policy: verify.DefaultPolicy(), Header: http.Header{}}, ZsyncOptions{Output: out})
+		origin.Close()
+		if err == nil || !strings.Contains(err.Error(), "loopback or private") {
+			t.Errorf("control file %s: %v, want refused as inward", ctl, err)
+		}
+		if n := inner.Swap(0); n != 0 {
+			t.Errorf("control file %s: the inner address got %d requests, want 0", ctl, n)
+		}
 	}
 }

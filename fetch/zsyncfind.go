@@ -41,7 +41,13 @@ func (z *zsyncRun) discover(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("%w: %s: Link <%s>: %v", ErrProtocol, httpfield.Redact(target), link, err)
 		}
+		// The origin chose this URL: it is held to the rule of its Link
+		// mirrors, for the URL, every redirect hop and the address dialled.
+		if why := linkRefusal(target, ref); why != "" {
+			return fmt.Errorf("%w: %s: Link <%s>: %s", ErrProtocol, httpfield.Redact(target), httpfield.Redact(ref), why)
+		}
 		z.ctlURL = ref
+		return z.fetchControl(context.WithValue(ctx, hopRuleKey{}, target))
 	}
 	// Without a HEAD yet, none is sent now: the first range response
 	// brings the ETag (If-Range of the others) and the Repr-Digest.
