@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -110,5 +111,38 @@ func TestLinkMirrorDialStaysOut(t *testing.T) {
 		t.Errorf("dialling it outside a Link mirror's request: %v", err)
 	} else {
 		cn.Close()
+	}
+}
+
+// TestLinkMirrorThroughProxy: through a proxy (here on loopback, as many
+// are), a public origin's Link mirror is asked: the address dialled is the
+// proxy's, which the user chose, and the proxy resolves the mirror's name.
+func TestLinkMirrorThroughProxy(t *testing.T) {
+	data := genData(pieceTestSize, 1)
+	mirror := newSite(t, siteDir(t, data, ""), nil, false)
+	mu, _ := url.Parse(mirror.ts.URL)
+	origin := newSite(t, siteDir(t, data, ""), nil, true, server.WithDuplicates("http://m.example:"+mu.Port()+"/"))
+	ou, _ := url.Parse(origin.ts.URL)
+	proxy := httptest.NewServer(&httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		u := *r.In.URL
+		u.Host = "127.0.0.1:" + u.Port()
+		r.Out.URL = &u
+		r.Out.Host = r.In.Host
+	}})
+	defer proxy.Close()
+	c, err := NewClient(Options{Timeout: testStall, Connection: Connection{Proxy: proxy.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	opts := pieceOpts
+	opts.LinkMirrors = 4
+	res, err := c.Download(context.Background(), mirrorRequest("http://o.example:"+ou.Port()+"/f"), path, opts)
+	if err != nil {
+		t.Fatalf("Download: %v", err)
+	}
+	assertFileBytes(t, path, data)
+	if n, _, _ := mirror.counts(); n == 0 || len(res.Mirrors) != 1 || res.Mirrors[0].State != MirrorUsed {
+		t.Errorf("mirror asked for %d ranges, reports %+v; want it used through the proxy", n, res.Mirrors)
 	}
 }

@@ -173,15 +173,16 @@ func hopRefusal(ctx context.Context, u *url.URL) error {
 // (and their redirect hops) from an origin that is not inward, every
 // address dialled for another host than the origin's is refused when it
 // is inward (inwardAddr), however the name resolved to it. The origin's
-// own name is the user's, and a proxy's (proxied) is the user's too.
-func dialGuard(ctx context.Context, host string, proxied func(string) bool) func(string, string, syscall.RawConn) error {
+// own name is the user's, and a proxy (proxied: host is the proxy's, at the
+// port the Transport's Proxy chose) is the user's too.
+func dialGuard(ctx context.Context, host string, proxied bool) func(string, string, syscall.RawConn) error {
 	origin, ok := ctx.Value(hopRuleKey{}).(string)
 	if !ok || inwardURL(origin) {
 		return nil
 	}
 	o, err := url.Parse(origin)
 	norm := func(h string) string { return strings.ToLower(strings.TrimSuffix(h, ".")) }
-	if err != nil || norm(o.Hostname()) == norm(host) || proxied != nil && proxied(host) {
+	if err != nil || norm(o.Hostname()) == norm(host) || proxied {
 		return nil
 	}
 	return func(_, address string, _ syscall.RawConn) error {

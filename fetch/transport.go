@@ -96,7 +96,7 @@ func noProxy(list, host string) bool {
 }
 
 // dialer is the Transport's DialContext for c. proxied says whether a
-// host is a proxy's (nil: none is); dialGuard applies to the others.
+// HOST:PORT is a proxy's (nil: none is); dialGuard applies to the others.
 func (c Connection) dialer(timeout time.Duration, proxied func(string) bool) func(context.Context, string, string) (net.Conn, error) {
 	if c.ConnectTimeout > 0 {
 		timeout = c.ConnectTimeout
@@ -108,7 +108,7 @@ func (c Connection) dialer(timeout time.Duration, proxied func(string) bool) fun
 		}
 		dd := d
 		if host, port, err := net.SplitHostPort(addr); err == nil {
-			if guard := dialGuard(ctx, host, proxied); guard != nil {
+			if guard := dialGuard(ctx, host, proxied != nil && proxied(addr)); guard != nil {
 				dd = &net.Dialer{Timeout: d.Timeout, KeepAlive: d.KeepAlive, Control: guard}
 			}
 			if pinned, ok := c.Resolve[net.JoinHostPort(strings.ToLower(host), port)]; ok {
@@ -132,12 +132,20 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 		Proxy: func(r *http.Request) (*url.URL, error) {
 			u, err := proxy(r)
 			if u != nil {
-				proxies.Store(strings.ToLower(u.Hostname()), true)
+				port := u.Port()
+				if port == "" {
+					port = map[string]string{"https": "443", "socks5": "1080", "socks5h": "1080"}[u.Scheme]
+				}
+				if port == "" {
+					port = "80"
+				}
+				proxies.Store(net.JoinHostPort(strings.ToLower(u.Hostname()), port), true)
 			}
 			return u, err
 		},
-		DialContext: c.dialer(timeout, func(host string) bool {
-			_, ok := proxies.Load(strings.ToLower(host))
+		DialContext: c.dialer(timeout, func(addr string) bool {
+			host, port, _ := net.SplitHostPort(addr)
+			_, ok := proxies.Load(net.JoinHostPort(strings.ToLower(host), port))
 			return ok
 		}),
 		TLSClientConfig:       tlsConf,
