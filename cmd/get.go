@@ -247,7 +247,7 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 		return nil, usageErrorf("-C resumes a plain GET to -o FILE; drop the Range header and the conditions (If-None-Match, If-Modified-Since, If-Range, …)")
 	}
 	if o.downloads(req) {
-		opts := fetch.DownloadOptions{Parallel: o.Parallel, Continue: o.Continue, Progress: progressFor(ios, o.Silent)}
+		opts := fetch.DownloadOptions{Parallel: o.Parallel, Continue: o.Continue, Scratch: o.Out.RemoteHeaderName, Progress: progressFor(ios, o.Silent)}
 		if err := o.Mirr.options(o, req, &opts); err != nil {
 			return nil, err
 		}
@@ -350,6 +350,8 @@ func (o *getOptions) sink(ios *IOStreams) (fetch.Sink, error) {
 		return fetch.DiscardSink{}, nil
 	case o.special:
 		return o.deviceSink(), nil
+	case o.Output != "" && o.Out.RemoteHeaderName:
+		return fetch.NewScratchSink(o.Output) // -J's hidden name (resolveOutput)
 	case o.Output != "":
 		return fetch.NewFileSink(o.Output)
 	case o.NoBuffer:

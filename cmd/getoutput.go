@@ -20,16 +20,17 @@ func (o *getOptions) resolveOutput() error {
 		// someone put there (a shared directory) is removed, never
 		// followed, or the download would replace the file a link names
 		// and then move it beside that file under the origin's name.
+		// It is not resolved, now or later: the sink writes that very
+		// name (fetch.NewScratchSink, DownloadOptions.Scratch), so a link
+		// put back there meanwhile is replaced, not followed.
 		if err := fetch.ClearScratch(o.Output); err != nil {
 			return withExit(ExitUsage, fmt.Errorf("-J: %w", err))
 		}
+		return nil
 	}
 	out, err := fetch.ResolveOutput(o.Output)
 	if err != nil {
 		return withExit(ExitUsage, err)
-	}
-	if o.Out.RemoteHeaderName && (out.Special || out.Path != o.Output) {
-		return withExit(ExitUsage, fmt.Errorf("-J: %s: something keeps putting a link or device there", o.Output))
 	}
 	if out.Special && o.Continue {
 		return usageErrorf("-C: -o %s is a device or FIFO, which cannot be resumed", o.Output)

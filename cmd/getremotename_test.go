@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -111,5 +113,39 @@ func TestRemoteHeaderNameHiddenForeignFile(t *testing.T) {
 	}
 	if fi.Mode().Perm()&0o022 != 0 {
 		t.Errorf("report.json has mode %v, taken from the file planted at -J's hidden name", fi.Mode().Perm())
+	}
+}
+
+// TestRemoteHeaderNameHiddenLinkReplanted: a symbolic link put back at
+// -J's hidden name after it was cleared (here while --checksum-file is
+// fetched, before the download starts) is not followed either: the
+// hidden name is resolved once, and then only written as itself.
+func TestRemoteHeaderNameHiddenLinkReplanted(t *testing.T) {
+	for _, extra := range [][]string{nil, {"--compressed"}} {
+		dir, home := t.TempDir(), t.TempDir()
+		victim := filepath.Join(home, ".bashrc")
+		if err := os.WriteFile(victim, []byte("mine\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256([]byte(helloBody))
+		srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/SHA256SUMS" {
+				os.Symlink(victim, filepath.Join(dir, ".hdig-J.file"))
+				fmt.Fprintf(w, "%x  file\n", sum)
+				return
+			}
+			w.Header().Set("Content-Disposition", `attachment; filename="report.json"`)
+			helloHandler(w, r)
+		})
+		args := append([]string{"get", "-s", "-O", "-J", "--output-dir", dir, "--checksum-file", srv.URL + "/SHA256SUMS"}, extra...)
+		code, _, stderr := runHdig(t, append(args, srv.URL+"/file")...)
+		assertFile(t, victim, "mine\n")
+		if _, err := os.Lstat(filepath.Join(home, "report.json")); err == nil {
+			t.Errorf("%v: -J wrote %s through the link", extra, filepath.Join(home, "report.json"))
+		}
+		if code == 0 {
+			assertFile(t, filepath.Join(dir, "report.json"), helloBody)
+		}
+		t.Logf("%v: exit %d %s", extra, code, stderr)
 	}
 }

@@ -36,6 +36,19 @@ func PartMode(target string) (mode fs.FileMode, keep bool) {
 // file at target, which it will replace (PartMode).
 func CreatePart(part, target string) (*os.File, error) {
 	mode, keep := PartMode(target)
+	return createPart(part, mode, keep)
+}
+
+// CreateScratchPart is CreatePart for bytes to be renamed onto scratch, a
+// name of hdig's own (-J's hidden file, ClearScratch): whatever is at
+// scratch is neither followed nor lends its mode; the file is made as new
+// (newFileMode).
+func CreateScratchPart(part string) (*os.File, error) {
+	return createPart(part, newFileMode, false)
+}
+
+// createPart creates part afresh with mode, set past the umask when keep.
+func createPart(part string, mode fs.FileMode, keep bool) (*os.File, error) {
 	for range 3 {
 		if err := os.Remove(part); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err

@@ -33,6 +33,10 @@ type DownloadOptions struct {
 	Parallel int
 	// Continue resumes PATH.hdig-part (-C); see Client.Download.
 	Continue bool
+	// Scratch says PATH is a name of hdig's own (-J's hidden file,
+	// ClearScratch): used as itself, no symbolic link at it followed nor
+	// the mode of a file there taken (NewScratchSink).
+	Scratch bool
 	// Progress sees the bytes arrive; nil shows nothing.
 	Progress Progress
 	// PieceSize sets the size of the pieces; 0 chooses from the size.
@@ -82,10 +86,12 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 		o.Progress.Finish()
 		return nil, fmt.Errorf("parallel %d: want 0 (automatic) to %d", o.Parallel, MaxParallel)
 	}
-	path, err := fileOutput(path) // a symbolic link is written through
-	if err != nil {
-		o.Progress.Finish()
-		return nil, err
+	var err error
+	if !o.Scratch {
+		if path, err = fileOutput(path); err != nil { // a symbolic link is written through
+			o.Progress.Finish()
+			return nil, err
+		}
 	}
 	dl := req.Delta
 	if req.Conditional() || dl != nil && dl.Cache != nil && !o.Continue && c.offers(dl, req.URL) {
@@ -95,7 +101,7 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 		// pieces.
 		defer o.Progress.Finish()
 		os.Remove(path + SidecarSuffix) // as a fresh download drops it: the part is started over
-		sink, err := NewFileSink(path)
+		sink, err := newSink(path, o.Scratch)
 		if err != nil {
 			return nil, &writeError{err: err}
 		}
@@ -448,7 +454,11 @@ func (d *download) openPart(trunc bool) error {
 	var err error
 	if trunc {
 		os.Remove(d.side)
-		f, err = CreatePart(d.part, d.path)
+		if d.o.Scratch {
+			f, err = CreateScratchPart(d.part)
+		} else {
+			f, err = CreatePart(d.part, d.path)
+		}
 	} else {
 		f, err = OpenPart(d.part)
 	}

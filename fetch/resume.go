@@ -301,8 +301,14 @@ func (d *download) checkKept(sc *sidecar, done spans, wm int64) spans {
 // alreadyComplete answers -C on a finished PATH without a part: a HEAD,
 // and PATH hashed locally against the origin's Repr-Digest.
 func (d *download) alreadyComplete(ctx context.Context) (*Result, bool) {
-	st, err := os.Stat(d.path)
-	if err != nil || !st.Mode().IsRegular() {
+	// The very file looked at is hashed: a link put at PATH is not
+	// followed, and a scratch PATH (-J) must be one hdig could have left.
+	f, st, err := openRegular(d.path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	if d.o.Scratch && !resumablePart(st) {
 		return nil, false
 	}
 	r, err := d.send(ctx, http.MethodHead, 0, -1, "")
@@ -327,11 +333,6 @@ func (d *download) alreadyComplete(ctx context.Context) (*Result, bool) {
 	// Every digest of the HEAD hdig can compute is of FILE: Repr-Digest's
 	// members, accepted or not, the obsolete Digest, the foreign fields,
 	// and the user's; none may pass as not computed.
-	f, err := os.Open(d.path)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
 	sums, n, err := verify.Sum(f, d.req.algorithms(reprFields(resp.Header).all()...))
 	v := reprVerdict(resp.Header, nil, sums, d.req)
 	if err != nil || n != st.Size() || v.Outcome() != verify.Verified {

@@ -52,6 +52,27 @@ func NewFileSink(path string) (*FileSink, error) {
 	return &FileSink{Path: path, f: f}, nil
 }
 
+// NewScratchSink is NewFileSink for scratch, a name of hdig's own (-J's
+// hidden file, ClearScratch): it is used as itself, resolved no more, so
+// a symbolic link put there after it was cleared is not followed, and the
+// part made as a new file (CreateScratchPart) is renamed onto that name,
+// replacing whatever is there.
+func NewScratchSink(scratch string) (*FileSink, error) {
+	f, err := CreateScratchPart(scratch + PartSuffix)
+	if err != nil {
+		return nil, err
+	}
+	return &FileSink{Path: scratch, f: f}, nil
+}
+
+// newSink is NewScratchSink for a scratch name, else NewFileSink.
+func newSink(path string, scratch bool) (*FileSink, error) {
+	if scratch {
+		return NewScratchSink(path)
+	}
+	return NewFileSink(path)
+}
+
 func (s *FileSink) Write(p []byte) (int, error) { return s.f.Write(p) }
 
 // Reset truncates the part file.
