@@ -13,7 +13,7 @@ import (
 func FuzzDispositionName(f *testing.F) {
 	for _, s := range []string{`attachment; filename="report.pdf"`, `attachment; filename="../../etc/passwd"`,
 		"attachment; filename*=UTF-8''%E2%82%AC%20rates", `inline; filename=".bashrc"`, `attachment; filename="a\\b"`,
-		"attachment; filename*=UTF-8''%2E%2E%2F%0Ax", `attachment; filename="C:evil"`, `attachment`,
+		"attachment; filename*=UTF-8''%2E%2E%2F%0Ax", `attachment; filename="C:evil"`, `attachment`, `attachment; filename="a.iso.HDIG-part"`,
 		"attachment; filename*=UTF-8''%E2%80%AEtxt.exe", "attachment; filename*=UTF-8''a%E2%80%A8b%E2%80%8B"} {
 		f.Add(s)
 	}
@@ -25,7 +25,7 @@ func FuzzDispositionName(f *testing.F) {
 			}
 			return
 		}
-		if name == "" || strings.HasPrefix(name, ".") || strings.ContainsAny(name, `/\:`) || strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) }) >= 0 {
+		if name == "" || strings.HasPrefix(name, ".") || strings.ContainsAny(name, `/\:`) || strings.Contains(strings.ToLower(name), ".hdig-") || strings.IndexFunc(name, func(r rune) bool { return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) }) >= 0 {
 			t.Fatalf("%q gave unsafe name %q", v, name)
 		}
 	})

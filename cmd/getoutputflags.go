@@ -119,7 +119,8 @@ func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, e
 
 // dispositionName is the file name Content-Disposition suggests, made safe:
 // its last path segment, without unprintable characters; a name that is empty,
-// "." or "..", or starts with a dot is refused.
+// "." or "..", or starts with a dot, or one hdig gives its own files
+// (fetch.OwnName) is refused.
 func dispositionName(v string) (string, bool) {
 	if v == "" {
 		return "", false
@@ -138,7 +139,7 @@ func dispositionName(v string) (string, bool) {
 		}
 		return r
 	}, name))
-	if name == "" || strings.HasPrefix(name, ".") || strings.ContainsRune(name, ':') {
+	if name == "" || strings.HasPrefix(name, ".") || strings.ContainsRune(name, ':') || fetch.OwnName(name) {
 		return "", false
 	}
 	return name, true

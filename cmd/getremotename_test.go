@@ -149,3 +149,29 @@ func TestRemoteHeaderNameHiddenLinkReplanted(t *testing.T) {
 		t.Logf("%v: exit %d %s", extra, code, stderr)
 	}
 }
+
+// TestRemoteHeaderNameOwnSuffix: a Content-Disposition name hdig gives its
+// own files (a part, a resume or zsync sidecar, their .tmp) is refused
+// like any unsafe name: the origin could otherwise plant a part and a
+// sidecar vouching for it beside another download, for -C to resume. The
+// file takes -O's name, as curl does for a name it refuses.
+func TestRemoteHeaderNameOwnSuffix(t *testing.T) {
+	for _, name := range []string{"app.iso.hdig-part", "app.iso.hdig-resume", "app.iso.HDIG-RESUME", "app.iso.hdig-zsync",
+		"app.iso.hdig-zsync-seed", "app.iso.hdig-resume.tmp"} {
+		srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+			helloHandler(w, r)
+		})
+		dir := t.TempDir()
+		code, stdout, stderr := runHdig(t, "get", "-O", "-J", "--output-dir", dir, "-w", "%{filename_effective}", srv.URL+"/file")
+		if code != 0 || stdout != filepath.Join(dir, "file") || !strings.Contains(stderr, "no safe file name") {
+			t.Errorf("%s: exit %d, %q, %s", name, code, stdout, stderr)
+		}
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.Contains(strings.ToLower(e.Name()), ".hdig-") {
+				t.Errorf("%s: wrote %s", name, e.Name())
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strings"
 )
 
 // A Sink receives a body while it is verified. Commit releases the bytes
@@ -29,6 +30,19 @@ func (DiscardSink) holdsBack() {}
 
 // PartSuffix names the file a download is written to before it is verified.
 const PartSuffix = ".hdig-part"
+
+// ownMark is in the name of every file hdig keeps beside an output: the
+// part (PartSuffix), its sidecars (SidecarSuffix, ZsyncSidecarSuffix,
+// zsyncSeedSuffix), their .tmp (ReplaceFile), -J's hidden file.
+const ownMark = ".hdig-"
+
+// OwnName says name is one hdig gives its own files beside an output
+// (ownMark, in any case: a case-insensitive file system folds it): a name
+// an origin suggests (-J) must not be one, or it would plant a part, or a
+// sidecar vouching for one, for a later -C to trust.
+func OwnName(name string) bool {
+	return strings.Contains(strings.ToLower(name), ownMark)
+}
 
 // FileSink writes to PATH.hdig-part and renames it onto PATH on Commit, so
 // PATH is never replaced or truncated by unverified bytes.
