@@ -19,14 +19,15 @@
 package cache
 
 import (
-	"github.com/hdig/hdig/fileid"
-
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/hdig/hdig/fileid"
+	"github.com/hdig/hdig/internal/ownfile"
 )
 
 // ErrCorrupt reports a version whose bytes are missing or no longer match
@@ -100,7 +101,7 @@ func DefaultDir() (string, error) {
 }
 
 // Open opens the cache in dir, creating it (mode 0700) if needed. The
-// directory and its index and blobs must be the user's own (ownDir).
+// directory and its index and blobs must be the user's own (ownfile.Dir).
 func Open(dir string) (*Cache, error) {
 	if dir == "" {
 		return nil, errors.New("empty cache directory name")
@@ -119,7 +120,7 @@ func Open(dir string) (*Cache, error) {
 			fi, err = root.Lstat(sub)
 		}
 		if err == nil {
-			err = ownDir(filepath.Join(dir, sub), fi)
+			err = ownfile.Dir(filepath.Join(dir, sub), fi)
 		}
 		if err != nil {
 			root.Close()

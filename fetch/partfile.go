@@ -3,12 +3,11 @@ package fetch
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
-	"github.com/hdig/hdig/internal/smallfile"
+	"github.com/hdig/hdig/internal/ownfile"
 )
 
 // newFileMode is the mode of an output that replaces no file (less the
@@ -74,19 +73,19 @@ func createPart(part string, mode fs.FileMode, keep bool) (*os.File, error) {
 
 // ClearScratch readies path, a name of hdig's own beside an output (-J's
 // hidden file), to be written by rename as a new name: whatever is there
-// that hdig could not have left (resumablePart: a symbolic link, a FIFO,
+// that hdig could not have left (ownfile.Own: a symbolic link, a FIFO,
 // someone else's file put in a shared directory) is unlinked, never
 // followed, written into, nor its mode taken (PartMode).
 func ClearScratch(path string) error {
 	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) || (err == nil && resumablePart(fi)) {
+	if errors.Is(err, fs.ErrNotExist) || (err == nil && ownfile.Own(fi)) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: %s, not hdig's own: %w", path, notOwn(fi), err)
+		return fmt.Errorf("%s: %s, not hdig's own: %w", path, ownfile.Why(fi), err)
 	}
 	return nil
 }
@@ -99,8 +98,8 @@ func OpenPart(part string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !resumablePart(before) {
-		return nil, fmt.Errorf("%s: %s: not resumed", part, notOwn(before))
+	if !ownfile.Own(before) {
+		return nil, fmt.Errorf("%s: %s: not resumed", part, ownfile.Why(before))
 	}
 	f, err := os.OpenFile(part, os.O_RDWR, 0)
 	if err != nil {
@@ -111,77 +110,6 @@ func OpenPart(part string) (*os.File, error) {
 		return nil, fmt.Errorf("%s was replaced while it was opened", part)
 	}
 	return f, nil
-}
-
-// resumablePart says fi is a part (or sidecar) hdig could have left: a
-// regular file with one name (a hard link would make -C append to another
-// file too), the user's own. Someone else's, put first in a shared
-// directory, would have -C keep their bytes, and a sidecar of theirs vouch
-// for them with the digest it records.
-func resumablePart(fi fs.FileInfo) bool {
-	return fi.Mode().IsRegular() && fileLinks(fi) <= 1 && ownedByUser(fi)
-}
-
-// notOwn says why fi is not a part or sidecar hdig left (resumablePart).
-func notOwn(fi fs.FileInfo) string {
-	switch {
-	case !fi.Mode().IsRegular():
-		return fmt.Sprintf("not a regular file (%s)", fi.Mode().Type())
-	case fileLinks(fi) > 1:
-		return fmt.Sprintf("a file with %d links, not one of its own", fileLinks(fi))
-	case !ownedByUser(fi):
-		return "a file someone else owns"
-	}
-	return "a file of its own"
-}
-
-// openRegular opens for reading the regular file at path as that very
-// file: no symbolic link at its name is followed and a FIFO there does not
-// block the open (it is refused, as any file not regular).
-func openRegular(path string) (*os.File, fs.FileInfo, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openOwnFlags, 0)
-	if err != nil {
-		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
-			return nil, nil, errors.New(notOwn(fi))
-		}
-		return nil, nil, err
-	}
-	fi, err := f.Stat()
-	if err == nil && !fi.Mode().IsRegular() {
-		err = errors.New(notOwn(fi))
-	}
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return f, fi, nil
-}
-
-// openOwn is openRegular for a file that must be one hdig could have left
-// (resumablePart): one name, the user's own.
-func openOwn(path string) (*os.File, error) {
-	f, fi, err := openRegular(path)
-	if err == nil && !resumablePart(fi) {
-		f.Close()
-		return nil, errors.New(notOwn(fi))
-	}
-	return f, err
-}
-
-// readOwn reads the small file at path if it is one hdig could have left,
-// opened by openOwn. At most max bytes are read (smallfile.ErrTooLarge
-// beyond).
-func readOwn(path string, max int64) ([]byte, error) {
-	f, err := openOwn(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(b)) > max {
-		err = smallfile.ErrTooLarge
-	}
-	return b, err
 }
 
 // ReplaceFile replaces path with b through path.tmp, made by CreatePart:

@@ -10,26 +10,6 @@ import (
 	"syscall"
 )
 
-// fileLinks is how many names the file of fi has.
-func fileLinks(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink) // uint32 on some architectures
-	}
-	return 1
-}
-
-// ownedByUser says the file of fi belongs to the user hdig runs as: a
-// part or sidecar hdig left is, one someone else put in a shared
-// directory is not.
-func ownedByUser(fi fs.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return !ok || st.Uid == uint32(os.Geteuid())
-}
-
-// openOwnFlags open a file that is to be hdig's own without following a
-// symbolic link at its name or blocking on a FIFO there (readOwn).
-const openOwnFlags = syscall.O_NOFOLLOW | syscall.O_NONBLOCK
-
 // linkFollowable refuses what the kernel's fs.protected_symlinks refuses
 // an open(2): following a symbolic link in a sticky, world-writable
 // directory (/tmp) that belongs neither to the user nor to the

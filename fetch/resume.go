@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/internal/ownfile"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -35,7 +36,7 @@ import (
 // again in full, once; a bad file is never kept.
 func (d *download) resume(ctx context.Context) (*Result, error) {
 	st, err := os.Lstat(d.part)
-	if err == nil && !resumablePart(st) {
+	if err == nil && !ownfile.Own(st) {
 		d.warn(fmt.Sprintf("%s is not a regular file of its own (a link, or someone else's?): started over", d.part))
 		return d.fresh(ctx, true)
 	}
@@ -303,12 +304,12 @@ func (d *download) checkKept(sc *sidecar, done spans, wm int64) spans {
 func (d *download) alreadyComplete(ctx context.Context) (*Result, bool) {
 	// The very file looked at is hashed: a link put at PATH is not
 	// followed, and a scratch PATH (-J) must be one hdig could have left.
-	f, st, err := openRegular(d.path)
+	f, st, err := ownfile.OpenRegular(d.path, os.O_RDONLY)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	if d.o.Scratch && !resumablePart(st) {
+	if d.o.Scratch && !ownfile.Own(st) {
 		return nil, false
 	}
 	r, err := d.send(ctx, http.MethodHead, 0, -1, "")

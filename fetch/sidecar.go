@@ -11,6 +11,7 @@ import (
 
 	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/internal/ownfile"
 	"github.com/hdig/hdig/internal/smallfile"
 	"github.com/hdig/hdig/verify"
 )
@@ -135,7 +136,7 @@ func (d *download) saveSidecar() error {
 // loadSidecar reads the sidecar of a part of partSize bytes fetched from
 // url. It returns nil and why when there is none or it cannot be trusted.
 func loadSidecar(path, url string, partSize int64) (*sidecar, string) {
-	b, err := readOwn(path, maxSidecarSize)
+	b, err := ownfile.Read(path, maxSidecarSize)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return nil, ""

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 
+	"github.com/hdig/hdig/internal/ownfile"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -52,7 +53,7 @@ func (s zsyncSide) bound(now zsyncSide) bool {
 // readZsyncSide reads OUT.hdig-zsync; ok is false when it is absent or
 // unreadable (the part is then only a seed).
 func readZsyncSide(path string) (s zsyncSide, ok bool) {
-	b, err := readOwn(path, maxZsyncSide)
+	b, err := ownfile.Read(path, maxZsyncSide)
 	if err != nil || json.Unmarshal(b, &s) != nil {
 		return zsyncSide{}, false
 	}
@@ -79,7 +80,7 @@ func (z *zsyncRun) openPart() (f *os.File, inPlace bool, err error) {
 	if fi, err := os.Lstat(part); err == nil && fi.Mode().IsRegular() { // a symbolic link there is not ours: CreatePart drops it
 		// Written in place only when OpenPart would take it (one name):
 		// a hard-linked part is only read, as a seed.
-		inPlace = ok && saved.bound(now) && resumablePart(fi)
+		inPlace = ok && saved.bound(now) && ownfile.Own(fi)
 		if !inPlace {
 			// A seed left by a run stopped while seeding holds what that
 			// run's part was built from: it is kept, this part dropped.
@@ -125,9 +126,9 @@ func (z *zsyncRun) seedPart(m *zsync.Matcher, f *os.File, inPlace bool) error {
 	}
 	// The part moved aside is a regular file (a hard-linked part is read
 	// as a seed too; its blocks are checked as any seed's): a FIFO or link
-	// someone put at that name is no seed, and not waited on (openRegular).
+	// someone put at that name is no seed, and not waited on (ownfile.OpenRegular).
 	seed := z.o.Output + zsyncSeedSuffix
-	f, _, err := openRegular(seed)
+	f, _, err := ownfile.OpenRegular(seed, os.O_RDONLY)
 	if err != nil {
 		return nil
 	}

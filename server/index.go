@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/hdig/hdig/fileid"
+	"github.com/hdig/hdig/internal/ownfile"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -62,9 +64,6 @@ func openIndex(stateDir string) (*digestIndex, error) {
 	if stateDir == "" {
 		return x, nil
 	}
-	if err := os.MkdirAll(stateDir, 0o755); err != nil {
-		return nil, err
-	}
 	x.path = filepath.Join(stateDir, indexFile)
 	lines, err := x.load()
 	if err != nil {
@@ -76,8 +75,19 @@ func openIndex(stateDir string) (*digestIndex, error) {
 			return nil, err
 		}
 	}
-	x.out, err = os.OpenFile(x.path, os.O_WRONLY|os.O_APPEND, 0o644)
+	x.out, err = openIndexFile(x.path, os.O_WRONLY|os.O_APPEND)
 	return x, err
+}
+
+// openIndexFile opens the index file as one the server could have left
+// (ownfile.Open): a symbolic link there, someone else's file or a second
+// name of another file is neither trusted nor appended to.
+func openIndexFile(path string, flag int) (*os.File, error) {
+	f, err := ownfile.Open(path, flag)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		err = fmt.Errorf("%s: %w", path, err)
+	}
+	return f, err
 }
 
 // compactAt is the number of lines past which the file is rewritten with
@@ -92,13 +102,13 @@ func (x *digestIndex) compact() {
 	if err := x.rewrite(); err != nil {
 		return
 	}
-	x.out, _ = os.OpenFile(x.path, os.O_WRONLY|os.O_APPEND, 0o644)
+	x.out, _ = openIndexFile(x.path, os.O_WRONLY|os.O_APPEND)
 }
 
 // load reads the index file; malformed lines are skipped, later lines win.
 func (x *digestIndex) load() (int, error) {
-	f, err := os.Open(x.path)
-	if os.IsNotExist(err) {
+	f, err := openIndexFile(x.path, os.O_RDONLY)
+	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
 	if err != nil {

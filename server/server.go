@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/fileid"
+	"github.com/hdig/hdig/internal/ownfile"
 )
 
 // Server is the reference origin: it serves a directory with ETag,
@@ -69,6 +70,14 @@ func New(dir string, opts ...Option) (*Server, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.stateDir != "" {
+		// What it holds is trusted (the digest index, the variants): it
+		// must be the user's alone to write.
+		if err := ownfile.MkdirAll(cfg.stateDir, 0o755); err != nil {
+			root.Close()
+			return nil, fmt.Errorf("state directory: %w", err)
+		}
 	}
 	vs, err := newVariantStore(cfg.stateDir, cfg.variantMemory)
 	if err != nil {

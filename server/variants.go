@@ -7,11 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"sync"
 
 	"github.com/hdig/hdig/fileid"
+	"github.com/hdig/hdig/internal/ownfile"
 )
 
 // variantStore holds the precompressed variants of files, content-addressed
@@ -73,7 +73,7 @@ func newVariantStore(dir string, budget int64) (*variantStore, error) {
 		pending: map[string]*build{}, names: map[string]string{}, encode: compress}
 	if dir != "" {
 		vs.dir = filepath.Join(dir, "variants")
-		if err := os.MkdirAll(vs.dir, 0o755); err != nil {
+		if err := ownfile.Mkdir(vs.dir, 0o755); err != nil {
 			return nil, err
 		}
 		vs.diskUsed = vs.scanDisk(0)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/fileid"
+	"github.com/hdig/hdig/internal/ownfile"
 )
 
 // The variants kept in a state directory: files named IDHEX.ENC.ENCHEX in
@@ -167,7 +168,7 @@ func (vs *variantStore) writeDisk(key, enc string, src io.Reader, sum []byte) (s
 	tmp, err := os.CreateTemp(vs.dir, ".build-*")
 	if errors.Is(err, fs.ErrNotExist) {
 		// Removed while the server runs: make it again.
-		if err := os.MkdirAll(vs.dir, 0o755); err != nil {
+		if err := ownfile.Mkdir(vs.dir, 0o755); err != nil {
 			return "", err
 		}
 		tmp, err = os.CreateTemp(vs.dir, ".build-*")
@@ -208,8 +209,10 @@ func (vs *variantStore) removeDisk(name string) {
 	vs.diskUsed = max(vs.diskUsed-fi.Size(), 0)
 }
 
+// openSized opens the variant file p, one the server could have left
+// (ownfile.Open): a link or someone else's file put there is not served.
 func openSized(p string) (*os.File, int64, error) {
-	f, err := os.Open(p)
+	f, err := ownfile.Open(p, os.O_RDONLY)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/hdig/hdig/internal/ownfile"
 	"github.com/hdig/hdig/patch"
 )
 
@@ -119,7 +120,7 @@ func (h *Handler) codedFile(ctx context.Context, d *made, enc string, make bool)
 	if codeHook != nil {
 		codeHook(ctx)
 	}
-	src, err := os.Open(d.path)
+	src, err := ownfile.Open(d.path, os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}

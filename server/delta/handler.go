@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/internal/ownfile"
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/verify"
@@ -104,8 +105,13 @@ func New(stateDir string, history int, maxSize int64, log *slog.Logger) (*Handle
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	// What it holds is trusted (the versions deltas are made from): it
+	// must be the user's alone to write.
+	if err := ownfile.MkdirAll(stateDir, 0o700); err != nil {
+		return nil, err
+	}
 	for _, sub := range []string{"files", "blobs", "deltas"} {
-		if err := os.MkdirAll(filepath.Join(stateDir, sub), 0o700); err != nil {
+		if err := ownfile.Mkdir(filepath.Join(stateDir, sub), 0o700); err != nil {
 			return nil, err
 		}
 	}
@@ -280,7 +286,7 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 
 // check verifies that a delta rebuilds to every digest cur used.
 func (h *Handler) check(d *made, cur *server.Representation, base version) error {
-	f, err := os.Open(d.path)
+	f, err := ownfile.Open(d.path, os.O_RDONLY)
 	if err != nil {
 		return err
 	}
@@ -313,7 +319,7 @@ func (h *Handler) notAcceptable(w http.ResponseWriter, aim []patch.Manipulation,
 // delta being between identities (RFC 3229 §10.7.1); a compression of the
 // delta is one of its instance manipulations.
 func (h *Handler) write(w http.ResponseWriter, r *http.Request, d *made, base version) {
-	f, err := os.Open(d.path)
+	f, err := ownfile.Open(d.path, os.O_RDONLY)
 	if err != nil {
 		http.Error(w, "internal server error", http.StatusInternalServerError)
 		return

@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/hdig/hdig/internal/smallfile"
+	"github.com/hdig/hdig/internal/ownfile"
 )
 
 // version is one retained version of a file.
@@ -149,7 +149,7 @@ func (h *Handler) loadIndexes() {
 	names, _ := filepath.Glob(filepath.Join(h.dir, "files", "*.json"))
 	var all []*version
 	for _, n := range names {
-		b, err := smallfile.Read(n, h.indexLimit())
+		b, err := ownfile.Read(n, h.indexLimit()) // one the server left: no link, no one else's
 		if err != nil {
 			continue
 		}
@@ -264,7 +264,7 @@ func writeAtomic(path string, fill func(io.Writer) error) error {
 
 // openBlob opens a retained version's bytes, checking their size.
 func (h *Handler) openBlob(file string, v version) (*os.File, error) {
-	f, err := os.Open(h.blobPath(file, v.ETag))
+	f, err := ownfile.Open(h.blobPath(file, v.ETag), os.O_RDONLY)
 	if err != nil {
 		return nil, err
 	}
