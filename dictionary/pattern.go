@@ -76,9 +76,9 @@ func CompilePattern(match string, base *url.URL) (*Pattern, error) {
 	}
 	switch {
 	case pathPat == "":
-		pathPat = escapeLiteral(base.EscapedPath())
+		pathPat = escapeLiteral(requestPath(base))
 	case pathPat[0] != '/':
-		dir := base.EscapedPath()
+		dir := requestPath(base)
 		dir = dir[:strings.LastIndexByte(dir, '/')+1]
 		pathPat = escapeLiteral(dir) + pathPat
 	}
@@ -104,14 +104,56 @@ func (p *Pattern) Match(u *url.URL) bool {
 	if u == nil || originOf(u) != p.base || p.origin != p.base {
 		return false
 	}
-	path := u.EscapedPath()
-	if path == "" {
-		path = "/"
-	}
-	if !globMatch(p.path, path) {
+	if !globMatch(p.path, requestPath(u)) {
 		return false
 	}
 	return p.query == nil || globMatch(p.query, u.RawQuery)
+}
+
+// requestPath is u's path as the request names the resource: its dot
+// segments removed (RFC 3986 §5.2.4), "%2e" read as "." as the URL parser
+// does (WHATWG URL, single- and double-dot segments), and "/" for none.
+// A browser applies URLPattern to the parsed URL, so "/app/../x" is "/x",
+// which "/app/*" does not match.
+func requestPath(u *url.URL) string {
+	path := u.EscapedPath()
+	if path == "" || path[0] != '/' {
+		path = "/" + path
+	}
+	if !strings.Contains(path, ".") && !strings.Contains(path, "%") {
+		return path
+	}
+	segs := strings.Split(path[1:], "/")
+	out := make([]string, 0, len(segs))
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch {
+		case isDoubleDot(seg):
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		case isSingleDot(seg):
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	return "/" + strings.Join(out, "/")
+}
+
+func isSingleDot(seg string) bool { return seg == "." || strings.EqualFold(seg, "%2e") }
+
+func isDoubleDot(seg string) bool {
+	switch strings.ToLower(seg) {
+	case "..", ".%2e", "%2e.", "%2e%2e":
+		return true
+	}
+	return false
 }
 
 func originOf(u *url.URL) string {

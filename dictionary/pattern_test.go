@@ -54,6 +54,20 @@ func TestPatternMatch(t *testing.T) {
 		{"/*.js*", "https://example.org/x.js", true},
 		{"*", "https://example.org/app/v1/anything/else", true},
 		{"/a:", "https://example.org/a:", true}, // ":" not starting a name is literal
+		// The path as requested: dot segments removed (RFC 3986 §5.2.4),
+		// "%2e" a dot as the URL parser reads it.
+		{"/app/*", "https://example.org/app/../x", false},
+		{"/app/*", "https://example.org/app/%2e%2E/x", false},
+		{"/app/*", "https://example.org/app/.%2e/x", false},
+		{"/app/*", "https://example.org/app/..", false},
+		{"/app/*", "https://example.org/app/sub/../../x", false},
+		{"/app/*", "https://example.org/x/../app/y", true},
+		{"/app/*", "https://example.org/app/./y", true},
+		{"/app/*", "https://example.org/app/%2E", true}, // "/app/"
+		{"/app/*", "https://example.org/../app/y", true},
+		{"/app/x", "https://example.org/app/y/../x", true},
+		{"/app/x", "https://example.org/app/x/.", false}, // "/app/x/"
+		{"/app/*", "https://example.org/app/a..b", true},
 	}
 	for _, c := range cases {
 		p, err := CompilePattern(c.match, mustURL(t, base))
@@ -99,6 +113,18 @@ func TestPatternRejects(t *testing.T) {
 	}
 	if _, err := CompilePattern("/"+string(long), base); err == nil {
 		t.Error("compiled an over-long pattern")
+	}
+}
+
+// TestPatternBaseDotSegments: a relative pattern is resolved against the
+// dictionary's URL as requested, its dot segments removed.
+func TestPatternBaseDotSegments(t *testing.T) {
+	p, err := CompilePattern("*.js", mustURL(t, "https://example.org/app/../lib/d.dat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Match(mustURL(t, "https://example.org/lib/a.js")) || p.Match(mustURL(t, "https://example.org/app/a.js")) {
+		t.Error("*.js from /app/../lib/d.dat: want /lib/*.js")
 	}
 }
 
