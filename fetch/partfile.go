@@ -112,11 +112,13 @@ func OpenPart(part string) (*os.File, error) {
 	return f, nil
 }
 
-// ReplaceFile replaces path with b through path.tmp, made by CreatePart:
-// a sidecar written beside a part in a shared directory writes through no
-// link either.
+// ReplaceFile replaces path, a file of hdig's own (a sidecar), with b
+// through path.tmp, made by CreateScratchPart: a sidecar written beside a
+// part in a shared directory writes through no link either, nor takes the
+// mode of what someone put at its name (a 0666 file would make the
+// user's own sidecar, which -C trusts, writable by anyone).
 func ReplaceFile(path string, b []byte) error {
-	f, err := CreatePart(path+".tmp", path)
+	f, err := CreateScratchPart(path + ".tmp")
 	if err != nil {
 		return err
 	}

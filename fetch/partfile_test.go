@@ -157,3 +157,32 @@ func TestOpenPartSaysWhy(t *testing.T) {
 		t.Errorf("OpenPart of a file with two links: %v, want an error naming its 2 links", err)
 	}
 }
+
+// TestReplaceFileTakesNoMode: a sidecar is hdig's own file, made as new:
+// a link (or a file) someone put at its name does not lend it its mode. A
+// world-writable target's 0666 would have the user's own sidecar, which
+// -C trusts for being the user's, writable by anyone.
+func TestReplaceFileTakesNoMode(t *testing.T) {
+	dir := t.TempDir()
+	theirs := filepath.Join(t.TempDir(), "theirs")
+	if err := os.WriteFile(theirs, []byte("x"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(theirs, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	side := filepath.Join(dir, "out"+SidecarSuffix)
+	if err := os.Symlink(theirs, side); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReplaceFile(side, []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Lstat(side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 {
+		t.Errorf("sidecar is %v, want a regular file writable by its owner alone", fi.Mode())
+	}
+}
