@@ -86,6 +86,7 @@ type zsyncRun struct {
 	ctl             *zsync.Control
 	bound           *seedBound // what seeds may write (zsyncbound.go)
 	reprs           []string   // the range responses' Repr-Digest values
+	fromPart        bool       // an earlier run's part was read as a seed (zsyncpart.go)
 }
 
 // localError classifies an error reading the output's own files (the
@@ -100,7 +101,7 @@ func localError(err error) error {
 	return &writeError{err: err}
 }
 
-func (z *zsyncRun) run(ctx context.Context) (*Result, error) {
+func (z *zsyncRun) run(ctx context.Context) (_ *Result, err error) {
 	// The control file, the HEAD and the ranges may be on other origins
 	// (a Link, the control file's URL: line): credentials stay with o.URL's.
 	ctx = CredentialsFor(ctx, z.base.URL)
@@ -118,18 +119,22 @@ func (z *zsyncRun) run(ctx context.Context) (*Result, error) {
 	if err != nil {
 		return nil, &writeError{err: err}
 	}
-	done, keep := false, false
-	defer func() {
-		if !done {
-			f.Close()
-			if !keep {
-				os.Remove(part)
-				os.Remove(side)
-			}
-		}
-	}()
 	z.bound = &seedBound{out: f, lim: z.base.Limits}
 	m := zsync.NewMatcher(z.ctl, z.bound)
+	done := false
+	defer func() {
+		if done {
+			return
+		}
+		// What was fetched stays for the next run, bound to the ETag
+		// learned on the way (zsyncpart.go), unless a block proved wrong.
+		keep := z.keeps(err, m, inPlace) && m.Flush() == nil && writeZsyncSide(side, z.side()) == nil
+		f.Close()
+		if !keep {
+			os.Remove(part)
+			os.Remove(side)
+		}
+	}()
 	if err := z.seedPart(m, f, inPlace); err != nil {
 		return nil, localError(err)
 	}
@@ -143,11 +148,6 @@ func (z *zsyncRun) run(ctx context.Context) (*Result, error) {
 	z.bound.done()
 	pieces, received, err := z.fetchMissing(ctx, m)
 	if err != nil {
-		// What was fetched stays for the next run, bound to the ETag
-		// learned on the way, unless a block proved wrong.
-		if keep = keepPart(err); keep && m.Flush() == nil {
-			keep = writeZsyncSide(side, z.side()) == nil
-		}
 		return nil, err
 	}
 	z.headAfter(ctx)

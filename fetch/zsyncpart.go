@@ -132,7 +132,21 @@ func (z *zsyncRun) seedPart(m *zsync.Matcher, f *os.File, inPlace bool) error {
 	if err != nil {
 		return nil
 	}
+	z.fromPart = true
 	return z.seedFile(m, f, seed)
+}
+
+// keeps reports whether the part of a run that failed with err is kept:
+// when nothing proved its bytes wrong (keepPart) and it holds bytes the
+// origin sent: blocks fetched by this run, or blocks of a part an earlier
+// run left (taken in place, or read from OUT.hdig-zsync-seed, which is
+// gone once read); and some block is still missing (a whole part that
+// failed its checks has nothing left to fetch). A part only seeds filled
+// is not: the origin never confirmed the version the control file
+// describes (it may answer 404, 503, or a length of its own), and the
+// seeds, still there, give those blocks again.
+func (z *zsyncRun) keeps(err error, m *zsync.Matcher, inPlace bool) bool {
+	return err != nil && keepPart(err) && (inPlace || z.fromPart || m.Fetched > 0) && !m.Complete()
 }
 
 // keepPart reports whether a failed run's part is kept for the next: only
