@@ -44,7 +44,7 @@ type FetchWriter struct {
 func (fw *FetchWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	for len(p) > 0 {
-		if fw.next >= len(fw.m.have) {
+		if fw.next >= fw.m.have.n {
 			return n - len(p), fmt.Errorf("zsync: fetched bytes run past the target's %d bytes", fw.m.c.Length)
 		}
 		want := fw.m.c.blockLen(fw.next)

@@ -21,7 +21,7 @@ func (m *Matcher) SeedInPlace(r io.ReaderAt, size int64) error {
 	buf := make([]byte, per*bs)
 	h := newMD4()
 	var sum []byte
-	for first := 0; first < len(m.have); first += per {
+	for first := 0; first < m.have.n; first += per {
 		start := int64(first) * int64(bs)
 		if start >= size {
 			break
@@ -31,7 +31,7 @@ func (m *Matcher) SeedInPlace(r io.ReaderAt, size int64) error {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return fmt.Errorf("zsync: reading the part at %d: %w", start, err)
 		}
-		for i := first; i < min(first+per, len(m.have)); i++ {
+		for i := first; i < min(first+per, m.have.n); i++ {
 			at := (i - first) * bs
 			want := m.c.blockLen(i)
 			if at+want > k {
@@ -48,8 +48,7 @@ func (m *Matcher) SeedInPlace(r io.ReaderAt, size int64) error {
 			sum = h.Sum(sum[:0])
 			m.mu.Lock()
 			m.Tested++
-			if m.checksumMatches(i, sum) && m.have[i].CompareAndSwap(false, true) {
-				m.nhave.Add(1)
+			if m.checksumMatches(i, sum) && m.have.take(i) {
 				m.FromSeed += int64(want)
 			}
 			m.mu.Unlock()

@@ -21,13 +21,12 @@ var ErrMismatch = errors.New("does not match its checksums in the control file")
 // of the seeds or the target. Seed scans (SeedAt runs several at once) and
 // FetchWriters may run concurrently.
 type Matcher struct {
-	c     *Control
-	idx   *index // never retired in: each scan works on a clone
-	out   io.WriterAt
-	have  []atomic.Bool
-	nhave atomic.Int64
-	mask  uint32
-	stop  atomic.Bool // a segment of SeedAt failed: the others stop
+	c    *Control
+	idx  *index // never retired in: each scan works on a clone
+	out  io.WriterAt
+	have *blockSet // the blocks written
+	mask uint32
+	stop atomic.Bool // a segment of SeedAt failed: the others stop
 
 	mu sync.Mutex // guards the counters and g
 	g  gather     // fetched blocks not yet written
@@ -40,38 +39,38 @@ type Matcher struct {
 	Probed   int64 // with the candidate blocks it looked at,
 	Hashed   int64 // and the bytes MD4-hashed for them
 	Starved  int64 // windows not looked up: the seed's hashing budget was spent
+	Looked   int64 // words of the block record Missing read: its work
 }
 
 // NewMatcher prepares to rebuild c's target into out.
 func NewMatcher(c *Control, out io.WriterAt) *Matcher {
-	m := &Matcher{c: c, idx: newIndexBy(c.Rsums, c.blockOrder), out: out, have: make([]atomic.Bool, c.Blocks()), mask: rsumMask(c.RsumBytes)}
+	m := &Matcher{c: c, idx: newIndexBy(c.Rsums, c.blockOrder), out: out, have: newBlockSet(c.Blocks()), mask: rsumMask(c.RsumBytes)}
 	m.g.out = out
 	return m
 }
 
 // Complete reports whether every block of the target has been written.
-func (m *Matcher) Complete() bool { return m.nhave.Load() == int64(len(m.have)) }
+func (m *Matcher) Complete() bool { return m.have.count.Load() == int64(m.have.n) }
 
 // take writes block i from window w (Blocksize bytes, zero-padded past the
 // target's end) through g unless it is already there (taken reports it
 // was not).
 func (m *Matcher) take(i int, w []byte, g *gather) (taken bool, err error) {
-	if !m.have[i].CompareAndSwap(false, true) {
+	if !m.have.take(i) {
 		return false, nil
 	}
 	n := m.c.blockLen(i)
 	if err := g.write(w[:n], int64(i)*int64(m.c.Blocksize)); err != nil {
 		return false, fmt.Errorf("zsync: writing block %d: %w", i, err)
 	}
-	m.nhave.Add(1)
 	return true, nil
 }
 
 // done reports whether block i needs no more looking for: it is written
 // and, when pairs must match, so is the next.
 func (m *Matcher) done(i int) bool {
-	pair := m.c.SeqMatches == 2 && i+1 < len(m.have)
-	return m.have[i].Load() && (!pair || m.have[i+1].Load())
+	pair := m.c.SeqMatches == 2 && i+1 < m.have.n
+	return m.have.has(i) && (!pair || m.have.has(i+1))
 }
 
 // Flush writes the fetched blocks still gathered; FetchWriter.Close and

@@ -18,17 +18,12 @@ func (r Range) Len() int64 { return r.End - r.Start }
 func (m *Matcher) Missing() []Range {
 	var out []Range
 	bs := int64(m.c.Blocksize)
-	for i := 0; i < len(m.have); i++ {
-		if m.have[i].Load() {
-			continue
-		}
-		j := i
-		for j < len(m.have) && !m.have[j].Load() {
-			j++
-		}
+	looked := m.have.runs(func(i, j int) {
 		out = append(out, Range{int64(i) * bs, min(int64(j)*bs, m.c.Length)})
-		i = j
-	}
+	})
+	m.mu.Lock()
+	m.Looked += looked
+	m.mu.Unlock()
 	return out
 }
 
@@ -80,7 +75,7 @@ func (m *Matcher) Done() error {
 		return err
 	}
 	if !m.Complete() {
-		return fmt.Errorf("zsync: %d of %d blocks are still missing", int64(len(m.have))-m.nhave.Load(), len(m.have))
+		return fmt.Errorf("zsync: %d of %d blocks are still missing", int64(m.have.n)-m.have.count.Load(), m.have.n)
 	}
 	return nil
 }

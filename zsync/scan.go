@@ -268,7 +268,7 @@ func (s *scanner) try() (int, error) {
 	s.tried++
 	s.startWindow()
 	key1 := join(s.a[0], s.b[0]) & m.mask
-	if h := s.hint; h >= 0 && h < len(m.have) && !m.have[h].Load() && m.c.Rsums[h] == key1 && m.checksumMatches(h, s.first(true)) {
+	if h := s.hint; h >= 0 && h < m.have.n && !m.have.has(h) && m.c.Rsums[h] == key1 && m.checksumMatches(h, s.first(true)) {
 		s.hint = h + 1 // the block after the last match goes on
 		return s.bs, s.take(h, s.block(0))
 	}
@@ -283,7 +283,7 @@ func (s *scanner) try() (int, error) {
 	// the key in turn cost a look per block per window, which a control
 	// file giving every block one rsum made the seed times the blocks.
 	c := m.c
-	last := len(m.have) - 1
+	last := m.have.n - 1
 	lo, hi := s.idx.keyRange(key1)
 	tail := c.SeqMatches == 2 && c.Rsums[last] == key1 // the last block, unpaired, sorts at the end
 	if lo == hi {
@@ -306,7 +306,7 @@ func (s *scanner) try() (int, error) {
 	for p := s.idx.live(lo); p < hi; p = s.idx.live(p + 1) {
 		s.probed++
 		i := int(s.idx.sorted[p])
-		pair := c.SeqMatches == 2 && i+1 < len(m.have)
+		pair := c.SeqMatches == 2 && i+1 < m.have.n
 		if err := s.take(i, s.block(0)); err != nil {
 			return 0, err
 		}
@@ -322,7 +322,7 @@ func (s *scanner) try() (int, error) {
 			}
 		}
 	}
-	if tail && !m.have[last].Load() {
+	if tail && !m.have.has(last) {
 		s.probed++
 		if m.checksumMatches(last, s.first(false)) {
 			if err := s.take(last, s.block(0)); err != nil {
