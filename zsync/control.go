@@ -10,9 +10,13 @@ const Version = "0.6.2"
 
 // Bounds on what a control file may declare; a reader refuses more.
 const (
-	MinBlocksize     = 1 << 4  // smallest block size accepted
-	MaxBlocksize     = 1 << 24 // largest block size accepted (the matcher holds two blocks)
-	MaxBlocks        = 1 << 26 // most blocks in one control file
+	MinBlocksize = 1 << 4  // smallest block size accepted
+	MaxBlocksize = 1 << 24 // largest block size accepted (the matcher holds two blocks)
+	// MaxBlocks is the most blocks in one control file. A block costs
+	// about 60 bytes of tables (TestControlMemoryPerBlock), so a control
+	// file declaring this many costs at most about 1 GiB; 2^24 blocks of
+	// 4 KiB are a 64 GiB target (larger ones take larger blocks).
+	MaxBlocks        = 1 << 24
 	MaxChecksumBytes = md4Size
 	maxHeaderBytes   = 64 << 10 // all header lines together
 	maxURLs          = 64
@@ -61,12 +65,18 @@ func (c *Control) blockLen(i int) int {
 }
 
 // DefaultBlocksize is the block size zsyncmake 0.6.2 picks for a file of
-// the given length: 2048 below 100,000,000 bytes, 4096 from there on.
+// the given length: 2048 below 100,000,000 bytes, 4096 from there on; and
+// past 64 GiB the smallest that keeps the blocks within MaxBlocks.
 func DefaultBlocksize(length int64) int {
 	if length < 100_000_000 {
 		return 2048
 	}
-	return 4096
+	// Past MaxBlocks blocks of 4 KiB (64 GiB), blocks as large as needed.
+	bs := 4096
+	for blockCount(length, bs) > MaxBlocks && bs < MaxBlocksize {
+		bs *= 2
+	}
+	return bs
 }
 
 // HashLengths returns the seq_matches, rsum_bytes and checksum_bytes that

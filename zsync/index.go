@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+	"sync/atomic"
 )
 
 // index finds the blocks whose stored rsum equals a key. A bit filter of
@@ -17,10 +18,13 @@ import (
 // time (next, a union-find of "the next live position"), so a target made
 // of one block repeated costs no more to match than any other.
 type index struct {
-	sorted []int32  // block numbers grouped by slot, in block order within one
-	keys   []uint32 // keys[p] is the rsum of block sorted[p]
+	rsums  []uint32 // the blocks' rsums (the control file's table, shared)
+	sorted []int32  // block numbers grouped by slot, by rsum within one
 	pos    []int32  // position of each block in sorted
-	next   []int32  // next[p] == p: position p is live; else a later position
+	// next[p] == p: position p is live; else a later position, all those
+	// between dead. Retiring depends only on the blocks written, which
+	// every scan shares: the scans of a Matcher share one record too.
+	next   []atomic.Int32
 	start  []int32  // slot h holds the positions [start[h], start[h+1])
 	shift  uint     // a key's slot: the top bits of its hash
 	filter []uint64 // bit hash>>fshift is set when a block may have the key
@@ -36,24 +40,28 @@ func newIndex(rsums []uint32) *index { return newIndexBy(rsums, nil) }
 func newIndexBy(rsums []uint32, order func(a, b int) int) *index {
 	n := len(rsums)
 	k := max(bits.Len(uint(n)), 1) // 2^k slots: one or two per block
-	x := &index{sorted: make([]int32, n), keys: make([]uint32, n), pos: make([]int32, n), next: make([]int32, n+1), start: make([]int32, 1<<k+1)}
+	x := &index{rsums: rsums, sorted: make([]int32, n), pos: make([]int32, n), next: make([]atomic.Int32, n+1), start: make([]int32, 1<<k+1)}
 	x.shift = uint(32 - k)
 	kf := min(k+4, 26) // filter bits: 16 to 32 per block, at most 8 MiB
 	x.filter, x.fshift = make([]uint64, (1<<kf+63)/64), uint(32-kf)
+	// A counting sort in place: start[h] counts slot h's blocks, then
+	// holds the end of slot h; blocks placed from the last, each at the
+	// end of its slot moved down by one, leave start[h] at the slot's
+	// beginning and the blocks of a slot in block order.
 	for _, r := range rsums {
-		x.start[x.slot(r)+1]++
+		x.start[x.slot(r)]++
 	}
 	for h := 1; h < len(x.start); h++ {
 		x.start[h] += x.start[h-1]
 	}
-	fill := append([]int32(nil), x.start[:len(x.start)-1]...)
-	for b, r := range rsums {
+	for b := n - 1; b >= 0; b-- {
+		r := rsums[b]
 		f := keyHash(r) >> x.fshift
 		x.filter[f/64] |= 1 << (f % 64)
 		h := x.slot(r)
-		p := fill[h]
-		fill[h]++
-		x.sorted[p], x.keys[p], x.pos[b] = int32(b), r, p
+		x.start[h]--
+		p := x.start[h]
+		x.sorted[p], x.pos[b] = int32(b), p
 	}
 	for h := 0; h+1 < len(x.start); h++ {
 		lo, hi := x.start[h], x.start[h+1]
@@ -73,12 +81,11 @@ func newIndexBy(rsums []uint32, order func(a, b int) int) *index {
 			return cmp.Compare(a, b)
 		})
 		for p := lo; p < hi; p++ {
-			b := x.sorted[p]
-			x.keys[p], x.pos[b] = rsums[b], p
+			x.pos[x.sorted[p]] = p
 		}
 	}
 	for p := range x.next {
-		x.next[p] = int32(p)
+		x.next[p].Store(int32(p))
 	}
 	return x
 }
@@ -91,12 +98,9 @@ func (x *index) keyRange(key uint32) (lo, hi int) {
 	}
 	h := x.slot(key)
 	lo, hi = int(x.start[h]), int(x.start[h+1])
-	keys := x.keys[lo:hi]
-	i, _ := slices.BinarySearch(keys, key)
-	j, _ := slices.BinarySearch(keys, key+1)
-	if key == ^uint32(0) {
-		j = len(keys)
-	}
+	blocks := x.sorted[lo:hi]
+	i := sort.Search(len(blocks), func(k int) bool { return x.rsums[blocks[k]] >= key })
+	j := i + sort.Search(len(blocks)-i, func(k int) bool { return x.rsums[blocks[i+k]] > key })
 	return lo + i, lo + j
 }
 
@@ -120,23 +124,22 @@ func (x *index) maybe(key uint32) bool {
 
 // live returns the first live position from p on (len(sorted) if none).
 func (x *index) live(p int) int {
-	for int(x.next[p]) != p {
-		x.next[p] = x.next[x.next[p]] // path halving
-		p = int(x.next[p])
+	for {
+		q := x.next[p].Load()
+		if int(q) == p {
+			return p
+		}
+		// Path halving; a jump stored at once by another scan may be
+		// shorter, never past a live position.
+		r := x.next[q].Load()
+		x.next[p].Store(r)
+		p = int(r)
 	}
-	return p
 }
 
-// clone returns an index sharing x's tables with its own record of what
-// is retired: each seed scan retires as it goes.
-func (x *index) clone() *index {
-	y := *x
-	y.next = append([]int32(nil), x.next...)
-	return &y
-}
-
-// retire makes block b's position dead: lookups skip it from now on.
+// retire makes block b's position dead: lookups skip it from now on. The
+// caller knows nothing is left to find through b (Matcher.done).
 func (x *index) retire(b int) {
 	p := x.pos[b]
-	x.next[p] = p + 1
+	x.next[p].CompareAndSwap(p, p+1)
 }

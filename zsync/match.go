@@ -22,7 +22,7 @@ var ErrMismatch = errors.New("does not match its checksums in the control file")
 // FetchWriters may run concurrently.
 type Matcher struct {
 	c    *Control
-	idx  *index // never retired in: each scan works on a clone
+	idx  *index // shared by the scans, which retire in it
 	out  io.WriterAt
 	have *blockSet // the blocks written
 	mask uint32

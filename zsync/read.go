@@ -169,7 +169,7 @@ func (h *header) finish() (*Control, error) {
 		h.c.SeqMatches, h.c.RsumBytes, h.c.ChecksumBytes = 1, 4, md4Size
 	}
 	if n := blockCount(h.c.Length, h.c.Blocksize); n > MaxBlocks {
-		return nil, fmt.Errorf("zsync: control file: Length %d at Blocksize %d makes %d blocks, want at most %d", h.c.Length, h.c.Blocksize, n, MaxBlocks)
+		return nil, fmt.Errorf("zsync: control file: Length %d at Blocksize %d makes %d blocks, want at most %d (make it with a larger block size)", h.c.Length, h.c.Blocksize, n, MaxBlocks)
 	}
 	c := h.c
 	return &c, nil
@@ -191,6 +191,13 @@ func (c *Control) readTable(r io.Reader) error {
 		var rs uint32
 		for _, b := range buf[:c.RsumBytes] {
 			rs = rs<<8 | uint32(b)
+		}
+		if len(c.Rsums) == cap(c.Rsums) {
+			// Doubled up to the declared count: append's smaller steps
+			// allocated five times the table over the read.
+			k := min(max(2*len(c.Rsums), 1024), n)
+			c.Rsums = append(make([]uint32, 0, k), c.Rsums...)
+			c.Checksums = append(make([]byte, 0, k*c.ChecksumBytes), c.Checksums...)
 		}
 		c.Rsums = append(c.Rsums, rs)
 		c.Checksums = append(c.Checksums, buf[c.RsumBytes:]...)

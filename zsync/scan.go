@@ -112,7 +112,7 @@ func (m *Matcher) SeedAt(r io.ReaderAt, size int64, workers int) error {
 
 func (m *Matcher) newScanner(r io.Reader, limit int64) *scanner {
 	bs := m.c.Blocksize
-	s := &scanner{m: m, idx: m.idx.clone(), r: r, bs: bs, win: bs * m.c.SeqMatches, hint: -1, limit: limit}
+	s := &scanner{m: m, idx: m.idx, r: r, bs: bs, win: bs * m.c.SeqMatches, hint: -1, limit: limit}
 	s.g.out = m.out
 	s.buf = make([]byte, max(2*(s.win+1), seedBuf))
 	return s

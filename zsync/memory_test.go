@@ -1,0 +1,69 @@
+package zsync
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+)
+
+// tableBytes is the most bytes a block may cost, allocated in all, from
+// reading its control file to the end of a seed scan by four workers:
+// at MaxBlocks that is the memory a hostile control file of many small
+// blocks can make hdig allocate.
+const tableBytes = 64
+
+// A control file's blocks cost 149 bytes each in allocations with 16-byte
+// checksums (its table grown by append's small steps, five times its
+// size; its index with a copy of its slots' starts; a copy of the index's
+// retirement record per scanning worker; a byte of the written record):
+// at the former MaxBlocks (2^26 blocks, a 256 MiB control file) about 10
+// GB. Now at most tableBytes a block (60 measured), and MaxBlocks is
+// 2^24: 1 GiB at worst.
+func TestControlMemoryPerBlock(t *testing.T) {
+	const n = 1 << 18
+	c := &Control{Blocksize: 16, Length: n * 16, SeqMatches: 2, RsumBytes: 4, ChecksumBytes: 16}
+	r := randomBytes(5, n*20)
+	for i := 0; i < n; i++ {
+		b := r[i*20:]
+		c.Rsums = append(c.Rsums, uint32(b[0])<<24|uint32(b[1])<<16|uint32(b[2])<<8|uint32(b[3]))
+		c.Checksums = append(c.Checksums, b[4:20]...)
+	}
+	file := encode(t, c)
+	seed := make([]byte, 1<<20) // zeros: no block of random rsums is in it
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	got, err := Read(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMatcher(got, &memFile{})
+	if err := m.SeedAt(bytes.NewReader(seed), int64(len(seed)), 4); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	// The scanners' buffers do not grow with the blocks.
+	fixed := uint64(4 * 2 * seedBuf)
+	per := float64(after.TotalAlloc-before.TotalAlloc-min(fixed, after.TotalAlloc-before.TotalAlloc)) / n
+	t.Logf("%.1f bytes a block allocated", per)
+	if per > tableBytes {
+		t.Errorf("%.1f bytes a block allocated, want at most %d", per, tableBytes)
+	}
+	if MaxBlocks*tableBytes > 1<<30 {
+		t.Errorf("MaxBlocks %d at %d bytes a block: over 1 GiB", MaxBlocks, tableBytes)
+	}
+}
+
+// Files past MaxBlocks blocks of 4 KiB get larger default blocks, so that
+// hdig's own control files stay readable.
+func TestDefaultBlocksizeWithinMaxBlocks(t *testing.T) {
+	for _, length := range []int64{99_999_999, 100_000_000, 64 << 30, 64<<30 + 1, 1 << 40, 1 << 45} {
+		bs := DefaultBlocksize(length)
+		if n := blockCount(length, bs); n > MaxBlocks && bs < MaxBlocksize {
+			t.Errorf("DefaultBlocksize(%d) = %d: %d blocks, over %d", length, bs, n, MaxBlocks)
+		}
+	}
+	if DefaultBlocksize(64<<30) != 4096 || DefaultBlocksize(64<<30+1) != 8192 {
+		t.Errorf("DefaultBlocksize at 64 GiB = %d, %d past; want 4096, 8192", DefaultBlocksize(64<<30), DefaultBlocksize(64<<30+1))
+	}
+}
