@@ -225,10 +225,15 @@ func (d *deltaReceiver) base(tag string) (cache.Entry, error) {
 }
 
 // notModified outputs the cached version named by a 304, checked against
-// the 304's Repr-Digest.
+// the 304's Repr-Digest; one over --max-filesize is refused.
 func (d *deltaReceiver) notModified(resp *http.Response, sink Sink, res *Result) error {
 	e, err := d.base(resp.Header.Get("ETag"))
 	if err != nil {
+		return err
+	}
+	// The cached version is the body: --max-filesize holds for it as for
+	// a 200's Content-Length, before a byte of it is written.
+	if err := d.req.Limits.checkLength(e.Size); err != nil {
 		return err
 	}
 	src, err := d.cached(e, sink)

@@ -196,3 +196,26 @@ func deltaBombStopped(t *testing.T, base []byte) (*Client, *Request, *atomic.Int
 	}
 	return c, req, plain
 }
+
+// --max-filesize holds for a 304 answered from the cache too: the cached
+// version it names is the body, so one over the bound is refused (exit 4)
+// before a byte of it is written, to a held sink or onto -o's file.
+func TestMaxFileSizeNotModifiedFromCache(t *testing.T) {
+	v1 := deltaText(1)
+	e := newDeltaEnv(t, "f.txt", v1)
+	e.get(t, nil)
+	lim := Limits{MaxFileSize: int64(len(v1)) / 2}
+	sink := &countSink{}
+	req := &Request{URL: e.url, Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: e.store}, Limits: lim}
+	res, err := e.c.Get(context.Background(), req, sink)
+	if !errors.Is(err, ErrTooLarge) || sink.n != 0 {
+		t.Fatalf("Get = %v (strategy %s), %d bytes written; want ErrTooLarge and none", err, res.Strategy, sink.n)
+	}
+	path := filepath.Join(t.TempDir(), "f.txt")
+	os.WriteFile(path, []byte("precious"), 0o644)
+	res, err = e.c.Download(context.Background(), req, path, DownloadOptions{})
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Download = %v (strategy %s), want ErrTooLarge", err, res.Strategy)
+	}
+	assertFileBytes(t, path, []byte("precious"))
+}
