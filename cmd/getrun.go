@@ -33,6 +33,9 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		// private CA and keeps the cache).
 		o.NoCache = true
 	}
+	if o.Strategy == "zsync" {
+		o.Zsync = true // --strategy zsync is --zsync, with its --seed and --zsync-url
+	}
 	if o.Zsync || len(o.Seeds) > 0 || o.ZsyncURL != "" {
 		return runGetZsync(c, ios, o)
 	}

@@ -238,3 +238,30 @@ func TestGetZsyncFetchesOnlyMissing(t *testing.T) {
 		t.Fatalf("hdig get --zsync = %d, %+v, %q; want 0 and the 3 missing blocks (6144 bytes) received", code, v.Transfer, errOut)
 	}
 }
+
+// --strategy zsync is --zsync (as the README says): it takes --seed and
+// --zsync-url as --zsync does, and rebuilds from the seed.
+func TestGetStrategyZsyncTakesSeed(t *testing.T) {
+	dir := t.TempDir()
+	cur := zsyncData(3, 1<<20)
+	if err := os.WriteFile(filepath.Join(dir, "data.bin"), cur, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	seed := filepath.Join(work, "old.bin")
+	if err := os.WriteFile(seed, cur[:len(cur)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	url := startServe(t, dir)
+	out := filepath.Join(work, "new.bin")
+	code, stdout, errOut := runHdig(t, "get", "--json", "--strategy", "zsync", "--zsync-url", "data.bin.zsync", "--no-cache", "--seed", seed, "-o", out, url+"data.bin")
+	if code != ExitOK {
+		t.Fatalf("hdig get --strategy zsync --seed = %d: %s", code, errOut)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, cur) {
+		t.Fatal("rebuilt file differs from the served one")
+	}
+	if !strings.Contains(stdout, `"reused":`) || strings.Contains(stdout, `"reused":0`) {
+		t.Errorf("nothing reused from the seed: %s", stdout)
+	}
+}
