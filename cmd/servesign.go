@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"time"
@@ -45,7 +46,9 @@ func (o *serveSignOptions) signOption() (server.Option, error) {
 	if err != nil {
 		return nil, usageErrorf("--sign-key %s: %v", o.key, err)
 	}
-	if _, err := httpsig.NewSigner(o.alg, k); err != nil {
+	if _, err := httpsig.NewSigner(o.alg, k); errors.Is(err, httpsig.ErrNeedAlg) {
+		return nil, usageErrorf("--sign-key %s: %s", o.key, needAlg("--sign-alg"))
+	} else if err != nil {
 		return nil, usageErrorf("--sign-key %s: %v", o.key, err)
 	}
 	id := o.keyID

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -144,8 +145,15 @@ func loadSigner(path, alg string) (httpsig.Signer, error) {
 		return nil, usageErrorf("--key %s: %v", path, err)
 	}
 	s, err := httpsig.NewSigner(alg, k)
-	if err != nil {
+	if errors.Is(err, httpsig.ErrNeedAlg) {
+		return nil, usageErrorf("--key %s: %s", path, needAlg("--alg"))
+	} else if err != nil {
 		return nil, usageErrorf("--key %s: %v", path, err)
 	}
 	return s, nil
+}
+
+// needAlg says which flag names the algorithm an RSA key needs.
+func needAlg(flag string) string {
+	return fmt.Sprintf("an RSA key needs %s %s or %s %s", flag, httpsig.RSAPSSSHA512, flag, httpsig.RSAV15SHA256)
 }

@@ -81,7 +81,8 @@ func TestSignUsageErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"sign", key}, "--key"},
-		{[]string{"sign", "--key", key, key}, "needs an algorithm"},
+		{[]string{"sign", "--key", key, key}, "an RSA key needs --alg " + httpsig.RSAPSSSHA512},
+		{[]string{"serve", t.TempDir(), "--addr", "127.0.0.1:0", "--sign-key", key}, "an RSA key needs --sign-alg " + httpsig.RSAPSSSHA512},
 		{[]string{"sign", "--key", filepath.Join(dir, "none"), key}, "no such file"},
 		{[]string{"keygen", "-o", key}, "exists"},
 		{[]string{"keygen", "-o", "-"}, "stdout"},

@@ -35,6 +35,10 @@ const (
 // ErrBadSignature is returned (wrapped) when a signature does not verify.
 var ErrBadSignature = errors.New("signature does not verify")
 
+// ErrNeedAlg: an RSA key was given without an algorithm (RSA keys serve
+// two: RSAPSSSHA512 and RSAV15SHA256).
+var ErrNeedAlg = errors.New("httpsig: an RSA key needs an algorithm")
+
 // Signer produces HTTP_SIGN(M, Ks) for one algorithm and key.
 type Signer interface {
 	Alg() string
@@ -97,7 +101,7 @@ func newKey(alg string, k any, private bool) (*key, error) {
 	}
 	if alg == "" {
 		if want == "rsa" {
-			return nil, fmt.Errorf("httpsig: an RSA key needs an algorithm: %s or %s", RSAPSSSHA512, RSAV15SHA256)
+			return nil, fmt.Errorf("%w: %s or %s", ErrNeedAlg, RSAPSSSHA512, RSAV15SHA256)
 		}
 		alg = want
 	}
