@@ -96,8 +96,11 @@ func TestGetMaxRedirs(t *testing.T) {
 			helloHandler(w, r)
 		}
 	})
-	if code, _, stderr := runHdig(t, "get", "-L", "--max-redirs", "1", srv.URL+"/2"); code != ExitNetwork || !strings.Contains(stderr, "redirects") {
-		t.Errorf("--max-redirs 1, 2 hops: exit %d, %q", code, stderr)
+	// One line naming the flag and the absolute URL not followed, not
+	// net/http's `Get "/0": maximum (1) redirects followed`.
+	want := "hdig: more than 1 redirect (--max-redirs 1): not following " + srv.URL + "/0\n"
+	if code, _, stderr := runHdig(t, "get", "-L", "--max-redirs", "1", srv.URL+"/2"); code != ExitNetwork || stderr != want {
+		t.Errorf("--max-redirs 1, 2 hops: exit %d, %q; want exit 4, %q", code, stderr, want)
 	}
 	if code, out, _ := runHdig(t, "get", "-s", "-L", "--max-redirs", "2", "-w", "%{num_redirects}", srv.URL+"/2"); code != 0 || out != helloBody+"2" {
 		t.Errorf("--max-redirs 2: exit %d, %q", code, out)

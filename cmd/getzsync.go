@@ -16,6 +16,8 @@ import (
 
 func (o *getOptions) checkZsyncFlags() error {
 	switch {
+	case o.Strategy != "" && o.Strategy != "auto" && o.Strategy != "zsync":
+		return usageErrorf("--strategy %s conflicts with --zsync, --seed and --zsync-url (they are --strategy zsync)", o.Strategy)
 	case !o.Zsync && len(o.Seeds) > 0:
 		return usageErrorf("--seed applies only with --zsync")
 	case !o.Zsync && o.ZsyncURL != "":

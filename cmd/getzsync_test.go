@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -263,5 +264,33 @@ func TestGetStrategyZsyncTakesSeed(t *testing.T) {
 	}
 	if !strings.Contains(stdout, `"reused":`) || strings.Contains(stdout, `"reused":0`) {
 		t.Errorf("nothing reused from the seed: %s", stdout)
+	}
+}
+
+// --strategy names one way to the new version: another with --zsync,
+// --seed or --zsync-url is a usage error before any request, not zsync
+// silently.
+func TestGetStrategyConflictsWithZsync(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Write([]byte("x"))
+	}))
+	defer srv.Close()
+	seed := filepath.Join(t.TempDir(), "old")
+	if err := os.WriteFile(seed, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"full", "delta", "dictionary"} {
+		for _, z := range [][]string{{"--zsync"}, {"--seed", seed}, {"--zsync-url", "f.zsync"}} {
+			args := append([]string{"get", "--no-cache", "--strategy", s, "-o", filepath.Join(t.TempDir(), "f")}, z...)
+			code, _, errOut := runHdig(t, append(args, srv.URL+"/f")...)
+			if code != ExitUsage || !strings.Contains(errOut, "--strategy "+s) {
+				t.Errorf("--strategy %s %v: exit %d, %q; want exit 2 naming the conflict", s, z, code, errOut)
+			}
+		}
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("%d requests sent; want none", n)
 	}
 }

@@ -87,10 +87,14 @@ func NewClient(o Options) (*Client, error) {
 			return http.ErrUseLastResponse
 		}
 		if limit >= 0 && len(via) > limit {
-			return fmt.Errorf("maximum (%d) redirects followed", limit)
+			s := "s"
+			if limit == 1 {
+				s = ""
+			}
+			return &redirectError{fmt.Errorf("more than %d redirect%s (--max-redirs %d): not following %s", limit, s, limit, req.URL.Redacted())}
 		}
 		if err := hopRefusal(req.Context(), req.URL); err != nil {
-			return err
+			return &redirectError{err}
 		}
 		if f := redirectHook(req.Context()); f != nil && req.Response != nil {
 			f(req.Response, len(via))

@@ -78,3 +78,10 @@ func mismatch(err error) error {
 	}
 	return &mismatchError{err: err}
 }
+
+// redirectError is a redirect the client refused to follow (--max-redirs,
+// a hop's rule): its message names the URL not followed.
+type redirectError struct{ err error }
+
+func (e *redirectError) Error() string { return e.err.Error() }
+func (e *redirectError) Unwrap() error { return e.err }

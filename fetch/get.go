@@ -349,6 +349,12 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return context.Canceled
 	}
+	var re *redirectError
+	if errors.As(err, &re) {
+		// The redirect refused says which URL; net/http's "Get LOCATION:"
+		// before it names the Location as written, often relative.
+		err = re
+	}
 	return networkError(err)
 }
 
