@@ -197,3 +197,30 @@ func TestDictionaryFreshness(t *testing.T) {
 	wantHeader(t, r, "Use-As-Dictionary", `match="/assets/*", match-dest=(), id="/assets/app.js", type=raw`)
 	wantHeader(t, r, "Cache-Control", "")
 }
+
+// Unencoded-Digest is over the bytes a dcb body decodes to. A file
+// rewritten in place (same size) after the variant was built from it must
+// not have another algorithm (here sha-512, hashed from the file as it is
+// now) vouch for the new bytes beside a body that decodes to the old.
+func TestDictionaryUnencodedDigestFileRewritten(t *testing.T) {
+	_, ts, avail, root := dictFixture(t, WithSettle(0))
+	p := filepath.Join(root, "assets/app.js")
+	changed := []byte(strings.ToUpper(dictV2))
+	dictEncodeTamper = func(b []byte) []byte {
+		must(t, os.WriteFile(p, changed, 0o644)) // after the variant read the file
+		return b
+	}
+	t.Cleanup(func() { dictEncodeTamper = nil })
+	r := raw(t, ts, "GET", "/assets/app.js", "Accept-Encoding: dcb", "Available-Dictionary: "+avail,
+		"Want-Repr-Digest: sha-512=10")
+	wantHeader(t, r, "Content-Encoding", "dcb")
+	got, err := dictionary.Decode("dcb", r.body, []byte(dictV1), dictionary.Limits{})
+	must(t, err)
+	if string(got) != dictV2 {
+		t.Fatal("the dcb body does not decode to the version it was built from")
+	}
+	if u := r.Header.Get("Unencoded-Digest"); u != sfSHA256(got) {
+		t.Fatalf("Unencoded-Digest = %q: want %q, the sha-256 of the bytes the body decodes to (%q is the rewritten file's sha-512)",
+			u, sfSHA256(got), sfSHA512(changed))
+	}
+}

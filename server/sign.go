@@ -159,12 +159,20 @@ func (s *Server) setUnencoded(w http.ResponseWriter, r *http.Request, rep *Repre
 // (its file has not settled, server/identity.go) only the sha-256 is known
 // to be of the bytes the body decodes to: the variant was built from bytes
 // that had it, and another algorithm would be hashed from the file as it
-// is now. The one rule for setUnencoded and unencodedDigest.
+// is now. Trusted is asked again after the digests are got: hashing an
+// algorithm not known yet reads the file now, and a file written since it
+// was opened (its ID changed) makes that pass, and id, untrusted. The one
+// rule for setUnencoded and unencodedDigest.
 func unencodedDigests(ctx context.Context, id *Representation, algs []verify.Algorithm) ([]verify.Digest, error) {
+	sha := []verify.Algorithm{sha256Alg}
 	if len(algs) == 0 || !id.Trusted() {
-		algs = []verify.Algorithm{sha256Alg}
+		return id.Digests(ctx, sha)
 	}
-	return id.Digests(ctx, algs)
+	ds, err := id.Digests(ctx, algs)
+	if err != nil || id.Trusted() {
+		return ds, err
+	}
+	return id.Digests(ctx, sha)
 }
 
 // signWriter signs the response when its header is written.
