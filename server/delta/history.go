@@ -1,6 +1,7 @@
 package delta
 
 import (
+	"bytes"
 	"container/list"
 	"crypto/sha256"
 	"encoding/base64"
@@ -262,8 +263,16 @@ func writeAtomic(path string, fill func(io.Writer) error) error {
 	return err
 }
 
-// openBlob opens a retained version's bytes, checking their size.
+// openBlob opens a retained version's bytes, checking their size and
+// their sha-256, which the version's ETag names: a blob changed on disk
+// since it was copied (copyBlob checked it then) is no base, as a 226
+// names the ETag as its Delta-Base and the client applies the delta to
+// that version's bytes.
 func (h *Handler) openBlob(file string, v version) (*os.File, error) {
+	want, ok := tagSum(v.ETag)
+	if !ok {
+		return nil, fmt.Errorf("retained version %s: not a sha-256 ETag", v.ETag)
+	}
 	f, err := ownfile.Open(h.blobPath(file, v.ETag), os.O_RDONLY)
 	if err != nil {
 		return nil, err
@@ -272,6 +281,19 @@ func (h *Handler) openBlob(file string, v version) (*os.File, error) {
 	if err != nil || fi.Size() != v.Size {
 		f.Close()
 		return nil, errors.New("retained version has the wrong size")
+	}
+	sum := sha256.New()
+	if _, err := io.Copy(sum, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !bytes.Equal(sum.Sum(nil), want) {
+		f.Close()
+		return nil, fmt.Errorf("retained version %s of %s: its bytes changed on disk", v.ETag, file)
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
 	}
 	return f, nil
 }

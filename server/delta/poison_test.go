@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/server"
 )
 
@@ -90,5 +91,45 @@ func TestOldDeltasRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(old); err == nil {
 		t.Error("an old-format delta was kept")
+	}
+}
+
+// A kept version whose blob no longer has the bytes its ETag names (the
+// state directory changed behind the server: a disk error, another
+// process) is no delta base: a 226 with Delta-Base naming the client's
+// version must rebuild the current one from that version's bytes.
+func TestDeltaBaseBlobChanged(t *testing.T) {
+	o := newOrigin(t, DefaultHistory)
+	a, b := text(3000, 1), text(3000, 2)
+	o.put(a)
+	ra, _ := o.get(nil)
+	ea := ra.Header.Get("ETag")
+	o.h.Wait()
+	blobs, err := filepath.Glob(filepath.Join(o.h.StateDir(), "blobs", "*"))
+	if err != nil || len(blobs) != 1 {
+		t.Fatalf("blobs %v (%v): want one", blobs, err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The same size, other bytes: those of the next version, which a
+	// delta copies from where a has other bytes.
+	other := append(append([]byte(nil), b...), make([]byte, len(a))...)[:len(a)]
+	must(os.WriteFile(blobs[0], other, 0o600))
+	o.put(b)
+	resp, body := o.get(map[string]string{"A-IM": "vcdiff", "If-None-Match": ea})
+	if resp.StatusCode != http.StatusIMUsed {
+		if !bytes.Equal(body, b) {
+			t.Fatalf("status %d: want the current version", resp.StatusCode)
+		}
+		return
+	}
+	var out bytes.Buffer
+	err = patch.DecodeVCDIFF(bytes.NewReader(a), int64(len(a)), bytes.NewReader(body), &out)
+	if err != nil || !bytes.Equal(out.Bytes(), b) {
+		t.Fatalf("226 with Delta-Base %s does not rebuild the current version from it (%v)", resp.Header.Get("Delta-Base"), err)
 	}
 }
