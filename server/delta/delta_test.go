@@ -40,14 +40,14 @@ type origin struct {
 	file string
 }
 
-func newOrigin(t *testing.T, history int) *origin {
+func newOrigin(t *testing.T, history int, opts ...server.Option) *origin {
 	t.Helper()
 	dir := t.TempDir()
 	h, err := New(filepath.Join(t.TempDir(), "state"), history, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(dir, server.WithDelta(h))
+	srv, err := server.New(dir, append([]server.Option{server.WithDelta(h)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

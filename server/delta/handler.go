@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/internal/ownfile"
 	"github.com/hdig/hdig/patch"
@@ -81,7 +82,17 @@ type Handler struct {
 	// for (no zlib stream to expand, or a failure): it is not tried again.
 	flatMu sync.Mutex
 	flat   map[string]bool
+
+	// checked holds the delta files (made, or found in the state
+	// directory) seen to rebuild their target, by path, with the file ID
+	// they had then: a file written since (a disk error, a crash before
+	// its bytes reached the disk, another process) is checked again.
+	checkedMu sync.Mutex
+	checked   map[string]fileid.ID
 }
+
+// maxChecked bounds Handler.checked; it is emptied when full.
+const maxChecked = 1 << 14
 
 // keyLock is a mutex shared by the requests working on one key.
 type keyLock struct {
@@ -280,8 +291,62 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	if sent.size >= rival && !refusesIdentity(aim) {
 		return false // the server's answer is smaller
 	}
+	if err := h.checkOnce(sent, cur, base); err != nil {
+		h.log.Warn("delta", "file", cur.File, "base", base.ETag, "err", err)
+		os.Remove(sent.path) // made again by a later request
+		return h.notAcceptable(w, aim, "the delta could not be made")
+	}
 	h.write(w, r, sent, base)
 	return true
+}
+
+// checkOnce checks, once per version of the file on disk, that the delta
+// d (as kept, with its size) applied to base rebuilds the bytes cur's ETag
+// names: a delta is served from the state directory by its name alone,
+// and the bytes under that name may not be the ones written (a crash
+// before they reached the disk, a disk error, another process).
+func (h *Handler) checkOnce(d *made, cur *server.Representation, base version) error {
+	fi, err := os.Stat(d.path)
+	if err != nil {
+		return err
+	}
+	id := fileid.Of(fi)
+	h.checkedMu.Lock()
+	prev, ok := h.checked[d.path]
+	h.checkedMu.Unlock()
+	if ok && fileid.Same(prev, id) && fi.Size() == d.size {
+		return nil
+	}
+	want, ok := tagSum(cur.ETag)
+	if !ok {
+		return fmt.Errorf("ETag %s is not derived from sha-256", cur.ETag)
+	}
+	if fi.Size() != d.size {
+		return fmt.Errorf("delta %s changed on disk", filepath.Base(d.path))
+	}
+	f, err := os.Open(d.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := h.openBlob(cur.File, base)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if err := rebuilds(f, d.ims, b, base.Size, []verify.Digest{{Algorithm: "sha-256", Value: want}}); err != nil {
+		return err
+	}
+	if now, err := fileid.File(f); err != nil || !fileid.Same(now, id) {
+		return fmt.Errorf("delta %s changed while it was checked", filepath.Base(d.path))
+	}
+	h.checkedMu.Lock()
+	if h.checked == nil || len(h.checked) >= maxChecked {
+		h.checked = map[string]fileid.ID{}
+	}
+	h.checked[d.path] = id
+	h.checkedMu.Unlock()
+	return nil
 }
 
 // check verifies that a delta rebuilds to every digest cur used.

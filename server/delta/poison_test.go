@@ -133,3 +133,46 @@ func TestDeltaBaseBlobChanged(t *testing.T) {
 		t.Fatalf("226 with Delta-Base %s does not rebuild the current version from it (%v)", resp.Header.Get("Delta-Base"), err)
 	}
 }
+
+// A delta kept in the state directory is served by its name (the sha-256
+// of both ends); bytes under that name that do not rebuild the target (a
+// crash before they reached the disk, a disk error) are not sent as a 226.
+func TestDeltaFileChangedOnDisk(t *testing.T) {
+	o := newOrigin(t, DefaultHistory, server.WithSettle(0)) // trusted: no check per request
+	a, b := text(3000, 1), text(3000, 2)
+	o.put(a)
+	ra, _ := o.get(nil)
+	ea := ra.Header.Get("ETag")
+	o.h.Wait()
+	o.put(b)
+	hdr := map[string]string{"A-IM": "vcdiff", "If-None-Match": ea}
+	if resp, _ := o.get(hdr); resp.StatusCode != http.StatusIMUsed {
+		t.Fatalf("status %d, want 226", resp.StatusCode)
+	}
+	o.h.Wait()
+	deltas, err := filepath.Glob(filepath.Join(o.h.StateDir(), "deltas", "*"))
+	if err != nil || len(deltas) == 0 {
+		t.Fatalf("deltas %v (%v): want some", deltas, err)
+	}
+	for _, p := range deltas {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, make([]byte, fi.Size()), 0o600); err != nil { // zeros, as after a crash
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		resp, body := o.get(hdr)
+		if resp.StatusCode == http.StatusIMUsed {
+			var out bytes.Buffer
+			err := patch.DecodeVCDIFF(bytes.NewReader(a), int64(len(a)), bytes.NewReader(body), &out)
+			if err != nil || !bytes.Equal(out.Bytes(), b) {
+				t.Fatalf("226 does not rebuild the current version from its Delta-Base (%v)", err)
+			}
+		} else if !bytes.Equal(body, b) {
+			t.Fatalf("status %d: want the current version", resp.StatusCode)
+		}
+	}
+}
