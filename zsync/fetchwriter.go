@@ -28,7 +28,9 @@ func (m *Matcher) FetchWriter(off int64) (*FetchWriter, error) {
 	if off%bs != 0 || off < 0 || off > m.c.Length {
 		return nil, fmt.Errorf("zsync: fetched range at %d: want an offset at a block boundary within %d bytes", off, m.c.Length)
 	}
-	return &FetchWriter{m: m, next: int(off / bs), buf: make([]byte, 0, bs)}, nil
+	// The buffer holds a block's bytes, no more than the target has; the
+	// zeros that pad the last block are hashed, not held.
+	return &FetchWriter{m: m, next: int(off / bs), buf: make([]byte, 0, min(bs, m.c.Length))}, nil
 }
 
 // FetchWriter checks and writes fetched blocks; see Matcher.FetchWriter.
@@ -64,9 +66,8 @@ func (fw *FetchWriter) Write(p []byte) (int, error) {
 func (fw *FetchWriter) flush() error {
 	m, i := fw.m, fw.next
 	n := len(fw.buf)
-	block := fw.buf[:m.c.Blocksize]
-	clear(block[n:])
-	a, b := rsum(block)
+	block := fw.buf
+	a, b := rsumPadded(block, m.c.Blocksize)
 	if join(a, b)&m.mask != m.c.Rsums[i] || !fw.md4Matches(i, block) {
 		start := int64(i) * int64(m.c.Blocksize)
 		return fmt.Errorf("zsync: fetched block %d (bytes %d-%d) %w", i, start, start+int64(n)-1, ErrMismatch)
@@ -86,6 +87,17 @@ func (fw *FetchWriter) flush() error {
 	return nil
 }
 
+// zeros pads short blocks as they are hashed.
+var zeros [4096]byte
+
+// writePadded writes block to h zero-padded to bs bytes.
+func writePadded(h hash.Hash, block []byte, bs int) {
+	h.Write(block)
+	for n := bs - len(block); n > 0; n -= len(zeros) {
+		h.Write(zeros[:min(n, len(zeros))])
+	}
+}
+
 // md4Matches checks block i's MD4 with the writer's own hash: writers may
 // run at once, and the matcher's counters are the seed scan's.
 func (fw *FetchWriter) md4Matches(i int, block []byte) bool {
@@ -93,7 +105,7 @@ func (fw *FetchWriter) md4Matches(i int, block []byte) bool {
 		fw.h = newMD4()
 	}
 	fw.h.Reset()
-	fw.h.Write(block)
+	writePadded(fw.h, block, fw.m.c.Blocksize)
 	fw.sum = fw.h.Sum(fw.sum[:0])
 	return fw.m.checksumMatches(i, fw.sum)
 }

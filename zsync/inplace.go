@@ -18,7 +18,7 @@ const inPlaceChunk = 1 << 20
 func (m *Matcher) SeedInPlace(r io.ReaderAt, size int64) error {
 	bs := m.c.Blocksize
 	per := max(1, inPlaceChunk/bs)
-	buf := make([]byte, per*bs)
+	buf := make([]byte, min(int64(per*bs), m.c.Length)) // no more than the target
 	h := newMD4()
 	var sum []byte
 	for first := 0; first < m.have.n; first += per {
@@ -37,14 +37,13 @@ func (m *Matcher) SeedInPlace(r io.ReaderAt, size int64) error {
 			if at+want > k {
 				break
 			}
-			block := buf[at : at+bs]
-			clear(block[want:]) // the last block, zero-padded
-			a, b := rsum(block)
+			block := buf[at : at+want] // the last block is hashed zero-padded
+			a, b := rsumPadded(block, bs)
 			if join(a, b)&m.mask != m.c.Rsums[i] {
 				continue
 			}
 			h.Reset()
-			h.Write(block)
+			writePadded(h, block, bs)
 			sum = h.Sum(sum[:0])
 			m.mu.Lock()
 			m.Tested++

@@ -44,16 +44,29 @@ type Matcher struct {
 
 // NewMatcher prepares to rebuild c's target into out.
 func NewMatcher(c *Control, out io.WriterAt) *Matcher {
+	if c.SeqMatches == 2 && c.Blocks() < 2 {
+		// Pairs need two blocks: one block is matched alone (as the last
+		// block is), and the scans' windows are one block long.
+		one := *c
+		one.SeqMatches = 1
+		c = &one
+	}
 	m := &Matcher{c: c, idx: newIndexBy(c.Rsums, c.blockOrder), out: out, have: newBlockSet(c.Blocks()), mask: rsumMask(c.RsumBytes)}
-	m.g.out = out
+	m.g = m.newGather()
 	return m
+}
+
+// newGather returns a write gathering for the output, its buffer no
+// larger than the target.
+func (m *Matcher) newGather() gather {
+	return gather{out: m.out, size: int(min(writeBehind, m.c.Length))}
 }
 
 // Complete reports whether every block of the target has been written.
 func (m *Matcher) Complete() bool { return m.have.count.Load() == int64(m.have.n) }
 
-// take writes block i from window w (Blocksize bytes, zero-padded past the
-// target's end) through g unless it is already there (taken reports it
+// take writes block i from w (its bytes first, zero-padded past the
+// target's end or not) through g unless it is already there (taken reports it
 // was not).
 func (m *Matcher) take(i int, w []byte, g *gather) (taken bool, err error) {
 	if !m.have.take(i) {
@@ -87,22 +100,27 @@ func (m *Matcher) Flush() error {
 // gather joins runs of adjacent blocks into one WriteAt of up to
 // writeBehind bytes (a block per system call costs more than finding it).
 type gather struct {
-	out io.WriterAt
-	buf []byte // adjacent blocks not yet written, from off
-	off int64
+	out  io.WriterAt
+	buf  []byte // adjacent blocks not yet written, from off
+	off  int64
+	size int // the most bytes gathered: writeBehind, or the target's length
 }
 
 // writeBehind is the most bytes of adjacent blocks gathered into one write.
 const writeBehind = 1 << 20
 
 func (g *gather) write(p []byte, off int64) error {
-	if len(g.buf) > 0 && (off != g.off+int64(len(g.buf)) || len(g.buf)+len(p) > writeBehind) {
+	if len(g.buf) > 0 && (off != g.off+int64(len(g.buf)) || len(g.buf)+len(p) > g.size) {
 		if err := g.flush(); err != nil {
 			return err
 		}
 	}
+	if len(p) >= g.size { // a block as large as the buffer: written as it is
+		_, err := g.out.WriteAt(p, off)
+		return err
+	}
 	if g.buf == nil {
-		g.buf = make([]byte, 0, max(writeBehind, len(p)))
+		g.buf = make([]byte, 0, g.size)
 	}
 	if len(g.buf) == 0 {
 		g.off = off

@@ -67,3 +67,40 @@ func TestDefaultBlocksizeWithinMaxBlocks(t *testing.T) {
 		t.Errorf("DefaultBlocksize at 64 GiB = %d, %d past; want 4096, 8192", DefaultBlocksize(64<<30), DefaultBlocksize(64<<30+1))
 	}
 }
+
+// A control file declaring the largest blocks for a target of 100 bytes
+// made hdig allocate about 400 MB: every buffer followed the block size,
+// not the target (two pairs of blocks for each of four seed scanners, a
+// block for each write-gathering buffer, the fetch writer and the in-place
+// check). Each is now capped by what the target can need: a scanner holds
+// one window of the one block, and the seed; the others its 100 bytes.
+func TestHugeBlocksizeTinyTarget(t *testing.T) {
+	data := randomBytes(7, 100)
+	c := makeControl(t, data, MaxBlocksize)
+	c.SeqMatches = 2 // pairs declared, with one block
+	seed := append(randomBytes(8, 2<<20), data...)
+	part := bytes.Clone(data)
+	part[7] ^= 1
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m := NewMatcher(c, &memFile{})
+	if err := m.SeedInPlace(bytes.NewReader(part), int64(len(part))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.WriteFetched(0, bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	m2 := NewMatcher(c, &memFile{})
+	if err := m2.SeedAt(bytes.NewReader(seed), int64(len(seed)), 4); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if m.FromSeed != 0 || m.Fetched != 100 || m2.FromSeed != 100 {
+		t.Errorf("in place %d, fetched %d, from the seed %d; want 0, 100, 100", m.FromSeed, m.Fetched, m2.FromSeed)
+	}
+	got := after.TotalAlloc - before.TotalAlloc
+	if limit := uint64(MaxBlocksize + len(seed) + 1<<20); got > limit {
+		t.Errorf("%d MiB allocated for a target of 100 bytes, want at most %d MiB", got>>20, limit>>20)
+	}
+}

@@ -35,6 +35,13 @@ func rsum(p []byte) (a, b uint16) {
 	return uint16(s1), uint16(s2)
 }
 
+// rsumPadded is the rsum of block p zero-padded to bs bytes: zeros add
+// nothing to a, and each of p's bytes weighs bs-len(p) more in b.
+func rsumPadded(p []byte, bs int) (a, b uint16) {
+	a, b = rsum(p)
+	return a, b + uint16(bs-len(p))*a
+}
+
 // roll moves a window of n bytes one byte on: out leaves it, in enters it.
 func roll(a, b uint16, out, in byte, n uint16) (uint16, uint16) {
 	a += uint16(in) - uint16(out)

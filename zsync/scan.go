@@ -64,7 +64,7 @@ func (m *Matcher) Seed(r io.Reader) error {
 	if m.Complete() {
 		return nil
 	}
-	return m.newScanner(r, -1).scan()
+	return m.newScanner(r, -1, -1).scan()
 }
 
 // parallelMin is the seed size from which SeedAt splits the scan (a
@@ -78,13 +78,15 @@ func (m *Matcher) SeedAt(r io.ReaderAt, size int64, workers int) error {
 	if m.Complete() {
 		return nil
 	}
+	// A window starting before a segment's limit reads win+1 bytes; a run
+	// of matching blocks may go on by one more block past it (pastLimit).
+	// A segment shorter than that is not worth its own buffer of a window.
+	over := int64(m.c.Blocksize*(m.c.SeqMatches+1)) + 1
+	workers = int(min(int64(workers), size/over))
 	if workers <= 1 || size < parallelMin {
-		return m.Seed(io.NewSectionReader(r, 0, size))
+		return m.newScanner(io.NewSectionReader(r, 0, size), -1, size).scan()
 	}
 	seg := (size + int64(workers) - 1) / int64(workers)
-	// A window starting before the limit reads win+1 bytes; a run of
-	// matching blocks may go on by one more block past it (pastLimit).
-	over := int64(m.c.Blocksize*(m.c.SeqMatches+1)) + 1
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for k := range workers {
@@ -99,7 +101,7 @@ func (m *Matcher) SeedAt(r io.ReaderAt, size int64, workers int) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[k] = m.newScanner(io.NewSectionReader(r, start, length), limit).scan()
+			errs[k] = m.newScanner(io.NewSectionReader(r, start, length), limit, length).scan()
 			if errs[k] != nil {
 				m.stop.Store(true) // the other segments give up too
 			}
@@ -110,11 +112,18 @@ func (m *Matcher) SeedAt(r io.ReaderAt, size int64, workers int) error {
 	return errors.Join(errs...)
 }
 
-func (m *Matcher) newScanner(r io.Reader, limit int64) *scanner {
+// newScanner returns a scanner of r, which holds size bytes (-1: not
+// known). Its buffer holds two windows, or the seed and the zeros padding
+// its last window if that is less.
+func (m *Matcher) newScanner(r io.Reader, limit, size int64) *scanner {
 	bs := m.c.Blocksize
 	s := &scanner{m: m, idx: m.idx, r: r, bs: bs, win: bs * m.c.SeqMatches, hint: -1, limit: limit}
-	s.g.out = m.out
-	s.buf = make([]byte, max(2*(s.win+1), seedBuf))
+	s.g = m.newGather()
+	n := int64(max(2*(s.win+1), seedBuf))
+	if size >= 0 {
+		n = min(n, size+int64(s.win)+1)
+	}
+	s.buf = make([]byte, n)
 	return s
 }
 
