@@ -169,11 +169,18 @@ func (e *expectFlags) checksumEntries(ctx context.Context, ios *IOStreams, o *ge
 }
 
 // lookupNames are the names an entry may have: the output's base name,
-// then the URL's last path segment.
+// then the URL's last path segment. With -J the output is a scratch name
+// of hdig's until the response names the file, after the checksum file is
+// read: the name looked up is -O's, the file's name without
+// Content-Disposition (none for a URL without a file name).
 func lookupNames(o *getOptions) []string {
 	var names []string
-	if o.Output != "" && !o.special {
-		names = append(names, filepath.Base(o.Output))
+	output := o.Output
+	if o.Out.RemoteHeaderName {
+		output = o.Out.remoteName
+	}
+	if output != "" && !o.special {
+		names = append(names, filepath.Base(output))
 	}
 	if u, err := url.Parse(o.URL); err == nil {
 		if b := lastSegment(u); b != "/" && b != "." && b != "" && (len(names) == 0 || names[0] != b) {

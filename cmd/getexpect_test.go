@@ -375,3 +375,38 @@ func TestGetExpectDeprecatedNamedWarns(t *testing.T) {
 		})
 	}
 }
+
+// With -OJ, --checksum-file looked up -J's hidden scratch name
+// (.hdig-J.NAME) first, a name of hdig's no user writes in a checksum
+// file: its entry was taken over the URL's. The file's final name is not
+// known when the checksum file is read (before the response), so the
+// names looked up are -O's (the URL's last segment), never the scratch
+// name's.
+func TestGetChecksumFileRemoteHeaderName(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="final.json"`)
+		io.WriteString(w, servertest.Hello)
+	}))
+	defer srv.Close()
+	good := sha256.Sum256([]byte(servertest.Hello))
+	bad := sha256.Sum256([]byte("other bytes"))
+	for _, c := range []struct {
+		name, sums string
+		want       int
+	}{
+		{"scratch name's entry first", hex.EncodeToString(bad[:]) + "  .hdig-J.h.json\n" + hex.EncodeToString(good[:]) + "  h.json\n", 0},
+		{"scratch name's entry only", hex.EncodeToString(good[:]) + "  .hdig-J.h.json\n", ExitUsage},
+		{"URL's name's entry", hex.EncodeToString(good[:]) + "  h.json\n", 0},
+	} {
+		dir := t.TempDir()
+		t.Chdir(dir)
+		os.WriteFile("SUMS", []byte(c.sums), 0o644)
+		code, _, errOut := runHdig(t, "get", "--no-cache", "--require-digest", "--checksum-file", "SUMS", "-OJ", srv.URL+"/h.json")
+		if code != c.want {
+			t.Errorf("%s: exit %d, want %d: %s", c.name, code, c.want, errOut)
+		}
+		if _, err := os.Stat("final.json"); (err == nil) != (c.want == 0) {
+			t.Errorf("%s: final.json: %v", c.name, err)
+		}
+	}
+}
