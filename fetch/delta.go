@@ -39,7 +39,8 @@ type Delta struct {
 	// Off sends no A-IM or If-None-Match, but still stores versions.
 	Off bool
 	// Output is the -o path: verified versions are linked to it instead
-	// of copied into the cache.
+	// of copied into the cache (not a scratch file's, which the caller
+	// renames: NewScratchSink, DownloadOptions.Scratch).
 	Output string
 	// NoDictionary offers no compression dictionary (RFC 9842); responses
 	// offering themselves as one are still stored (dict.go).
@@ -98,7 +99,11 @@ func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, err
 	}
 	res, err := c.Do(ctx, &r, sink)
 	if err == nil && d.Output != "" {
-		storeLinked(d.Cache, res, d.Output)
+		// A scratch file (-J's) is renamed by the caller at once: linked,
+		// the cache would keep an entry for a file gone.
+		if fs, ok := sink.(*FileSink); !ok || !fs.scratch {
+			storeLinked(d.Cache, res, d.Output)
+		}
 		storeDictFile(d.Cache, res, d.Output)
 	}
 	return res, err

@@ -118,7 +118,9 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 	d.prog.Finish()
 	res, err = d.end(res, err)
 	if err == nil && dl != nil && dl.Cache != nil && res.Strategy != StrategyNotModified {
-		storeLinked(dl.Cache, res, path)
+		if !o.Scratch { // the caller renames a scratch file at once (Get)
+			storeLinked(dl.Cache, res, path)
+		}
 		storeDictFile(dl.Cache, res, path)
 	}
 	return res, err

@@ -50,6 +50,7 @@ type FileSink struct {
 	Path      string
 	f         *os.File
 	unchanged bool
+	scratch   bool // Path is a name of hdig's, renamed by the caller (linked never)
 }
 
 // NewFileSink creates PATH.hdig-part afresh (CreatePart). A symbolic link
@@ -76,7 +77,7 @@ func NewScratchSink(scratch string) (*FileSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FileSink{Path: scratch, f: f}, nil
+	return &FileSink{Path: scratch, f: f, scratch: true}, nil
 }
 
 // newSink is NewScratchSink for a scratch name, else NewFileSink.
