@@ -104,7 +104,11 @@ func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) erro
 		}
 	}
 	if err != nil && (errors.Is(err, fetch.ErrMismatch) || errors.Is(err, fetch.ErrUnverified)) {
-		if o.Output != "" && !o.Silent {
+		switch {
+		case o.Silent || o.Output == "":
+		case o.Out.RemoteHeaderName: // o.Output is -J's scratch name, never the user's
+			fmt.Fprintln(ios.ErrOut, "hdig: nothing was written")
+		default:
 			fmt.Fprintf(ios.ErrOut, "hdig: %s was not written\n", o.Output)
 		}
 		if res != nil {

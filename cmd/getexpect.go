@@ -123,7 +123,7 @@ func (e *expectFlags) fields(ios *IOStreams, o *getOptions, name string, xs []ve
 			}
 			continue
 		}
-		msg := fmt.Sprintf("%s: %d hex digits read as %s (--expect-alg names another)", name, 2*a.Size, a.Key)
+		msg := fmt.Sprintf("%s: %d hex digits read as %s (--expect-alg ALG names another)", name, 2*a.Size, a.Key)
 		if a.Status == verify.Deprecated {
 			msg += fmt.Sprintf("; checked, but proof only with --expect-alg %s or --accept %s", a.Key, a.Key)
 			weak.Digests = append(weak.Digests, x.Digest)

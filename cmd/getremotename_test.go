@@ -175,3 +175,18 @@ func TestRemoteHeaderNameOwnSuffix(t *testing.T) {
 		}
 	}
 }
+
+// A -J download that fails verification says nothing was written, not the
+// scratch name (.hdig-J.NAME), which the user never chose and never sees.
+func TestRemoteHeaderNameFailureNamesNoScratch(t *testing.T) {
+	srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="x.json"`)
+		w.Header().Set("Repr-Digest", "sha-256=:"+strings.Repeat("A", 43)+"=:")
+		w.Write([]byte("hello\n"))
+	})
+	dir := t.TempDir()
+	code, _, stderr := runHdig(t, "get", "--no-cache", "-O", "-J", "--output-dir", dir, srv.URL+"/file")
+	if code != ExitIntegrity || strings.Contains(stderr, ".hdig-J") || !strings.Contains(stderr, "nothing was written") {
+		t.Errorf("exit %d, stderr %q; want exit 1 saying nothing was written, no scratch name", code, stderr)
+	}
+}
