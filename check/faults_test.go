@@ -31,7 +31,7 @@ var faults = []fault{
 	{name: "wrong Repr-Digest", opt: server.WithWrongDigest(verify.ReprDigest),
 		fail: []string{"encoding.repr-digest", "head.repr-digest", "range.repr-digest", "repr-digest.match", "want-repr-digest.honoured", "zsync.control"}, hint: "does not match the 7780 bytes of the representation; want sha-256=:"},
 	{name: "wrong Content-Digest", opt: server.WithWrongDigest(verify.ContentDigest),
-		fail: []string{"content-digest.match", "encoding.content-digest", "head.content-digest", "range.content-digest", "zsync.control"}, hint: "does not match the 7780 bytes of content"},
+		fail: []string{"content-digest.match", "encoding.content-digest", "head.content-digest", "range.content-digest", "want-repr-digest.honoured", "zsync.control"}, hint: "does not match the 7780 bytes of content"},
 	{name: "flipped byte outside the range", opt: server.WithFlippedByte(100),
 		fail: []string{"content-digest.match", "encoding.content-digest", "encoding.decode", "encoding.repr-digest", "head.repr-digest", "range.repr-digest", "repr-digest.match", "want-repr-digest.honoured", "zsync.control"}, hint: "want sha-256=:"},
 	{name: "truncated body", opt: server.WithTruncatedBody(50), fail: []string{"http.status"}, hint: "broke off after 50 bytes"},

@@ -59,6 +59,14 @@ func (a *audit) checkWant(ctx context.Context) *response {
 	if a.outsideFails(ctx, id, r, "the GET with Want-Repr-Digest: "+asked, "the representation") {
 		return r
 	}
+	switch msg, held := a.probeContentWrong(ctx, r, ref, note); {
+	case held:
+		a.s.skip(id, fmt.Sprintf("with Want-Content-Digest: %s, Content-Digest not judged%s", asked, msg))
+		return r
+	case msg != "":
+		a.s.fail(id, fmt.Sprintf("with Want-Content-Digest: %s, %s", asked, msg))
+		return r
+	}
 	if got.Usable() {
 		o, against, why, held := a.judgeRepr(ctx, got, ref, note)
 		switch {
@@ -111,4 +119,38 @@ func hasAny(f verify.DigestField, algs []string) bool {
 		}
 	}
 	return false
+}
+
+// probeContentWrong describes the probe's Content-Digest when it does not
+// match its content, "" when it does or is absent: the probe asks
+// Want-Content-Digest for the other algorithm too, and hdig get
+// --want-content compares the answer with the bytes. An identity 200's
+// content is the representation, so, its body unread, the field is held
+// to ref by the rule of its Repr-Digest (judgeRepr; held: not judged, why
+// says so); read whole (a trailer may follow), to its own bytes. A coded
+// answer's content is not the representation's bytes: not compared.
+func (a *audit) probeContentWrong(ctx context.Context, r *response, ref []verify.Digest, note string) (why string, held bool) {
+	f := r.digests(verify.ContentDigest)
+	switch {
+	case !f.Present || r.encoding() != "":
+		return "", false
+	case malformed(f) != "":
+		return fmt.Sprintf("Content-Digest is %s", malformed(f)), false
+	case r.sums != nil && !r.capped && r.err == nil:
+		if differ := disagreement(r, f.Name); differ != "" {
+			return differ, false
+		}
+		if o := compare(f, r.sums); len(o.wrong) > 0 {
+			return fmt.Sprintf("Content-Digest %s does not match its %s of content; want %s", members(o.wrong), bytesOf(r.size), wantOf(o.wrong, r.sums)), false
+		}
+		return "", false
+	}
+	o, against, why, held := a.judgeRepr(ctx, f, ref, note)
+	switch {
+	case held:
+		return why, true
+	case len(o.wrong) > 0:
+		return fmt.Sprintf("Content-Digest %s does not match the content, the representation; want %s%s", members(o.wrong), wantOf(o.wrong, against), why), false
+	}
+	return "", false
 }
