@@ -128,7 +128,7 @@ func TestCheckFaults(t *testing.T) {
 		{"legacy Digest", []server.Option{server.WithLegacyDigest()}, nil, []string{"repr-digest.present"}, nil, ExitIntegrity},
 		{"wrong Repr-Digest", []server.Option{server.WithWrongDigest(verify.ReprDigest)}, nil, []string{"encoding.repr-digest", "head.repr-digest", "range.repr-digest", "repr-digest.match", "want-repr-digest.honoured", "zsync.control"}, nil, ExitIntegrity},
 		{"wrong Content-Digest", []server.Option{server.WithWrongDigest(verify.ContentDigest)}, nil,
-			[]string{"content-digest.match", "encoding.content-digest", "head.content-digest", "range.content-digest", "zsync.control"}, nil, ExitIntegrity},
+			[]string{"content-digest.match", "encoding.content-digest", "head.content-digest", "range.content-digest", "want-repr-digest.honoured", "zsync.control"}, nil, ExitIntegrity},
 		{"flipped byte", []server.Option{server.WithFlippedByte(10)}, nil,
 			[]string{"content-digest.match", "encoding.content-digest", "encoding.decode", "encoding.repr-digest", "head.repr-digest", "range.repr-digest", "repr-digest.match", "want-repr-digest.honoured", "zsync.control"}, nil, ExitIntegrity},
 		{"truncated body", []server.Option{server.WithTruncatedBody(100)}, nil, []string{"http.status"}, nil, ExitIntegrity},
