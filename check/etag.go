@@ -1,7 +1,9 @@
 package check
 
 import (
+	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/hdig/hdig/verify"
@@ -41,10 +43,13 @@ func statementOf(r *response, own bool) (statement, bool) {
 // §8.8.3): a conflict fails. The same Repr-Digest under a different ETag on
 // the next request means the ETag is unstable: If-None-Match, If-Range and
 // deltas will miss, so it warns.
-func (a *audit) checkETags(rs ...checked) {
+func (a *audit) checkETags(ctx context.Context, rs ...checked) {
 	id := "etag.consistency"
 	if a.full.header.Get("ETag") == "" {
 		a.s.skip(id, "GET 200 carries no ETag")
+		return
+	}
+	if a.notModifiedWrong(ctx) {
 		return
 	}
 	var sts []statement
@@ -106,4 +111,53 @@ func conflict(xs, ys []verify.Digest) (x, y verify.Digest, differ bool) {
 		}
 	}
 	return x, y, false
+}
+
+// notModifiedWrong asks for the GET's representation with If-None-Match:
+// its strong ETag and fails etag.consistency, reporting true, when the 304
+// that answers carries a Repr-Digest (or a field outside RFC 9530 about
+// the representation) that is not of the representation that ETag names:
+// hdig get, holding that version, compares the 304's digests with it and
+// fails. They are judged as any other response's Repr-Digest is
+// (versionRef, judgeRepr); what could not be judged is said with the
+// check's result. A 200 (the condition ignored) is allowed; a weak ETag
+// names equivalent representations, whose bytes may differ: not asked.
+func (a *audit) notModifiedWrong(ctx context.Context) bool {
+	id, et := "etag.consistency", a.full.header.Get("ETag")
+	if strings.HasPrefix(et, "W/") {
+		return false
+	}
+	h := wantHeader(a.opts.Want)
+	h.Set("Accept-Encoding", "identity")
+	h.Set("If-None-Match", et)
+	what := "the 304 for If-None-Match: " + et
+	r, err := a.do(ctx, request{label: "GET If-None-Match: " + et, method: http.MethodGet, header: h, headersOnly: true})
+	if err != nil || r.status != http.StatusNotModified {
+		return false
+	}
+	if a.outsideFails(ctx, id, r, what, "the representation its ETag names") {
+		return true
+	}
+	f := r.digests(verify.ReprDigest)
+	switch {
+	case !f.Present, malformed(f) != "" && !a.repr.Usable(): // ignored, as the GET's: absent on both
+		return false
+	case malformed(f) != "":
+		a.s.fail(id, fmt.Sprintf("Repr-Digest on %s is %s; want %s", what, malformed(f), a.reprWanted()))
+		return true
+	}
+	ref, note, ok := a.versionRef(ctx, r)
+	if !ok {
+		a.s.note(id, fmt.Sprintf("%s carries ETag %s: the representation changed, and again after; its Repr-Digest was not judged", what, r.header.Get("ETag")))
+		return false
+	}
+	o, against, note, held := a.judgeRepr(ctx, f, ref, note)
+	switch {
+	case held:
+		a.s.note(id, fmt.Sprintf("%s's Repr-Digest was not judged%s", what, note))
+	case len(o.wrong) > 0:
+		a.s.fail(id, fmt.Sprintf("%s carries Repr-Digest %s, which is not of the representation that ETag names; want %s%s (a client holding that version compares them)", what, members(o.wrong), wantOf(o.wrong, against), note))
+		return true
+	}
+	return false
 }

@@ -93,7 +93,7 @@ func (a *audit) run(ctx context.Context) bool {
 	a.checkZsync(ctx)
 	a.checkCORS(ctx)
 	dict := a.checkDictionary(ctx)
-	a.checkETags(checked{r: a.full}, checked{r: head, own: true}, checked{r: part, own: true}, checked{r: enc}, checked{r: probe}, checked{r: dict}, checked{r: a.again})
+	a.checkETags(ctx, checked{r: a.full}, checked{r: head, own: true}, checked{r: part, own: true}, checked{r: enc}, checked{r: probe}, checked{r: dict}, checked{r: a.again})
 	return false
 }
 
