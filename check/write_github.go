@@ -10,6 +10,16 @@ import (
 // URL in a collapsible ::group::, then an ::error annotation per failed
 // check and a ::warning per warning, and the summary line.
 func WriteGitHub(w io.Writer, reports []Report) error {
+	return writeGitHub(w, reports, false)
+}
+
+// WriteGitHubStrict writes the workflow commands for a gate run with
+// --strict, where a warning fails the gate: its annotation is an ::error.
+func WriteGitHubStrict(w io.Writer, reports []Report) error {
+	return writeGitHub(w, reports, true)
+}
+
+func writeGitHub(w io.Writer, reports []Report, strict bool) error {
 	var b strings.Builder
 	for _, r := range reports {
 		fmt.Fprintf(&b, "::group::%s\n", escapeData(r.URL))
@@ -23,7 +33,7 @@ func WriteGitHub(w io.Writer, reports []Report) error {
 	}
 	for _, r := range reports {
 		for _, c := range r.Checks {
-			level := map[Status]string{Fail: "error", Warn: "warning"}[c.Status]
+			level := map[Status]string{Fail: "error", Warn: "warning"}[gateStatus(c.Status, strict)]
 			if level == "" {
 				continue
 			}

@@ -60,11 +60,22 @@ type junitSkipped struct {
 // skipped one <skipped>, and a warning passes with the message in
 // <system-out> and a property status=warn.
 func WriteJUnit(w io.Writer, reports []Report) error {
+	return writeJUnit(w, reports, false)
+}
+
+// WriteJUnitStrict writes the reports as JUnit XML for a gate run with
+// --strict, where a warning fails the gate (exit 1): a warned check is a
+// <failure>, so the report a CI system shows agrees with the job's status.
+func WriteJUnitStrict(w io.Writer, reports []Report) error {
+	return writeJUnit(w, reports, true)
+}
+
+func writeJUnit(w io.Writer, reports []Report, strict bool) error {
 	doc := junitSuites{Name: "hdig check"}
 	for _, r := range reports {
 		s := junitSuite{Name: r.URL}
 		for _, c := range r.Checks {
-			s.Cases = append(s.Cases, junitCaseOf(r, c, &s))
+			s.Cases = append(s.Cases, junitCaseOf(r, c, strict, &s))
 		}
 		s.Tests = len(s.Cases)
 		doc.Suites = append(doc.Suites, s)
@@ -85,12 +96,15 @@ func WriteJUnit(w io.Writer, reports []Report) error {
 	return err
 }
 
-func junitCaseOf(r Report, c Result, s *junitSuite) junitCase {
+func junitCaseOf(r Report, c Result, strict bool, s *junitSuite) junitCase {
 	tc := junitCase{Name: c.ID, Classname: r.URL}
 	text := c.Message + " [" + c.RFC + "]"
-	switch c.Status {
+	switch gateStatus(c.Status, strict) {
 	case Fail:
 		p := &junitProblem{Message: c.Message, Type: c.ID, Text: text}
+		if c.Status == Warn {
+			p.Message, p.Text = "warning (--strict): "+p.Message, "warning (--strict): "+text
+		}
 		if r.Unreachable && c.ID == "http.status" {
 			tc.Error = p
 			s.Errors++
@@ -106,4 +120,13 @@ func junitCaseOf(r Report, c Result, s *junitSuite) junitCase {
 		tc.SystemOut = "warning: " + text
 	}
 	return tc
+}
+
+// gateStatus is how a result counts for the gate: with --strict a warning
+// fails it (exit 1), as a failure does.
+func gateStatus(st Status, strict bool) Status {
+	if strict && st == Warn {
+		return Fail
+	}
+	return st
 }

@@ -92,7 +92,7 @@ reached at all, 2 on usage errors.` + exitStatusHelp,
 	f.BoolVar(&o.JSON, "json", false, "print the results as JSON on stdout (same as --format json)")
 	f.StringVar(&o.JUnit, "junit", "", "also write JUnit XML to `FILE` (one testcase per check)")
 	f.StringVar(&o.Format, "format", "text", "output `FORMAT`: text, json or github (workflow annotations)")
-	f.BoolVar(&o.Strict, "strict", false, "exit 1 on warnings too")
+	f.BoolVar(&o.Strict, "strict", false, "exit 1 on warnings too (--junit and --format github then report them as failures)")
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header `'K: V'` (repeatable)")
 	f.StringVar(&o.Want, "want", audit.DefaultWant, "Want-Repr-Digest and Want-Content-Digest `LIST` sent")
 	f.StringVar(&o.Accept, "accept", verify.DefaultAccept, "`LIST` of algorithms that pass repr-digest.algorithm; deprecated ones warn unless named")
@@ -175,11 +175,15 @@ func runAudit(c *cobra.Command, ios *IOStreams, o *auditOptions) error {
 	if err := c.Context().Err(); err != nil {
 		return err
 	}
-	if err := writeAudit(ios, o.Format, reports); err != nil {
+	if err := writeAudit(ios, o.Format, o.Strict, reports); err != nil {
 		return err
 	}
 	if junit != nil {
-		if err := audit.WriteJUnit(junit, reports); err != nil {
+		write := audit.WriteJUnit
+		if o.Strict {
+			write = audit.WriteJUnitStrict
+		}
+		if err := write(junit, reports); err != nil {
 			return fmt.Errorf("write --junit %s: %w", o.JUnit, err)
 		}
 		if err := junit.Close(); err != nil {
@@ -271,11 +275,14 @@ func auditExitCode(reports []audit.Report, strict bool) int {
 
 // writeAudit writes the reports to stdout in the chosen format; text is
 // coloured on a terminal.
-func writeAudit(ios *IOStreams, format string, reports []audit.Report) error {
+func writeAudit(ios *IOStreams, format string, strict bool, reports []audit.Report) error {
 	switch format {
 	case "json":
 		return audit.WriteJSON(ios.Out, reports)
 	case "github":
+		if strict { // a warning fails the gate: its annotation is an error
+			return audit.WriteGitHubStrict(ios.Out, reports)
+		}
 		return audit.WriteGitHub(ios.Out, reports)
 	}
 	forced := os.Getenv("CLICOLOR_FORCE") != "" && os.Getenv("CLICOLOR_FORCE") != "0"

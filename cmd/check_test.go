@@ -280,3 +280,26 @@ func TestCheckUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckStrictJUnitAgrees: with --strict a warning fails the gate (exit
+// 1), so the JUnit report a CI system shows says so: the warned check is a
+// <failure>, not a passed test case beside a red job; the GitHub
+// annotation is an error.
+func TestCheckStrictJUnitAgrees(t *testing.T) {
+	u := servertest.New(t, checkSite, server.WithIgnoreRange()).URL + "/hello.json"
+	junit := filepath.Join(t.TempDir(), "report.xml")
+	code, out, _ := runHdig(t, "check", "--strict", "--format", "github", "--junit", junit, u)
+	if code != ExitIntegrity {
+		t.Fatalf("exit %d, want 1: range.partial warned under --strict", code)
+	}
+	xml, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(xml), `<testsuites name="hdig check" tests="32" failures="1"`) || !strings.Contains(string(xml), `<failure message=`) {
+		t.Errorf("--strict exited 1 on a warning, but the JUnit report shows no failure:\n%s", xml)
+	}
+	if !strings.Contains(out, "::error title=hdig check range.partial::") {
+		t.Errorf("--strict exited 1 on a warning, but its GitHub annotation is not an error:\n%s", out)
+	}
+}
