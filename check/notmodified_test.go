@@ -2,8 +2,10 @@ package check
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"testing"
 
+	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -26,5 +28,32 @@ func TestNotModifiedStaleReprDigestFails(t *testing.T) {
 	}
 	if got := result(rep, "etag.consistency"); got.Status != Fail {
 		t.Errorf("etag.consistency = %s (%s), want fail: the 304's Repr-Digest is another version's\n%s", got.Status, got.Message, dump(rep))
+	}
+}
+
+// An origin that computes Repr-Digest while sending the content, so sends
+// it only as a trailer, cannot carry it on a HEAD, which RFC 9110 §9.3.2
+// lets omit fields determined while generating content: head.repr-digest
+// must not warn (a failure under --strict) for that correct origin.
+func TestHeadWithoutTrailerOnlyDigestNotWarned(t *testing.T) {
+	wrap := func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodHead {
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, r)
+				for k, v := range rec.Header() {
+					w.Header()[k] = v
+				}
+				w.Header().Del(verify.ReprDigest)
+				w.Header().Del(verify.ContentDigest)
+				w.WriteHeader(rec.Code)
+				return
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
+	rep := auditURL(t, newOrigin(t, wrap, server.WithTrailerDigests())+"/doc.txt", Options{})
+	if got := result(rep, "head.repr-digest"); got.Status == Warn || got.Status == Fail {
+		t.Errorf("head.repr-digest = %s (%s), want no warning: the GET sends Repr-Digest only as a trailer, which a HEAD cannot carry", got.Status, got.Message)
 	}
 }
