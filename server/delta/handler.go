@@ -291,44 +291,62 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 	if sent.size >= rival && !refusesIdentity(aim) {
 		return false // the server's answer is smaller
 	}
-	if err := h.checkOnce(sent, cur, base); err != nil {
+	f, err := h.checkOnce(sent, cur, base)
+	if err != nil {
 		h.log.Warn("delta", "file", cur.File, "base", base.ETag, "err", err)
 		os.Remove(sent.path) // made again by a later request
 		return h.notAcceptable(w, aim, "the delta could not be made")
 	}
-	h.write(w, r, sent, base)
+	defer f.Close()
+	if sendHook != nil {
+		sendHook(sent.path)
+	}
+	h.write(w, r, f, sent, base)
 	return true
 }
+
+// sendHook, when set (by tests), runs after a stored delta was checked and
+// before it is sent, with its path.
+var sendHook func(path string)
 
 // checkOnce checks, once per version of the file on disk, that the delta
 // d (as kept, with its size) applied to base rebuilds the bytes cur's ETag
 // names: a delta is served from the state directory by its name alone,
 // and the bytes under that name may not be the ones written (a crash
-// before they reached the disk, a disk error, another process).
-func (h *Handler) checkOnce(d *made, cur *server.Representation, base version) error {
-	fi, err := os.Stat(d.path)
+// before they reached the disk, a disk error, another process). It
+// returns the file it checked, open at its start: the one to send, as
+// another file may be under the name by the time it is sent.
+func (h *Handler) checkOnce(d *made, cur *server.Representation, base version) (*os.File, error) {
+	f, fi, err := ownfile.OpenRegular(d.path, os.O_RDONLY)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	if err := h.checkFile(f, fi, d, cur, base); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// checkFile is checkOnce on the open delta f, whose FileInfo is fi.
+func (h *Handler) checkFile(f *os.File, fi os.FileInfo, d *made, cur *server.Representation, base version) error {
+	if !ownfile.Own(fi) {
+		return errors.New(ownfile.Why(fi))
+	}
+	if fi.Size() != d.size {
+		return fmt.Errorf("delta %s changed on disk", filepath.Base(d.path))
 	}
 	id := fileid.Of(fi)
 	h.checkedMu.Lock()
 	prev, ok := h.checked[d.path]
 	h.checkedMu.Unlock()
-	if ok && fileid.Same(prev, id) && fi.Size() == d.size {
+	if ok && fileid.Same(prev, id) {
 		return nil
 	}
 	want, ok := tagSum(cur.ETag)
 	if !ok {
 		return fmt.Errorf("ETag %s is not derived from sha-256", cur.ETag)
 	}
-	if fi.Size() != d.size {
-		return fmt.Errorf("delta %s changed on disk", filepath.Base(d.path))
-	}
-	f, err := os.Open(d.path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
 	b, err := h.openBlob(cur.File, base)
 	if err != nil {
 		return err
@@ -382,14 +400,9 @@ func (h *Handler) notAcceptable(w http.ResponseWriter, aim []patch.Manipulation,
 
 // write sends the 226 with the delta as its body: no content coding, the
 // delta being between identities (RFC 3229 §10.7.1); a compression of the
-// delta is one of its instance manipulations.
-func (h *Handler) write(w http.ResponseWriter, r *http.Request, d *made, base version) {
-	f, err := ownfile.Open(d.path, os.O_RDONLY)
-	if err != nil {
-		http.Error(w, "internal server error", http.StatusInternalServerError)
-		return
-	}
-	defer f.Close()
+// delta is one of its instance manipulations. f is d's file as checkOnce
+// checked it, open at its start; its size is d.size.
+func (h *Handler) write(w http.ResponseWriter, r *http.Request, f *os.File, d *made, base version) {
 	hd := w.Header()
 	hd.Del("Content-Digest")
 	// As the server does for its own responses: a Want-Content-Digest that

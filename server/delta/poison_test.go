@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/hdig/hdig/patch"
@@ -174,5 +175,60 @@ func TestDeltaFileChangedOnDisk(t *testing.T) {
 		} else if !bytes.Equal(body, b) {
 			t.Fatalf("status %d: want the current version", resp.StatusCode)
 		}
+	}
+}
+
+// The delta sent is the file checkOnce checked: a file put under its name
+// after the check (another process, a second writer) is not sent in its
+// stead, nor with the checked file's Content-Length; both when the check
+// reads the delta and when it was read for an earlier request.
+func TestDeltaFileReplacedAfterCheck(t *testing.T) {
+	for _, remembered := range []bool{false, true} {
+		o := newOrigin(t, DefaultHistory, server.WithSettle(0))
+		a, b := text(3000, 1), text(3000, 2)
+		o.put(a)
+		ra, _ := o.get(nil)
+		ea := ra.Header.Get("ETag")
+		o.h.Wait()
+		o.put(b)
+		hdr := map[string]string{"A-IM": "vcdiff", "If-None-Match": ea}
+		if remembered {
+			if resp, _ := o.get(hdr); resp.StatusCode != http.StatusIMUsed {
+				t.Fatalf("status %d, want 226", resp.StatusCode)
+			}
+			o.h.Wait()
+		}
+		replaced := 0
+		sendHook = func(path string) {
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			tmp := path + ".other"
+			if err := os.WriteFile(tmp, make([]byte, fi.Size()+7), 0o600); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				t.Error(err)
+				return
+			}
+			replaced++
+		}
+		resp, body := o.get(hdr)
+		sendHook = nil
+		if resp.StatusCode != http.StatusIMUsed || replaced != 1 {
+			t.Fatalf("remembered %v: status %d, delta replaced %d times: want 226, once", remembered, resp.StatusCode, replaced)
+		}
+		var out bytes.Buffer
+		err := patch.DecodeVCDIFF(bytes.NewReader(a), int64(len(a)), bytes.NewReader(body), &out)
+		if err != nil || !bytes.Equal(out.Bytes(), b) {
+			t.Fatalf("remembered %v: the 226 sent is not the delta checked (%v)", remembered, err)
+		}
+		if cl := resp.Header.Get("Content-Length"); cl != strconv.Itoa(len(body)) {
+			t.Fatalf("remembered %v: Content-Length %s for a %d-byte body", remembered, cl, len(body))
+		}
+		o.h.Wait()
 	}
 }
