@@ -146,6 +146,13 @@ func (x *digestIndex) rewrite() error {
 		tmp.Close()
 		return err
 	}
+	// On disk before the rename, which would otherwise replace the index
+	// with zeros after a crash. Lines appended later are not synced: one
+	// torn by a crash does not parse (load skips it) and is hashed again.
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
 	if err := tmp.Close(); err != nil {
 		return err
 	}

@@ -251,6 +251,11 @@ func writeAtomic(path string, fill func(io.Writer) error) error {
 		return err
 	}
 	err = fill(f)
+	if err == nil {
+		// On disk before the rename: after a crash the name holds these
+		// bytes or the ones before, not zeros (one sync per file kept).
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
