@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -195,6 +196,10 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.problem(w, r, problem{Status: http.StatusNotFound})
 		return
 	}
+	if r.Method != http.MethodOptions && !s.slashFits(r.URL.Path, name) {
+		s.problem(w, r, problem{Status: http.StatusNotFound})
+		return
+	}
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		s.serveGet(w, r, name)
@@ -210,6 +215,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.methodNotAllowed(w, r)
 	}
+}
+
+// slashFits reports whether a URL path ending in "/" names a directory,
+// as such a path does (nginx answers 404 otherwise): "/f.txt/" is not the
+// file f.txt, whose relative links (the zsync Link) would resolve under a
+// path that does not exist, nor a name a PUT may create.
+func (s *Server) slashFits(urlPath, name string) bool {
+	if name == "." || !strings.HasSuffix(urlPath, "/") {
+		return true
+	}
+	fi, err := s.root.Stat(name)
+	return err == nil && fi.IsDir()
 }
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) {

@@ -145,3 +145,35 @@ func TestTraversalSymlinkChain(t *testing.T) {
 		t.Error("PUT wrote into .git through a chain of links")
 	}
 }
+
+// A path ending in "/" names a directory: a regular file (or a link to
+// one, or a name not there) under it is 404 for GET, HEAD and PUT, as
+// nginx answers, and not the file, whose relative links (the zsync Link)
+// would resolve under a path that does not exist. A PUT creates nothing.
+func TestTrailingSlashAfterFile(t *testing.T) {
+	dir := fixture(t)
+	_, ts := start(t, dir, WithWritable())
+	for _, target := range []string{"/hello.json/", "/sub/a.txt/", "/link-in/", "/hello.json.zsync/", "/hello.json//"} {
+		for _, m := range []string{"GET", "HEAD"} {
+			r := raw(t, ts, m, target)
+			if r.StatusCode != http.StatusNotFound {
+				t.Errorf("%s %s: status %d, want 404", m, target, r.StatusCode)
+			}
+		}
+	}
+	body := []byte("new content\n")
+	for _, target := range []string{"/hello.json/", "/fresh.txt/"} {
+		r := upload(t, ts, "PUT", target, body, "Repr-Digest: "+sfSHA256(body))
+		if r.StatusCode != http.StatusNotFound {
+			t.Errorf("PUT %s: status %d, want 404", target, r.StatusCode)
+		}
+	}
+	if got := readFile(t, filepath.Join(dir, "hello.json")); got != hello {
+		t.Errorf("hello.json is now %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "fresh.txt")); err == nil {
+		t.Error("PUT /fresh.txt/ created fresh.txt")
+	}
+	// A directory with its slash is still a directory.
+	wantStatus(t, raw(t, ts, "GET", "/sub/"), http.StatusOK)
+}
