@@ -49,24 +49,14 @@ func (a *audit) checkTrusted(tr *fetch.Trust, s fetch.Signed, sigs []httpsig.Sig
 	var valid, invalid, unread []fetch.SignatureCheck
 	// A signature over a trailer field cannot be verified when the GET's
 	// body was not read to its end (over --max-body, broken off): its
-	// trailer never came. That is not judged, rather than invalid.
-	overTrailer := map[string]bool{}
-	if a.full.capped || a.full.err != nil {
-		for _, sg := range sigs {
-			for _, c := range sg.Params.Components {
-				if c.Params != nil {
-					if _, ok := c.Params.Get("tr"); ok {
-						overTrailer[sg.Label] = true
-					}
-				}
-			}
-		}
-	}
+	// trailer never came. That is not judged, rather than invalid; a
+	// signature that fails for another reason (time, alg, key) fails.
+	cut := a.full.capped || a.full.err != nil
 	for _, c := range s.Checks {
 		switch {
 		case c.Result == fetch.SignatureValid:
 			valid = append(valid, c)
-		case c.Result == fetch.SignatureInvalid && overTrailer[c.Label]:
+		case c.Result == fetch.SignatureInvalid && cut && c.NoTrailer:
 			unread = append(unread, c)
 		case c.Result == fetch.SignatureInvalid:
 			invalid = append(invalid, c)

@@ -116,6 +116,82 @@ func TestSignatureOverTrailer(t *testing.T) {
 	}
 }
 
+// trailerSignedOrigin serves body with a Repr-Digest in the header and in
+// the trailer, signed by priv over both ("repr-digest";tr) with p (its
+// components set here); edit, when not nil, changes the signature fields
+// after signing.
+func trailerSignedOrigin(t *testing.T, priv ed25519.PrivateKey, body []byte, p httpsig.Params, edit func(http.Header)) string {
+	t.Helper()
+	sum := sha256.Sum256(body)
+	rd := "sha-256=:" + base64.StdEncoding.EncodeToString(sum[:]) + ":"
+	h := http.Header{"Repr-Digest": {rd}, "Content-Type": {"text/plain"}, "Etag": {`"v1"`}}
+	s, err := httpsig.NewSigner("", priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Components, err = httpsig.ParseComponents([]string{"@status", "repr-digest", `"repr-digest";tr`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := httpsig.Sign(httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h, Trailer: http.Header{"Repr-Digest": {rd}}}, nil), "s", p, s); err != nil {
+		t.Fatal(err)
+	}
+	if edit != nil {
+		edit(h)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for k, v := range h {
+			w.Header()[k] = v
+		}
+		if r.Method == http.MethodHead || r.Header.Get("Range") != "" || r.Header.Get("A-IM") != "" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		w.Header().Set("Trailer", "Repr-Digest")
+		w.Write(body)
+		w.(http.Flusher).Flush()
+		w.Header().Set("Repr-Digest", rd)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestSignatureOverTrailerInvalidUnread: with the body not read to its end
+// (--max-body), a signature over a trailer field is left unjudged only
+// when its trailer is what it lacks: one that fails for a reason the
+// trailer does not touch (expired, an alg the trusted keyid's key does not
+// sign with, created in the future) fails signature.valid, as it did with
+// the body read; it was skipped as "not read".
+func TestSignatureOverTrailerInvalidUnread(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	body := []byte("signed, with a trailer, and longer than eight bytes\n")
+	now := time.Now()
+	for _, c := range []struct {
+		name string
+		p    httpsig.Params
+		edit func(http.Header)
+	}{
+		{"expired", httpsig.Params{KeyID: "origin", Created: now.Add(-2 * time.Hour), Expires: now.Add(-time.Hour)}, nil},
+		{"future", httpsig.Params{KeyID: "origin", Created: now.Add(time.Hour)}, nil},
+		{"alg mismatch", httpsig.Params{KeyID: "origin", Created: now.Add(-time.Minute)}, func(h http.Header) {
+			h.Set("Signature-Input", h.Get("Signature-Input")+`;alg="rsa-pss-sha512"`)
+		}},
+	} {
+		url := trailerSignedOrigin(t, priv, body, c.p, c.edit)
+		for _, max := range []int64{0, 8} {
+			r := auditURL(t, url+"/f.txt", Options{Trust: trustFor(t, "origin", pub, now), MaxBody: max})
+			if got := statusOf(r, "signature.valid"); got.Status != Fail {
+				t.Errorf("%s, --max-body %d: signature.valid = %s (%s), want fail", c.name, max, got.Status, got.Message)
+			}
+		}
+	}
+	// Valid but for its trailer, which never came: not judged.
+	url := trailerSignedOrigin(t, priv, body, httpsig.Params{KeyID: "origin", Created: now.Add(-time.Minute)}, nil)
+	r := auditURL(t, url+"/f.txt", Options{Trust: trustFor(t, "origin", pub, now), MaxBody: 8})
+	if got := statusOf(r, "signature.valid"); got.Status != Skip {
+		t.Errorf("valid, --max-body 8: signature.valid = %s (%s), want skip", got.Status, got.Message)
+	}
+}
+
 // TestSignatureOverReprDigestMember: a valid signature by the trusted key
 // over one member of Repr-Digest ("repr-digest";key="sha-256", RFC 9421
 // §2.1.2) covers the digest hdig get authenticates the bytes with, so

@@ -89,6 +89,9 @@ type SignatureCheck struct {
 	Covers []string // the covered components, as in Signature-Input
 	Result string
 	Reason string // why it is invalid or untrusted
+	// NoTrailer: invalid only as a trailer field it covers is not in the
+	// response (httpsig.ErrNoTrailer), every other check met.
+	NoTrailer bool
 }
 
 // Signed is what the signatures of one response prove.
@@ -174,6 +177,7 @@ func (t *Trust) Signatures(status int, h, trailer http.Header, req *http.Request
 		r, err := httpsig.Verify(m, pol)
 		if err != nil {
 			c.Result, c.Reason = SignatureInvalid, reasonOf(err, s.Label)
+			c.NoTrailer = errors.Is(err, httpsig.ErrNoTrailer)
 			out.Checks = append(out.Checks, c)
 			continue
 		}

@@ -42,18 +42,22 @@ var DefaultFieldTypes = map[string]FieldType{
 var obsFold = regexp.MustCompile(`\r?\n[ \t]+`)
 
 // rawValues are the field lines of name in h, in order, each trimmed and
-// with obsolete line folding replaced by one space (§2.1).
+// with obsolete line folding replaced by one space (§2.1). A name with no
+// lines is not a field of h: net/http puts each field a response's
+// Trailer announces in its Trailer map with no lines until the trailer
+// comes, and one that never came (a body not read to its end) is absent,
+// not a field with an empty value.
 func rawValues(h http.Header, name string) ([]string, bool) {
-	vs, ok := h[textproto.CanonicalMIMEHeaderKey(name)]
-	if !ok {
+	vs := h[textproto.CanonicalMIMEHeaderKey(name)]
+	if len(vs) == 0 {
 		for k, v := range h {
-			if strings.EqualFold(k, name) {
-				vs, ok = v, true
+			if len(v) > 0 && strings.EqualFold(k, name) {
+				vs = v
 				break
 			}
 		}
 	}
-	if !ok {
+	if len(vs) == 0 {
 		return nil, false
 	}
 	out := make([]string, len(vs))
@@ -102,7 +106,11 @@ func (m Message) fieldValue(c Component) (string, error) {
 		if c.has("tr") {
 			where = "trailer"
 		}
-		return "", fmt.Errorf("httpsig: component %s: no %s field %q in the message", c, where, c.Name)
+		err := fmt.Errorf("httpsig: component %s: no %s field %q in the message", c, where, c.Name)
+		if c.has("tr") && (!c.has("req") || m.Response == nil) { // the target's own trailer
+			err = noTrailer{err}
+		}
+		return "", err
 	}
 	if c.has("bs") {
 		l := make(httpsfv.List, len(vs))
@@ -168,3 +176,11 @@ func (m Message) dictMember(c Component, vs []string, key string) (string, error
 	}
 	return "", fmt.Errorf("httpsig: component %s: member %q has an unknown type", c, key)
 }
+
+// noTrailer is the error of a field missing from the target message's
+// trailer: errors.Is(err, ErrNoTrailer) holds, its text is err's.
+type noTrailer struct{ error }
+
+func (e noTrailer) Unwrap() error { return e.error }
+
+func (noTrailer) Is(target error) bool { return target == ErrNoTrailer }

@@ -369,3 +369,36 @@ func TestBaseBoundsFieldBytesRead(t *testing.T) {
 		t.Errorf("four reads of a %d-byte field: base %d bytes, err %v; want it refused", len(h.Get("X-Pad")), len(b), err)
 	}
 }
+
+// TestTrailerNotCome: a covered trailer field the response announced
+// (net/http puts it in the Trailer map with no lines) but that never came
+// is absent, ErrNoTrailer, not a field with an empty value whose base
+// fails as a bad signature; one in the header is no trailer's.
+func TestTrailerNotCome(t *testing.T) {
+	ed := testSigner(t, "test-key-ed25519")
+	keys := []Key{{ID: "k", Verifier: testVerifier(t, "test-key-ed25519")}}
+	cs, err := ParseComponents([]string{"@status", `"repr-digest";tr`, "etag"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{"Etag": {`"v1"`}}
+	rd := http.Header{"Repr-Digest": {"sha-256=:AAAA:"}}
+	if _, err := Sign(ResponseMessage(&http.Response{StatusCode: 200, Header: h, Trailer: rd}, nil), "s", Params{Components: cs, KeyID: "k"}, ed); err != nil {
+		t.Fatal(err)
+	}
+	pol := Policy{Keys: keys}
+	if _, err := Verify(ResponseMessage(&http.Response{StatusCode: 200, Header: h, Trailer: rd}, nil), pol); err != nil {
+		t.Fatalf("with its trailer: %v", err)
+	}
+	for _, tr := range []http.Header{nil, {"Repr-Digest": nil}} {
+		_, err := Verify(ResponseMessage(&http.Response{StatusCode: 200, Header: h, Trailer: tr}, nil), pol)
+		if !errors.Is(err, ErrNoTrailer) || errors.Is(err, ErrBadSignature) {
+			t.Errorf("trailer %v: %v, want ErrNoTrailer", tr, err)
+		}
+	}
+	noEtag := h.Clone()
+	noEtag["Etag"] = nil
+	if _, err := Verify(ResponseMessage(&http.Response{StatusCode: 200, Header: noEtag, Trailer: rd}, nil), pol); err == nil || errors.Is(err, ErrNoTrailer) {
+		t.Errorf("no ETag in the header: %v, want an error that is not ErrNoTrailer", err)
+	}
+}

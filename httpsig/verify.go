@@ -22,6 +22,12 @@ var (
 	// parameter does not fit it: the signature fails (§3.2 step 6).
 	// errors.Is(err, ErrBadSignature) holds.
 	ErrAlgMismatch = fmt.Errorf("alg does not fit the key: %w", ErrBadSignature)
+	// ErrNoTrailer: a covered component is a field of the message's own
+	// trailer (tr, without req) that the message does not have, as when
+	// its body was not read to its end and the trailer never came. The
+	// other checks of the signature (parameters, time, key and alg) were
+	// met before its base was built; its value was not checked.
+	ErrNoTrailer = errors.New("a covered trailer field is not in the message")
 )
 
 // Key is a verification key with its identifier. An empty ID matches any
