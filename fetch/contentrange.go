@@ -140,18 +140,37 @@ func (d *download) hooks() {
 
 // checkPiece checks a response to a piece's range request: a 206 of the
 // same version (ETag, length, Repr-Digest) with exactly the range asked.
-// A 200, or a 206 of another ETag, is errRestart.
+// A 200, or a 206 of another version (versionDiffers), is errRestart.
 func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 	if resp.StatusCode == http.StatusOK {
 		return errRestart
 	}
-	if resp.StatusCode == http.StatusPartialContent && d.etag != "" && resp.Header.Get("ETag") != d.etag {
-		return errRestart
+	if resp.StatusCode == http.StatusPartialContent {
+		if why := versionDiffers(resp, d.etag, d.total); why != "" {
+			return fmt.Errorf("%w: piece %d: %s", errRestart, p.id, why)
+		}
 	}
 	if err := d.checkRange(resp, p, from); err != nil {
 		return err
 	}
 	return d.noteLateRepr(resp, p)
+}
+
+// versionDiffers says how a 206 of the origin is of another version than
+// the one being fetched, of ETag etag ("" none known) and length total
+// (-1 unknown): another ETag, or another length; "" when neither shows.
+// It is the one rule for every range answer of the origin's (checkPiece),
+// a resume's first as every later piece's: the whole is then fetched again
+// and verified (errRestart), never spliced, never ended as a protocol
+// error that loses the part.
+func versionDiffers(resp *http.Response, etag string, total int64) string {
+	if got := resp.Header.Get("ETag"); etag != "" && got != etag {
+		return fmt.Sprintf("ETag %q, not the %q", httpfield.Clip(got), etag)
+	}
+	if cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range")); err == nil && total >= 0 && cr.Total != total {
+		return fmt.Sprintf("length %d, not the %d", cr.Total, total)
+	}
+	return ""
 }
 
 // checkRange checks what every source's 206 to a piece's range must be:

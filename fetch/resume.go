@@ -132,9 +132,8 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 			return d.fresh(ctx, true)
 		}
 	}
-	if d.otherLength(r, sc.Total) {
-		return d.fresh(ctx, true)
-	}
+	// Another length or ETag, in this answer or a later one, is another
+	// version: checkPiece (versionDiffers) restarts in full.
 	return d.resumeTransfer(ctx, r)
 }
 
@@ -180,15 +179,18 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 		r.close()
 		return d.result(), protocolErrorf("resuming at byte %d: %v", size, err)
 	}
-	if sc != nil && d.otherLength(r, sc.Total) {
-		return d.fresh(ctx, true)
-	}
 	etag := d.etag
 	d.adopt(resp)
 	if etag != "" {
 		d.etag = etag
 	}
 	d.total, d.refStatus = cr.Total, http.StatusOK
+	if sc != nil && sc.Total >= 0 {
+		// The length the part was saved for: an answer giving another is
+		// of another version (checkPiece, versionDiffers), fetched again
+		// in full as at any later piece.
+		d.total = sc.Total
+	}
 	d.ref = reprFields(resp.Header)
 	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() && !digestTrailer(resp) {
 		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
@@ -197,23 +199,6 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 	d.startHash(d.hashAlgorithms(resp, d.ref.all()...), 0, d.before)
 	d.parallel, d.pieces = 1, []*piece{{start: size, end: d.total}}
 	return d.resumeTransfer(ctx, r)
-}
-
-// otherLength says whether the resume answer r gives another length than
-// the total (-1 unknown) the part was saved for, and then closes it.
-// Another length is another version (an origin that changed the file
-// without a strong ETag, or kept its ETag across the change, or a sidecar
-// gone wrong): the part's bytes and the answer's would be two versions,
-// and the part does not fit the representation, as after a 416; a full
-// fetch repairs that, it is no protocol error.
-func (d *download) otherLength(r *reply, total int64) bool {
-	cr, err := httpfield.ParseContentRange(r.resp.Header.Get("Content-Range"))
-	if err != nil || total < 0 || cr.Total == total {
-		return false
-	}
-	r.close()
-	d.warn(fmt.Sprintf("the origin's length %d is not the %d the part was saved for: fetched again in full", cr.Total, total))
-	return true
 }
 
 // resumeTransfer runs a resumed plan whose first reply is in hand. A
@@ -236,7 +221,7 @@ func (d *download) resumeTransfer(ctx context.Context, r *reply) (*Result, error
 	}
 	err := d.transfer(ctx, r, modeRange)
 	if errors.Is(err, errRestart) {
-		d.warn("the file changed on the origin: the part was discarded and fetched again in full")
+		d.warn(fmt.Sprintf("the file changed on the origin (%v): the part was discarded and fetched again in full", err))
 		d.prog.Restart()
 		return d.fresh(ctx, true)
 	}
