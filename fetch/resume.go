@@ -118,19 +118,8 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 	etag := d.etag
 	d.adopt(r.resp)
 	d.etag = etag
-	d.ref = reprFields(r.resp.Header)
-	d.refStatus = http.StatusOK
-	// The 206 is of the version the sidecar's strong ETag names, whose
-	// 200 sent the Content-Digest recorded: of the whole, as in that run.
-	if d.wholeContent != "" {
-		d.ref.content = verify.ParseDigestField(verify.ContentDigest, []string{d.wholeContent})
-	}
-	if sc.ReprDigest != "" {
-		if _, same := differ(verify.ParseDigestField(verify.ReprDigest, []string{sc.ReprDigest}), d.ref.repr); !same {
-			r.close()
-			d.warn("Repr-Digest changed since the part was saved: fetched again in full")
-			return d.fresh(ctx, true)
-		}
+	if !d.resumeRef(r) {
+		return d.fresh(ctx, true)
 	}
 	// Another length or ETag, in this answer or a later one, is another
 	// version: checkPiece (versionDiffers) restarts in full.
@@ -157,11 +146,49 @@ func savedChecks(v *verify.Verdict, saved string, ref verify.DigestField, sums [
 	v.Add(withReason(verify.Compare(f, sums, p), "as recorded when the part was saved")...)
 }
 
-// resumeLength fetches from the end of a part without a usable sidecar.
+// resumeRef takes the resume answer r (a 206 of the part's version, its
+// identity adopted) as the reference the resumed whole is judged by, with
+// the Content-Digest the sidecar recorded: the 200 that sent it was of
+// the same version, and a 200's content is the whole, as in that run. A
+// Repr-Digest contradicting the one recorded is another version: r is
+// closed and false says the file is to be fetched again in full.
+func (d *download) resumeRef(r *reply) bool {
+	d.ref = reprFields(r.resp.Header)
+	d.refStatus = http.StatusOK
+	if d.wholeContent != "" {
+		d.ref.content = verify.ParseDigestField(verify.ContentDigest, []string{d.wholeContent})
+	}
+	if d.savedRepr != "" {
+		if _, same := differ(verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr}), d.ref.repr); !same {
+			r.close()
+			d.warn("Repr-Digest changed since the part was saved: fetched again in full")
+			return false
+		}
+	}
+	return true
+}
+
+// resumeLength fetches from the end of a part without a usable sidecar,
+// or with one that knows no length or no strong ETag.
 func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*Result, error) {
 	d.resumed, d.etag = true, ""
 	if sc != nil {
-		d.etag = sc.ETag
+		// The sidecar's proof holds here as on the path with a length
+		// (resumePieces): the Repr-Digest and Content-Digest it recorded
+		// judge the resumed whole (an answer of another version fails
+		// them, and the whole is fetched again), and only the prefix its
+		// spans and piece digests vouch for is kept.
+		d.etag, d.savedRepr, d.wholeContent = sc.ETag, sc.ReprDigest, sc.ContentDigest
+		if keep := d.checkKept(sc, sc.done(), 0).reach(0); keep < size {
+			d.warn(fmt.Sprintf("the sidecar vouches for the first %d of the part's %d bytes: the rest is fetched again", keep, size))
+			if keep == 0 {
+				return d.fresh(ctx, true)
+			}
+			if err := d.f.Truncate(keep); err != nil {
+				return d.result(), &writeError{err: err}
+			}
+			size = keep
+		}
 	}
 	r, err := d.first(ctx, size, -1, d.etag)
 	if err != nil {
@@ -184,19 +211,22 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 	if etag != "" {
 		d.etag = etag
 	}
-	d.total, d.refStatus = cr.Total, http.StatusOK
+	d.total = cr.Total
 	if sc != nil && sc.Total >= 0 {
 		// The length the part was saved for: an answer giving another is
 		// of another version (checkPiece, versionDiffers), fetched again
 		// in full as at any later piece.
 		d.total = sc.Total
 	}
-	d.ref = reprFields(resp.Header)
-	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() && !digestTrailer(resp) {
+	if !d.resumeRef(r) {
+		return d.fresh(ctx, true)
+	}
+	saved := verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr})
+	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() && !d.ref.content.Usable() && !saved.Usable() && !digestTrailer(resp) {
 		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
 	}
 	d.before = spans{{0, size}}
-	d.startHash(d.hashAlgorithms(resp, d.ref.all()...), 0, d.before)
+	d.startHash(d.hashAlgorithms(resp, append(d.ref.all(), saved)...), 0, d.before)
 	d.parallel, d.pieces = 1, []*piece{{start: size, end: d.total}}
 	return d.resumeTransfer(ctx, r)
 }
