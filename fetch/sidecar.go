@@ -31,10 +31,13 @@ const sidecarVersion = 1
 // Bounds of a sidecar read back: it is small, and a corrupt or hostile one
 // must not cost memory.
 const (
-	maxSidecarSize   = 1 << 20
-	maxSidecarSpans  = 1 << 14
-	maxSidecarPieces = 1 << 10
+	maxSidecarSize  = 1 << 20
+	maxSidecarSpans = 1 << 14
 )
+
+// maxSidecarPieces bounds the piece digests a sidecar records and reads
+// back (a variable for tests).
+var maxSidecarPieces = 1 << 10
 
 // sidecar is what a part needs to be resumed without re-reading it or
 // splicing two versions: the validator, the length, the bytes on disk, the
@@ -115,13 +118,24 @@ func (d *download) saveSidecar() error {
 	for _, a := range d.algs {
 		sc.Algorithms = append(sc.Algorithms, a.Key)
 	}
-	for _, s := range done {
-		sc.Done = append(sc.Done, [2]int64{s.start, s.end})
-	}
 	for s, dg := range d.digests {
-		if s.end > wm && done.reach(s.start) >= s.end && len(sc.Pieces) < maxSidecarPieces {
+		if s.end > wm && done.reach(s.start) >= s.end {
 			sc.Pieces = append(sc.Pieces, sidecarPiece{Start: s.start, End: s.end, Digest: dg})
 		}
+	}
+	slices.SortFunc(sc.Pieces, func(a, b sidecarPiece) int { return cmp.Compare(a.Start, b.Start) })
+	if len(sc.Pieces) > maxSidecarPieces {
+		// The bytes of the pieces beyond the bound would lose the digest
+		// that verified them, and be kept unchecked: they are not listed
+		// as on disk, and -C fetches them again. The prefix hash and the
+		// pieces nearest it stay.
+		for _, p := range sc.Pieces[maxSidecarPieces:] {
+			done.cut(max(p.Start, wm), p.End)
+		}
+		sc.Pieces = sc.Pieces[:maxSidecarPieces]
+	}
+	for _, s := range done {
+		sc.Done = append(sc.Done, [2]int64{s.start, s.end})
 	}
 	if sc.Part, err = fileid.File(d.f); err != nil {
 		return err
