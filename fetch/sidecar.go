@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -104,11 +105,13 @@ func (d *download) saveSidecar() error {
 	}
 	sc := sidecar{Version: sidecarVersion, URL: httpfield.Redact(d.req.URL), ETag: d.etag, Total: d.total,
 		Hashed: wm, HashState: state, Mirrored: mirrored}
+	sc.ReprDigest = d.savedRepr            // "" unless resumed
 	if d.status >= 200 && d.status < 300 { // not an error's (answered)
-		sc.ReprDigest = strings.Join(d.header.Values(verify.ReprDigest), ", ")
-	}
-	if sc.ReprDigest == "" {
-		sc.ReprDigest = d.savedRepr // the resume request failed before an answer
+		raw := strings.Join(d.header.Values(verify.ReprDigest), ", ")
+		if !d.ref.repr.Present && d.late.Usable() { // lateRef's, under d.mu held here
+			raw = formatMembers(d.late.Digests)
+		}
+		sc.ReprDigest = mergeRepr(sc.ReprDigest, raw)
 	}
 	sc.Coding = d.savedCoding
 	if d.status >= 200 && d.status < 300 {
@@ -145,6 +148,49 @@ func (d *download) saveSidecar() error {
 		return err
 	}
 	return ReplaceFile(d.side, b)
+}
+
+// mergeRepr is the Repr-Digest to record: saved, the field a sidecar
+// recorded (what the part's version's earlier answers carried, the
+// first's included), with the members of raw, this run's reference field,
+// it lacks. The first answer's members are never replaced by a later
+// one's: a value differing from one recorded is a repeated key whose
+// earlier value Compare still checks (Shadowed), a mismatch shown, not
+// hidden. A raw field that is not a valid Dictionary is recorded as it
+// is only when nothing was (its members can still fail the whole): joined
+// to a valid one it would make both a salvage whose matches prove
+// nothing. Members already recorded are not added again, so the field
+// stays the size of its distinct values.
+func mergeRepr(saved, raw string) string {
+	f := verify.ParseDigestField(verify.ReprDigest, []string{raw})
+	if saved == "" || raw == "" {
+		return saved + raw
+	}
+	if !f.Usable() || f.Salvaged {
+		return saved
+	}
+	have := verify.ParseDigestField(verify.ReprDigest, []string{saved})
+	known := append(slices.Clip(have.Digests), have.Shadowed...)
+	var add []verify.Digest
+	for _, x := range append(slices.Clip(f.Shadowed), f.Digests...) {
+		if !slices.ContainsFunc(known, func(y verify.Digest) bool { return y.Algorithm == x.Algorithm && bytes.Equal(y.Value, x.Value) }) {
+			add = append(add, x)
+		}
+	}
+	if len(add) == 0 {
+		return saved
+	}
+	return saved + ", " + formatMembers(add)
+}
+
+// formatMembers is a Repr-Digest of ds in order, a repeated algorithm
+// repeated (FormatDigests keeps one value a key).
+func formatMembers(ds []verify.Digest) string {
+	out := make([]string, len(ds))
+	for i, x := range ds {
+		out[i] = verify.FormatDigests([]verify.Digest{x})
+	}
+	return strings.Join(out, ", ")
 }
 
 // loadSidecar reads the sidecar of a part of partSize bytes fetched from
