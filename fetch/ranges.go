@@ -659,6 +659,13 @@ func (d *download) attempt(ctx context.Context, p *piece, r *reply, mode bodyMod
 	if r == nil {
 		d.ranged.Store(true)
 		if r, err = d.sendTo(ctx, src, http.MethodGet, from, p.end, d.validator(src)); err != nil {
+			var se *StatusError
+			if (src == nil || src.origin) && errors.As(err, &se) && se.Code == http.StatusRequestedRangeNotSatisfiable {
+				// The origin's representation no longer holds the range:
+				// another version, as another length is (versionDiffers),
+				// and as a 416 to a resume's first answer is (resumeFailed).
+				return fmt.Errorf("%w: piece %d: 416 to bytes %d-%d", errRestart, p.id, from, p.end-1)
+			}
 			return err
 		}
 	}
