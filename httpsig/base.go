@@ -1,6 +1,7 @@
 package httpsig
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -14,6 +15,10 @@ func Base(m Message, p Params) ([]byte, error) {
 	var b strings.Builder
 	seen := make(map[string]bool, len(p.Components))
 	read := 0 // field bytes read: a key or sf component parses its whole field for a short value
+	// A trailer field that never came (ErrNoTrailer) leaves the signature
+	// unjudged only when nothing else fails it: the other components are
+	// still checked, and their failure is the one returned.
+	var noTrailer error
 	for _, c := range p.Components {
 		if c.Name == "@signature-params" {
 			return nil, fmt.Errorf("httpsig: @signature-params cannot be a covered component")
@@ -26,6 +31,12 @@ func Base(m Message, p Params) ([]byte, error) {
 			return nil, fmt.Errorf("httpsig: component %s: the fields covered are over %d bytes read for the signature base", c, MaxBaseLength)
 		}
 		v, err := m.value(c)
+		if err != nil && errors.Is(err, ErrNoTrailer) {
+			if noTrailer == nil {
+				noTrailer = err
+			}
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -50,6 +61,9 @@ func Base(m Message, p Params) ([]byte, error) {
 		if s[i] >= 0x80 || (s[i] < 0x20 && s[i] != '\n' && s[i] != '\t') || s[i] == 0x7f {
 			return nil, fmt.Errorf("httpsig: signature base has a non-ASCII or control byte 0x%02x at %d", s[i], i)
 		}
+	}
+	if noTrailer != nil {
+		return nil, noTrailer
 	}
 	return []byte(s), nil
 }

@@ -402,3 +402,30 @@ func TestTrailerNotCome(t *testing.T) {
 		t.Errorf("no ETag in the header: %v, want an error that is not ErrNoTrailer", err)
 	}
 }
+
+// TestTrailerNotComeOtherFieldMissing: a signature over a trailer field
+// that never came and over a header field the response does not have
+// fails for the header field, whatever the trailer would have said: it
+// is not ErrNoTrailer (a check would skip it as not read), in either
+// order of the components.
+func TestTrailerNotComeOtherFieldMissing(t *testing.T) {
+	ed := testSigner(t, "test-key-ed25519")
+	pol := Policy{Keys: []Key{{ID: "k", Verifier: testVerifier(t, "test-key-ed25519")}}}
+	for _, order := range [][]string{{`"repr-digest";tr`, "etag"}, {"etag", `"repr-digest";tr`}} {
+		cs, err := ParseComponents(order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := http.Header{"Etag": {`"v1"`}}
+		rd := http.Header{"Repr-Digest": {"sha-256=:AAAA:"}}
+		if _, err := Sign(ResponseMessage(&http.Response{StatusCode: 200, Header: h, Trailer: rd}, nil), "s", Params{Components: cs, KeyID: "k"}, ed); err != nil {
+			t.Fatal(err)
+		}
+		noEtag := h.Clone()
+		noEtag.Del("Etag")
+		_, err = Verify(ResponseMessage(&http.Response{StatusCode: 200, Header: noEtag, Trailer: http.Header{"Repr-Digest": nil}}, nil), pol)
+		if err == nil || errors.Is(err, ErrNoTrailer) {
+			t.Errorf("%v, no ETag and no trailer: %v; want an error that is not ErrNoTrailer", order, err)
+		}
+	}
+}
