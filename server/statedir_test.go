@@ -57,3 +57,33 @@ func TestStateDirNotOwn(t *testing.T) {
 		t.Errorf("variants a symbolic link: New accepted it")
 	}
 }
+
+// TestStateDirVariantNotOwnRebuilt: a variant file in the state directory
+// that is not one the server could have left (here a second name of it,
+// as a snapshot by hard links or a deduplicating tool makes) is not
+// served, but neither does it break every request for that coding: it is
+// replaced by a variant built anew, as one removed behind the store's
+// back is.
+func TestStateDirVariantNotOwnRebuilt(t *testing.T) {
+	dir, state := fixture(t), t.TempDir()
+	_, ts := start(t, dir, WithStateDir(state))
+	a := raw(t, ts, "GET", "/text.txt", "Accept-Encoding: gzip")
+	if a.StatusCode != 200 || a.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("first GET: %d %q, want a gzip 200", a.StatusCode, a.Header.Get("Content-Encoding"))
+	}
+	names, err := filepath.Glob(filepath.Join(state, "variants", "*.gzip.*"))
+	if err != nil || len(names) != 1 {
+		t.Fatalf("variants %v (%v): want one", names, err)
+	}
+	if err := os.Link(names[0], filepath.Join(t.TempDir(), "snapshot")); err != nil {
+		t.Skip(err)
+	}
+	_, ts2 := start(t, dir, WithStateDir(state))
+	for i := 0; i < 2; i++ {
+		b := raw(t, ts2, "GET", "/text.txt", "Accept-Encoding: gzip")
+		if b.StatusCode != 200 || b.Header.Get("ETag") != a.Header.Get("ETag") && b.Header.Get("Content-Encoding") == "gzip" {
+			t.Fatalf("GET %d with the variant hard-linked: %d (ETag %s), want a 200", i, b.StatusCode, b.Header.Get("ETag"))
+		}
+		wantHeader(t, b, "Repr-Digest", sfSHA256(b.body))
+	}
+}

@@ -26,10 +26,17 @@ func (vs *variantStore) openDisk(key, enc string, src io.Reader, sum []byte) (*v
 	vs.mu.Unlock()
 	if known {
 		p := filepath.Join(vs.dir, name)
-		if f, size, err := openSized(p); err == nil {
+		f, size, err := openSized(p)
+		switch {
+		case err == nil:
 			vs.touch(f, p)
 			return diskVariant(key, name, f, size), nil
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		case errors.Is(err, ownfile.ErrNotOwn):
+			// Not a file the store left (a second name, a link): not
+			// served, and replaced by one built anew, not an error for
+			// every request.
+			os.Remove(p)
+		case !errors.Is(err, fs.ErrNotExist):
 			return nil, err
 		}
 		// Removed behind the store's back: count again what is there.

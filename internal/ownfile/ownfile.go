@@ -16,6 +16,18 @@ import (
 	"github.com/hdig/hdig/internal/smallfile"
 )
 
+// ErrNotOwn is the error (errors.Is) of an open refused because the file
+// at the name is not one hdig could have left (Why says which rule): a
+// symbolic link, a FIFO, someone else's file, a second name of another.
+// The name holds something; what hdig keeps there is not it.
+var ErrNotOwn = errors.New("not a file hdig could have left")
+
+// notOwn is ErrNotOwn with Why's reason as its text.
+type notOwn struct{ why string }
+
+func (e notOwn) Error() string      { return e.why }
+func (notOwn) Is(target error) bool { return target == ErrNotOwn }
+
 // Own says fi is a file hdig could have left: a regular file with one
 // name (a hard link would have a write go to another file too), the
 // user's own. Someone else's, put first in a shared directory, would
@@ -45,13 +57,13 @@ func OpenRegular(path string, flag int) (*os.File, fs.FileInfo, error) {
 	f, err := os.OpenFile(path, flag|noFollow, 0)
 	if err != nil {
 		if fi, lerr := os.Lstat(path); lerr == nil && !fi.Mode().IsRegular() {
-			return nil, nil, errors.New(Why(fi))
+			return nil, nil, notOwn{Why(fi)}
 		}
 		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = errors.New(Why(fi))
+		err = notOwn{Why(fi)}
 	}
 	if err != nil {
 		f.Close()
@@ -66,7 +78,7 @@ func Open(path string, flag int) (*os.File, error) {
 	f, fi, err := OpenRegular(path, flag)
 	if err == nil && !Own(fi) {
 		f.Close()
-		return nil, errors.New(Why(fi))
+		return nil, notOwn{Why(fi)}
 	}
 	return f, err
 }
