@@ -146,3 +146,37 @@ func TestLinkMirrorThroughProxy(t *testing.T) {
 		t.Errorf("mirror asked for %d ranges, reports %+v; want it used through the proxy", n, res.Mirrors)
 	}
 }
+
+// TestLinkMirrorProxyHostOtherPort: the proxy's exemption from the dial
+// rule is its HOST:PORT. A Link mirror at another port of the proxy's host
+// name, reached directly (--noproxy) and resolving to loopback, is refused
+// as it is dialled; the proxy itself is dialled.
+func TestLinkMirrorProxyHostOtherPort(t *testing.T) {
+	lp := httptest.NewServer(http.NotFoundHandler()) // the proxy's port
+	defer lp.Close()
+	other := httptest.NewServer(http.NotFoundHandler()) // another port of its host
+	defer other.Close()
+	pu, _ := url.Parse(lp.URL)
+	su, _ := url.Parse(other.URL)
+	conn := Connection{Proxy: "http://p.example:" + pu.Port(), NoProxy: "p.example",
+		Resolve: map[string]string{"p.example:" + pu.Port(): "127.0.0.1", "p.example:" + su.Port(): "127.0.0.1"}}
+	tr, err := conn.transport(nil, testStall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The origin's request chooses the proxy (as the Transport asks).
+	req, _ := http.NewRequest(http.MethodGet, "http://o.example/f", nil)
+	if u, err := tr.Proxy(req); err != nil || u == nil {
+		t.Fatalf("proxy for the origin: %v %v", u, err)
+	}
+	ctx := context.WithValue(context.Background(), hopRuleKey{}, "http://o.example/f")
+	if cn, err := tr.DialContext(ctx, "tcp", "p.example:"+pu.Port()); err != nil {
+		t.Errorf("dialling the proxy: %v", err)
+	} else {
+		cn.Close()
+	}
+	if cn, err := tr.DialContext(ctx, "tcp", "p.example:"+su.Port()); err == nil {
+		cn.Close()
+		t.Error("a Link mirror at another port of the proxy's host, resolving to loopback, was dialled")
+	}
+}
