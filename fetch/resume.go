@@ -27,7 +27,7 @@ import (
 //     against the Content-Digest they matched.
 //   - A part a zsync run left (PATH.hdig-zsync beside it): a fresh
 //     download, as its blocks have holes between them.
-//   - A part without a usable sidecar: "Range: bytes=LEN-" (If-Range when
+//   - A part without a sidecar: "Range: bytes=LEN-" (If-Range when
 //     an ETag is known), and the part is hashed from its start while the
 //     rest arrives, so Repr-Digest proves it.
 //
@@ -53,7 +53,13 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 	}
 	sc, why := loadSidecar(d.side, d.req.URL, st.Size())
 	if why != "" {
-		d.warn(fmt.Sprintf("ignoring %s: %s", d.side, why))
+		// A sidecar says the part is hdig's, whose spans only it knows:
+		// pieces fetched in parallel leave holes, and another URL's part
+		// (a presigned URL's new query) is another file's. Without its
+		// spans the part's bytes are not resumed from its end, where the
+		// holes would be kept (and, with no digest, released unverified).
+		d.warn(fmt.Sprintf("ignoring %s: %s: the part's spans are unknown, started over", d.side, why))
+		return d.fresh(ctx, true)
 	}
 	if st.Size() == 0 {
 		return d.fresh(ctx, true)
@@ -168,7 +174,7 @@ func (d *download) resumeRef(r *reply) bool {
 	return true
 }
 
-// resumeLength fetches from the end of a part without a usable sidecar,
+// resumeLength fetches from the end of a part without a sidecar,
 // or with one that knows no length or no strong ETag.
 func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*Result, error) {
 	d.resumed, d.etag = true, ""
