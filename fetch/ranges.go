@@ -489,7 +489,16 @@ func (d *download) end(res *Result, err error) (*Result, error) {
 	d.settle()
 	if st, serr := d.f.Stat(); serr == nil && st.Size() > 0 && d.keep(err) {
 		if serr := d.saveSidecar(); serr != nil {
-			res.Verdict.Warn("could not save the resume sidecar: " + serr.Error())
+			// With no record of which bytes came, -C resumes the part
+			// from its end: it may hold no gap.
+			os.Remove(d.side) // an earlier run's would speak for bytes cut off
+			n := d.contiguous()
+			res.Verdict.Warn(fmt.Sprintf("could not save the resume sidecar: %v; the part is kept up to its first gap (%d bytes)", serr, n))
+			if terr := d.f.Truncate(n); terr != nil || n == 0 {
+				d.f.Close()
+				os.Remove(d.part)
+				return res, err
+			}
 		}
 		d.f.Close()
 		res.Part = d.part
@@ -499,6 +508,18 @@ func (d *download) end(res *Result, err error) (*Result, error) {
 	os.Remove(d.part)
 	os.Remove(d.side)
 	return res, err
+}
+
+// contiguous is how many bytes from the part's start came without a gap,
+// once the workers are done.
+func (d *download) contiguous() int64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	done := append(spans{}, d.before...)
+	for _, p := range d.pieces {
+		done.add(p.start, p.at())
+	}
+	return done.reach(0)
 }
 
 // settle waits for the hasher's writes to the part file (landLent), so
