@@ -66,7 +66,7 @@ type bitTree struct {
 // from n to the end of the last word.
 func (t *bitTree) init(n int, on bool) {
 	words := (n + 63) / 64
-	leaf := make([]atomic.Uint64, words)
+	leaf := makeSlice[atomic.Uint64](words, words)
 	for w := range leaf {
 		var x uint64
 		for b := 0; b < 64; b++ {
@@ -79,7 +79,7 @@ func (t *bitTree) init(n int, on bool) {
 	t.levels = [][]atomic.Uint64{leaf}
 	for len(t.levels[len(t.levels)-1]) > 1 {
 		low := t.levels[len(t.levels)-1]
-		up := make([]atomic.Uint64, (len(low)+63)/64)
+		up := makeSlice[atomic.Uint64]((len(low)+63)/64, (len(low)+63)/64)
 		for j := range low {
 			if low[j].Load() != 0 {
 				up[j/64].Store(up[j/64].Load() | 1<<(j%64))

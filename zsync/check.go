@@ -16,7 +16,7 @@ import (
 // Memory stays one block whatever the file's size.
 func (c *Control) Check(r io.Reader) error {
 	whole := sha1.New()
-	block := make([]byte, c.Blocksize)
+	block := makeSlice[byte](c.Blocksize, c.Blocksize)
 	mask := rsumMask(c.RsumBytes)
 	h := newMD4()
 	var got int64

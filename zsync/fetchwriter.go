@@ -30,7 +30,7 @@ func (m *Matcher) FetchWriter(off int64) (*FetchWriter, error) {
 	}
 	// The buffer holds a block's bytes, no more than the target has; the
 	// zeros that pad the last block are hashed, not held.
-	return &FetchWriter{m: m, next: int(off / bs), buf: make([]byte, 0, min(bs, m.c.Length))}, nil
+	return &FetchWriter{m: m, next: int(off / bs), buf: makeSlice[byte](0, int(min(int64(bs), m.c.Length)))}, nil
 }
 
 // FetchWriter checks and writes fetched blocks; see Matcher.FetchWriter.

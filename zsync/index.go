@@ -40,10 +40,10 @@ func newIndex(rsums []uint32) *index { return newIndexBy(rsums, nil) }
 func newIndexBy(rsums []uint32, order func(a, b int) int) *index {
 	n := len(rsums)
 	k := max(bits.Len(uint(n)), 1) // 2^k slots: one or two per block
-	x := &index{rsums: rsums, sorted: make([]int32, n), pos: make([]int32, n), next: make([]atomic.Int32, n+1), start: make([]int32, 1<<k+1)}
+	x := &index{rsums: rsums, sorted: makeSlice[int32](n, n), pos: makeSlice[int32](n, n), next: makeSlice[atomic.Int32](n+1, n+1), start: makeSlice[int32](1<<k+1, 1<<k+1)}
 	x.shift = uint(32 - k)
 	kf := min(k+4, 26) // filter bits: 16 to 32 per block, at most 8 MiB
-	x.filter, x.fshift = make([]uint64, (1<<kf+63)/64), uint(32-kf)
+	x.filter, x.fshift = makeSlice[uint64]((1<<kf+63)/64, (1<<kf+63)/64), uint(32-kf)
 	// A counting sort in place: start[h] counts slot h's blocks, then
 	// holds the end of slot h; blocks placed from the last, each at the
 	// end of its slot moved down by one, leave start[h] at the slot's

@@ -18,7 +18,8 @@ const inPlaceChunk = 1 << 20
 func (m *Matcher) SeedInPlace(r io.ReaderAt, size int64) error {
 	bs := m.c.Blocksize
 	per := max(1, inPlaceChunk/bs)
-	buf := make([]byte, min(int64(per*bs), m.c.Length)) // no more than the target
+	n := int(min(int64(per*bs), m.c.Length)) // no more than the target
+	buf := makeSlice[byte](n, n)
 	h := newMD4()
 	var sum []byte
 	for first := 0; first < m.have.n; first += per {

@@ -120,7 +120,7 @@ func (g *gather) write(p []byte, off int64) error {
 		return err
 	}
 	if g.buf == nil {
-		g.buf = make([]byte, 0, g.size)
+		g.buf = makeSlice[byte](0, g.size)
 	}
 	if len(g.buf) == 0 {
 		g.off = off

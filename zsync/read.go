@@ -196,8 +196,8 @@ func (c *Control) readTable(r io.Reader) error {
 			// Doubled up to the declared count: append's smaller steps
 			// allocated five times the table over the read.
 			k := min(max(2*len(c.Rsums), 1024), n)
-			c.Rsums = append(make([]uint32, 0, k), c.Rsums...)
-			c.Checksums = append(make([]byte, 0, k*c.ChecksumBytes), c.Checksums...)
+			c.Rsums = append(makeSlice[uint32](0, k), c.Rsums...)
+			c.Checksums = append(makeSlice[byte](0, k*c.ChecksumBytes), c.Checksums...)
 		}
 		c.Rsums = append(c.Rsums, rs)
 		c.Checksums = append(c.Checksums, buf[c.RsumBytes:]...)

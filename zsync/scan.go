@@ -123,7 +123,7 @@ func (m *Matcher) newScanner(r io.Reader, limit, size int64) *scanner {
 	if size >= 0 {
 		n = min(n, size+int64(s.win)+1)
 	}
-	s.buf = make([]byte, n)
+	s.buf = makeSlice[byte](int(n), int(n))
 	return s
 }
 
@@ -235,7 +235,9 @@ func (s *scanner) fill() error {
 	}
 	if s.eof { // pad: every window starting before the end stays whole
 		if cap(s.buf) < s.n+need {
-			s.buf = append(s.buf[:s.n], make([]byte, need)...)
+			grown := makeSlice[byte](s.n+need, s.n+need)
+			copy(grown, s.buf[:s.n])
+			s.buf = grown
 		}
 		s.buf = s.buf[:max(len(s.buf), s.n+need)]
 		clear(s.buf[s.n : s.n+need])
