@@ -277,6 +277,11 @@ func inwardAddr(a netip.Addr) bool {
 		if v4, ok := embeddedV4(b); ok {
 			a = v4
 		}
+		// Local-use NAT64 (RFC 8215) reaches IPv4 through a translator
+		// of the user's network, at any prefix length.
+		if b[0] == 0 && b[1] == 0x64 && b[2] == 0xff && b[3] == 0x9b && b[4] == 0 && b[5] == 1 {
+			return true
+		}
 	}
 	switch {
 	case a.IsLoopback(), a.IsPrivate(), a.IsLinkLocalUnicast(), a.IsUnspecified():
