@@ -14,16 +14,10 @@ import (
 	"testing"
 )
 
-// TestPieceOtherCodingSameETag: a 206 whose Content-Encoding is not the
-// first 200's, under the same strong ETag, is of another representation
-// (RFC 9110 §8.4: the coding is the representation's). Without any digest
-// nothing else tells, and the bytes of two representations were spliced
-// and released as "unverified" with exit 0. It is a protocol error: the
-// output is left alone.
-func TestPieceOtherCodingSameETag(t *testing.T) {
-	o := newTestOrigin(t, pieceTestSize)
-	other := genData(pieceTestSize, 2)
-	o.tamper = func(r *http.Request, s int, h http.Header, b []byte) (int, []byte) {
+// gzipPieces is a testOrigin tamper sending no digest, and every 206 as
+// the range of other labelled Content-Encoding: gzip, under the same ETag.
+func gzipPieces(other []byte) func(r *http.Request, s int, h http.Header, b []byte) (int, []byte) {
+	return func(r *http.Request, s int, h http.Header, b []byte) (int, []byte) {
 		h.Del("Repr-Digest")
 		h.Del("Content-Digest")
 		if s == http.StatusPartialContent {
@@ -35,6 +29,18 @@ func TestPieceOtherCodingSameETag(t *testing.T) {
 		}
 		return s, b
 	}
+}
+
+// TestPieceOtherCodingSameETag: a 206 whose Content-Encoding is not the
+// first 200's, under the same strong ETag, is of another representation
+// (RFC 9110 §8.4: the coding is the representation's). Without any digest
+// nothing else tells, and the bytes of two representations were spliced
+// and released as "unverified" with exit 0. It is a protocol error: the
+// output is left alone.
+func TestPieceOtherCodingSameETag(t *testing.T) {
+	o := newTestOrigin(t, pieceTestSize)
+	other := genData(pieceTestSize, 2)
+	o.tamper = gzipPieces(other)
 	path := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(path, []byte("precious"), 0o644)
 	res, err := o.get(t, context.Background(), path, pieceOpts, 0)
@@ -55,18 +61,7 @@ func TestResumeOtherCodingSameETag(t *testing.T) {
 	o := newTestOrigin(t, pieceTestSize)
 	data, _ := o.current()
 	other := genData(pieceTestSize, 2)
-	o.tamper = func(r *http.Request, s int, h http.Header, b []byte) (int, []byte) {
-		h.Del("Repr-Digest")
-		h.Del("Content-Digest")
-		if s == http.StatusPartialContent {
-			h.Set("Content-Encoding", "gzip")
-			var first, last, total int64
-			if _, err := fmt.Sscanf(h.Get("Content-Range"), "bytes %d-%d/%d", &first, &last, &total); err == nil {
-				b = other[first : last+1]
-			}
-		}
-		return s, b
-	}
+	o.tamper = gzipPieces(other)
 	var cut atomic.Bool // the first run gets 100 KB of an identity 200, no digest
 	cut.Store(true)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
