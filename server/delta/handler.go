@@ -358,13 +358,19 @@ func (h *Handler) checkFile(f *os.File, fi os.FileInfo, d *made, cur *server.Rep
 	if now, err := fileid.File(f); err != nil || !fileid.Same(now, id) {
 		return fmt.Errorf("delta %s changed while it was checked", filepath.Base(d.path))
 	}
+	h.remember(d.path, id)
+	return nil
+}
+
+// remember notes that the delta file at path, with the ID id, was seen
+// to rebuild its target (checkFile, or deltaFile that made it).
+func (h *Handler) remember(path string, id fileid.ID) {
 	h.checkedMu.Lock()
+	defer h.checkedMu.Unlock()
 	if h.checked == nil || len(h.checked) >= maxChecked {
 		h.checked = map[string]fileid.ID{}
 	}
-	h.checked[d.path] = id
-	h.checkedMu.Unlock()
-	return nil
+	h.checked[path] = id
 }
 
 // check verifies that a delta rebuilds to every digest cur used.

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/internal/ownfile"
 )
 
@@ -240,15 +241,22 @@ func (h *Handler) copyBlob(file, tag string, size int64, src io.ReaderAt) error 
 // writeAtomic writes a file through a temporary file and a rename. The
 // directory is made again if it was removed while the server runs.
 func writeAtomic(path string, fill func(io.Writer) error) error {
+	_, err := writeAtomicID(path, fill)
+	return err
+}
+
+// writeAtomicID is writeAtomic returning the ID the file has under path
+// once renamed there (a rename changes its ctime), as the file written.
+func writeAtomicID(path string, fill func(io.Writer) error) (fileid.ID, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	if errors.Is(err, os.ErrNotExist) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return err
+			return fileid.ID{}, err
 		}
 		f, err = os.CreateTemp(filepath.Dir(path), ".tmp-*")
 	}
 	if err != nil {
-		return err
+		return fileid.ID{}, err
 	}
 	err = fill(f)
 	if err == nil {
@@ -256,16 +264,23 @@ func writeAtomic(path string, fill func(io.Writer) error) error {
 		// bytes or the ones before, not zeros (one sync per file kept).
 		err = f.Sync()
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
 	if err == nil {
 		err = os.Rename(f.Name(), path)
 	}
 	if err != nil {
+		f.Close()
 		os.Remove(f.Name())
+		return fileid.ID{}, err
 	}
-	return err
+	id, err := fileid.File(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(path)
+		return fileid.ID{}, err
+	}
+	return id, nil
 }
 
 // openBlob opens a retained version's bytes, checking their size and

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hdig/hdig/patch"
@@ -148,7 +149,9 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 		return nil, err
 	}
 	defer b.Close()
-	err = writeAtomic(path, func(w io.Writer) error {
+	// Checked as made (rebuilds): the file is remembered as checked, not
+	// rebuilt again by the checkOnce of the 226 that sends it.
+	id, err := writeAtomicID(path, func(w io.Writer) error {
 		f := w.(*os.File)
 		sum := sha256.New()
 		target := io.TeeReader(ctxReader{ctx, io.NewSectionReader(cur.Content, 0, cur.Size)}, sum)
@@ -170,19 +173,17 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 		// plain codings the estimate of slow() is for.
 		h.measured(base.Size+cur.Size, time.Since(start))
 	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
+	h.remember(path, id)
 	h.idxMu.Lock()
 	h.deltasFrom[deltaPrefix(baseSum)] = append(h.deltasFrom[deltaPrefix(baseSum)], name)
 	h.idxMu.Unlock()
-	return &made{path: path, size: fi.Size(), ims: ims}, nil
+	return &made{path: path, size: id.Size, ims: ims}, nil
 }
 
 // rebuilds checks that the delta in f, applied to the base, gives bytes
 // with the digests want.
 func rebuilds(f io.ReadSeeker, ims []string, base io.ReaderAt, baseSize int64, want []verify.Digest) error {
+	rebuildWork.Add(1)
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
@@ -210,6 +211,9 @@ func rebuilds(f io.ReadSeeker, ims []string, base io.ReaderAt, baseSize int64, w
 	}
 	return nil
 }
+
+// rebuildWork counts the deltas rebuilt to be checked (tests count them).
+var rebuildWork atomic.Int64
 
 // encodeHook, when set (by tests), runs while an encode holds its slot,
 // with the encode's context (inBackground tells whether it is made off

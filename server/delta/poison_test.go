@@ -232,3 +232,27 @@ func TestDeltaFileReplacedAfterCheck(t *testing.T) {
 		o.h.Wait()
 	}
 }
+
+// A delta is checked once per file on disk: the one deltaFile has just
+// made and checked (rebuilt to the target) is not rebuilt again, with its
+// base hashed again, by the checkOnce of the 226 that sends it.
+func TestDeltaCheckedOncePerBuild(t *testing.T) {
+	o := newOrigin(t, DefaultHistory, server.WithSettle(0)) // trusted: no check per request
+	a, b := text(3000, 1), text(3000, 2)
+	o.put(a)
+	ra, _ := o.get(nil)
+	ea := ra.Header.Get("ETag")
+	o.h.Wait()
+	o.put(b)
+	hdr := map[string]string{"A-IM": "vcdiff", "If-None-Match": ea}
+	before := rebuildWork.Load()
+	for range 2 {
+		if resp, _ := o.get(hdr); resp.StatusCode != http.StatusIMUsed {
+			t.Fatalf("status %d, want 226", resp.StatusCode)
+		}
+	}
+	o.h.Wait()
+	if n := rebuildWork.Load() - before; n != 1 {
+		t.Fatalf("the delta was rebuilt %d times for one build and two 226s: want 1", n)
+	}
+}
