@@ -48,15 +48,7 @@ var obsFold = regexp.MustCompile(`\r?\n[ \t]+`)
 // comes, and one that never came (a body not read to its end) is absent,
 // not a field with an empty value.
 func rawValues(h http.Header, name string) ([]string, bool) {
-	vs := h[textproto.CanonicalMIMEHeaderKey(name)]
-	if len(vs) == 0 {
-		for k, v := range h {
-			if len(v) > 0 && strings.EqualFold(k, name) {
-				vs = v
-				break
-			}
-		}
-	}
+	vs := fieldLines(h, name)
 	if len(vs) == 0 {
 		return nil, false
 	}
@@ -65,6 +57,21 @@ func rawValues(h http.Header, name string) ([]string, bool) {
 		out[i] = strings.Trim(obsFold.ReplaceAllString(v, " "), " \t")
 	}
 	return out, true
+}
+
+// fieldLines are the lines of the field name in h as they came: those of
+// its canonical name, or of another spelling when that has none. The one
+// look-up of rawValues and fieldBytes.
+func fieldLines(h http.Header, name string) []string {
+	if vs := h[textproto.CanonicalMIMEHeaderKey(name)]; len(vs) > 0 {
+		return vs
+	}
+	for k, v := range h {
+		if len(v) > 0 && strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return nil
 }
 
 // fieldBytes is the size of the field lines a field component reads (0
@@ -78,17 +85,8 @@ func (m Message) fieldBytes(c Component) int {
 	if err != nil || h == nil {
 		return 0
 	}
-	vs, ok := h[textproto.CanonicalMIMEHeaderKey(c.Name)]
-	if !ok {
-		for k, v := range h {
-			if strings.EqualFold(k, c.Name) {
-				vs = v
-				break
-			}
-		}
-	}
 	n := 0
-	for _, v := range vs {
+	for _, v := range fieldLines(h, c.Name) {
 		n += len(v) + 2
 	}
 	return n

@@ -429,3 +429,20 @@ func TestTrailerNotComeOtherFieldMissing(t *testing.T) {
 		}
 	}
 }
+
+// The bytes Base counts for a field are those of the lines it reads: when
+// the field's canonical name has no lines (a trailer announced, not come)
+// and another spelling of it has, the lines read are those and are
+// counted, not passed as none.
+func TestBaseCountsTheLinesItReads(t *testing.T) {
+	pad := "k=1, " + strings.Repeat("p=1, ", MaxBaseLength/5) + "q=1"
+	h := http.Header{"X-Pad": {}, "x-pad": {pad}}
+	c, err := ParseComponent(`"x-pad";key="k"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := RequestMessage(newRequest(t, "GET", "http://x/", h))
+	if b, err := Base(m, Params{Components: []Component{c}}); err == nil || !strings.Contains(err.Error(), "bytes") {
+		t.Errorf("a member of a %d-byte field: base %d bytes, err %v; want it refused as over %d bytes read", len(pad), len(b), err, MaxBaseLength)
+	}
+}
