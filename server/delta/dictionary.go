@@ -58,7 +58,7 @@ func (h *Handler) OpenVersion(file string, sum []byte) (*os.File, int64, error) 
 	if !ok {
 		return nil, 0, errors.New("no such version kept")
 	}
-	f, err := h.openBlob(file, v)
+	f, err := h.openSized(file, v) // the caller hashes what it reads
 	if err != nil {
 		return nil, 0, err
 	}

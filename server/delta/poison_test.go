@@ -256,3 +256,27 @@ func TestDeltaCheckedOncePerBuild(t *testing.T) {
 		t.Fatalf("the delta was rebuilt %d times for one build and two 226s: want 1", n)
 	}
 }
+
+// OpenVersion leaves the sha-256 of the kept version to its caller, which
+// hashes the bytes it reads (the server's dictionary read, within its
+// limit): the blob is not hashed whole a first time before.
+func TestOpenVersionHashesNothing(t *testing.T) {
+	o := newOrigin(t, DefaultHistory)
+	a := text(3000, 1)
+	o.put(a)
+	o.get(nil)
+	o.h.Wait()
+	sum := sha256.Sum256(a)
+	before := blobHashes.Load()
+	f, size, err := o.h.OpenVersion("a.txt", sum[:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if size != int64(len(a)) {
+		t.Fatalf("size %d, want %d", size, len(a))
+	}
+	if n := blobHashes.Load() - before; n != 0 {
+		t.Fatalf("OpenVersion hashed the kept version %d times before its caller's own check: want 0", n)
+	}
+}
