@@ -75,3 +75,13 @@ func withoutMTime(s string) string {
 	}
 	return strings.Join(out, "")
 }
+
+// zsyncmake - names the file after -u as get -O does (remoteName): a
+// segment encoding a slash stays as written, not the part after the
+// decoded slash, a name the URL never had (it named "b").
+func TestZsyncmakeStdinNameAsRemoteName(t *testing.T) {
+	code, ctl, stderr := runHdigIn(t, "x", "zsyncmake", "-u", "http://h/a%2Fb", "-o", "-", "-")
+	if code != 0 || lineOf(ctl, "Filename") != "Filename: a%2Fb" {
+		t.Errorf("zsyncmake -u http://h/a%%2Fb - = %d, Filename line %q; want %q (%s)", code, lineOf(ctl, "Filename"), "Filename: a%2Fb", stderr)
+	}
+}

@@ -2,17 +2,19 @@ package cmd
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"os"
-	"path"
+
 	"path/filepath"
-	"strings"
+
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -78,10 +80,16 @@ func runZsyncmake(opts *zsyncmakeOptions) error {
 	base := filepath.Base(opts.File)
 	if opts.File == "-" {
 		if base = opts.Filename; base == "" {
-			base = urlBase(opts.URL)
+			// The name get -O gives the file this URL serves.
+			var err error
+			if base, err = remoteName(opts.URL); errors.Is(err, errNoFileName) {
+				return usageErrorf("zsyncmake -: -u %s ends in no file name; name the file with -f", httpfield.Redact(opts.URL))
+			} else if err != nil {
+				return err
+			}
 		}
-		if base == "" || base == ".." {
-			return usageErrorf("zsyncmake -: -u %s ends in no file name; name the file with -f", opts.URL)
+		if base == ".." {
+			return usageErrorf("zsyncmake -: -f %s is no file name", base)
 		}
 	}
 	f, size, mtime, err := openZsyncInput(opts.IO, opts.File)
@@ -150,16 +158,4 @@ func openZsyncInput(ios *IOStreams, name string) (*os.File, int64, time.Time, er
 		return nil, 0, time.Time{}, usageErrorf("%v", err)
 	}
 	return tmp, n, time.Time{}, nil
-}
-
-// urlBase is the last segment of u's path, unescaped ("" when none).
-func urlBase(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || strings.HasSuffix(p.Path, "/") {
-		return ""
-	}
-	if b := path.Base(p.Path); b != "/" && b != "." {
-		return b
-	}
-	return ""
 }
