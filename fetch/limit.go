@@ -12,8 +12,8 @@ import (
 var ErrTooLarge = errors.New("too large")
 
 // Default bound on decoded and rebuilt output: at most DefaultMaxRatio
-// bytes written per byte received (plus, for a delta, per byte of its
-// base; a compression dictionary's bytes are allowed once on top), and
+// bytes written per byte received (a delta's base and a compression
+// dictionary, held before, are allowed once on top: checkGiven), and
 // always at least DefaultRatioFloor. gzip cannot exceed about
 // 1032:1; a 16 KiB brotli stream of 10 GiB is 650,000:1.
 const (
