@@ -72,7 +72,7 @@ func verdictName(res *fetch.Result, err error) string {
 		return "unverified"
 	case err != nil || res == nil:
 		return "error"
-	case len(res.Authentic) > 0 && res.Outcome() == verify.Verified:
+	case res.Authenticated():
 		return "authentic"
 	}
 	return string(res.Outcome())

@@ -45,7 +45,7 @@ func signatureLine(p palette, res *fetch.Result, err error, detail string) (stri
 			why = "verified " + m + ", but " + why
 		}
 		return p.bad("✖ not authentic") + fmt.Sprintf(": %s (%s)", why, detail), true
-	case err == nil && len(res.Authentic) > 0:
+	case err == nil && res.Authenticated():
 		return p.ok("✔ authentic") + fmt.Sprintf(" %s (%s)", strings.Join(res.Authentic, " and "), detail), true
 	}
 	return "", false

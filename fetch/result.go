@@ -97,6 +97,13 @@ func (r *Result) setSHA256(sums []verify.Digest) {
 	}
 }
 
+// Authenticated says a trusted key's signature proves the bytes: some
+// digest it covers matched (Authentic) and the outcome is verified. The
+// verdict line and the verdict word both ask it.
+func (r *Result) Authenticated() bool {
+	return len(r.Authentic) > 0 && r.Outcome() == verify.Verified
+}
+
 // Outcome is the verdict's outcome; a failed transfer has none. Any
 // mismatch is Mismatched; Verified needs an accepted digest of the whole
 // representation that matched (provesWhole): a Content-Digest of a HEAD's
