@@ -104,9 +104,13 @@ type Counts struct {
 }
 
 // Add counts the results of a report.
-func (c *Counts) Add(r Report) {
+func (c *Counts) Add(r Report) { c.add(r, false) }
+
+// add counts the results of a report as the gate does (gateStatus): with
+// strict a warning counts as a failure.
+func (c *Counts) add(r Report, strict bool) {
 	for _, x := range r.Checks {
-		switch x.Status {
+		switch gateStatus(x.Status, strict) {
 		case Pass:
 			c.Pass++
 		case Fail:
@@ -120,10 +124,13 @@ func (c *Counts) Add(r Report) {
 }
 
 // Tally counts the results of all reports.
-func Tally(rs []Report) Counts {
+func Tally(rs []Report) Counts { return tally(rs, false) }
+
+// tally is Tally counting as the gate does (Counts.add).
+func tally(rs []Report, strict bool) Counts {
 	var c Counts
 	for _, r := range rs {
-		c.Add(r)
+		c.add(r, strict)
 	}
 	return c
 }

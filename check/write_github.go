@@ -24,7 +24,7 @@ func writeGitHub(w io.Writer, reports []Report, strict bool) error {
 	for _, r := range reports {
 		fmt.Fprintf(&b, "::group::%s\n", escapeData(r.URL))
 		var one strings.Builder
-		if err := WriteText(&one, []Report{r}, false); err != nil {
+		if err := writeText(&one, []Report{r}, false, strict); err != nil {
 			return err
 		}
 		text, _, _ := strings.Cut(one.String(), "\n\n")
@@ -38,11 +38,11 @@ func writeGitHub(w io.Writer, reports []Report, strict bool) error {
 				continue
 			}
 			title := "hdig check " + c.ID
-			msg := fmt.Sprintf("%s: %s [%s]", r.URL, c.Message, c.RFC)
+			msg := fmt.Sprintf("%s: %s [%s]", r.URL, gateMessage(c, strict), c.RFC)
 			fmt.Fprintf(&b, "::%s title=%s::%s\n", level, escapeProperty(title), escapeData(msg))
 		}
 	}
-	b.WriteString(Summary(reports) + "\n")
+	b.WriteString(summary(reports, strict) + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -98,13 +98,10 @@ func writeJUnit(w io.Writer, reports []Report, strict bool) error {
 
 func junitCaseOf(r Report, c Result, strict bool, s *junitSuite) junitCase {
 	tc := junitCase{Name: c.ID, Classname: r.URL}
-	text := c.Message + " [" + c.RFC + "]"
+	text := gateMessage(c, strict) + " [" + c.RFC + "]"
 	switch gateStatus(c.Status, strict) {
 	case Fail:
-		p := &junitProblem{Message: c.Message, Type: c.ID, Text: text}
-		if c.Status == Warn {
-			p.Message, p.Text = "warning (--strict): "+p.Message, "warning (--strict): "+text
-		}
+		p := &junitProblem{Message: gateMessage(c, strict), Type: c.ID, Text: text}
 		if r.Unreachable && c.ID == "http.status" {
 			tc.Error = p
 			s.Errors++
@@ -129,4 +126,13 @@ func gateStatus(st Status, strict bool) Status {
 		return Fail
 	}
 	return st
+}
+
+// gateMessage is a result's message as the gate reports it: a warning that
+// --strict made a failure says so.
+func gateMessage(c Result, strict bool) string {
+	if strict && c.Status == Warn {
+		return "warning (--strict): " + c.Message
+	}
+	return c.Message
 }

@@ -81,3 +81,31 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("summary %v", doc.Summary)
 	}
 }
+
+// Under --strict a warning fails the gate: the tables (text, and each
+// group of --format github) mark it as a failure and count it as one, as
+// the annotations, --junit and the exit status do.
+func TestStrictTablesAgree(t *testing.T) {
+	var gh, text bytes.Buffer
+	if err := WriteGitHubStrict(&gh, sample); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTextStrict(&text, sample, false); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"github": gh.String(), "text": text.String()} {
+		if strings.Contains(out, "⚠") {
+			t.Errorf("%s: a warning still marked ⚠ under --strict:\n%s", name, out)
+		}
+		for _, want := range []string{
+			"✖ want-repr-digest.honoured",
+			"warning (--strict): ignored",
+			"1 passed, 2 failed, 0 warnings, 1 skipped\n",
+			"2 URLs checked: 1 passed, 3 failed, 0 warnings, 1 skipped; 1 unreachable\n",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("%s: output lacks %q:\n%s", name, want, out)
+			}
+		}
+	}
+}

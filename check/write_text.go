@@ -16,6 +16,17 @@ var colours = map[Status]string{Pass: "\x1b[32m", Fail: "\x1b[31m", Warn: "\x1b[
 // id, message and RFC section, a summary line per URL and a final summary
 // line; colour adds ANSI colours to the marks.
 func WriteText(w io.Writer, reports []Report, colour bool) error {
+	return writeText(w, reports, colour, false)
+}
+
+// WriteTextStrict writes the tables for a gate run with --strict, where a
+// warning fails the gate: it is marked and counted as a failure
+// (gateStatus), as --junit and the exit status have it.
+func WriteTextStrict(w io.Writer, reports []Report, colour bool) error {
+	return writeText(w, reports, colour, true)
+}
+
+func writeText(w io.Writer, reports []Report, colour, strict bool) error {
 	width := 0
 	for _, c := range Checks {
 		width = max(width, len(c.ID))
@@ -27,13 +38,12 @@ func WriteText(w io.Writer, reports []Report, colour bool) error {
 		}
 		b.WriteString(r.URL + "\n")
 		for _, c := range r.Checks {
-			fmt.Fprintf(&b, "  %s %-*s  %s [%s]\n", paint(c.Status, marks[c.Status], colour), width, c.ID, c.Message, c.RFC)
+			st := gateStatus(c.Status, strict)
+			fmt.Fprintf(&b, "  %s %-*s  %s [%s]\n", paint(st, marks[st], colour), width, c.ID, gateMessage(c, strict), c.RFC)
 		}
-		var n Counts
-		n.Add(r)
-		fmt.Fprintf(&b, "  %s\n", n.String())
+		fmt.Fprintf(&b, "  %s\n", tally([]Report{r}, strict))
 	}
-	fmt.Fprintf(&b, "\n%s\n", Summary(reports))
+	fmt.Fprintf(&b, "\n%s\n", summary(reports, strict))
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -52,8 +62,11 @@ func (c Counts) String() string {
 
 // Summary is the final line of the text output: how many URLs were checked
 // and the counts over all of them.
-func Summary(reports []Report) string {
-	s := fmt.Sprintf("%s checked: %s", plural(len(reports), "URL"), Tally(reports))
+func Summary(reports []Report) string { return summary(reports, false) }
+
+// summary is Summary counting as the gate does (tally).
+func summary(reports []Report, strict bool) string {
+	s := fmt.Sprintf("%s checked: %s", plural(len(reports), "URL"), tally(reports, strict))
 	if n := unreachable(reports); n > 0 {
 		s += fmt.Sprintf("; %d unreachable", n)
 	}

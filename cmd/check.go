@@ -92,7 +92,7 @@ reached at all, 2 on usage errors.` + exitStatusHelp,
 	f.BoolVar(&o.JSON, "json", false, "print the results as JSON on stdout (same as --format json)")
 	f.StringVar(&o.JUnit, "junit", "", "also write JUnit XML to `FILE` (one testcase per check)")
 	f.StringVar(&o.Format, "format", "text", "output `FORMAT`: text, json or github (workflow annotations)")
-	f.BoolVar(&o.Strict, "strict", false, "exit 1 on warnings too (--junit and --format github then report them as failures)")
+	f.BoolVar(&o.Strict, "strict", false, "exit 1 on warnings too (the table, --junit and --format github then report them as failures)")
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header `'K: V'` (repeatable)")
 	f.StringVar(&o.Want, "want", audit.DefaultWant, "Want-Repr-Digest and Want-Content-Digest `LIST` sent")
 	f.StringVar(&o.Accept, "accept", verify.DefaultAccept, "`LIST` of algorithms that pass repr-digest.algorithm; deprecated ones warn unless named")
@@ -286,5 +286,9 @@ func writeAudit(ios *IOStreams, format string, strict bool, reports []audit.Repo
 		return audit.WriteGitHub(ios.Out, reports)
 	}
 	forced := os.Getenv("CLICOLOR_FORCE") != "" && os.Getenv("CLICOLOR_FORCE") != "0"
-	return audit.WriteText(ios.Out, reports, ios.ColorEnabled() && (ios.StdoutTTY || forced))
+	write := audit.WriteText
+	if strict { // a warning fails the gate: the table marks it a failure
+		write = audit.WriteTextStrict
+	}
+	return write(ios.Out, reports, ios.ColorEnabled() && (ios.StdoutTTY || forced))
 }
