@@ -121,15 +121,18 @@ func hasAny(f verify.DigestField, algs []string) bool {
 	return false
 }
 
-// probeContentWrong describes the probe's Content-Digest when it does not
-// match its content, "" when it does or is absent: the probe asks
-// Want-Content-Digest for the other algorithm too, and hdig get
+// probeContentWrong describes the probe's Content-Digest or Content-MD5
+// when it does not match its content, "" when it does or is absent: the
+// probe asks Want-Content-Digest for the other algorithm too, and hdig get
 // --want-content compares the answer with the bytes. An identity 200's
 // content is the representation, so, its body unread, the field is held
 // to ref by the rule of its Repr-Digest (judgeRepr; held: not judged, why
 // says so); read whole (a trailer may follow), to its own bytes. A coded
 // answer's content is not the representation's bytes: not compared.
 func (a *audit) probeContentWrong(ctx context.Context, r *response, ref []verify.Digest, note string) (why string, held bool) {
+	if bad := a.probeMD5Wrong(r, ref, note); bad != "" {
+		return bad, false
+	}
 	f := r.digests(verify.ContentDigest)
 	switch {
 	case !f.Present || r.encoding() != "":
@@ -153,4 +156,30 @@ func (a *audit) probeContentWrong(ctx context.Context, r *response, ref []verify
 		return fmt.Sprintf("Content-Digest %s does not match the content, the representation; want %s%s", members(o.wrong), wantOf(o.wrong, against), why), false
 	}
 	return "", false
+}
+
+// probeMD5Wrong describes the probe's Content-MD5 when it does not match
+// its content, "" otherwise: read whole, compared with its bytes
+// (contentMD5Wrong), as everywhere; its body unread, an identity answer's
+// with the representation (ref), which its content is. What could not be
+// compared is said with the check's result (noteOutside).
+func (a *audit) probeMD5Wrong(r *response, ref []verify.Digest, note string) string {
+	id, what := "want-repr-digest.honoured", "the GET with Want-Repr-Digest"
+	if r.sums != nil && !r.capped && r.err == nil {
+		bad, notes := contentMD5Wrong(r)
+		a.noteOutside(id, what, fmt.Sprintf("its %s of content", bytesOf(r.size)), notes)
+		if bad != "" {
+			return fmt.Sprintf("its Content-MD5 does not match its %s of content: %s", bytesOf(r.size), bad)
+		}
+		return ""
+	}
+	if r.encoding() != "" {
+		return ""
+	}
+	bad, notes := outsideWrong(r, contentMD5Of, ref)
+	a.noteOutside(id, what, "the representation, its content", notes)
+	if bad != "" {
+		return fmt.Sprintf("its Content-MD5 does not match the content, the representation: %s%s", bad, note)
+	}
+	return ""
 }
