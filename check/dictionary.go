@@ -88,7 +88,7 @@ func (a *audit) checkDictionary(ctx context.Context) *response {
 	defer r.close()
 	ce := r.encoding()
 	if ce != dictionary.CodingDCB && ce != dictionary.CodingDCZ {
-		a.skipDictionary(fmt.Sprintf("the origin answered Available-Dictionary and Accept-Encoding: %s with Content-Encoding %q, not dcb or dcz", DictionaryEncodings, ce))
+		a.otherCodingAnswer(r)
 		return r
 	}
 	a.checkDictionaryVary(r)
@@ -119,6 +119,22 @@ func (a *audit) checkDictionary(ctx context.Context) *response {
 		a.s.skip("dictionary.unencoded", fmt.Sprintf("the %s body did not decode", ce))
 	}
 	return r
+}
+
+// otherCodingAnswer skips the dictionary checks for an answer in no
+// coding or one other than dcb and dcz, after comparing its digests with
+// its bytes: hdig get, holding the dictionary, gets this answer and
+// verifies it as any other (ownWrong), so a wrong one fails
+// dictionary.repr-digest.
+func (a *audit) otherCodingAnswer(r *response) {
+	id, ce := "dictionary.repr-digest", r.encoding()
+	msg := fmt.Sprintf("the origin answered Available-Dictionary and Accept-Encoding: %s with Content-Encoding %q, not dcb or dcz", DictionaryEncodings, ce)
+	bad, notes := ownWrong(r, outsideFields)
+	a.noteOutside(id, "the answer to Available-Dictionary", "its "+bytesOf(r.size), notes)
+	if bad != "" {
+		a.s.fail(id, fmt.Sprintf("%s, and it carries a digest that does not match its %s: %s; a client holding the dictionary gets this answer", msg, bytesOf(r.size), bad))
+	}
+	a.skipDictionary(msg)
 }
 
 // checkUseAsDictionary decides dictionary.syntax from the GET.
