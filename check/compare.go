@@ -248,6 +248,22 @@ func ownWrong(r *response, of func(http.Header) []verify.DigestField) (string, [
 	return strings.Join(bad, "; "), notes
 }
 
+// ownWrongFails fails id when r, a 200 the checks of id skip (an answer
+// in no coding, or in one they do not judge), carries a digest that does
+// not match its bytes (ownWrong), and reports whether it did: hdig get,
+// asking as the audit did, gets that answer and verifies it as any other.
+// What could not be compared is said with id's result; why says why the
+// checks skip, what names r.
+func (a *audit) ownWrongFails(id string, r *response, what, why string) bool {
+	bad, notes := ownWrong(r, outsideFields)
+	a.noteOutside(id, what, "its "+bytesOf(r.size), notes)
+	if bad == "" {
+		return false
+	}
+	a.s.fail(id, fmt.Sprintf("%s, and %s carries a digest that does not match its %s: %s; a client asking so gets it and fails", why, what, bytesOf(r.size), bad))
+	return true
+}
+
 // reprWanted names, in messages, the Repr-Digest another response should
 // carry: the GET's value.
 func (a *audit) reprWanted() string {

@@ -124,16 +124,10 @@ func (a *audit) checkDictionary(ctx context.Context) *response {
 // otherCodingAnswer skips the dictionary checks for an answer in no
 // coding or one other than dcb and dcz, after comparing its digests with
 // its bytes: hdig get, holding the dictionary, gets this answer and
-// verifies it as any other (ownWrong), so a wrong one fails
-// dictionary.repr-digest.
+// verifies it as any other, so a wrong one fails dictionary.repr-digest.
 func (a *audit) otherCodingAnswer(r *response) {
-	id, ce := "dictionary.repr-digest", r.encoding()
-	msg := fmt.Sprintf("the origin answered Available-Dictionary and Accept-Encoding: %s with Content-Encoding %q, not dcb or dcz", DictionaryEncodings, ce)
-	bad, notes := ownWrong(r, outsideFields)
-	a.noteOutside(id, "the answer to Available-Dictionary", "its "+bytesOf(r.size), notes)
-	if bad != "" {
-		a.s.fail(id, fmt.Sprintf("%s, and it carries a digest that does not match its %s: %s; a client holding the dictionary gets this answer", msg, bytesOf(r.size), bad))
-	}
+	msg := fmt.Sprintf("the origin answered Available-Dictionary and Accept-Encoding: %s with Content-Encoding %q, not dcb or dcz", DictionaryEncodings, r.encoding())
+	a.ownWrongFails("dictionary.repr-digest", r, "the answer", msg)
 	a.skipDictionary(msg)
 }
 
