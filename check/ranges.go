@@ -40,10 +40,13 @@ func (a *audit) checkRange(ctx context.Context) *response {
 	return r
 }
 
+// skipRange skips the range checks not yet decided.
 func (a *audit) skipRange(msg string) {
-	a.s.skip("range.partial", msg)
-	a.s.skip("range.content-digest", msg)
-	a.s.skip("range.repr-digest", msg)
+	for _, id := range []string{"range.partial", "range.content-digest", "range.repr-digest"} {
+		if _, ok := a.s.m[id]; !ok {
+			a.s.skip(id, msg)
+		}
+	}
 }
 
 // checkPartial decides range.partial; it reports whether the response is
@@ -59,7 +62,9 @@ func (a *audit) checkPartial(r *response, err error, first, last int64) bool {
 		a.s.warn(id, fmt.Sprintf("GET 200 advertises Accept-Ranges: bytes, but Range: %s got 200 with the whole body; want 206", spec))
 		return true // a 200 all the same: its digests are judged as a 206's would be
 	case r.status == http.StatusOK:
-		a.skipRange(fmt.Sprintf("the origin ignored Range: %s (200, no Accept-Ranges: bytes); range support is optional", spec))
+		msg := fmt.Sprintf("the origin ignored Range: %s (200, no Accept-Ranges: bytes); range support is optional", spec)
+		a.ownWrongFails("range.repr-digest", r, "the 200", msg) // hdig get -r gets it
+		a.skipRange(msg)
 		return false
 	case r.status != http.StatusPartialContent:
 		a.s.fail(id, fmt.Sprintf("GET Range: %s returned %d %s; want 206 Partial Content", spec, r.status, http.StatusText(r.status)))
