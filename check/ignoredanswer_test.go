@@ -50,3 +50,18 @@ func TestRangeIgnoredAnswerDigests(t *testing.T) {
 		}
 	}
 }
+
+// Asked for a delta from a version it does not keep, an origin answers
+// 200 with the whole representation: delta.226 only warns, but hdig get
+// --delta gets that answer and compares its digests with its bytes. A
+// wrong Repr-Digest there must fail delta.226; a right one only warn.
+func TestDeltaRefusedAnswerDigests(t *testing.T) {
+	isDelta := func(r *http.Request) bool { return r.Header.Get("A-IM") != "" }
+	for _, wrong := range []bool{true, false} {
+		rep := auditURL(t, newOrigin(t, lieOn(isDelta, func(*http.Request) {}, wrong))+"/doc.txt", Options{BaseETag: `"not-kept"`})
+		want := map[bool]Status{true: Fail, false: Warn}[wrong]
+		if got := result(rep, "delta.226"); got.Status != want {
+			t.Errorf("Repr-Digest wrong %v: delta.226 = %s (%s), want %s", wrong, got.Status, got.Message, want)
+		}
+	}
+}
