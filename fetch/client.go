@@ -168,7 +168,7 @@ type credentialGuard struct {
 func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 	r := asSent(req)
 	if g.jar != nil {
-		if cs := g.jar.cookies(r.URL, ownOrigin(req)); len(cs) > 0 {
+		if cs := g.jar.cookies(cookieURL(r), ownOrigin(req)); len(cs) > 0 {
 			if r == req {
 				r = req.Clone(req.Context())
 			}
@@ -185,7 +185,7 @@ func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if g.jar != nil {
-		g.jar.store(r.URL, resp.Cookies())
+		g.jar.store(cookieURL(r), resp.Cookies())
 	}
 	if g.rate > 0 {
 		resp.Body = limitRate(resp.Body, g.rate)

@@ -172,6 +172,19 @@ func (j *CookieJar) set(e jarEntry) {
 	j.mu.Unlock()
 }
 
+// cookieURL is the URL a request's cookies are matched and stored under:
+// its own, named by the host its Host field names (-H 'Host: NAME') when
+// that is another: the site is that virtual host, and curl keys cookies
+// by it, as its secure context.
+func cookieURL(r *http.Request) *url.URL {
+	if r.Host == "" || r.Host == r.URL.Host {
+		return r.URL
+	}
+	u := *r.URL
+	u.Host = r.Host
+	return &u
+}
+
 // cookies are the jar's cookies for u: those responses set, and with own
 // (u is the origin the user's credentials are for) the cookie file's too,
 // unless a response set one of the same name.
