@@ -120,8 +120,10 @@ func conflict(xs, ys []verify.Digest) (x, y verify.Digest, differ bool) {
 // hdig get, holding that version, compares the 304's digests with it and
 // fails. They are judged as any other response's Repr-Digest is
 // (versionRef, judgeRepr); what could not be judged is said with the
-// check's result. A 200 (the condition ignored) is allowed; a weak ETag
-// names equivalent representations, whose bytes may differ: not asked.
+// check's result. A 200 (the condition ignored) is allowed, and its
+// digests are judged alike: hdig get gets it and compares them. A weak
+// ETag names equivalent representations, whose bytes may differ: not
+// asked.
 func (a *audit) notModifiedWrong(ctx context.Context) bool {
 	id, et := "etag.consistency", a.full.header.Get("ETag")
 	if strings.HasPrefix(et, "W/") {
@@ -132,8 +134,11 @@ func (a *audit) notModifiedWrong(ctx context.Context) bool {
 	h.Set("If-None-Match", et)
 	what := "the 304 for If-None-Match: " + et
 	r, err := a.do(ctx, request{label: "GET If-None-Match: " + et, method: http.MethodGet, header: h, headersOnly: true})
-	if err != nil || r.status != http.StatusNotModified {
+	switch {
+	case err != nil || r.status != http.StatusNotModified && r.status != http.StatusOK:
 		return false
+	case r.status == http.StatusOK: // the condition ignored: allowed, but its digests are compared too
+		what = "the 200 for If-None-Match: " + et
 	}
 	if a.outsideFails(ctx, id, r, what, "the representation its ETag names") {
 		return true

@@ -57,3 +57,19 @@ func TestHeadWithoutTrailerOnlyDigestNotWarned(t *testing.T) {
 		t.Errorf("head.repr-digest = %s (%s), want no warning: the GET sends Repr-Digest only as a trailer, which a HEAD cannot carry", got.Status, got.Message)
 	}
 }
+
+// An origin may ignore If-None-Match and answer 200, which is allowed,
+// but hdig get, holding the version, gets that 200 and compares its
+// digests: a wrong Repr-Digest there must fail etag.consistency, as on a
+// 304; a right one must not.
+func TestConditionIgnoredAnswerDigests(t *testing.T) {
+	isINM := func(r *http.Request) bool { return r.Header.Get("If-None-Match") != "" }
+	noINM := func(r *http.Request) { r.Header.Del("If-None-Match") }
+	for _, wrong := range []bool{true, false} {
+		rep := auditURL(t, newOrigin(t, lieOn(isINM, noINM, wrong))+"/doc.txt", Options{})
+		want := map[bool]Status{true: Fail, false: Pass}[wrong]
+		if got := result(rep, "etag.consistency"); got.Status != want {
+			t.Errorf("Repr-Digest wrong %v: etag.consistency = %s (%s), want %s", wrong, got.Status, got.Message, want)
+		}
+	}
+}
