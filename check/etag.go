@@ -140,7 +140,7 @@ func (a *audit) notModifiedWrong(ctx context.Context) bool {
 	case r.status == http.StatusOK: // the condition ignored: allowed, but its digests are compared too
 		what = "the 200 for If-None-Match: " + et
 	}
-	if a.outsideFails(ctx, id, r, what, "the representation its ETag names") {
+	if a.outsideFails(ctx, id, r, what, "the representation its ETag names") || r.status == http.StatusOK && a.contentFails(ctx, id, r, what) {
 		return true
 	}
 	f := r.digests(verify.ReprDigest)
@@ -162,6 +162,26 @@ func (a *audit) notModifiedWrong(ctx context.Context) bool {
 		a.s.note(id, fmt.Sprintf("%s's Repr-Digest was not judged%s", what, note))
 	case len(o.wrong) > 0:
 		a.s.fail(id, fmt.Sprintf("%s carries Repr-Digest %s, which is not of the representation that ETag names; want %s%s (a client holding that version compares them)", what, members(o.wrong), wantOf(o.wrong, against), note))
+		return true
+	}
+	return false
+}
+
+// contentFails fails id when r, a 200 asked for in no coding, carries a
+// Content-Digest or Content-MD5 that does not match its content, the
+// representation (identityContentWrong), and reports whether it did; what
+// was not judged is said with id's result. what names r.
+func (a *audit) contentFails(ctx context.Context, id string, r *response, what string) bool {
+	ref, note, ok := a.versionRef(ctx, r)
+	if !ok {
+		return false // not judged: its Repr-Digest's path says so
+	}
+	msg, held := a.identityContentWrong(ctx, id, what, r, ref, note)
+	switch {
+	case held:
+		a.s.note(id, fmt.Sprintf("%s: Content-Digest not judged%s", what, msg))
+	case msg != "":
+		a.s.fail(id, fmt.Sprintf("%s: %s", what, msg))
 		return true
 	}
 	return false

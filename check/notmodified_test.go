@@ -73,3 +73,30 @@ func TestConditionIgnoredAnswerDigests(t *testing.T) {
 		}
 	}
 }
+
+// The 200 that ignores If-None-Match is an identity 200: its content is
+// the representation, and hdig get compares its Content-Digest and
+// Content-MD5 with it. Wrong ones must fail etag.consistency too.
+func TestConditionIgnoredAnswerContentDigests(t *testing.T) {
+	for _, field := range []string{verify.ContentDigest, "Content-MD5"} {
+		wrong := map[string]string{verify.ContentDigest: "sha-256=:" + b64Of("sha-256", "other") + ":", "Content-MD5": b64Of("md5", "other")}[field]
+		edit := rewrite(func(r *http.Request, _ *int, h http.Header, b []byte) []byte {
+			if r.Header.Get("If-None-Match") != "" {
+				h.Set(field, wrong)
+			}
+			return b
+		})
+		wrap := func(h http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Header.Get("If-None-Match") != "" {
+					r.Header.Set("If-None-Match", `"never"`) // the condition fails: 200
+				}
+				edit(h).ServeHTTP(w, r)
+			})
+		}
+		rep := auditURL(t, newOrigin(t, wrap)+"/doc.txt", Options{})
+		if got := result(rep, "etag.consistency"); got.Status != Fail {
+			t.Errorf("%s wrong: etag.consistency = %s (%s), want fail", field, got.Status, got.Message)
+		}
+	}
+}

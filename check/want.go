@@ -59,7 +59,7 @@ func (a *audit) checkWant(ctx context.Context) *response {
 	if a.outsideFails(ctx, id, r, "the GET with Want-Repr-Digest: "+asked, "the representation") {
 		return r
 	}
-	switch msg, held := a.probeContentWrong(ctx, r, ref, note); {
+	switch msg, held := a.identityContentWrong(ctx, id, "the GET with Want-Repr-Digest", r, ref, note); {
 	case held:
 		a.s.skip(id, fmt.Sprintf("with Want-Content-Digest: %s, Content-Digest not judged%s", asked, msg))
 		return r
@@ -121,16 +121,18 @@ func hasAny(f verify.DigestField, algs []string) bool {
 	return false
 }
 
-// probeContentWrong describes the probe's Content-Digest or Content-MD5
-// when it does not match its content, "" when it does or is absent: the
-// probe asks Want-Content-Digest for the other algorithm too, and hdig get
-// --want-content compares the answer with the bytes. An identity 200's
+// identityContentWrong describes the Content-Digest or Content-MD5 of r,
+// a 200 asked for in no coding (the probe, which asks Want-Content-Digest
+// for the other algorithm too), when it does not match its content, ""
+// when it does or is absent: hdig get compares the answer with the bytes.
+// What of it could not be compared is said with id's result, what naming
+// r. An identity 200's
 // content is the representation, so, its body unread, the field is held
 // to ref by the rule of its Repr-Digest (judgeRepr; held: not judged, why
 // says so); read whole (a trailer may follow), to its own bytes. A coded
 // answer's content is not the representation's bytes: not compared.
-func (a *audit) probeContentWrong(ctx context.Context, r *response, ref []verify.Digest, note string) (why string, held bool) {
-	if bad := a.probeMD5Wrong(r, ref, note); bad != "" {
+func (a *audit) identityContentWrong(ctx context.Context, id, what string, r *response, ref []verify.Digest, note string) (why string, held bool) {
+	if bad := a.md5Wrong(id, what, r, ref, note); bad != "" {
 		return bad, false
 	}
 	f := r.digests(verify.ContentDigest)
@@ -158,13 +160,12 @@ func (a *audit) probeContentWrong(ctx context.Context, r *response, ref []verify
 	return "", false
 }
 
-// probeMD5Wrong describes the probe's Content-MD5 when it does not match
-// its content, "" otherwise: read whole, compared with its bytes
-// (contentMD5Wrong), as everywhere; its body unread, an identity answer's
-// with the representation (ref), which its content is. What could not be
-// compared is said with the check's result (noteOutside).
-func (a *audit) probeMD5Wrong(r *response, ref []verify.Digest, note string) string {
-	id, what := "want-repr-digest.honoured", "the GET with Want-Repr-Digest"
+// md5Wrong describes r's Content-MD5 when it does not match its content,
+// "" otherwise: read whole, compared with its bytes (contentMD5Wrong), as
+// everywhere; its body unread, an identity answer's with the
+// representation (ref), which its content is. What could not be compared
+// is said with id's result (noteOutside).
+func (a *audit) md5Wrong(id, what string, r *response, ref []verify.Digest, note string) string {
 	if r.sums != nil && !r.capped && r.err == nil {
 		bad, notes := contentMD5Wrong(r)
 		a.noteOutside(id, what, fmt.Sprintf("its %s of content", bytesOf(r.size)), notes)
