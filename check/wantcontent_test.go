@@ -71,3 +71,20 @@ func TestWantVariantContentMD5Compared(t *testing.T) {
 		}
 	}
 }
+
+// Over --max-body the GET is not hashed, so the probe's Content-MD5 has
+// nothing to be compared with: that is the audit's limit, not the
+// origin's fault, and must not warn (a failure under --strict), as
+// foreign-digest.match skips the GET's own.
+func TestWantVariantContentMD5OverMaxBodyNotWarned(t *testing.T) {
+	edit := rewrite(func(r *http.Request, _ *int, h http.Header, b []byte) []byte {
+		if h.Get("Content-Encoding") == "" && len(b) > 0 && r.Header.Get("Range") == "" {
+			h.Set("Content-MD5", b64Of("md5", string(b)))
+		}
+		return b
+	})
+	rep := auditURL(t, newOrigin(t, edit)+"/doc.txt", Options{MaxBody: 1000})
+	if got := result(rep, "want-repr-digest.honoured"); got.Status != Pass {
+		t.Errorf("want-repr-digest.honoured = %s (%s), want pass: the origin's Content-MD5 is right", got.Status, got.Message)
+	}
+}
