@@ -239,23 +239,46 @@ func (s *Server) repHeaders(w http.ResponseWriter, r *http.Request, rep *Represe
 // it: WithIgnoreRange drops Range, a multi-range request on an encoded
 // variant is answered in full (200), because multipart/byteranges has no
 // place for a Content-Encoding that applies to the parts only, and so is
-// a range under an If-Range date (ifRangeDate). Zero-length suffix ranges
-// are taken out (withoutEmptySuffix). A Range of more than
+// a range under an If-Range date (ifRangeDate). A Range of another unit
+// than bytes is ignored (byteRanges). Zero-length suffix ranges are taken
+// out (withoutEmptySuffix). A Range of more than
 // maxServedRanges ranges is answered in full too.
 func (s *Server) adjustRequest(r *http.Request, rep *Representation) *http.Request {
 	rg := r.Header.Get("Range")
 	if rg == "" {
 		return r
 	}
-	if s.cfg.faults.ignoreRange || rep.Encoding != "" && strings.Contains(rg, ",") || ifRangeDate(r) ||
-		strings.Count(rg, ",") >= maxServedRanges {
+	v, isBytes := byteRanges(rg)
+	if !isBytes || s.cfg.faults.ignoreRange || rep.Encoding != "" && strings.Contains(v, ",") || ifRangeDate(r) ||
+		strings.Count(v, ",") >= maxServedRanges {
 		return withoutRange(r)
 	}
-	if v, ok := withoutEmptySuffix(rg, rep.Size); ok {
+	if e, ok := withoutEmptySuffix(v, rep.Size); ok {
+		v = e
+	}
+	if v != rg {
 		r = r.Clone(r.Context())
 		r.Header.Set("Range", v)
 	}
 	return r
+}
+
+// byteRanges returns a Range value with its unit spelt as
+// http.ServeContent reads it, "bytes=": range units are compared
+// case-insensitively (RFC 9110 §14.1), so "BYTES=0-1" is a byte range,
+// which ServeContent would refuse with 416. isBytes is false for a value
+// of another unit or of none, which the server ignores (§14.2: a unit it
+// does not understand MUST be ignored), sending the whole representation,
+// as nginx does.
+func byteRanges(rg string) (v string, isBytes bool) {
+	unit, set, found := strings.Cut(rg, "=")
+	if !found || !strings.EqualFold(unit, "bytes") {
+		return "", false
+	}
+	if unit == "bytes" {
+		return rg, true
+	}
+	return "bytes=" + set, true
 }
 
 // maxServedRanges is the most ranges one request is answered with, as

@@ -198,3 +198,26 @@ func TestManyRangesAnsweredWhole(t *testing.T) {
 	}
 	wantHeader(t, r, "Content-Digest", sfSHA256(data))
 }
+
+// RFC 9110 §14.1: range units are compared case-insensitively; §14.2: a
+// Range of a unit the server does not know is ignored (200, as nginx),
+// not refused with 416.
+func TestRangeUnit(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	for _, c := range []struct {
+		rg, cr string
+		code   int
+	}{
+		{"BYTES=0-1", "bytes 0-1/19", http.StatusPartialContent},
+		{"Bytes=10-18", "bytes 10-18/19", http.StatusPartialContent},
+		{"items=0-1", "", http.StatusOK},
+		{"0-1", "", http.StatusOK},
+	} {
+		for _, m := range []string{"GET", "HEAD"} {
+			r := raw(t, ts, m, "/hello.json", "Range: "+c.rg)
+			if r.StatusCode != c.code || r.Header.Get("Content-Range") != c.cr {
+				t.Errorf("%s Range: %s: %d %q, want %d %q", m, c.rg, r.StatusCode, r.Header.Get("Content-Range"), c.code, c.cr)
+			}
+		}
+	}
+}
