@@ -221,3 +221,19 @@ func TestRangeUnit(t *testing.T) {
 		}
 	}
 }
+
+// A 416 names the representation's length (RFC 9110 §15.5.17,
+// "bytes */N"), as nginx's does, whatever made the range unsatisfiable:
+// http.ServeContent sends it only when the ranges miss the file, not for
+// a byte range it cannot read.
+func TestRangeNotSatisfiableLength(t *testing.T) {
+	_, ts := start(t, fixture(t))
+	for _, rg := range []string{"bytes=19-", "bytes=abc", "bytes=10-5", "bytes=-"} {
+		for _, m := range []string{"GET", "HEAD"} {
+			r := raw(t, ts, m, "/hello.json", "Range: "+rg)
+			if r.StatusCode != http.StatusRequestedRangeNotSatisfiable || r.Header.Get("Content-Range") != "bytes */19" {
+				t.Errorf("%s Range: %s: %d %q, want 416 %q", m, rg, r.StatusCode, r.Header.Get("Content-Range"), "bytes */19")
+			}
+		}
+	}
+}

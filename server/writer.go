@@ -96,6 +96,13 @@ func (w *bodyWriter) WriteHeader(code int) {
 		if w.plan.content != nil {
 			h.Set(verify.ContentDigest, w.plan.formatContent(verify.EmptyDigests(w.plan.content)))
 		}
+	case http.StatusRequestedRangeNotSatisfiable:
+		// ServeContent names the length only when the ranges miss the
+		// representation, not for a byte range it could not read.
+		if h.Get("Content-Range") == "" {
+			h.Set("Content-Range", "bytes */"+strconv.FormatInt(w.rep.Size, 10))
+		}
+		dropDigestFields(h, code)
 	default:
 		dropDigestFields(h, code)
 	}
