@@ -89,6 +89,10 @@ type Handler struct {
 	// its bytes reached the disk, another process) is checked again.
 	checkedMu sync.Mutex
 	checked   map[string]fileid.ID
+
+	// refused holds the blobs logged as refused (refused.go).
+	refusedMu sync.Mutex
+	refused   map[string]bool
 }
 
 // maxChecked bounds Handler.checked; it is emptied when full.

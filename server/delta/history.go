@@ -317,8 +317,10 @@ func (h *Handler) openBlob(file string, v version) (*os.File, error) {
 // openSized opens a retained version's bytes, checking their size only:
 // for a caller that checks their sha-256 as it reads them (OpenVersion).
 func (h *Handler) openSized(file string, v version) (*os.File, error) {
-	f, err := ownfile.Open(h.blobPath(file, v.ETag), os.O_RDONLY)
+	path := h.blobPath(file, v.ETag)
+	f, err := ownfile.Open(path, os.O_RDONLY)
 	if err != nil {
+		h.refusedBlob(path, err)
 		return nil, err
 	}
 	fi, err := f.Stat()
