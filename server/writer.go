@@ -28,7 +28,8 @@ import (
 //     after the header with Content-Digest, as long as the bodies held by
 //     all requests together fit maxHeldMemory (else as below);
 //   - larger partial content: hashed as it streams, Content-Digest is a
-//     trailer (RFC 9530 §6.4) and Content-Length is dropped for chunking.
+//     trailer (RFC 9530 §6.4) and Content-Length is dropped for chunking;
+//     over HTTP/1.0, which has no chunking, it is omitted instead.
 //
 // Other statuses (412, 416, errors) lose the digest fields: their content
 // is not the representation. Without a Content-Digest to stream and
@@ -204,14 +205,16 @@ func (w *bodyWriter) prepare(code int) error {
 			}
 		case !w.reserveHashing(sp.length):
 			// over the hashing budgets: Content-Digest is omitted
-		default:
+		case sp.multipart && sp.length <= w.s.cfg.headerDigestAt && !trailer && w.s.held.reserve(sp.length):
 			w.hasher = verify.NewHasher(algs)
-			if sp.multipart && sp.length <= w.s.cfg.headerDigestAt && !trailer && w.s.held.reserve(sp.length) {
-				w.held = sp.length
-				w.buf = bytes.NewBuffer(make([]byte, 0, sp.length))
-			} else {
-				w.cdTrailer = true
-			}
+			w.held = sp.length
+			w.buf = bytes.NewBuffer(make([]byte, 0, sp.length))
+		case w.r.ProtoAtLeast(1, 1):
+			w.hasher = verify.NewHasher(algs)
+			w.cdTrailer = true
+		default:
+			// HTTP/1.0 has no chunked coding to carry a trailer: the body
+			// keeps its Content-Length, without Content-Digest.
 		}
 	}
 	if trailer {
