@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/hdig/hdig/httpfield"
 )
@@ -91,11 +92,16 @@ func (s *Server) writeTarget(w http.ResponseWriter, r *http.Request, name string
 }
 
 // writePreconditions evaluates If-Match and If-None-Match, over all their
-// lines, against the current file (RFC 9110 §13.1.1, §13.1.2): 412 when
-// they fail. A list that cannot be read fails its precondition, whichever
+// lines, against the current file (RFC 9110 §13.1.1, §13.1.2), and
+// If-Unmodified-Since when there is no If-Match (§13.2.2): 412 when they
+// fail. A list that cannot be read fails its precondition, whichever
 // field it is in.
 func (s *Server) writePreconditions(w http.ResponseWriter, r *http.Request, name string, exists bool) bool {
 	im, inm := r.Header.Values("If-Match"), r.Header.Values("If-None-Match")
+	if len(im) == 0 && !s.unmodifiedSince(r, name) {
+		s.problem(w, r, problem{Status: http.StatusPreconditionFailed})
+		return false
+	}
 	if len(im) == 0 && len(inm) == 0 {
 		return true
 	}
@@ -122,6 +128,24 @@ func (s *Server) writePreconditions(w http.ResponseWriter, r *http.Request, name
 		s.problem(w, r, problem{Status: http.StatusPreconditionFailed})
 	}
 	return ok
+}
+
+// unmodifiedSince evaluates r's If-Unmodified-Since against the file
+// name (RFC 9110 §13.1.4): false when the file was modified after the
+// date, to the second, as http.ServeContent compares it for a GET. A
+// field that is not one HTTP-date is ignored, and so is one for a file
+// that does not exist, which has no modification date.
+func (s *Server) unmodifiedSince(r *http.Request, name string) bool {
+	vs := r.Header.Values("If-Unmodified-Since")
+	if len(vs) != 1 {
+		return true
+	}
+	since, err := http.ParseTime(vs[0])
+	if err != nil {
+		return true
+	}
+	fi, err := s.root.Stat(name)
+	return err != nil || !fi.ModTime().Truncate(time.Second).After(since)
 }
 
 // listMatches reports whether an entity-tag list (the lines of If-Match or
