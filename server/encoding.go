@@ -113,9 +113,11 @@ func qvalue(params string) float64 {
 // naming the variant), nil otherwise: a delta is made between identities,
 // and a 226 carries its own content coding. current reports that
 // If-None-Match names the identity itself: the client holds the current
-// instance, and the identity answers (304).
+// instance, and the identity answers (304). A HEAD gets that 304 too, as
+// the GET it stands for does, but never the delta step (226 is for GET).
 func (s *Server) deltaIdentity(r *http.Request, rep *Representation) (id *Representation, current bool) {
-	if s.cfg.delta == nil || rep.identity == nil || r.Method != http.MethodGet ||
+	head := r.Method == http.MethodHead
+	if s.cfg.delta == nil || rep.identity == nil || r.Method != http.MethodGet && !head ||
 		r.Header.Get("A-IM") == "" || r.Header.Get("If-None-Match") == "" {
 		return nil, false
 	}
@@ -131,6 +133,9 @@ func (s *Server) deltaIdentity(r *http.Request, rep *Representation) (id *Repres
 		if t == rep.identity.ETag {
 			return rep.identity, true
 		}
+	}
+	if head {
+		return nil, false
 	}
 	return rep.identity, false
 }
