@@ -56,10 +56,10 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, p problem) {
 	enc.Encode(p)
 	body := buf.Bytes()
 	h := w.Header()
-	for _, k := range []string{"ETag", "Last-Modified", "Content-Encoding", "Content-Range", "Vary",
-		verify.ReprDigest, verify.ContentDigest, verify.LegacyDigest} {
+	for _, k := range []string{"ETag", "Last-Modified", "Content-Encoding", "Content-Range", "Vary"} {
 		h.Del(k)
 	}
+	DropRepresentationFields(h, p.Status)
 	s.corsVary(h)
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("X-Content-Type-Options", "nosniff")

@@ -103,20 +103,23 @@ func (w *bodyWriter) WriteHeader(code int) {
 		if h.Get("Content-Range") == "" {
 			h.Set("Content-Range", "bytes */"+strconv.FormatInt(w.rep.Size, 10))
 		}
-		dropDigestFields(h, code)
+		DropRepresentationFields(h, code)
 	default:
-		dropDigestFields(h, code)
+		DropRepresentationFields(h, code)
 	}
 	if w.buf == nil {
 		w.ResponseWriter.WriteHeader(code)
 	}
 }
 
-// dropDigestFields removes the digest fields set for the selected
-// representation from a response whose status does not carry it
-// (representationStatus): http.ServeContent answers 412 and 416 with the
-// header set for the representation, but their content is not its bytes.
-func dropDigestFields(h http.Header, code int) {
+// DropRepresentationFields removes from a response whose status does
+// not carry the selected representation (representationStatus) the
+// fields set for it: the digest fields, whose content is not its bytes,
+// and Use-As-Dictionary with the freshness (Cache-Control: max-age) given
+// with it, so that no error text is offered as a dictionary and no shared
+// cache keeps an error for the URL. http.ServeContent answers 412 and 416
+// with the header set for the representation, and the delta step its 406.
+func DropRepresentationFields(h http.Header, code int) {
 	if representationStatus(code) {
 		return
 	}
@@ -124,6 +127,8 @@ func dropDigestFields(h http.Header, code int) {
 	h.Del(verify.ContentDigest)
 	h.Del(verify.LegacyDigest)
 	h.Del(verify.UnencodedDigest)
+	h.Del("Use-As-Dictionary")
+	h.Del("Cache-Control")
 }
 
 // fail replaces the response with a 500 before anything was sent.

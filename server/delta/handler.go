@@ -399,9 +399,8 @@ func (h *Handler) notAcceptable(w http.ResponseWriter, aim []patch.Manipulation,
 		return false
 	}
 	hd := w.Header()
-	for _, k := range []string{"Repr-Digest", "Content-Digest", "ETag", "Content-Type"} {
-		hd.Del(k)
-	}
+	server.DropRepresentationFields(hd, http.StatusNotAcceptable)
+	hd.Del("ETag")
 	hd.Set("Content-Type", "application/problem+json")
 	w.WriteHeader(http.StatusNotAcceptable)
 	fmt.Fprintf(w, "{\"title\": \"Not Acceptable\", \"status\": 406, \"detail\": %q}\n", "identity;q=0 was asked for, but "+why)
