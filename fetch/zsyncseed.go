@@ -69,6 +69,13 @@ func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 	return z.seedFile(m, f, name)
 }
 
+// maxStreamSeed is the most bytes read of a seed that is no regular file
+// (a pipe, a device), for a target of length bytes. Such a seed is read in
+// order until every block is found, and may never end (/dev/zero, <(yes)):
+// an old version of the target, the seed a stream is for, is rarely over
+// four times its length; past it the blocks not found are fetched.
+func maxStreamSeed(length int64) int64 { return max(4*length, 1<<20) }
+
 // seedFile is seedFrom with name opened as f, which it closes.
 func (z *zsyncRun) seedFile(m *zsync.Matcher, f *os.File, name string) error {
 	defer f.Close()
@@ -77,7 +84,12 @@ func (z *zsyncRun) seedFile(m *zsync.Matcher, f *os.File, name string) error {
 		return err
 	}
 	if !fi.Mode().IsRegular() { // a FIFO, a device: read once, in order
-		err = m.Seed(z.bound.reader(f))
+		most := maxStreamSeed(z.ctl.Length)
+		r := &io.LimitedReader{R: z.bound.reader(f), N: most}
+		err = m.Seed(r)
+		if err == nil && r.N == 0 && !m.Complete() {
+			z.o.Warnf("--seed %s: read no further than %d bytes: it is no regular file and may not end; the blocks it did not give are fetched", name, most)
+		}
 	} else {
 		err = m.SeedAt(z.bound.readerAt(f), fi.Size(), seedWorkers())
 	}
