@@ -146,24 +146,22 @@ func (z *zsyncRun) run(ctx context.Context) (_ *Result, err error) {
 	}
 	os.Remove(z.o.Output + zsyncSeedSuffix) // its blocks are in the part now
 	z.bound.done()
-	pieces, received, err := z.fetchMissing(ctx, m)
-	if err != nil {
-		return nil, err
+	res, sha, err := z.rebuild(ctx, m, f)
+	if res != nil && errors.Is(err, zsync.ErrMismatch) && m.FromSeed > 0 {
+		// Every block was checked, but the whole was not the control
+		// file's (its SHA-1): a block of a seed matched short checksums
+		// by chance (or by design: MD4 collides at will). The seeds would
+		// give it again on every run: each block is fetched from the
+		// origin instead. (The control file's file failing another
+		// digest would be rebuilt the same from the origin's blocks.)
+		z.o.Warnf("zsync: the file rebuilt with %d bytes of seeds failed its check (%v): fetching every block from the origin", m.FromSeed, err)
+		first := res
+		m = zsync.NewMatcher(z.ctl, z.bound)
+		res, sha, err = z.rebuild(ctx, m, f)
+		if res != nil {
+			res.Pieces, res.Received = res.Pieces+first.Pieces, res.Received+first.Received
+		}
 	}
-	z.headAfter(ctx)
-	if err := z.headLength(); err != nil {
-		return nil, err
-	}
-	res := z.result()
-	res.Reused = m.FromSeed
-	res.Pieces, res.Received = pieces, received
-	if err := f.Truncate(z.ctl.Length); err != nil {
-		return nil, &writeError{err: err}
-	}
-	if err := m.Done(); err != nil {
-		return nil, mismatch(err)
-	}
-	sha, err := z.verify(f, res)
 	if err != nil {
 		return res, err
 	}
@@ -177,6 +175,30 @@ func (z *zsyncRun) run(ctx context.Context) (_ *Result, err error) {
 	os.Remove(side)
 	z.store(res, sha)
 	return res, nil
+}
+
+// rebuild fetches what the seeds lacked and checks the whole file. A
+// Result comes with the error only when the whole was checked (verify).
+func (z *zsyncRun) rebuild(ctx context.Context, m *zsync.Matcher, f *os.File) (*Result, []byte, error) {
+	pieces, received, err := z.fetchMissing(ctx, m)
+	if err != nil {
+		return nil, nil, err
+	}
+	z.headAfter(ctx)
+	if err := z.headLength(); err != nil {
+		return nil, nil, err
+	}
+	res := z.result()
+	res.Reused = m.FromSeed
+	res.Pieces, res.Received = pieces, received
+	if err := f.Truncate(z.ctl.Length); err != nil {
+		return nil, nil, &writeError{err: err}
+	}
+	if err := m.Done(); err != nil {
+		return nil, nil, mismatch(err)
+	}
+	sha, err := z.verify(f, res)
+	return res, sha, err
 }
 
 // fetchMissing fetches what the seeds lacked, with a progress bar as for
