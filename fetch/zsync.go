@@ -72,7 +72,15 @@ func (c *Client) Zsync(ctx context.Context, req *Request, o ZsyncOptions) (*Resu
 		o.Warnf = func(string, ...any) {}
 	}
 	z := &zsyncRun{o: o, client: c, base: req, head: o.Head}
-	return z.run(ctx)
+	res, err := z.run(ctx)
+	if errors.Is(err, errChanged) {
+		// Another version, once: its control file may be new as well.
+		o.Warnf("%v: starting over", err)
+		o.Head = nil
+		z = &zsyncRun{o: o, client: c, base: req}
+		res, err = z.run(ctx)
+	}
+	return res, err
 }
 
 // zsyncRun is one zsync download.
@@ -212,6 +220,7 @@ func (z *zsyncRun) fetchMissing(ctx context.Context, m *zsync.Matcher) (int, int
 		f.parallel = zsyncParallel
 	}
 	if z.head != nil {
+		f.version = validatorsOf(z.head.Header)
 		if t := z.head.Header.Get("ETag"); len(t) > 0 && t[0] == '"' {
 			f.etag = t
 		}

@@ -37,6 +37,7 @@ type zsyncFetch struct {
 
 	mu       sync.Mutex
 	etag     string
+	version  validators  // the HEAD's, else the first response's
 	header   http.Header // the first response's header
 	single   bool        // the origin takes one range per request
 	reqs     int
@@ -149,6 +150,20 @@ func (f *zsyncFetch) first(ctx context.Context, batches [][]zsync.Range) ([][]zs
 	return batches[1:], err
 }
 
+// differs says how r is of another version than the one the run fetches
+// (the HEAD's, else the first answer's, which it then becomes).
+func (f *zsyncFetch) differs(r *http.Response) string {
+	if r.StatusCode != http.StatusOK && r.StatusCode != http.StatusPartialContent {
+		return ""
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.version.set {
+		f.version = validatorsOf(r.Header)
+	}
+	return f.version.differs(r.Header)
+}
+
 func (f *zsyncFetch) done() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -194,9 +209,10 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	ifRange := req.Header.Get("If-Range")
 	req.OnResponse = func(r *http.Response) {
 		sink.whole = r.StatusCode == http.StatusOK
+		sink.other = f.differs(r)
 		if sink.whole && ifRange != "" && r.Header.Get("ETag") != ifRange {
 			// If-Range failed: the file is not the one the ETag named.
-			sink.changed = fmt.Errorf("zsync: %s changed during the download (ETag %s, now %q): its blocks %w", httpfield.Redact(f.target), ifRange, r.Header.Get("ETag"), zsync.ErrMismatch)
+			sink.changed = changed(f.target, fmt.Sprintf("ETag %s, now %q", ifRange, r.Header.Get("ETag")))
 		} else if err := lengthAgrees(f.target, f.length, r.StatusCode, r.Header); err != nil {
 			sink.changed = err
 		} else if r.StatusCode == http.StatusRequestedRangeNotSatisfiable {
@@ -237,6 +253,9 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	switch {
 	case errors.Is(sink.err, errWholeBody):
 		return errWholeBody
+	case errors.Is(sink.err, zsync.ErrMismatch) && sink.other != "" && !errors.Is(sink.err, errChanged):
+		// The block failed in an answer of another version.
+		return mismatch(fmt.Errorf("%w; %v", changed(f.target, sink.other), sink.err))
 	case errors.Is(sink.err, zsync.ErrMismatch):
 		return mismatch(sink.err)
 	case errors.Is(sink.changed, zsync.ErrMismatch):
@@ -262,9 +281,10 @@ type rangeSink struct {
 	length      int64  // the control file's Length
 	bar         PieceProgress
 	whole       bool
-	refuseWhole bool  // a 200 to several ranges: not read (errWholeBody)
-	changed     error // a 200 to If-Range with another ETag: not read
-	left        int64 // bytes of the part being written still to come
+	refuseWhole bool   // a 200 to several ranges: not read (errWholeBody)
+	changed     error  // a 200 to If-Range with another ETag: not read
+	other       string // how the answer is of another version (validators.differs)
+	left        int64  // bytes of the part being written still to come
 	fw          *zsync.FetchWriter
 	err         error // the first error of Write
 	received    int64 // bytes written, retried attempts included
