@@ -53,3 +53,30 @@ func TestZsyncClientAcceptsOurs(t *testing.T) {
 		t.Errorf("our matcher would fetch %d bytes, zsync 0.6.2 fetched %d: want no more", ours, srv.sent)
 	}
 }
+
+// TestZsyncClientEdgeSizes: zsync 0.6.2 rebuilds, from a seed lacking a
+// block, the files of the sizes at a block's edges with control files we
+// made (one byte, one block short, one block, one over, two blocks; pairs
+// declared or not; a 16-byte block). An empty file it refuses ("Not a
+// zsync file": it takes Length 0 as a header missing), so it is not asked;
+// our reader takes zsyncmake's control file of it (TestZsyncmakeSameBytes).
+func TestZsyncClientEdgeSizes(t *testing.T) {
+	zs := tool(t, "zsync")
+	for i, s := range []struct{ n, bs int }{
+		{1, 2048}, {2047, 2048}, {2048, 2048}, {2049, 2048}, {4096, 2048}, {4097, 2048},
+		{16, 16}, {17, 16}, {48, 16},
+	} {
+		data := randomBytes(uint64(100+i), s.n)
+		ctl := makeControl(t, data, s.bs)
+		ctl.URLs = []string{"data.bin"}
+		_, ts := newRangeServer(t, map[string][]byte{"/data.bin": data, "/data.bin.zsync": encode(t, ctl)})
+		dir := t.TempDir()
+		seed := bytes.Clone(data)
+		seed[s.n/2] ^= 1
+		peertest.WriteFile(t, dir, "old.bin", seed)
+		out := runTool(t, dir, zs, "-q", "-i", "old.bin", "-o", "new.bin", ts.URL+"/data.bin.zsync")
+		if got, err := os.ReadFile(filepath.Join(dir, "new.bin")); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%d bytes, blocks of %d: zsync rebuilt another file (%v)\n%s", s.n, s.bs, err, out)
+		}
+	}
+}
