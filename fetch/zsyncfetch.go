@@ -285,6 +285,7 @@ type rangeSink struct {
 	changed     error  // a 200 to If-Range with another ETag: not read
 	other       string // how the answer is of another version (validators.differs)
 	left        int64  // bytes of the part being written still to come
+	wholeN      int64  // bytes of a 200's body so far
 	fw          *zsync.FetchWriter
 	err         error // the first error of Write
 	received    int64 // bytes written, retried attempts included
@@ -310,6 +311,13 @@ func (s *rangeSink) Write(p []byte) (int, error) {
 
 func (s *rangeSink) write(p []byte) (int, error) {
 	n := len(p)
+	if s.whole {
+		// A 200 that states no length (chunked) tells it by its end.
+		if s.wholeN+int64(n) > s.length {
+			return 0, lengthIs(s.target, s.length, s.wholeN+int64(n), "its 200's body, at least")
+		}
+		s.wholeN += int64(n)
+	}
 	for len(p) > 0 {
 		if s.fw == nil {
 			if err := s.open(); err != nil {
@@ -369,9 +377,13 @@ func (s *rangeSink) part(cr ContentRange) error {
 }
 
 // Reset starts the batch over (a retry); blocks already checked stay.
-func (s *rangeSink) Reset() error { s.fw, s.left, s.err = nil, 0, nil; return nil }
+func (s *rangeSink) Reset() error { s.fw, s.left, s.wholeN, s.err = nil, 0, 0, nil; return nil }
 
 func (s *rangeSink) Commit() error {
+	if s.whole && s.wholeN != s.length && s.changed == nil && !s.refuseWhole {
+		s.err = lengthIs(s.target, s.length, s.wholeN, "its 200's body")
+		return s.err
+	}
 	if s.fw != nil {
 		return s.fw.Close()
 	}
