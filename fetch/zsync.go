@@ -93,6 +93,7 @@ type zsyncRun struct {
 	head            *Result // HEAD of the file; nil when it failed
 	ctl             *zsync.Control
 	bound           *seedBound // what seeds may write (zsyncbound.go)
+	fileRule        string     // the origin whose rule the file's requests keep (hopRuleKey), when it named the file
 	reprs           []string   // the range responses' Repr-Digest values
 	fromPart        bool       // an earlier run's part was read as a seed (zsyncpart.go)
 }
@@ -115,6 +116,9 @@ func (z *zsyncRun) run(ctx context.Context) (_ *Result, err error) {
 	ctx = CredentialsFor(ctx, z.base.URL)
 	if err := z.discover(ctx); err != nil {
 		return nil, err
+	}
+	if z.fileRule != "" {
+		ctx = context.WithValue(ctx, hopRuleKey{}, z.fileRule)
 	}
 	if err := z.headLength(); err != nil {
 		return nil, err

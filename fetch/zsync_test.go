@@ -175,3 +175,43 @@ func TestZsyncLinkStaysOut(t *testing.T) {
 		}
 	}
 }
+
+// TestZsyncControlURLStaysOut: the target a public origin's control file
+// names in its URL: line is the origin's choice, as its Link is: held to
+// the same rule (linkRefusal, dialGuard), the file's HEAD and ranges never
+// went to a loopback or private address, literal or by its name's
+// resolution, while the control file a Link names did.
+func TestZsyncControlURLStaysOut(t *testing.T) {
+	var inner atomic.Int64
+	in := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inner.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer in.Close()
+	iu, _ := url.Parse(in.URL)
+	body := genData(8<<10, 2)
+	for _, target := range []string{in.URL + "/f", "http://i.example:" + iu.Port() + "/f"} {
+		ctl, err := zsync.Make(bytes.NewReader(body), int64(len(body)), zsync.MakeOptions{URL: target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		ctl.WriteTo(&buf)
+		origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(buf.Bytes()) }))
+		ou, _ := url.Parse(origin.URL)
+		c, err := NewClient(Options{Timeout: testStall, Connection: Connection{Resolve: map[string]string{
+			"o.example:" + ou.Port(): "127.0.0.1", "i.example:" + iu.Port(): "127.0.0.1"}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "f")
+		_, err = c.Zsync(context.Background(), &Request{URL: "http://o.example:" + ou.Port() + "/f.zsync", Policy: verify.DefaultPolicy(), Header: http.Header{}}, ZsyncOptions{Output: out})
+		origin.Close()
+		if err == nil || !strings.Contains(err.Error(), "loopback or private") {
+			t.Errorf("URL: %s: %v, want refused as inward", target, err)
+		}
+		if n := inner.Swap(0); n != 0 {
+			t.Errorf("URL: %s: the inner address got %d requests, want 0", target, n)
+		}
+	}
+}

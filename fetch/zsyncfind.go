@@ -101,6 +101,13 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 	if z.fileURL, err = zsync.Resolve(z.ctlURL, ctl.URLs[0]); err != nil {
 		return fmt.Errorf("%w: %s: URL %q: %v", ErrProtocol, httpfield.Redact(z.ctlURL), ctl.URLs[0], err)
 	}
+	// The control file's origin chose the target, as a Link does: it is
+	// held to the same rule, for the URL, every hop and the address
+	// dialled (fileRule).
+	if why := linkRefusal(z.ctlURL, z.fileURL); why != "" {
+		return fmt.Errorf("%w: %s: URL %s: %s", ErrProtocol, httpfield.Redact(z.ctlURL), httpfield.Redact(z.fileURL), why)
+	}
+	z.fileRule = z.ctlURL
 	return nil
 }
 
