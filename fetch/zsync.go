@@ -123,9 +123,6 @@ func (z *zsyncRun) run(ctx context.Context) (_ *Result, err error) {
 	if err := z.headLength(); err != nil {
 		return nil, err
 	}
-	if max := z.base.Limits.MaxFileSize; max > 0 && z.ctl.Length > max {
-		return nil, fmt.Errorf("%w: the control file's Length is %d bytes, over --max-filesize %d", ErrTooLarge, z.ctl.Length, max)
-	}
 	part, side := z.o.Output+PartSuffix, z.o.Output+zsyncSideSuffix
 	f, inPlace, err := z.openPart()
 	if err != nil {

@@ -24,12 +24,14 @@ type controlSink struct {
 // errControlAborted ends the parse of a body that will not be used.
 var errControlAborted = errors.New("the control file's response was abandoned")
 
-func newControlSink(max int64) *controlSink {
+// A Length over maxLength (0: none) ends the parse before the block
+// table (*zsync.OverMaxError).
+func newControlSink(max, maxLength int64) *controlSink {
 	pr, pw := io.Pipe()
 	s := &controlSink{max: max, pw: pw, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		s.ctl, s.err = zsync.Read(pr)
+		s.ctl, s.err = zsync.ReadMax(pr, maxLength)
 		if s.err != nil {
 			pr.CloseWithError(s.err) // the next Write fails: the body stops
 			return

@@ -82,9 +82,15 @@ func (z *zsyncRun) headFile(ctx context.Context) error {
 // the target is the control file's URL header, resolved against it.
 func (z *zsyncRun) fetchControl(ctx context.Context) error {
 	req := z.base.sub(z.ctlURL)
-	sink := newControlSink(maxControlFile)
+	// A Length over --max-filesize is refused from the header: the
+	// block table is not read.
+	sink := newControlSink(maxControlFile, z.base.Limits.MaxFileSize)
 	_, err := z.client.Do(ctx, req, sink)
 	ctl, perr := sink.result()
+	var over *zsync.OverMaxError
+	if errors.As(perr, &over) {
+		return &limitError{msg: fmt.Sprintf("refused: %s: the control file's Length is %d bytes, over --max-filesize %d", httpfield.Redact(z.ctlURL), over.Length, over.Max)}
+	}
 	if perr != nil && !errors.Is(perr, errControlAborted) {
 		return fmt.Errorf("%w: %s: %v", ErrProtocol, httpfield.Redact(z.ctlURL), perr)
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,4 +57,54 @@ func TestZsyncLengthOverOriginFails(t *testing.T) {
 			t.Errorf("%s left (%d bytes)", p, fi.Size())
 		}
 	}
+}
+
+// TestZsyncLengthOverMaxBeforeTable: a control file whose Length is over
+// --max-filesize was refused only once its whole block table had been
+// read and held (at 16-byte blocks a table is a quarter of its Length, and
+// costs some 60 bytes of memory a block): the header says it, so the table
+// is not read.
+func TestZsyncLengthOverMaxBeforeTable(t *testing.T) {
+	const length, bs = 16 << 20, 16
+	head := "zsync: 0.6.2\nBlocksize: 16\nLength: 16777216\nHash-Lengths: 1,1,3\nURL: f\nSHA-1: 0000000000000000000000000000000000000000\n\n"
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(head))
+		w.Write(make([]byte, length/bs*4))
+	}))
+	defer ts.Close()
+	read := &countingTransport{rt: http.DefaultTransport}
+	c, _ := NewClient(Options{Timeout: testStall, Transport: read})
+	req := &Request{URL: ts.URL + "/f.zsync", Policy: verify.DefaultPolicy(), Header: http.Header{}, Limits: Limits{MaxFileSize: 1 << 20}}
+	_, err := c.Zsync(context.Background(), req, ZsyncOptions{Output: filepath.Join(t.TempDir(), "out")})
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("err = %v, want %v", err, ErrTooLarge)
+	}
+	if n := read.n.Load(); n > 1<<20 {
+		t.Errorf("the block table was read: %d bytes of the control file's body", n)
+	}
+}
+
+// countingTransport counts the bytes of response bodies read through it.
+type countingTransport struct {
+	rt http.RoundTripper
+	n  atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.rt.RoundTrip(r)
+	if err == nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, n: &c.n}
+	}
+	return resp, err
+}
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	k, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(k))
+	return k, err
 }

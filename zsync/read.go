@@ -17,11 +17,25 @@ import (
 // compressed targets (Z-Map2), unknown headers not listed in Safe:, sizes
 // out of range, a block table longer or shorter than Length declares.
 // Memory grows only with the bytes actually read.
-func Read(r io.Reader) (*Control, error) {
+func Read(r io.Reader) (*Control, error) { return ReadMax(r, 0) }
+
+// OverMaxError is a control file whose Length is over ReadMax's bound.
+type OverMaxError struct{ Length, Max int64 }
+
+func (e *OverMaxError) Error() string {
+	return fmt.Sprintf("zsync: the control file's Length is %d bytes, over %d", e.Length, e.Max)
+}
+
+// ReadMax is Read refusing, before its block table is read, a control
+// file whose Length is over maxLength (0: no bound): an *OverMaxError.
+func ReadMax(r io.Reader, maxLength int64) (*Control, error) {
 	br := bufio.NewReader(io.LimitReader(r, maxHeaderBytes))
 	c, err := readHeader(br)
 	if err != nil {
 		return nil, err
+	}
+	if maxLength > 0 && c.Length > maxLength {
+		return nil, &OverMaxError{Length: c.Length, Max: maxLength}
 	}
 	// The header came through br; the table comes after what br buffered.
 	rest := io.MultiReader(bytes.NewReader(peekAll(br)), r)
