@@ -146,7 +146,7 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 		return errRestart
 	}
 	if resp.StatusCode == http.StatusPartialContent {
-		if why := versionDiffers(resp, d.etag, d.total); why != "" {
+		if why := versionDiffers(resp, d.etag, d.total, d.versionReprs()...); why != "" {
 			return fmt.Errorf("%w: piece %d: %s", errRestart, p.id, why)
 		}
 	}
@@ -157,25 +157,56 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 }
 
 // versionDiffers says how a 206 of the origin is of another version than
-// the one being fetched, of ETag etag ("" none known) and length total
-// (-1 unknown): another ETag, or another length; "" when neither shows.
-// It is the one rule for every range answer of the origin's (checkPiece),
-// a resume's first as every later piece's: the whole is then fetched again
-// and verified (errRestart), never spliced, never ended as a protocol
-// error that loses the part.
-func versionDiffers(resp *http.Response, etag string, total int64) string {
+// the one being fetched, of ETag etag ("" none known), length total (-1
+// unknown) and the Repr-Digest fields reprs (versionReprs): another ETag,
+// another length, or a Repr-Digest value another than one of reprs gives
+// (reprDiffers); "" when none shows. It is the one rule for every range
+// answer of the origin's (checkPiece), a resume's first as every later
+// piece's: the whole is then fetched again and verified (errRestart),
+// never spliced, never ended as a protocol error that loses the part. An
+// origin whose ETag outlives a change (one made of the size and an mtime
+// put back) shows it by its Repr-Digest only; a fetch in full repairs it,
+// and the bytes released are those of one answer, judged by its fields.
+func versionDiffers(resp *http.Response, etag string, total int64, reprs ...verify.DigestField) string {
 	if got := resp.Header.Get("ETag"); etag != "" && got != etag {
 		return fmt.Sprintf("ETag %q, not the %q", httpfield.Clip(got), etag)
 	}
 	if cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range")); err == nil && total >= 0 && cr.Total != total {
 		return fmt.Sprintf("length %d, not the %d", cr.Total, total)
 	}
+	return reprDiffers(reprField(resp.Header), reprs...)
+}
+
+// reprDiffers says which algorithm of the Repr-Digest f (of an origin's
+// answer, header or trailer) has a value another than one of reprs has,
+// the fields the version's answers carried; "" when none.
+func reprDiffers(f verify.DigestField, reprs ...verify.DigestField) string {
+	for _, r := range reprs {
+		if alg, ok := differ(r, f); !ok {
+			return fmt.Sprintf("Repr-Digest %s differs from an earlier answer's with the same ETag", alg)
+		}
+	}
 	return ""
 }
 
+// versionReprs are the Repr-Digest fields the answers of the version being
+// fetched carried: the first answer's, the one a resumed part's sidecar
+// recorded (download.savedRepr), and the pieces' when the first answer
+// had none (download.late).
+func (d *download) versionReprs() []verify.DigestField {
+	out := []verify.DigestField{d.ref.repr}
+	if d.savedRepr != "" {
+		out = append(out, verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr}))
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append(out, d.late)
+}
+
 // checkRange checks what every source's 206 to a piece's range must be:
-// a single part, exactly the range asked, of the first response's length,
-// content coding and Repr-Digest. (A coding is the representation's: bytes
+// a single part, exactly the range asked, of the first response's length
+// and content coding (its Repr-Digest: versionDiffers for the origin,
+// sameRepresentation for a mirror). (A coding is the representation's: bytes
 // of a gzip and an identity representation spliced are neither, and
 // without a digest nothing else would tell.)
 func (d *download) checkRange(resp *http.Response, p *piece, from int64) error {
@@ -199,9 +230,6 @@ func (d *download) checkRange(resp *http.Response, p *piece, from int64) error {
 	}
 	if got, first := httpfield.ContentCoding(resp.Header.Values("Content-Encoding")), httpfield.ContentCoding(d.header.Values("Content-Encoding")); got != first {
 		return protocolErrorf("%s: Content-Encoding %q, the first response's %q with the same ETag", where, got, first)
-	}
-	if alg, ok := differ(d.ref.repr, reprField(resp.Header)); !ok {
-		return protocolErrorf("%s: Repr-Digest %s differs from the first response's with the same ETag", where, alg)
 	}
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hdig/hdig/verify"
@@ -44,8 +45,10 @@ func lateOrigin(data []byte, repr func(first int) string) *httptest.Server {
 // the selected representation, whatever part a message carries). It is
 // compared with the whole file, hashed again if its algorithm was not
 // computed while the pieces landed; it was ignored, and a wrong one ended
-// "unverified" with exit 0. Pieces that disagree on it are a protocol
-// error, as they are with the first response's.
+// "unverified" with exit 0. Pieces that disagree on it are of two
+// versions under one ETag, as a piece disagreeing with the first
+// response's is (versionDiffers): the file is fetched again as one stream,
+// judged by what that answer carries (here nothing: unverified, and said).
 func TestPieceReprDigestLate(t *testing.T) {
 	data := genData(1<<20, 1)
 	other := genData(1<<20, 2)
@@ -62,7 +65,7 @@ func TestPieceReprDigestLate(t *testing.T) {
 				return sha256Field(other)
 			}
 			return sha256Field(data)
-		}, func(err error) bool { return errors.Is(err, ErrProtocol) }, true},
+		}, func(err error) bool { return err == nil }, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := lateOrigin(data, tc.repr)
@@ -80,6 +83,12 @@ func TestPieceReprDigestLate(t *testing.T) {
 				return
 			}
 			assertFileBytes(t, path, data)
+			if tc.name == "pieces disagree" {
+				if res.Outcome() != verify.Unverified || !strings.Contains(strings.Join(res.Verdict.Warnings, "\n"), "restarted as one stream") {
+					t.Errorf("outcome %s, warnings %q; want the file fetched again as one stream", res.Outcome(), res.Verdict.Warnings)
+				}
+				return
+			}
 			if !res.Verdict.Verified(verify.ReprDigest) {
 				t.Errorf("checks %v, warnings %v; want Repr-Digest verified by the pieces' field", res.Verdict.Checks, res.Verdict.Warnings)
 			}
@@ -111,5 +120,43 @@ func TestLateSumsReadBackError(t *testing.T) {
 	res, err := d.conclude()
 	if !errors.Is(err, ErrOutput) {
 		t.Fatalf("conclude: %v (checks %v, warnings %v); want ErrOutput, the read back failed", err, res.Verdict.Checks, res.Verdict.Warnings)
+	}
+}
+
+// A piece's trailer carrying a Repr-Digest another than the first 200's
+// under the same ETag is another version, as the same value in its header
+// is (versionDiffers): the file is fetched again as one stream and
+// verified. It was a protocol error (exit 5).
+func TestPieceTrailerReprDigestChanges(t *testing.T) {
+	data, other := genData(1<<20, 1), genData(1<<20, 2)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Accept-Ranges", "bytes")
+		rg := r.Header.Get("Range")
+		if rg == "" {
+			w.Header().Set("Repr-Digest", sha256Field(data))
+			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+			w.Write(data)
+			return
+		}
+		var a, b int
+		fmt.Sscanf(rg, "bytes=%d-%d", &a, &b)
+		w.Header().Set("Trailer", "Repr-Digest")
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, len(data)))
+		w.WriteHeader(206)
+		w.Write(data[a : b+1])
+		w.Header().Set("Repr-Digest", sha256Field(other))
+	}))
+	defer srv.Close()
+	c, _ := NewClient(Options{Timeout: testStall})
+	path := filepath.Join(t.TempDir(), "f")
+	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
+	res, err := c.Download(context.Background(), req, path, DownloadOptions{Parallel: 2, PieceSize: 256 << 10})
+	if err != nil {
+		t.Fatalf("Download: %v; want the file fetched again as one stream", err)
+	}
+	assertFileBytes(t, path, data)
+	if res.Outcome() != verify.Verified || !strings.Contains(strings.Join(res.Verdict.Warnings, "\n"), "restarted as one stream") {
+		t.Errorf("outcome %s, warnings %q; want verified after a restart", res.Outcome(), res.Verdict.Warnings)
 	}
 }

@@ -25,9 +25,12 @@ func (d *download) noteLateRepr(resp *http.Response, p *piece) error {
 }
 
 // noteLate is noteLateRepr of the field f, from a header or a trailer.
+// A value another than an earlier piece's is another version
+// (versionDiffers), checked again here under the lock for pieces that
+// came together.
 func (d *download) noteLate(f verify.DigestField, p *piece) error {
 	if d.ref.repr.Present {
-		return nil // checkRange compared it with the first response's
+		return nil // versionDiffers compared it with the first response's
 	}
 	if !f.Usable() {
 		return nil
@@ -38,29 +41,33 @@ func (d *download) noteLate(f verify.DigestField, p *piece) error {
 		d.late = f
 		return nil
 	}
-	if alg, ok := differ(d.late, f); !ok {
-		return protocolErrorf("piece %d (bytes %d-%d): Repr-Digest %s differs from an earlier piece's with the same ETag", p.id, p.start, p.end-1, alg)
+	if why := reprDiffers(f, d.late); why != "" {
+		return fmt.Errorf("%w: piece %d (bytes %d-%d): %s", errRestart, p.id, p.start, p.end-1, why)
 	}
 	return nil
 }
 
 // pieceTrailer checks the Repr-Digest in the trailer of a piece's 206
-// from src (nil: the origin) as its header's is checked (checkRange,
-// noteLateRepr): it covers the whole representation (RFC 9530 §3), so it
-// must agree with the first response's, and the origin's is adopted as the
-// whole file's when there is none. A resume answer (-C) may carry the only
-// Repr-Digest there is in its trailer; ignored, a part gone bad ended
-// "unverified". A mirror's is compared, never adopted.
+// from src (nil: the origin) as its header's is checked (versionDiffers,
+// noteLateRepr): it covers the whole representation (RFC 9530 §3), so
+// the origin's must agree with the version's (another value is another
+// version: errRestart), and is adopted as the whole file's when there is
+// none. A resume answer (-C) may carry the only Repr-Digest there is in
+// its trailer; ignored, a part gone bad ended "unverified". A mirror's is
+// compared with the origin's, never adopted.
 func (d *download) pieceTrailer(src *source, resp *http.Response, p *piece, from int64) error {
 	f := reprField(resp.Trailer)
 	if !f.Present {
 		return nil
 	}
-	if alg, ok := differ(d.ref.repr, f); !ok {
-		return protocolErrorf("piece %d (bytes %d-%d): Repr-Digest %s in the trailer differs from the first response's", p.id, from, p.end-1, alg)
-	}
 	if src != nil && !src.origin {
+		if alg, ok := differ(d.ref.repr, f); !ok {
+			return protocolErrorf("piece %d (bytes %d-%d): Repr-Digest %s in the trailer differs from the first response's", p.id, from, p.end-1, alg)
+		}
 		return nil
+	}
+	if why := reprDiffers(f, d.versionReprs()...); why != "" {
+		return fmt.Errorf("%w: piece %d (bytes %d-%d): %s (trailer)", errRestart, p.id, from, p.end-1, why)
 	}
 	return d.noteLate(f, p)
 }

@@ -244,7 +244,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	}
 	switch {
 	case errors.Is(err, errRestart) && split:
-		d.warn("the origin answered a range with 200 or another ETag (it ignores Range, or the file changed): restarted as one stream")
+		d.warn(fmt.Sprintf("%v (it ignores Range, or the file changed): restarted as one stream", err))
 		d.prog.Restart()
 		return d.fresh(ctx, false)
 	case err != nil && retryable(err) && !d.canResume() && d.restarts < d.req.Retry && ctx.Err() == nil:

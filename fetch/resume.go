@@ -124,11 +124,9 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 	etag := d.etag
 	d.adopt(r.resp)
 	d.etag = etag
-	if !d.resumeRef(r) {
-		return d.fresh(ctx, true)
-	}
-	// Another length or ETag, in this answer or a later one, is another
-	// version: checkPiece (versionDiffers) restarts in full.
+	d.resumeRef(r)
+	// Another length, ETag or Repr-Digest, in this answer or a later one,
+	// is another version: checkPiece (versionDiffers) restarts in full.
 	return d.resumeTransfer(ctx, r)
 }
 
@@ -156,22 +154,14 @@ func savedChecks(v *verify.Verdict, saved string, ref verify.DigestField, sums [
 // identity adopted) as the reference the resumed whole is judged by, with
 // the Content-Digest the sidecar recorded: the 200 that sent it was of
 // the same version, and a 200's content is the whole, as in that run. A
-// Repr-Digest contradicting the one recorded is another version: r is
-// closed and false says the file is to be fetched again in full.
-func (d *download) resumeRef(r *reply) bool {
+// Repr-Digest contradicting the one recorded is another version, which
+// checkPiece finds in r as in any later answer (versionDiffers).
+func (d *download) resumeRef(r *reply) {
 	d.ref = reprFields(r.resp.Header)
 	d.refStatus = http.StatusOK
 	if d.wholeContent != "" {
 		d.ref.content = verify.ParseDigestField(verify.ContentDigest, []string{d.wholeContent})
 	}
-	if d.savedRepr != "" {
-		if _, same := differ(verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr}), d.ref.repr); !same {
-			r.close()
-			d.warn("Repr-Digest changed since the part was saved: fetched again in full")
-			return false
-		}
-	}
-	return true
 }
 
 // resumeLength fetches from the end of a part without a sidecar,
@@ -224,9 +214,7 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 		// in full as at any later piece.
 		d.total = sc.Total
 	}
-	if !d.resumeRef(r) {
-		return d.fresh(ctx, true)
-	}
+	d.resumeRef(r)
 	saved := verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr})
 	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() && !d.ref.content.Usable() && !saved.Usable() && !digestTrailer(resp) {
 		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))

@@ -17,14 +17,18 @@ import (
 // A later 206 of another length ended as a protocol error (exit 5) and the
 // part was deleted; a 416 (the file now shorter than the range) ended the
 // run as an HTTP error, while at the first answer both meant a fetch in
-// full.
+// full. Another Repr-Digest under the same ETag and length (an ETag made
+// of the size and an mtime put back) ended as a protocol error too.
 func TestResumeOtherVersionAtLaterPiece(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		size int
+		at   int32 // the range request the change comes before
 	}{
-		{"another length", pieceTestSize + 10},
-		{"416", 1000},
+		{"another length", pieceTestSize + 10, 2},
+		{"416", 1000, 2},
+		{"another Repr-Digest", pieceTestSize, 2},
+		{"another Repr-Digest at the first answer", pieceTestSize, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o := newTestOrigin(t, pieceTestSize)
@@ -33,7 +37,7 @@ func TestResumeOtherVersionAtLaterPiece(t *testing.T) {
 			var ranges atomic.Int32
 			o.set(func() {
 				o.before = func(r *http.Request) bool {
-					if r.Header.Get("Range") != "" && ranges.Add(1) == 2 {
+					if r.Header.Get("Range") != "" && ranges.Add(1) == tc.at {
 						o.setVersion(tc.size, 2)
 						o.set(func() { o.etag = `"v1"` }) // the ETag kept across the change
 					}
