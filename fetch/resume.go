@@ -51,7 +51,7 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 		os.Remove(d.path + ZsyncSidecarSuffix)
 		return d.fresh(ctx, true)
 	}
-	sc, why := loadSidecar(d.side, d.req.URL, st.Size())
+	sc, why := loadSidecar(d.side, d.req.URL, sentHost(d.req), st.Size())
 	if why != "" {
 		// A sidecar says the part is hdig's, whose spans only it knows:
 		// pieces fetched in parallel leave holes, and another URL's part

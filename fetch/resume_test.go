@@ -211,7 +211,7 @@ func TestDownloadFailureKeepsPartOnlyWithContinue(t *testing.T) {
 
 func TestLoadSidecar(t *testing.T) {
 	dir := t.TempDir()
-	good := sidecar{Version: 1, URL: "http://x/f", ETag: `"e"`, Total: 100, Algorithms: []string{"sha-256"}, Hashed: 10, Done: [][2]int64{{0, 20}, {40, 50}}}
+	good := sidecar{Version: sidecarVersion, URL: "http://x/f", ETag: `"e"`, Total: 100, Algorithms: []string{"sha-256"}, Hashed: 10, Done: [][2]int64{{0, 20}, {40, 50}}}
 	for _, tt := range []struct {
 		name   string
 		edit   func(*sidecar)
@@ -225,7 +225,10 @@ func TestLoadSidecar(t *testing.T) {
 		{name: "overlap", edit: func(s *sidecar) { s.Done = [][2]int64{{0, 20}, {10, 30}} }, size: 50, reason: "out of order"},
 		{name: "hashed beyond", edit: func(s *sidecar) { s.Hashed = 30 }, size: 50, reason: "hashed 30"},
 		{name: "algorithm", edit: func(s *sidecar) { s.Algorithms = []string{"sha-3"} }, size: 50, reason: "unknown algorithm"},
-		{name: "version", edit: func(s *sidecar) { s.Version = 2 }, size: 50, reason: "version 2"},
+		{name: "version", edit: func(s *sidecar) { s.Version = 3 }, size: 50, reason: "version 3"},
+		// Version 1 did not bind the Host: the part's virtual host is unknown.
+		{name: "version 1", edit: func(s *sidecar) { s.Version = 1 }, size: 50, reason: "version 1"},
+		{name: "other Host", edit: func(s *sidecar) { s.Host = "b.example" }, size: 50, reason: "Host"},
 		{name: "not JSON", raw: "{", size: 50, reason: "not JSON"},
 		// Pieces are re-hashed one by one (checkKept): the same bytes named
 		// again and again would be read again and again.
@@ -248,12 +251,12 @@ func TestLoadSidecar(t *testing.T) {
 			b, _ = json.Marshal(sc)
 		}
 		os.WriteFile(p, b, 0o644)
-		sc, why := loadSidecar(p, "http://x/f", tt.size)
+		sc, why := loadSidecar(p, "http://x/f", "", tt.size)
 		if (sc == nil) != (tt.reason != "") || !strings.Contains(why, tt.reason) {
 			t.Errorf("%s: loadSidecar = %v, %q; want reason %q", tt.name, sc != nil, why, tt.reason)
 		}
 	}
-	if sc, why := loadSidecar(filepath.Join(dir, "none"), "", 0); sc != nil || why != "" {
+	if sc, why := loadSidecar(filepath.Join(dir, "none"), "", "", 0); sc != nil || why != "" {
 		t.Errorf("missing sidecar: %v, %q", sc, why)
 	}
 }

@@ -28,7 +28,7 @@ func TestResumeComputesAnswerAlgorithm(t *testing.T) {
 	o := &halfwayOrigin{data: data, repr: "sha-512=:" + base64.StdEncoding.EncodeToString(s[:]) + ":"}
 	// The sidecar names an algorithm of no weight and no Repr-Digest.
 	tamper := func(side, url string, partSize int64) {
-		sc, why := loadSidecar(side, url, partSize)
+		sc, why := loadSidecar(side, url, "", partSize)
 		if sc == nil {
 			t.Fatalf("sidecar: %s", why)
 		}
@@ -74,7 +74,7 @@ func TestResumeNewVersionDropsSavedRepr(t *testing.T) {
 			t.Fatalf("run %d: want a truncated body", v)
 		}
 	}
-	sc, why := loadSidecar(path+SidecarSuffix, srv.URL, int64(len(v2)/2))
+	sc, why := loadSidecar(path+SidecarSuffix, srv.URL, "", int64(len(v2)/2))
 	if sc == nil || sc.ETag != `"v2"` || sc.ReprDigest != "" {
 		t.Errorf("sidecar after the new version broke: %+v (%s); want ETag \"v2\" and no Repr-Digest (v2 sent none)", sc, why)
 	}
@@ -152,7 +152,7 @@ func TestResumeFailureKeepsSidecarETag(t *testing.T) {
 	if st == nil {
 		t.Fatal("the part was not kept")
 	}
-	sc, why := loadSidecar(path+SidecarSuffix, o.srv.URL+"/f", st.Size())
+	sc, why := loadSidecar(path+SidecarSuffix, o.srv.URL+"/f", "", st.Size())
 	if sc == nil || sc.ETag != `"v1"` {
 		t.Errorf("sidecar after a failed resume: %+v (%s); want ETag \"v1\" kept", sc, why)
 	}

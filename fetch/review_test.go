@@ -104,7 +104,7 @@ func TestDownloadContinuePartLongerThanLength(t *testing.T) {
 
 func TestLoadSidecarBounds(t *testing.T) {
 	dir := t.TempDir()
-	good := sidecar{Version: 1, URL: "http://x/f", ETag: `"e"`, Total: 100, Algorithms: []string{"sha-256"}, Hashed: 10,
+	good := sidecar{Version: sidecarVersion, URL: "http://x/f", ETag: `"e"`, Total: 100, Algorithms: []string{"sha-256"}, Hashed: 10,
 		Done: [][2]int64{{0, 20}, {40, 50}}, Pieces: []sidecarPiece{{Start: 40, End: 50, Digest: "crc32c=:AAAAAA==:"}}}
 	for _, tt := range []struct {
 		name   string
@@ -123,7 +123,7 @@ func TestLoadSidecarBounds(t *testing.T) {
 		tt.edit(&sc)
 		b, _ := json.Marshal(sc)
 		os.WriteFile(p, b, 0o644)
-		got, why := loadSidecar(p, "http://x/f", tt.size)
+		got, why := loadSidecar(p, "http://x/f", "", tt.size)
 		if (got == nil) != (tt.reason != "") || !strings.Contains(why, tt.reason) {
 			t.Errorf("%s: loadSidecar = %v, %q; want reason %q", tt.name, got != nil, why, tt.reason)
 		}

@@ -26,8 +26,10 @@ const SidecarSuffix = ".hdig-resume"
 // them, so it is no prefix to resume from the end.
 const ZsyncSidecarSuffix = ".hdig-zsync"
 
-// sidecarVersion is the format version written.
-const sidecarVersion = 1
+// sidecarVersion is the format version written and read. Version 2 added
+// Host; a version 1 sidecar does not say which Host its part was fetched
+// under, so it is not resumed (the part is fetched again in full).
+const sidecarVersion = 2
 
 // Bounds of a sidecar read back: it is small, and a corrupt or hostile one
 // must not cost memory.
@@ -45,8 +47,13 @@ var maxSidecarPieces = 1 << 10
 // hash of the prefix up to Hashed, and the Content-Digest that verified
 // each complete piece beyond it.
 type sidecar struct {
-	Version    int    `json:"version"`
-	URL        string `json:"url"` // its password redacted: the file is not secret
+	Version int    `json:"version"`
+	URL     string `json:"url"` // its password redacted: the file is not secret
+	// Host is the Host the requests were sent with when -H 'Host: NAME'
+	// named one (lower case; "" none: the URL's). Another virtual host at
+	// the URL's address serves another site's file, maybe under the same
+	// ETag (nginx's mtime-size), so a part is resumed under its own only.
+	Host       string `json:"host,omitempty"`
 	ETag       string `json:"etag,omitempty"`
 	Total      int64  `json:"total"` // -1 unknown
 	ReprDigest string `json:"repr_digest,omitempty"`
@@ -103,7 +110,7 @@ func (d *download) saveSidecar() error {
 	if err != nil {
 		return err
 	}
-	sc := sidecar{Version: sidecarVersion, URL: httpfield.Redact(d.req.URL), ETag: d.etag, Total: d.total,
+	sc := sidecar{Version: sidecarVersion, URL: httpfield.Redact(d.req.URL), Host: sentHost(d.req), ETag: d.etag, Total: d.total,
 		Hashed: wm, HashState: state, Mirrored: mirrored}
 	sc.ReprDigest = d.savedRepr            // "" unless resumed
 	if d.status >= 200 && d.status < 300 { // not an error's (answered)
@@ -194,8 +201,9 @@ func formatMembers(ds []verify.Digest) string {
 }
 
 // loadSidecar reads the sidecar of a part of partSize bytes fetched from
-// url. It returns nil and why when there is none or it cannot be trusted.
-func loadSidecar(path, url string, partSize int64) (*sidecar, string) {
+// url under the Host host (sentHost). It returns nil and why when there is
+// none or it cannot be trusted.
+func loadSidecar(path, url, host string, partSize int64) (*sidecar, string) {
 	b, err := ownfile.Read(path, maxSidecarSize)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -209,19 +217,21 @@ func loadSidecar(path, url string, partSize int64) (*sidecar, string) {
 	if err := json.Unmarshal(b, &sc); err != nil {
 		return nil, "not JSON: " + err.Error()
 	}
-	if why := sc.check(url, partSize); why != "" {
+	if why := sc.check(url, host, partSize); why != "" {
 		return nil, why
 	}
 	return &sc, ""
 }
 
-// check validates a sidecar against the URL and the part on disk.
-func (sc *sidecar) check(url string, partSize int64) string {
+// check validates a sidecar against the URL, the Host and the part on disk.
+func (sc *sidecar) check(url, host string, partSize int64) string {
 	switch {
 	case sc.Version != sidecarVersion:
 		return fmt.Sprintf("version %d, want %d", sc.Version, sidecarVersion)
 	case sc.URL != httpfield.Redact(url):
 		return fmt.Sprintf("it is for %q", httpfield.Clip(sc.URL))
+	case sc.Host != host:
+		return fmt.Sprintf("it is for Host %q", httpfield.Clip(sc.Host))
 	case sc.ETag != "" && ifRangeETag(sc.ETag) != sc.ETag:
 		// It is sent as If-Range: a strong ETag, as saved (download.etag).
 		return fmt.Sprintf("ETag %q is not a strong entity tag", httpfield.Clip(sc.ETag))
@@ -265,6 +275,12 @@ func (sc *sidecar) check(url string, partSize int64) string {
 		return fmt.Sprintf("hashed %d bytes, more than the part holds", sc.Hashed)
 	}
 	return ""
+}
+
+// sentHost is the Host req's requests to its origin are sent with when
+// -H 'Host: NAME' names one (request.go), in lower case; "" when none.
+func sentHost(req *Request) string {
+	return strings.ToLower(strings.TrimSpace(req.Header.Get("Host")))
 }
 
 // unchanged reports whether the part is the version the sidecar saw: the

@@ -16,7 +16,7 @@ import (
 // not make it several lines or a page long.
 func TestSidecarReasonOneLine(t *testing.T) {
 	dir := t.TempDir()
-	good := sidecar{Version: 1, URL: "http://x/f", Total: 100, Algorithms: []string{"sha-256"}, Done: [][2]int64{{0, 20}}}
+	good := sidecar{Version: sidecarVersion, URL: "http://x/f", Total: 100, Algorithms: []string{"sha-256"}, Done: [][2]int64{{0, 20}}}
 	for _, edit := range []func(*sidecar){
 		func(s *sidecar) { s.URL = "http://x/f\nwarning: forged line" },
 		func(s *sidecar) { s.URL = strings.Repeat("u", 100000) },
@@ -27,7 +27,7 @@ func TestSidecarReasonOneLine(t *testing.T) {
 		b, _ := json.Marshal(sc)
 		p := filepath.Join(dir, "s")
 		os.WriteFile(p, b, 0o644)
-		got, why := loadSidecar(p, "http://x/f", 50)
+		got, why := loadSidecar(p, "http://x/f", "", 50)
 		if got != nil || why == "" || strings.ContainsAny(why, "\n\r") || len(why) > 200 {
 			t.Errorf("loadSidecar = %v, reason %.300q: want one short line", got != nil, why)
 		}
@@ -39,7 +39,7 @@ func TestSidecarReasonOneLine(t *testing.T) {
 // within the part and the bounds, and saved again it reads back the same.
 func FuzzSidecar(f *testing.F) {
 	const url, size = "http://x/f", 50
-	good := sidecar{Version: 1, URL: url, ETag: `"e"`, Total: 100, Algorithms: []string{"sha-256", "crc32c"}, Hashed: 10,
+	good := sidecar{Version: sidecarVersion, URL: url, ETag: `"e"`, Total: 100, Algorithms: []string{"sha-256", "crc32c"}, Hashed: 10,
 		HashState: []byte("hdig-hasher\x01"), Done: [][2]int64{{0, 20}, {40, 50}},
 		Pieces: []sidecarPiece{{Start: 40, End: 50, Digest: "crc32c=:AAAAAA==:"}}}
 	for _, edit := range []func(*sidecar){
@@ -63,7 +63,7 @@ func FuzzSidecar(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		sc, why := loadSidecar(p, url, size)
+		sc, why := loadSidecar(p, url, "", size)
 		if sc == nil {
 			if why == "" || strings.ContainsAny(why, "\n\r") || len(why) > 200 {
 				t.Fatalf("refused with reason %.300q: want one short line", why)
@@ -78,7 +78,7 @@ func FuzzSidecar(f *testing.F) {
 		if err := os.WriteFile(p, b, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		again, why := loadSidecar(p, url, size)
+		again, why := loadSidecar(p, url, "", size)
 		if again == nil || !reflect.DeepEqual(again, sc) {
 			t.Fatalf("sidecar %+v saved again reads back as %+v (%s)", sc, again, why)
 		}
