@@ -151,6 +151,7 @@ type download struct {
 	ph          *prefixHash
 	pieces      []*piece
 	before      spans // on disk before this run's pieces
+	vouched     spans // the spans a saved sidecar listed once the part was synced (guarded by mu; syncVouched)
 	parallel    int
 	resumed     bool                      // bytes of an earlier run are in the file
 	spool       bool                      // f is a HeldSink's spill file (Hold): no part, no sidecar
@@ -468,6 +469,9 @@ func (d *download) openPart(trunc bool) error {
 		return &writeError{err: err}
 	}
 	d.f, d.pieces, d.digests, d.checks = f, nil, map[span]string{}, nil
+	d.mu.Lock()
+	d.vouched = nil // another file
+	d.mu.Unlock()
 	return nil
 }
 

@@ -147,6 +147,9 @@ func (d *download) saveSidecar() error {
 	for _, s := range done {
 		sc.Done = append(sc.Done, [2]int64{s.start, s.end})
 	}
+	if err := d.syncVouched(done); err != nil {
+		return err
+	}
 	if sc.Part, err = fileid.File(d.f); err != nil {
 		return err
 	}
@@ -155,6 +158,25 @@ func (d *download) saveSidecar() error {
 		return err
 	}
 	return ReplaceFile(d.side, b)
+}
+
+// syncVouched syncs the part to disk before a sidecar listing done as on
+// it is saved, unless this run's last sidecar listed the same after a sync
+// (d.vouched): after a power loss a sidecar must not vouch for bytes that
+// never reached the disk, which read back as zeros (or the old blocks)
+// would be resumed as the file's, and released unverified when the origin
+// sends no digest. A run's first save syncs: the part's earlier bytes may
+// be vouched for by no sidecar yet (a part resumed without one). Called
+// under d.mu.
+func (d *download) syncVouched(done spans) error {
+	if d.vouched != nil && slices.Equal(done, d.vouched) {
+		return nil
+	}
+	if err := d.f.Sync(); err != nil {
+		return err
+	}
+	d.vouched = done
+	return nil
 }
 
 // mergeRepr is the Repr-Digest to record: saved, the field a sidecar
