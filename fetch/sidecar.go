@@ -33,14 +33,14 @@ const sidecarVersion = 2
 
 // Bounds of a sidecar read back: it is small, and a corrupt or hostile one
 // must not cost memory.
-const (
-	maxSidecarSize  = 1 << 20
-	maxSidecarSpans = 1 << 14
-)
+const maxSidecarSize = 1 << 20
 
-// maxSidecarPieces bounds the piece digests a sidecar records and reads
-// back (a variable for tests).
-var maxSidecarPieces = 1 << 10
+// maxSidecarSpans and maxSidecarPieces bound the spans on disk and the
+// piece digests a sidecar records and reads back (variables for tests).
+var (
+	maxSidecarSpans  = 1 << 14
+	maxSidecarPieces = 1 << 10
+)
 
 // sidecar is what a part needs to be resumed without re-reading it or
 // splicing two versions: the validator, the length, the bytes on disk, the
@@ -133,20 +133,7 @@ func (d *download) saveSidecar() error {
 			sc.Pieces = append(sc.Pieces, sidecarPiece{Start: s.start, End: s.end, Digest: dg})
 		}
 	}
-	slices.SortFunc(sc.Pieces, func(a, b sidecarPiece) int { return cmp.Compare(a.Start, b.Start) })
-	if len(sc.Pieces) > maxSidecarPieces {
-		// The bytes of the pieces beyond the bound would lose the digest
-		// that verified them, and be kept unchecked: they are not listed
-		// as on disk, and -C fetches them again. The prefix hash and the
-		// pieces nearest it stay.
-		for _, p := range sc.Pieces[maxSidecarPieces:] {
-			done.cut(max(p.Start, wm), p.End)
-		}
-		sc.Pieces = sc.Pieces[:maxSidecarPieces]
-	}
-	for _, s := range done {
-		sc.Done = append(sc.Done, [2]int64{s.start, s.end})
-	}
+	done = sc.bound(done, wm)
 	if err := d.syncVouched(done); err != nil {
 		return err
 	}
@@ -158,6 +145,33 @@ func (d *download) saveSidecar() error {
 		return err
 	}
 	return ReplaceFile(d.side, b)
+}
+
+// bound records done in sc within what a sidecar reads back (check),
+// and returns what it records. The bytes of the pieces beyond
+// maxSidecarPieces would lose the digest that verified them, and be kept
+// unchecked: they are not listed as on disk, and -C fetches them again;
+// the prefix hash and the pieces nearest it stay. Spans beyond
+// maxSidecarSpans (holes parallel pieces left, cut further by the pieces
+// dropped) are not listed either, nor the pieces whose bytes they held:
+// a sidecar listing more would be refused, and the whole part with it.
+func (sc *sidecar) bound(done spans, wm int64) spans {
+	slices.SortFunc(sc.Pieces, func(a, b sidecarPiece) int { return cmp.Compare(a.Start, b.Start) })
+	if len(sc.Pieces) > maxSidecarPieces {
+		for _, p := range sc.Pieces[maxSidecarPieces:] {
+			done.cut(max(p.Start, wm), p.End)
+		}
+		sc.Pieces = sc.Pieces[:maxSidecarPieces]
+	}
+	if len(done) > maxSidecarSpans {
+		done = done[:maxSidecarSpans] // the first holds the hashed prefix
+		sc.Pieces = slices.DeleteFunc(sc.Pieces, func(p sidecarPiece) bool { return done.reach(p.Start) < p.End })
+	}
+	sc.Done = nil
+	for _, s := range done {
+		sc.Done = append(sc.Done, [2]int64{s.start, s.end})
+	}
+	return done
 }
 
 // syncVouched syncs the part to disk before a sidecar listing done as on

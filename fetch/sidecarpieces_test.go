@@ -65,3 +65,33 @@ func TestSidecarPiecesBeyondLimitFetchedAgain(t *testing.T) {
 		t.Errorf("warnings %q: want only the piece not recorded fetched again", res.Verdict.Warnings)
 	}
 }
+
+// A sidecar lists at most maxSidecarSpans spans, which it reads back: one
+// that listed more was written all the same and refused by the next -C
+// ("too many spans"), which then fetched the whole file again. The spans
+// beyond the bound are no longer listed (their bytes fetched again), and
+// what is written is read back.
+func TestSidecarSpansBeyondLimitReadBack(t *testing.T) {
+	defer func(n int) { maxSidecarSpans = n }(maxSidecarSpans)
+	maxSidecarSpans = 2
+	o := newTestOrigin(t, pieceTestSize)
+	o.set(func() { o.stall = true }) // piece 0 stalls: pieces 1 and 3 leave holes
+	path := filepath.Join(t.TempDir(), "f")
+	interrupt(t, o, path, 2, func(rng string) bool {
+		return strings.HasPrefix(rng, "bytes=262144-") || strings.HasPrefix(rng, "bytes=786432-")
+	})
+	st, _ := os.Stat(path + PartSuffix)
+	sc, why := loadSidecar(path+SidecarSuffix, o.srv.URL+"/f", "", st.Size())
+	if sc == nil {
+		t.Fatalf("the sidecar written is not read back: %s", why)
+	}
+	for _, p := range sc.Pieces {
+		if sc.done().reach(p.Start) < p.End {
+			t.Errorf("piece %d-%d recorded, its bytes not listed", p.Start, p.End)
+		}
+	}
+	res := continueRun(t, o, path)
+	if w := strings.Join(res.Verdict.Warnings, "\n"); strings.Contains(w, "started over") || strings.Contains(w, "in full") {
+		t.Errorf("warnings %q: want the part resumed", res.Verdict.Warnings)
+	}
+}
