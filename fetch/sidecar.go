@@ -199,31 +199,54 @@ func (d *download) syncVouched(done spans) error {
 // it lacks. The first answer's members are never replaced by a later
 // one's: a value differing from one recorded is a repeated key whose
 // earlier value Compare still checks (Shadowed), a mismatch shown, not
-// hidden. A raw field that is not a valid Dictionary is recorded as it
-// is only when nothing was (its members can still fail the whole): joined
-// to a valid one it would make both a salvage whose matches prove
-// nothing. Members already recorded are not added again, so the field
-// stays the size of its distinct values.
+// hidden. What is recorded is always read back as it was meant, within
+// the 16 KiB over which a field is ignored whole (the first answer's
+// proof with it), however many runs add to it:
+//
+//   - A field that is not a valid Dictionary (Salvaged: its members can
+//     only fail) is recorded as it came, and only when nothing usable was:
+//     joined to a valid one it would make both a salvage whose matches
+//     prove nothing; added to, it would grow.
+//   - Of a valid field, only members of algorithms hdig computes are
+//     kept (a member of another proves nothing, and one new each run grew
+//     the field until it was ignored), at most two values an algorithm
+//     (two differing values already fail the whole, a third adds nothing),
+//     a value longer than its algorithm's digest clipped to one byte more
+//     (it fails as it did).
+//   - A field ignored (malformed, over the limit) records nothing.
 func mergeRepr(saved, raw string) string {
-	f := verify.ParseDigestField(verify.ReprDigest, []string{raw})
-	if saved == "" || raw == "" {
-		return saved + raw
-	}
-	if !f.Usable() || f.Salvaged {
-		return saved
-	}
 	have := verify.ParseDigestField(verify.ReprDigest, []string{saved})
-	known := append(slices.Clip(have.Digests), have.Shadowed...)
-	var add []verify.Digest
-	for _, x := range append(slices.Clip(f.Shadowed), f.Digests...) {
-		if !slices.ContainsFunc(known, func(y verify.Digest) bool { return y.Algorithm == x.Algorithm && bytes.Equal(y.Value, x.Value) }) {
-			add = append(add, x)
+	f := verify.ParseDigestField(verify.ReprDigest, []string{raw})
+	switch {
+	case have.Salvaged:
+		return saved
+	case !have.Usable() && f.Salvaged:
+		return raw
+	case f.Salvaged || !f.Usable():
+		f = verify.DigestField{}
+	}
+	var out []verify.Digest
+	for _, x := range slices.Concat(have.Digests, have.Shadowed, f.Shadowed, f.Digests) {
+		a, ok := verify.Find(x.Algorithm)
+		if !ok {
+			continue
+		}
+		if len(x.Value) > a.Size+1 {
+			x.Value = x.Value[:a.Size+1]
+		}
+		kept := 0
+		for _, y := range out {
+			if y.Algorithm == x.Algorithm && bytes.Equal(y.Value, x.Value) {
+				kept = 2 // recorded already
+			} else if y.Algorithm == x.Algorithm {
+				kept++
+			}
+		}
+		if kept < 2 {
+			out = append(out, x)
 		}
 	}
-	if len(add) == 0 {
-		return saved
-	}
-	return saved + ", " + formatMembers(add)
+	return formatMembers(out)
 }
 
 // formatMembers is a Repr-Digest of ds in order, a repeated algorithm
