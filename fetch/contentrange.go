@@ -139,14 +139,15 @@ func (d *download) hooks() {
 }
 
 // checkPiece checks a response to a piece's range request: a 206 of the
-// same version (ETag, length, Repr-Digest) with exactly the range asked.
-// A 200, or a 206 of another version (versionDiffers), is errRestart.
+// same version (ETag, length, coding, Repr-Digest) with exactly the range
+// asked. A 200, or a 206 of another version (versionDiffers), is
+// errRestart.
 func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 	if resp.StatusCode == http.StatusOK {
 		return errRestart
 	}
 	if resp.StatusCode == http.StatusPartialContent {
-		if why := versionDiffers(resp, d.etag, d.total, d.versionReprs()...); why != "" {
+		if why := d.versionDiffers(resp.Header); why != "" {
 			return fmt.Errorf("%w: piece %d: %s", errRestart, p.id, why)
 		}
 	}
@@ -156,25 +157,34 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 	return d.noteLateRepr(resp, p)
 }
 
-// versionDiffers says how a 206 of the origin is of another version than
-// the one being fetched, of ETag etag ("" none known), length total (-1
-// unknown) and the Repr-Digest fields reprs (versionReprs): another ETag,
-// another length, or a Repr-Digest value another than one of reprs gives
-// (reprDiffers); "" when none shows. It is the one rule for every range
-// answer of the origin's (checkPiece), a resume's first as every later
-// piece's: the whole is then fetched again and verified (errRestart),
-// never spliced, never ended as a protocol error that loses the part. An
-// origin whose ETag outlives a change (one made of the size and an mtime
-// put back) shows it by its Repr-Digest only; a fetch in full repairs it,
-// and the bytes released are those of one answer, judged by its fields.
-func versionDiffers(resp *http.Response, etag string, total int64, reprs ...verify.DigestField) string {
-	if got := resp.Header.Get("ETag"); etag != "" && got != etag {
-		return fmt.Sprintf("ETag %q, not the %q", httpfield.Clip(got), etag)
+// versionDiffers says how the header h of an origin's 206 is of another
+// version than the one being fetched (ETag d.etag, "" none known; length
+// d.total, -1 unknown): another ETag, another length, another content
+// coding than the transfer's first answer's or the part's (a coding is
+// the representation's, RFC 9110 §8.4: bytes of a gzip and an identity
+// representation spliced are neither), or a Repr-Digest value another than
+// one of versionReprs (reprDiffers); "" when none shows. It is the one rule
+// for every range answer of the origin's (checkPiece), a resume's first as
+// every later piece's: the whole is then fetched again and verified
+// (errRestart), never spliced, never ended as a protocol error that loses
+// the part. An origin whose ETag outlives a change (one made of the size
+// and an mtime put back) shows it by its Repr-Digest only; a fetch in full
+// repairs it, and the bytes released are those of one answer, judged by
+// its fields.
+func (d *download) versionDiffers(h http.Header) string {
+	if got := h.Get("ETag"); d.etag != "" && got != d.etag {
+		return fmt.Sprintf("ETag %q, not the %q", httpfield.Clip(got), d.etag)
 	}
-	if cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range")); err == nil && total >= 0 && cr.Total != total {
-		return fmt.Sprintf("length %d, not the %d", cr.Total, total)
+	if cr, err := httpfield.ParseContentRange(h.Get("Content-Range")); err == nil && d.total >= 0 && cr.Total != d.total {
+		return fmt.Sprintf("length %d, not the %d", cr.Total, d.total)
 	}
-	return reprDiffers(reprField(resp.Header), reprs...)
+	got := orIdentity(codingOf(h))
+	for _, want := range []string{orIdentity(codingOf(d.header)), d.savedCoding} {
+		if want != "" && got != want {
+			return fmt.Sprintf("Content-Encoding %q, not the %q", httpfield.Clip(got), want)
+		}
+	}
+	return reprDiffers(reprField(h), d.versionReprs()...)
 }
 
 // reprDiffers says which algorithm of the Repr-Digest f (of an origin's
@@ -205,10 +215,8 @@ func (d *download) versionReprs() []verify.DigestField {
 
 // checkRange checks what every source's 206 to a piece's range must be:
 // a single part, exactly the range asked, of the first response's length
-// and content coding (its Repr-Digest: versionDiffers for the origin,
-// sameRepresentation for a mirror). (A coding is the representation's: bytes
-// of a gzip and an identity representation spliced are neither, and
-// without a digest nothing else would tell.)
+// (its coding and Repr-Digest: versionDiffers for the origin,
+// sameRepresentation for a mirror).
 func (d *download) checkRange(resp *http.Response, p *piece, from int64) error {
 	where := fmt.Sprintf("piece %d (bytes %d-%d)", p.id, from, p.end-1)
 	if resp.StatusCode != http.StatusPartialContent {
@@ -227,9 +235,6 @@ func (d *download) checkRange(resp *http.Response, p *piece, from int64) error {
 	}
 	if resp.ContentLength >= 0 && resp.ContentLength != cr.Len() {
 		return protocolErrorf("%s: Content-Length %d, want %d", where, resp.ContentLength, cr.Len())
-	}
-	if got, first := httpfield.ContentCoding(resp.Header.Values("Content-Encoding")), httpfield.ContentCoding(d.header.Values("Content-Encoding")); got != first {
-		return protocolErrorf("%s: Content-Encoding %q, the first response's %q with the same ETag", where, got, first)
 	}
 	return nil
 }

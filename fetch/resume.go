@@ -231,12 +231,6 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 // else nothing would tell a lying mirror's bytes from the origin's, and
 // they would be released as "unverified". It is fetched again in full.
 func (d *download) resumeTransfer(ctx context.Context, r *reply) (*Result, error) {
-	if got := orIdentity(codingOf(r.resp.Header)); d.savedCoding != "" && got != d.savedCoding {
-		r.close()
-		d.warn(fmt.Sprintf("the origin answered the resume with Content-Encoding %q, the part's is %q (the same ETag): fetched again in full", got, d.savedCoding))
-		d.prog.Restart()
-		return d.fresh(ctx, true)
-	}
 	if d.mirrored && !d.wholeProof() {
 		r.close()
 		d.warn("the part holds bytes of mirrors and nothing proves the whole now (no Repr-Digest, no --expect): fetched again in full from the origin")
