@@ -162,7 +162,7 @@ type download struct {
 	// file is the content of: this run's first response's, or the one a
 	// sidecar recorded of the version its strong ETag names (resumePieces).
 	// A 200's content is the whole representation, so it proves the file
-	// however many runs and ranges assembled it; "" without one.
+	// however many runs and ranges assembled it; "" without one usable.
 	wholeContent string
 	late         verify.DigestField // the pieces' Repr-Digest when the first response had none (guarded by mu; laterepr.go)
 	restarts     int
@@ -203,8 +203,11 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	// Repr-Digest its sidecar recorded (another version's, maybe).
 	d.resumed, d.savedRepr, d.savedCoding, d.before, d.refStatus, d.total = false, "", "", nil, resp.StatusCode, resp.ContentLength
 	d.wholeContent, d.mirrored = "", false
-	if resp.StatusCode == http.StatusOK {
-		d.wholeContent = strings.Join(resp.Header.Values(verify.ContentDigest), ", ")
+	if raw := strings.Join(resp.Header.Values(verify.ContentDigest), ", "); resp.StatusCode == http.StatusOK && verify.ParseDigestField(verify.ContentDigest, []string{raw}).Usable() {
+		// Not one ignored (malformed, over the 16 KiB a field may have):
+		// it proves nothing, and recorded it could make the sidecar too
+		// large to read back.
+		d.wholeContent = raw
 	}
 	d.wrong = false
 	if d.respool != nil {

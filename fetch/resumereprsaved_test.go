@@ -168,3 +168,42 @@ func TestMergeReprBounded(t *testing.T) {
 		t.Errorf("a malformed record merged into as %q, want it as it was", rec)
 	}
 }
+
+// The Content-Digest a sidecar records is read back: one over the 16 KiB
+// a field may have is ignored (it proves nothing), but recorded as it came
+// it made the sidecar itself too large to read (1 MiB), and the next -C
+// fetched the whole file again. It is recorded only when usable.
+func TestResumeSidecarHugeContentDigest(t *testing.T) {
+	data := genData(1<<20, 1)
+	var gets atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"v1"`)
+		w.Header().Set("Accept-Ranges", "bytes")
+		w.Header().Set("Repr-Digest", sha256Field(data))
+		var a int
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &a); err != nil {
+			gets.Add(1)
+			w.Header().Set("Content-Digest", "x=:"+base64.StdEncoding.EncodeToString(make([]byte, 1<<20))+":")
+			w.Header().Set("Content-Length", strconv.Itoa(len(data)))
+			w.Write(data[:len(data)/2]) // the connection breaks half way
+			return
+		}
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, len(data)-1, len(data)))
+		w.Header().Set("Content-Length", strconv.Itoa(len(data)-a))
+		w.WriteHeader(206)
+		w.Write(data[a:])
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "f")
+	c, _ := NewClient(Options{Timeout: testStall})
+	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
+	opts := DownloadOptions{Continue: true, Parallel: 1}
+	if _, err := c.Download(context.Background(), req, path, opts); err == nil {
+		t.Fatal("first run: want a broken body")
+	}
+	res, err := c.Download(context.Background(), req, path, opts)
+	got, _ := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, data) || gets.Load() != 1 || res.Outcome() != verify.Verified {
+		t.Errorf("resume: %v (outcome %s, warnings %q, %d full GETs); want the part resumed", err, res.Outcome(), res.Verdict.Warnings, gets.Load())
+	}
+}
