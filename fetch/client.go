@@ -214,7 +214,8 @@ func sentHook(ctx context.Context) func(*http.Request) {
 // asSent is req as credentialGuard lets it go: without the credentials
 // when it is for another origin than theirs.
 // A dictionary hdig offers also goes only to the URLs its match pattern
-// covers (offerCovers): a redirect within the origin may leave it.
+// covers (offerCovers): a redirect within the origin may leave it. The
+// cached versions it offers go only to their URL's origin (basesWithheld).
 // A redirect hop carries the Referer of the chain's first request, the
 // user's (-e), or none: not the one net/http makes up from the previous
 // hop's URL, which would tell the next host that URL, query and all (a
@@ -223,6 +224,7 @@ func sentHook(ctx context.Context) func(*http.Request) {
 func asSent(req *http.Request) *http.Request {
 	own := ownOrigin(req)
 	dictOff := req.Header.Get(fieldAvailableDictionary) != "" && !offerCovers(req)
+	basesOff := basesWithheld(req)
 	referer, madeUp := userReferer(req)
 	if auto, ok := autoReferer(req); ok {
 		referer, madeUp = auto, req.Header.Get("Referer") != auto || len(req.Header.Values("Referer")) > 1
@@ -231,7 +233,7 @@ func asSent(req *http.Request) *http.Request {
 	// net/http keeps a request's Host across a relative Location only, so
 	// a hop to the same origin by an absolute one lost it.
 	hostLost := own && req.Host == "" && req.Header.Get("Host") != ""
-	if !dictOff && !madeUp && !hostLost && (own || (!hasCredentials(req.Header) && req.URL.User == nil)) {
+	if !dictOff && !basesOff && !madeUp && !hostLost && (own || (!hasCredentials(req.Header) && req.URL.User == nil)) {
 		return req
 	}
 	r := req.Clone(req.Context())
@@ -248,6 +250,9 @@ func asSent(req *http.Request) *http.Request {
 		withoutDictCodings(r.Header)
 		r.Header.Del(fieldAvailableDictionary)
 		r.Header.Del(fieldDictionaryID)
+	}
+	if basesOff {
+		withoutBaseOffer(r.Header)
 	}
 	if !own {
 		for _, f := range credentialFields {

@@ -86,7 +86,7 @@ func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, err
 		r.Header.Set("A-IM", im)
 		r.Header.Set("If-None-Match", strings.Join(tags, ", "))
 		r.intercept = (&deltaReceiver{c: c, req: &r, offered: offered, aim: patch.Acceptable(patch.ParseAIM([]string{im}))}).receive
-		r.plain = req
+		r.plain, r.bases = req, req.URL
 	}
 	held, _ := sink.(*HeldSink)
 	if held != nil && d.Output == "" {

@@ -63,7 +63,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	hreq = hreq.WithContext(withDictOffer(withSentHook(ctx, req.OnRequest), req.dict))
+	hreq = hreq.WithContext(withBaseOffer(withDictOffer(withSentHook(ctx, req.OnRequest), req.dict), req.bases))
 	resp, err := c.http.Do(hreq)
 	if err != nil {
 		return nil, c.transportError(ctx, err)

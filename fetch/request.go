@@ -85,6 +85,9 @@ type Request struct {
 	// over turns out unusable (errDeltaFailed).
 	intercept func(context.Context, *http.Response, Sink, *Result) (bool, error)
 	plain     *Request
+	// bases is the URL whose cached versions this request offers ("":
+	// none), to its origin only (basesWithheld).
+	bases string
 	// dict is the dictionary this request offers (RFC 9842), to decode a
 	// dcb or dcz answer with.
 	dict *dictOffer
