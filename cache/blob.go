@@ -41,8 +41,8 @@ func (c *Cache) PutVerified(e Entry, src *os.File, size int64) (Entry, error) {
 	if !validSum(e.SHA256) {
 		return Entry{}, fmt.Errorf("cache put %s: sha-256 %q is not 64 lowercase hex digits", e.URL, e.SHA256)
 	}
-	if e.URL == "" {
-		return Entry{}, errors.New("cache put: empty URL")
+	if err := checkPut(e); err != nil {
+		return Entry{}, err
 	}
 	if c.MaxBytes > 0 && size > c.MaxBytes {
 		return Entry{}, fmt.Errorf("cache put %s: %w (%d bytes)", e.URL, ErrTooLarge, c.MaxBytes)
@@ -73,8 +73,8 @@ func (c *Cache) PutVerified(e Entry, src *os.File, size int64) (Entry, error) {
 // to take its second copy of the body (0.4 s for 512 MiB here; seconds on
 // a slow disk), which curl and wget never make.
 func (c *Cache) putBlob(e Entry, fill func(*os.File) (int64, string, error)) (Entry, error) {
-	if e.URL == "" {
-		return Entry{}, errors.New("cache put: empty URL")
+	if err := checkPut(e); err != nil {
+		return Entry{}, err
 	}
 	f, tmp, err := c.createTemp(blobDir)
 	if err != nil {
@@ -167,8 +167,8 @@ func (c *Cache) placeBlob(tmp, sum string) error {
 // and inode included, so an in-place edit with the mtime put back is
 // noticed before the file is even re-hashed. Linked versions count nothing towards MaxBytes.
 func (c *Cache) PutFile(e Entry, file, sum string) (Entry, error) {
-	if e.URL == "" {
-		return Entry{}, errors.New("cache put: empty URL")
+	if err := checkPut(e); err != nil {
+		return Entry{}, err
 	}
 	e.URL = keyURL(e.URL)
 	abs, err := filepath.Abs(file)

@@ -105,3 +105,48 @@ func TestOpenSharedDir(t *testing.T) {
 		c.Close()
 	}
 }
+
+// blobFiles lists the blobs on disk, temporary files included.
+func blobFiles(t *testing.T, c *Cache) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(filepath.Join(c.Dir, blobDir), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestPutFieldOverBound: a version whose ETag, Repr-Digest or Content-Type
+// is longer than an index read keeps (maxIndexField) was written, blob and
+// all, and dropped on the next read: its blob was then named by nothing,
+// outside MaxBytes and never evicted, so an origin sending such a field
+// grew the cache by a body per fetch until hdig cache gc. It is refused
+// before anything is written.
+func TestPutFieldOverBound(t *testing.T) {
+	c := newCache(t)
+	c.MaxBytes = 64
+	long := `"` + strings.Repeat("x", maxIndexField) + `"`
+	for i, e := range []Entry{{ETag: long}, {ETag: `"v"`, ReprDigest: long}, {ETag: `"v"`, ContentType: long}} {
+		e.URL = "http://example.test/f"
+		body := strings.Repeat("b", 40) + string(rune('0'+i))
+		if _, err := c.Put(e, strings.NewReader(body)); err == nil {
+			t.Errorf("Put %d with a field of %d bytes succeeded", i, maxIndexField+2)
+		}
+	}
+	if bs := blobFiles(t, c); len(bs) != 0 {
+		t.Errorf("blobs left on disk: %d (%d bytes allowed); want none", len(bs), c.MaxBytes)
+	}
+	f := filepath.Join(t.TempDir(), "out")
+	if err := os.WriteFile(f, []byte("linked"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.PutFile(Entry{URL: "http://example.test/g", ETag: long}, f, ""); err == nil {
+		t.Error("PutFile with an over-long ETag succeeded")
+	}
+}

@@ -170,12 +170,32 @@ func (l *boundedVersions) UnmarshalJSON(b []byte) (err error) {
 // A linked version was recorded with an absolute path (PutFile); a
 // relative one would be looked up from the working directory.
 func usable(e Entry) bool {
-	for _, f := range []string{e.ETag, e.ReprDigest, e.ContentType, e.ContentEncoding, e.Path} {
-		if len(f) > maxIndexField {
-			return false
+	return fieldsFit(e) == nil && validSum(e.SHA256) && e.Size >= 0 && (!e.Linked() || filepath.IsAbs(e.Path))
+}
+
+// fieldsFit fails a version with a field longer than an index read keeps
+// (maxIndexField).
+func fieldsFit(e Entry) error {
+	for _, f := range []struct{ name, v string }{{"ETag", e.ETag}, {"Repr-Digest", e.ReprDigest},
+		{"Content-Type", e.ContentType}, {"Content-Encoding", e.ContentEncoding}, {"path", e.Path}} {
+		if len(f.v) > maxIndexField {
+			return fmt.Errorf("%s of %d bytes, over %d", f.name, len(f.v), maxIndexField)
 		}
 	}
-	return validSum(e.SHA256) && e.Size >= 0 && (!e.Linked() || filepath.IsAbs(e.Path))
+	return nil
+}
+
+// checkPut refuses, before a byte is written, a version an index read
+// would drop (usable): written, its blob would be named by nothing,
+// outside MaxBytes and never evicted.
+func checkPut(e Entry) error {
+	if e.URL == "" {
+		return errors.New("cache put: empty URL")
+	}
+	if err := fieldsFit(e); err != nil {
+		return fmt.Errorf("cache put %s: %w", keyURL(e.URL), err)
+	}
+	return nil
 }
 
 var errTooBig = errors.New("file too large")
