@@ -141,9 +141,12 @@ func (c *Client) bases(store *cache.Cache, url string) []cache.Entry {
 	return out
 }
 
-// storable says whether a verified result may become a base version.
+// storable says whether a verified result may become a base version of
+// the URL asked for: not one another origin sent after a redirect, whose
+// entity tag that URL's origin could answer 304 (an http hop a network
+// attacker answered, kept under the https URL).
 func storable(res *Result) bool {
-	if res == nil || res.SHA256 == nil || res.Decoded || !strongETag(res.ETag) {
+	if res == nil || res.SHA256 == nil || res.Decoded || !strongETag(res.ETag) || !SameOrigin(res.URL, res.RequestURL) {
 		return false
 	}
 	switch res.Status {

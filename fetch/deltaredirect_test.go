@@ -129,3 +129,55 @@ func TestDeltaNotModifiedFromOtherOriginRefused(t *testing.T) {
 		t.Fatalf("the other origin's 304: %v, %d bytes written (strategy %v); want an error, nothing written", err, len(out), res.Strategy)
 	}
 }
+
+// A version another origin sent after a redirect is not kept as a
+// version of the URL asked for: that URL's origin, answering 304 to its
+// entity tag (chosen by the other, say an http hop a network attacker
+// answered), would have the other's bytes written as its own.
+func TestDeltaRedirectedVersionNotCached(t *testing.T) {
+	real, forged := []byte("the origin's file\n"), []byte("another origin's bytes\n")
+	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"e1"`)
+		w.Write(forged)
+	}))
+	defer b.Close()
+	var moved atomic.Bool
+	moved.Store(true)
+	a := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if moved.Load() {
+			http.Redirect(w, r, b.URL+"/f", http.StatusFound)
+			return
+		}
+		w.Header().Set("ETag", `"e1"`)
+		if r.Header.Get("If-None-Match") == `"e1"` {
+			w.WriteHeader(http.StatusNotModified) // no Repr-Digest, as nginx
+			return
+		}
+		w.Write(real)
+	}))
+	defer a.Close()
+	store, err := cache.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	c, _ := NewClient(Options{Timeout: testStall, FollowRedirects: true})
+	get := func() []byte {
+		var out bytes.Buffer
+		req := &Request{URL: a.URL + "/f", Policy: verify.DefaultPolicy(), Delta: &Delta{Cache: store, NoDictionary: true}}
+		if _, err := c.Get(context.Background(), req, &HeldSink{Out: &out}); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	if out := get(); !bytes.Equal(out, forged) {
+		t.Fatalf("through the redirect: %q", out)
+	}
+	if vs, _ := store.Versions(a.URL + "/f"); len(vs) != 0 {
+		t.Errorf("%d versions cached for %s from another origin; want none", len(vs), a.URL)
+	}
+	moved.Store(false)
+	if out := get(); !bytes.Equal(out, real) {
+		t.Errorf("the origin's own answer: %q; want %q", out, real)
+	}
+}
