@@ -402,7 +402,8 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 	idle := newIdleReader(resp.Body, d.c.timeout, cancel)
 	defer idle.stop()
 	counted := &countingReader{r: idle}
-	body := io.TeeReader(counted, content)
+	capped := &capReader{r: counted, lim: d.req.Limits}
+	body := io.TeeReader(capped, content)
 	// Rebuilt bytes are bounded by what came in: the ratio times the
 	// delta's bytes, beside the base once (a few delta bytes may copy it
 	// again and again: checkGiven).
@@ -419,6 +420,8 @@ func (d *deltaReceiver) imUsed(ctx context.Context, resp *http.Response, sink Si
 		return fmt.Errorf("%w: applying %s to %s: %v", errDeltaFailed, strings.Join(ims, ", "), e.ETag, le)
 	} else if out.err != nil {
 		return out.err // over --max-filesize: the whole would be too
+	} else if capped.err != nil {
+		return capped.err
 	}
 	if err != nil {
 		err = d.c.bodyError(ctx, err, counted.count(), resp.ContentLength)

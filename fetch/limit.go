@@ -130,3 +130,28 @@ func (b *boundedWriter) Write(p []byte) (int, error) {
 	b.n += int64(n)
 	return n, err
 }
+
+// capReader reads r no further than the byte past MaxFileSize: a body of
+// unknown length that is not written as it comes (a chunked 226's delta,
+// whose vcdiff window is held until whole) is stopped there, as one whose
+// announced length is over it is refused (checkLength). err keeps that
+// failure, whatever a decoder between makes of it.
+type capReader struct {
+	r   io.Reader
+	lim Limits
+	n   int64
+	err error
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.r.Read(c.lim.readCap(c.n, p))
+	c.n += int64(n)
+	if c.lim.MaxFileSize > 0 && c.n > c.lim.MaxFileSize {
+		c.err = &limitError{msg: fmt.Sprintf("stopped: the body passed --max-filesize %d as received", c.lim.MaxFileSize)}
+		return n, c.err
+	}
+	return n, err
+}
