@@ -62,6 +62,9 @@ func (c *Cache) PutDict(d Dict, r io.Reader) (Dict, error) {
 		return Dict{}, errors.New("cache put dictionary: want URL, origin and match, got an empty one")
 	}
 	d.URL = keyURL(d.URL)
+	if err := dictFieldsFit(d); err != nil {
+		return Dict{}, fmt.Errorf("cache put dictionary: %w", err)
+	}
 	if err := c.root.MkdirAll(dictDir, 0o700); err != nil {
 		return Dict{}, fmt.Errorf("cache put dictionary: %w", err)
 	}

@@ -219,3 +219,32 @@ func FuzzDictIndex(f *testing.F) {
 		}
 	})
 }
+
+// TestPutDictFieldOverBound: a dictionary whose URL (a long query), id or
+// match-dest is more than an index read keeps (usableDict) was written
+// and reported stored, then dropped on every read: never offered, and
+// nothing said so. It is refused before its bytes are written.
+func TestPutDictFieldOverBound(t *testing.T) {
+	c := newCache(t)
+	long := "http://127.0.0.1/a.js?q=" + strings.Repeat("x", maxDictURL)
+	dests := make([]string, maxDictDests+1)
+	for i := range dests {
+		dests[i] = "script"
+	}
+	for i, d := range []Dict{
+		{URL: long, Origin: "http://127.0.0.1", Match: "/*"},
+		{URL: "http://127.0.0.1/b.js", Origin: "http://127.0.0.1", Match: "/*", ID: strings.Repeat("i", maxDictID+1)},
+		{URL: "http://127.0.0.1/c.js", Origin: "http://127.0.0.1", Match: "/*", MatchDest: dests},
+	} {
+		d.Type, d.Expires = "raw", farFuture
+		if _, err := c.PutDict(d, strings.NewReader("body")); err == nil {
+			t.Errorf("PutDict %d succeeded; want it refused", i)
+		}
+	}
+	if ds := c.Dicts(); len(ds) != 0 {
+		t.Errorf("%d dictionaries read back; want none", len(ds))
+	}
+	if _, err := os.Stat(filepath.Join(c.Dir, dictDir, sum("body"))); err == nil {
+		t.Error("the refused dictionary's bytes are on disk")
+	}
+}

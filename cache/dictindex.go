@@ -87,17 +87,29 @@ func (l *boundedList) UnmarshalJSON(b []byte) (err error) {
 
 // usableDict reports whether an entry read back can be matched and read.
 func usableDict(d Dict) bool {
-	if !validSum(d.SHA256) || d.Size < 0 || d.Type != "raw" || d.URL == "" || d.Origin == "" || d.Match == "" ||
-		len(d.URL) > maxDictURL || len(d.Origin) > maxDictURL || len(d.Match) > maxDictMatch || len(d.ID) > maxDictID ||
-		len(d.MatchDest) > maxDictDests {
-		return false
+	return validSum(d.SHA256) && d.Size >= 0 && d.Type == "raw" && d.URL != "" && d.Origin != "" && d.Match != "" &&
+		dictFieldsFit(d) == nil
+}
+
+// dictFieldsFit fails an entry with more text than an index read keeps;
+// PutDict refuses it before its bytes are written, as usableDict would
+// drop it on every read.
+func dictFieldsFit(d Dict) error {
+	for _, f := range []struct {
+		name   string
+		n, max int
+	}{{"URL", len(d.URL), maxDictURL}, {"origin", len(d.Origin), maxDictURL}, {"match", len(d.Match), maxDictMatch},
+		{"id", len(d.ID), maxDictID}, {"match-dest", len(d.MatchDest), maxDictDests}} {
+		if f.n > f.max {
+			return fmt.Errorf("its %s is %d long, over %d", f.name, f.n, f.max)
+		}
 	}
 	for _, s := range d.MatchDest {
 		if len(s) > maxDictDest {
-			return false
+			return fmt.Errorf("a match-dest of %d bytes, over %d", len(s), maxDictDest)
 		}
 	}
-	return true
+	return nil
 }
 
 // writeDictIndex replaces the index atomically, then deletes the bytes no
