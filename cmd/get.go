@@ -113,7 +113,8 @@ Repr-Digest matches it. Progress bars go to stderr on a terminal only.
 
 -r asks for byte ranges; a single range is written as received, several
 are read from the multipart/byteranges answer and written one after
-another. Content-Digest is checked; Repr-Digest covers the whole
+another, in the order asked (an answer in another order, or leaving out
+a range the file holds, is a protocol error). Content-Digest is checked; Repr-Digest covers the whole
 representation and is reported ignored; -r never uses the cache.
 
 A 304 to your own conditions (-H 'If-None-Match: …', If-Modified-Since)

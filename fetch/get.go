@@ -222,7 +222,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	}
 	basis := reprBasisFor(req, resp, counted.count(), sums).coded(res.Encoding, decoded, plain)
 	res.Verdict = bodyVerdict(hdr, responseFields(resp.Trailer), sums, basis, req)
-	res.Verdict.Add(partChecks(coded)...)
+	addPartChecks(&res.Verdict, coded)
 	if !req.Compressed && !decoded {
 		warnEncoded(&res.Verdict, res.Encoding)
 	}

@@ -233,15 +233,6 @@ func (m *byteRangesReader) checkPart() {
 	m.fields, m.hasher = nil, nil
 }
 
-// partChecks are the checks of the parts' own digests of a -r answer read
-// through r (none unless r is a multipart body).
-func partChecks(r io.Reader) []verify.Check {
-	if m, ok := r.(*byteRangesReader); ok {
-		return m.checks
-	}
-	return nil
-}
-
 // header reads a part's header lines up to the empty line.
 func (m *byteRangesReader) header() (textproto.MIMEHeader, error) {
 	h := textproto.MIMEHeader{}
@@ -345,31 +336,4 @@ func (e *exactReader) Read(p []byte) (int, error) {
 		err = nil
 	}
 	return n, err
-}
-
-// rangesBody handles a 206 answer to -r: it checks the Content-Range (or the
-// multipart body) and replaces *out with the reader of the parts' bytes.
-// The returned func counts the parts once they are read.
-func rangesBody(req *Request, resp *http.Response, res *Result, out *io.Reader) (func() int, error) {
-	if len(req.Ranges) == 0 || resp.StatusCode != http.StatusPartialContent {
-		return nil, nil
-	}
-	r, parts, err := partialBody(resp, *out, req.Ranges)
-	if err != nil {
-		return nil, err
-	}
-	if m, ok := r.(*byteRangesReader); ok {
-		m.policy = req.Policy
-	}
-	if req.OnPart != nil {
-		if m, ok := r.(*byteRangesReader); ok {
-			m.onPart = req.OnPart
-		} else if cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range")); err != nil {
-			return nil, protocolErrorf("%v", err)
-		} else if err := req.OnPart(cr); err != nil {
-			return nil, err
-		}
-	}
-	*out, res.Strategy = r, StrategyRanges
-	return parts, nil
 }
