@@ -177,7 +177,7 @@ type headerDump struct {
 	out   io.Writer // -i: stdout
 	file  strings.Builder
 	dump  bool // -D given
-	final bool // the final response was seen: pieces' answers are not shown
+	final bool // a final response that succeeded was seen: pieces' answers are not shown
 	hops  int
 }
 
@@ -187,7 +187,9 @@ func (h *headerDump) add(r *http.Response, final bool) {
 	if h.final {
 		return
 	}
-	h.final = final
+	// A failed status (408, 429, 5xx) may be retried (--retry): the next
+	// attempt's heads follow it, as curl prints them.
+	h.final = final && r.StatusCode < 400
 	if h.out != nil {
 		writeResponseHead(h.out, r)
 	}
