@@ -230,10 +230,6 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 		req.OnRequest = func(r *http.Request) { dumpRequest(ios, r) }
 		req.OnResponse = func(r *http.Response) { dumpResponse(ios.ErrOut, r, "< ") }
 	}
-	if o.Head && !o.JSON {
-		// With --json the headers go into the JSON: stdout is one object.
-		req.OnResponse = chain(req.OnResponse, func(r *http.Response) { dumpResponse(ios.Out, r, "") })
-	}
 	req.OnResponse = chain(req.OnResponse, func(r *http.Response) { dump.add(r, true) })
 	if req.Delta, err = o.delta(ios); err != nil {
 		return nil, err

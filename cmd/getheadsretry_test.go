@@ -49,3 +49,21 @@ func TestIncludeShowsRetriedHeads(t *testing.T) {
 		})
 	}
 }
+
+// -I -L prints the heads of every response, redirect hops too, as curl -IL
+// does (and as -i -L did): it printed the final response's alone.
+func TestHeadShowsRedirectHeads(t *testing.T) {
+	srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/old" {
+			http.Redirect(w, r, "/new", http.StatusFound)
+			return
+		}
+		helloHandler(w, r)
+	})
+	code, stdout, errOut := runHdig(t, "get", "-s", "-I", "-L", srv.URL+"/old")
+	heads := strings.Split(stdout, "\r\n\r\n")
+	if code != 0 || len(heads) != 3 || !strings.HasPrefix(heads[0], "HTTP/1.1 302 Found\r\n") ||
+		!strings.HasPrefix(heads[1], "HTTP/1.1 200 OK\r\n") || !strings.Contains(heads[1], "Repr-Digest: "+helloSHA256) || heads[2] != "" {
+		t.Errorf("-I -L: exit %d, %q; stderr %s", code, stdout, errOut)
+	}
+}

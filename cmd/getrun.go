@@ -60,7 +60,9 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		defer cancel()
 	}
 	dump := &headerDump{dump: o.Out.DumpHeader != "" && o.Out.DumpHeader != "-"}
-	if (o.Out.Include && !o.Head) || o.Out.DumpHeader == "-" {
+	if (o.Out.Include || o.Head || o.Out.DumpHeader == "-") && !o.JSON {
+		// -I's heads are -i's: redirect hops and retried attempts too.
+		// With --json they go into the JSON: stdout is one object.
 		dump.out = ios.Out
 	}
 	ctx = fetch.WithRedirectHook(ctx, func(resp *http.Response, hops int) {
