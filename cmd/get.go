@@ -270,6 +270,9 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 	if err != nil {
 		return nil, withExit(ExitUsage, err)
 	}
+	if o.Head && o.Output != "" {
+		dump.out = sink // -I -o FILE: the heads are FILE's, released as a body is (curl's -I -o)
+	}
 	if !o.Head && (o.Output != "" || !ios.StdoutTTY) {
 		// A bar on a terminal's stderr, unless the body goes to that
 		// terminal too (curl's rule).
@@ -343,7 +346,7 @@ func (o *getOptions) request() (*fetch.Request, error) {
 // sink chooses where the body goes.
 func (o *getOptions) sink(ios *IOStreams) (fetch.Sink, error) {
 	switch {
-	case o.Head:
+	case o.Head && o.Output == "":
 		return fetch.DiscardSink{}, nil
 	case o.special:
 		return o.deviceSink(), nil

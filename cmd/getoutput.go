@@ -12,7 +12,7 @@ import (
 // it; a character device or FIFO (/dev/null, a pipe) is written into once
 // the bytes verified, never replaced.
 func (o *getOptions) resolveOutput() error {
-	if o.Output == "" || o.Head {
+	if o.Output == "" {
 		return nil
 	}
 	if o.Out.RemoteHeaderName {

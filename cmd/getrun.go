@@ -60,9 +60,11 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		defer cancel()
 	}
 	dump := &headerDump{dump: o.Out.DumpHeader != "" && o.Out.DumpHeader != "-"}
-	if (o.Out.Include || o.Head || o.Out.DumpHeader == "-") && !o.JSON {
+	switch {
+	case o.JSON: // -I's heads go into the JSON: stdout is one object
+	case o.Head && o.Output != "": // -I -o FILE: the heads are FILE's (transfer)
+	case o.Out.Include || o.Head || o.Out.DumpHeader == "-":
 		// -I's heads are -i's: redirect hops and retried attempts too.
-		// With --json they go into the JSON: stdout is one object.
 		dump.out = ios.Out
 	}
 	ctx = fetch.WithRedirectHook(ctx, func(resp *http.Response, hops int) {
@@ -78,7 +80,7 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	if err != nil && ctx.Err() == context.DeadlineExceeded && c.Context().Err() == nil && !quietError(err) {
 		err = withExit(ExitNetwork, fmt.Errorf("-m %v: operation timed out: %w", o.Conn.MaxTime, err))
 	}
-	if err == nil && o.Output != "" && !o.special && !o.Head {
+	if err == nil && o.Output != "" && !o.special {
 		o.Output, err = o.Out.finish(ios, o.Output, res)
 	}
 	o.Out.errorBody(ios, o.Output, err)
