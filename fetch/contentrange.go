@@ -96,7 +96,9 @@ func (d *download) sendTo(ctx context.Context, s *source, method string, from, e
 	}
 	err = unasked(resp)
 	if resp.StatusCode >= 400 {
-		err = statusError(resp, r.KeepErrorBody)
+		se := statusError(resp, r.KeepErrorBody)
+		d.received.Add(se.read)
+		err = se
 	}
 	if err != nil {
 		resp.Body.Close()

@@ -35,6 +35,7 @@ type StatusError struct {
 	Status  string
 	Excerpt string // the start of the response body, printable
 	Body    []byte // the body, with Request.KeepErrorBody
+	read    int64  // the body's bytes read off the network (Result.Received)
 }
 
 func (e *StatusError) Error() string {

@@ -92,7 +92,9 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 		res.Sent = req.Body.Size
 	}
 	if resp.StatusCode >= 400 {
-		return res, statusError(resp, req.KeepErrorBody)
+		se := statusError(resp, req.KeepErrorBody)
+		res.Received = se.read
+		return res, se
 	}
 	if err := unasked(resp); err != nil {
 		return res, err
@@ -402,7 +404,7 @@ const MaxErrorBody = 1 << 20
 
 // statusError reads a short excerpt of an error body, and with keep the
 // body itself, up to MaxErrorBody bytes.
-func statusError(resp *http.Response, keep bool) error {
+func statusError(resp *http.Response, keep bool) *StatusError {
 	var whole []byte
 	if keep {
 		whole, _ = io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
@@ -424,7 +426,7 @@ func statusError(resp *http.Response, keep bool) error {
 	if len(ex) > 200 {
 		ex = ex[:200] + "…"
 	}
-	return &StatusError{Code: resp.StatusCode, Status: resp.Status, Excerpt: ex, Body: whole}
+	return &StatusError{Code: resp.StatusCode, Status: resp.Status, Excerpt: ex, Body: whole, read: int64(max(len(whole), len(b)))}
 }
 
 // retryable says whether a failed attempt may succeed on retry.
