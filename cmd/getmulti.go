@@ -34,7 +34,8 @@ func schemeless(u string) string {
 
 // runGets fetches each URL with the same flags, one verdict line each: one
 // after another, or with -Z up to --parallel-max at a time. The exit status
-// is that of the first URL, in command-line order, that failed.
+// is multiExit's: 1 when any URL mismatched, else that of the first URL,
+// in command-line order, that failed.
 func runGets(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) error {
 	if err := o.Req.openJar(); err != nil {
 		return err
