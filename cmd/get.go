@@ -328,6 +328,9 @@ func (o *getOptions) request() (*fetch.Request, error) {
 		}
 		req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
 	}
+	if rs, ok := headerRanges(req.Header.Get("Range")); ok {
+		req.Ranges = rs // -H 'Range: bytes=…' is sent as given, and its answer read as -r's
+	}
 	if err := o.body(req); err != nil {
 		return nil, err
 	}

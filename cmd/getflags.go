@@ -1,6 +1,8 @@
 package cmd
 
 import (
+	"strings"
+
 	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
@@ -43,6 +45,18 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 		return nil, usageErrorf("-r: %v", err)
 	}
 	return ranges, nil
+}
+
+// headerRanges are the byte ranges an -H Range field asks for (it wins
+// over -r, as curl sends it instead); another unit than bytes, or a value
+// that does not parse, is the user's own business: sent, not read.
+func headerRanges(v string) ([]fetch.ByteRange, bool) {
+	v = strings.TrimSpace(v)
+	if len(v) < len("bytes=") || !strings.EqualFold(v[:len("bytes=")], "bytes=") {
+		return nil, false
+	}
+	rs, err := httpfield.ParseRanges(v[len("bytes="):])
+	return rs, err == nil
 }
 
 // numbers checks --retry and --timeout: --timeout bounds connecting and
