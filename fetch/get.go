@@ -66,7 +66,7 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	hreq = hreq.WithContext(withBaseOffer(withDictOffer(withSentHook(ctx, req.OnRequest), req.dict), req.bases))
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		return nil, c.transportError(ctx, err)
+		return refusedRedirect(req, resp), c.transportError(ctx, err)
 	}
 	defer resp.Body.Close()
 	if req.OnResponse != nil {
@@ -240,6 +240,22 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 	}
 	res.Strategy, res.Dictionary = StrategyDictionary, dict.use(res.Encoding)
 	return res, verr
+}
+
+// refusedRedirect is the result of a request whose redirect the client
+// refused to follow (--max-redirs, a hop refused), which net/http returns
+// beside the error, its body closed: that response is the last answer, seen
+// by OnResponse (-i, -v) and reported (-w's %{http_code}, --json's status)
+// as curl does. nil for an error that came without one.
+func refusedRedirect(req *Request, resp *http.Response) *Result {
+	if resp == nil {
+		return nil
+	}
+	if req.OnResponse != nil {
+		req.OnResponse(resp)
+	}
+	return &Result{URL: resp.Request.URL.Redacted(), Status: resp.StatusCode, Header: resp.Header,
+		Strategy: StrategyFull, Pieces: 1, RequestURL: req.URL, answers: resp.Request}
 }
 
 // progress announces a body of size bytes (-1 unknown) to req.Progress
