@@ -139,7 +139,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 		},
 	}
 	f := c.Flags()
-	f.StringVarP(&o.Output, "output", "o", "", "write the body to `FILE` (renamed into place only after verification)")
+	f.StringVarP(&o.Output, "output", "o", "", "write the body to `FILE` (renamed into place only after verification; - is stdout)")
 	f.BoolVarP(&o.RemoteName, "remote-name", "O", false, "write to a file named like the URL's last path segment")
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header `'K: V'` (repeatable)")
 	f.StringVarP(&o.Method, "request", "X", "", "request `METHOD`")

@@ -37,6 +37,9 @@ func schemeless(u string) string {
 // is multiExit's: 1 when any URL mismatched, else that of the first URL,
 // in command-line order, that failed.
 func runGets(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) error {
+	if o.Output == "-" {
+		o.Output = "" // curl's -o -: stdout
+	}
 	if err := o.Req.openJar(); err != nil {
 		return err
 	}
