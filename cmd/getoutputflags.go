@@ -214,9 +214,14 @@ func (h *headerDump) redirects() int {
 }
 
 // writeResponseHead writes a response's status line and fields as they
-// came, each line ending in CRLF, as curl does.
+// came, each line ending in CRLF, as curl does. HTTP/2 and HTTP/3 have no
+// reason phrase, nor a minor version: curl writes "HTTP/2 200 ".
 func writeResponseHead(w io.Writer, r *http.Response) {
-	fmt.Fprintf(w, "%s %s\r\n", r.Proto, r.Status)
+	if r.ProtoMajor >= 2 {
+		fmt.Fprintf(w, "HTTP/%d %d \r\n", r.ProtoMajor, r.StatusCode)
+	} else {
+		fmt.Fprintf(w, "%s %s\r\n", r.Proto, r.Status)
+	}
 	var b strings.Builder
 	r.Header.Write(&b)
 	fmt.Fprintf(w, "%s\r\n", b.String())
