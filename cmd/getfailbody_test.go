@@ -2,7 +2,9 @@ package cmd
 
 import (
 	"net/http"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -24,4 +26,22 @@ func TestFailWithBodyCountsBytes(t *testing.T) {
 		t.Errorf("-o: exit %d, %+v; stderr %s", code, v, errOut)
 	}
 	assertFile(t, dst, "not here\n")
+}
+
+// Under -s, --fail-with-body's note that an existing -o FILE was kept is
+// not printed, as no other warning is; -sS prints it.
+func TestFailWithBodySilent(t *testing.T) {
+	srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte("not here\n"))
+	})
+	dst := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(dst, []byte("precious"), 0o644)
+	if code, _, errOut := runHdig(t, "get", "-s", "--no-cache", "--fail-with-body", "-o", dst, srv.URL); code != ExitNetwork || errOut != "" {
+		t.Errorf("-s: exit %d, stderr %q", code, errOut)
+	}
+	if code, _, errOut := runHdig(t, "get", "-sS", "--no-cache", "--fail-with-body", "-o", dst, srv.URL); code != ExitNetwork || !strings.Contains(errOut, "not written") {
+		t.Errorf("-sS: exit %d, stderr %q", code, errOut)
+	}
+	assertFile(t, dst, "precious")
 }

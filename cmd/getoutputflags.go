@@ -148,7 +148,7 @@ func dispositionName(v string) (string, bool) {
 // errorBody writes the body of a failed status (--fail-with-body) to
 // stdout or to -o FILE when FILE does not exist yet: an existing FILE is
 // never replaced by a failed run.
-func (x *outputFlags) errorBody(ios *IOStreams, output string, err error) {
+func (x *outputFlags) errorBody(ios *IOStreams, output string, err error, silent bool) {
 	var se *fetch.StatusError
 	if !x.FailWithBody || !errors.As(err, &se) || len(se.Body) == 0 {
 		return
@@ -162,7 +162,9 @@ func (x *outputFlags) errorBody(ios *IOStreams, output string, err error) {
 	}
 	f, ferr := os.OpenFile(output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if ferr != nil {
-		fmt.Fprintf(ios.ErrOut, "warning: --fail-with-body: %s not written: %v\n", output, ferr)
+		if !silent || x.ShowError { // -s prints no message, -sS those of a failure
+			fmt.Fprintf(ios.ErrOut, "warning: --fail-with-body: %s not written: %v\n", output, ferr)
+		}
 		return
 	}
 	f.Write(se.Body)

@@ -83,7 +83,7 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	if err == nil && o.Output != "" && !o.special {
 		o.Output, err = o.Out.finish(ios, o.Output, res)
 	}
-	o.Out.errorBody(ios, o.Output, err)
+	o.Out.errorBody(ios, o.Output, err, o.Silent)
 	if derr := dump.save(o.Out.DumpHeader); derr != nil && err == nil {
 		err = derr
 	}
