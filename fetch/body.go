@@ -129,3 +129,19 @@ func (req *Request) digestBody() error {
 	}
 	return nil
 }
+
+// dropBodyDigests removes, from a redirect that carries no content (a 303,
+// or a 301/302 to a POST, which net/http turns into a GET), the digests of
+// the body the first request carried (digestBody's Content-Digest and
+// Repr-Digest): they would claim content the request has not, and tell the
+// redirect's target, another origin maybe, the hash of what was posted.
+// net/http drops Content-Type and the like itself; a 307 or 308 sends the
+// body again, and its digests with it.
+func dropBodyDigests(req *http.Request, via []*http.Request) {
+	first := via[0].Body
+	if (req.Body != nil && req.Body != http.NoBody) || first == nil || first == http.NoBody {
+		return
+	}
+	req.Header.Del(verify.ContentDigest)
+	req.Header.Del(verify.ReprDigest)
+}
