@@ -164,7 +164,9 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 
 // versionDiffers says how the header h of an origin's 206 is of another
 // version than the one being fetched (ETag d.etag, "" none known; length
-// d.total, -1 unknown): another ETag, another length, another content
+// d.total, -1 unknown): another ETag, another Last-Modified where no
+// strong ETag names the version (modifiedDiffers: a 206 answering no
+// If-Range, or one its origin ignored), another length, another content
 // coding than the transfer's first answer's or the part's (a coding is
 // the representation's, RFC 9110 §8.4: bytes of a gzip and an identity
 // representation spliced are neither), or a Repr-Digest value another than
@@ -179,6 +181,9 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 func (d *download) versionDiffers(h http.Header) string {
 	if got := h.Get("ETag"); d.etag != "" && got != d.etag {
 		return fmt.Sprintf("ETag %q, not the %q", httpfield.Clip(got), d.etag)
+	}
+	if why := d.modifiedDiffers(h); why != "" {
+		return why
 	}
 	if cr, err := httpfield.ParseContentRange(h.Get("Content-Range")); err == nil && d.total >= 0 && cr.Total != d.total {
 		return fmt.Sprintf("length %d, not the %d", cr.Total, d.total)

@@ -60,12 +60,12 @@ func (d *download) retireMirrors(resp *http.Response, split bool) {
 	}
 }
 
-// validator is the If-Range of a piece's request to s: the origin's ETag
-// for the origin and mirrors on its origin, else the mirror's own strong
-// ETag once it sent one.
+// validator is the If-Range of a piece's request to s: the origin's
+// (ifRange) for the origin and mirrors on its origin, else the mirror's
+// own strong ETag once it sent one.
 func (d *download) validator(s *source) string {
 	if s == nil || s.origin || s.same {
-		return d.etag
+		return d.ifRange()
 	}
 	d.mir.mu.Lock()
 	defer d.mir.mu.Unlock()
@@ -192,7 +192,7 @@ func (d *download) compareSpans(sp spans) (int64, error) {
 	first := int64(-1)
 	want, have := make([]byte, copyBufSize), make([]byte, copyBufSize)
 	for _, x := range sp {
-		r, err := d.send(d.mir.ctx, http.MethodGet, x.start, x.end, d.etag)
+		r, err := d.send(d.mir.ctx, http.MethodGet, x.start, x.end, d.ifRange())
 		if err != nil {
 			return first, err
 		}

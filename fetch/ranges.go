@@ -137,9 +137,10 @@ type download struct {
 	hook       sync.Mutex
 
 	f           *os.File
-	url         string // after redirects
-	etag        string // strong validator, or ""
-	total       int64  // -1 unknown
+	url         string   // after redirects
+	etag        string   // strong validator, or ""
+	modified    modified // the version's Last-Modified (lastmodified.go)
+	total       int64    // -1 unknown
 	status      int
 	header      http.Header
 	answers     *http.Request // the request header answers (signatures' `req`)
@@ -272,7 +273,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 // adopt takes the identity of the representation from a response.
 func (d *download) adopt(resp *http.Response) {
 	d.answered(resp)
-	d.etag = ifRangeETag(resp.Header.Get("ETag"))
+	d.etag, d.modified = ifRangeETag(resp.Header.Get("ETag")), modifiedOf(resp.Header)
 	d.trailer = fields{}
 	d.mu.Lock()
 	d.late = verify.DigestField{}
@@ -346,8 +347,8 @@ func (d *download) splittable(resp *http.Response) bool {
 }
 
 // canResume says whether a broken stream can continue with a range: only
-// with a validator for If-Range and a known length.
-func (d *download) canResume() bool { return d.etag != "" && d.total >= 0 }
+// with a validator for If-Range (ifRange) and a known length.
+func (d *download) canResume() bool { return d.ifRange() != "" && d.total >= 0 }
 
 func (d *download) parallelFor(total int64) int {
 	if d.o.Parallel > 0 {

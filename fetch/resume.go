@@ -20,15 +20,15 @@ import (
 //     (and Content-Length) match PATH hashed locally, nothing is fetched
 //     (strategy not-modified, no body bytes). Otherwise a fresh download.
 //   - A part with its sidecar: the missing spans are fetched as pieces with
-//     If-Range and the sidecar's ETag; hashing continues from the saved
+//     If-Range and the sidecar's ETag (or its Last-Modified: ifRange); hashing continues from the saved
 //     state only when the part is the very version the sidecar saw
 //     (fileid.Same: size, mtime, ctime, inode); else it is hashed again
 //     from its start; complete pieces beyond it are first re-checked
 //     against the Content-Digest they matched.
 //   - A part a zsync run left (PATH.hdig-zsync beside it): a fresh
 //     download, as its blocks have holes between them.
-//   - A part without a sidecar: "Range: bytes=LEN-" (If-Range when
-//     an ETag is known), and the part is hashed from its start while the
+//   - A part without a sidecar: "Range: bytes=LEN-" (no If-Range: no
+//     validator is known), and the part is hashed from its start while the
 //     rest arrives, so Repr-Digest proves it.
 //
 // A 200 (a new version, or Range ignored) discards the part. If the whole
@@ -89,7 +89,7 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 // identity includes the ctime and inode, which an edit with the mtime put
 // back still changes); else the part is hashed again from its start.
 func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool) (*Result, error) {
-	d.total, d.etag, d.resumed, d.savedRepr = sc.Total, sc.ETag, true, sc.ReprDigest
+	d.total, d.etag, d.modified, d.resumed, d.savedRepr = sc.Total, sc.ETag, sc.modified(), true, sc.ReprDigest
 	d.wholeContent = sc.ContentDigest // kept if the resume request fails before an answer
 	algs, added := d.req.withExpected(sc.algorithms())
 	wm, h := sc.Hashed, verify.NewHasher(algs)
@@ -114,16 +114,16 @@ func (d *download) resumePieces(ctx context.Context, sc *sidecar, unchanged bool
 	d.parallel = d.parallelFor(d.total)
 	d.pieces = planPieces(missing, d.pieceSizeFor(d.parallel))
 	p0 := d.pieces[0]
-	r, err := d.first(ctx, p0.start, p0.end, d.etag)
+	r, err := d.first(ctx, p0.start, p0.end, d.ifRange())
 	if err != nil {
 		return d.resumeFailed(ctx, err)
 	}
 	if r.resp.StatusCode != http.StatusPartialContent {
 		return d.resumeWhole(ctx, r)
 	}
-	etag := d.etag
+	etag, mod := d.etag, d.modified
 	d.adopt(r.resp)
-	d.etag = etag
+	d.etag, d.modified = etag, mod
 	d.resumeRef(r)
 	// Another length, ETag or Repr-Digest, in this answer or a later one,
 	// is another version: checkPiece (versionDiffers) restarts in full.
@@ -167,14 +167,14 @@ func (d *download) resumeRef(r *reply) {
 // resumeLength fetches from the end of a part without a sidecar,
 // or with one that knows no length or no strong ETag.
 func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*Result, error) {
-	d.resumed, d.etag = true, ""
+	d.resumed, d.etag, d.modified = true, "", modified{}
 	if sc != nil {
 		// The sidecar's proof holds here as on the path with a length
 		// (resumePieces): the Repr-Digest and Content-Digest it recorded
 		// judge the resumed whole (an answer of another version fails
 		// them, and the whole is fetched again), and only the prefix its
 		// spans and piece digests vouch for is kept.
-		d.etag, d.savedRepr, d.wholeContent = sc.ETag, sc.ReprDigest, sc.ContentDigest
+		d.etag, d.modified, d.savedRepr, d.wholeContent = sc.ETag, sc.modified(), sc.ReprDigest, sc.ContentDigest
 		if keep := d.checkKept(sc, sc.done(), 0).reach(0); keep < size {
 			d.warn(fmt.Sprintf("the sidecar vouches for the first %d of the part's %d bytes: the rest is fetched again", keep, size))
 			if keep == 0 {
@@ -186,7 +186,10 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 			size = keep
 		}
 	}
-	r, err := d.first(ctx, size, -1, d.etag)
+	// Without a strong ETag the Last-Modified is the If-Range when it
+	// may be (ifRange); a 206 stating another is another version
+	// (versionDiffers), as one of another length is.
+	r, err := d.first(ctx, size, -1, d.ifRange())
 	if err != nil {
 		return d.resumeFailed(ctx, err)
 	}
@@ -202,10 +205,13 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 		r.close()
 		return d.result(), protocolErrorf("resuming at byte %d: %v", size, err)
 	}
-	etag := d.etag
+	etag, mod := d.etag, d.modified
 	d.adopt(resp)
 	if etag != "" {
 		d.etag = etag
+	}
+	if mod.date != "" {
+		d.modified = mod
 	}
 	d.total = cr.Total
 	if sc != nil && sc.Total >= 0 {

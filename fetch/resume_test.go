@@ -225,9 +225,18 @@ func TestLoadSidecar(t *testing.T) {
 		{name: "overlap", edit: func(s *sidecar) { s.Done = [][2]int64{{0, 20}, {10, 30}} }, size: 50, reason: "out of order"},
 		{name: "hashed beyond", edit: func(s *sidecar) { s.Hashed = 30 }, size: 50, reason: "hashed 30"},
 		{name: "algorithm", edit: func(s *sidecar) { s.Algorithms = []string{"sha-3"} }, size: 50, reason: "unknown algorithm"},
-		{name: "version", edit: func(s *sidecar) { s.Version = 3 }, size: 50, reason: "version 3"},
+		{name: "version", edit: func(s *sidecar) { s.Version = 4 }, size: 50, reason: "version 4"},
 		// Version 1 did not bind the Host: the part's virtual host is unknown.
 		{name: "version 1", edit: func(s *sidecar) { s.Version = 1 }, size: 50, reason: "version 1"},
+		// Version 2 did not record the Last-Modified: without a strong ETag,
+		// nothing would tell the part's version from another.
+		{name: "version 2", edit: func(s *sidecar) { s.Version = 2 }, size: 50, reason: "version 2"},
+		{name: "Last-Modified", edit: func(s *sidecar) {
+			s.ETag, s.LastModified, s.LastModifiedIfRange = "", "Sun, 09 Sep 2001 01:46:40 GMT", true
+		}, size: 50},
+		// It goes out as If-Range: an IMF-fixdate as saved, no line break.
+		{name: "Last-Modified not a date", edit: func(s *sidecar) { s.LastModified = "Sun, 09 Sep 2001 01:46:40 GMT\r\nX-A: b" }, size: 50, reason: "Last-Modified"},
+		{name: "If-Range without a date", edit: func(s *sidecar) { s.LastModifiedIfRange = true }, size: 50, reason: "Last-Modified"},
 		{name: "other Host", edit: func(s *sidecar) { s.Host = "b.example" }, size: 50, reason: "Host"},
 		{name: "not JSON", raw: "{", size: 50, reason: "not JSON"},
 		// Pieces are re-hashed one by one (checkKept): the same bytes named

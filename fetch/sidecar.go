@@ -28,8 +28,11 @@ const ZsyncSidecarSuffix = ".hdig-zsync"
 
 // sidecarVersion is the format version written and read. Version 2 added
 // Host; a version 1 sidecar does not say which Host its part was fetched
-// under, so it is not resumed (the part is fetched again in full).
-const sidecarVersion = 2
+// under. Version 3 added LastModified; a version 2 sidecar does not say
+// whether its part's first answer had one, the validator a resume without
+// a strong ETag sends and checks. An earlier version is not resumed (the
+// part is fetched again in full, once).
+const sidecarVersion = 3
 
 // Bounds of a sidecar read back: it is small, and a corrupt or hostile one
 // must not cost memory.
@@ -82,6 +85,12 @@ type sidecar struct {
 	// to it as to the ETag (resumeTransfer): bytes of two codings spliced
 	// are neither representation.
 	Coding string `json:"coding,omitempty"`
+	// LastModified is the first answer's Last-Modified (an IMF-fixdate),
+	// and LastModifiedIfRange says it may be sent as If-Range (modified):
+	// without a strong ETag they are what tells the part's version from
+	// another of the same length (versionDiffers).
+	LastModified        string `json:"last_modified,omitempty"`
+	LastModifiedIfRange bool   `json:"last_modified_if_range,omitempty"`
 }
 
 // sidecarPiece is a complete piece and the Content-Digest it matched.
@@ -111,7 +120,7 @@ func (d *download) saveSidecar() error {
 		return err
 	}
 	sc := sidecar{Version: sidecarVersion, URL: httpfield.Redact(d.req.URL), Host: sentHost(d.req), ETag: d.etag, Total: d.total,
-		Hashed: wm, HashState: state, Mirrored: mirrored}
+		Hashed: wm, HashState: state, Mirrored: mirrored, LastModified: d.modified.date, LastModifiedIfRange: d.modified.ifRange}
 	sc.ReprDigest = d.savedRepr            // "" unless resumed
 	if d.status >= 200 && d.status < 300 { // not an error's (answered)
 		raw := strings.Join(d.header.Values(verify.ReprDigest), ", ")
@@ -294,6 +303,10 @@ func (sc *sidecar) check(url, host string, partSize int64) string {
 	case sc.ETag != "" && ifRangeETag(sc.ETag) != sc.ETag:
 		// It is sent as If-Range: a strong ETag, as saved (download.etag).
 		return fmt.Sprintf("ETag %q is not a strong entity tag", httpfield.Clip(sc.ETag))
+	case sc.LastModified != "" && httpDate(sc.LastModified) != sc.LastModified:
+		return fmt.Sprintf("Last-Modified %q is not an IMF-fixdate", httpfield.Clip(sc.LastModified))
+	case sc.LastModifiedIfRange && sc.LastModified == "":
+		return "If-Range by a Last-Modified it does not record"
 	case sc.Total < -1:
 		return fmt.Sprintf("length %d", sc.Total)
 	case sc.Total >= 0 && partSize > sc.Total:
@@ -347,6 +360,11 @@ func sentHost(req *Request) string {
 // sidecar) never is, so the part is hashed again.
 func (sc *sidecar) unchanged(st os.FileInfo) bool {
 	return fileid.Same(fileid.Of(st), sc.Part)
+}
+
+// modified is the Last-Modified the sidecar recorded.
+func (sc *sidecar) modified() modified {
+	return modified{date: sc.LastModified, ifRange: sc.LastModifiedIfRange}
 }
 
 // done is the sidecar's spans on disk.

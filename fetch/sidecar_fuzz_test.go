@@ -50,6 +50,11 @@ func FuzzSidecar(f *testing.F) {
 		func(s *sidecar) { s.Algorithms = []string{"sha-3"} },
 		func(s *sidecar) { s.Hashed = 1 << 62 },
 		func(s *sidecar) { s.ContentDigest = "sha-256=:AAAA:, =bad" },
+		func(s *sidecar) {
+			s.ETag, s.LastModified, s.LastModifiedIfRange = "", "Sun, 09 Sep 2001 01:46:40 GMT", true
+		},
+		func(s *sidecar) { s.LastModified = "Sunday" },
+		func(s *sidecar) { s.Version = 2 },
 	} {
 		sc := good
 		edit(&sc)

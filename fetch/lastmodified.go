@@ -1,0 +1,64 @@
+package fetch
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// modified is the Last-Modified of the version being fetched, which names
+// it where no strong ETag does (an origin sending none, or a weak one).
+type modified struct {
+	date string // an IMF-fixdate; "" none
+	// ifRange says date may be sent as If-Range (RFC 9110 §13.1.5): the
+	// answer had no entity tag, strong or weak, and the date is strong
+	// (§8.8.2.2: at least a second before the Date of that answer, so a
+	// later change bears another one).
+	ifRange bool
+}
+
+// modifiedOf is the Last-Modified h states as a validator.
+func modifiedOf(h http.Header) modified {
+	m := modified{date: httpDate(h.Get("Last-Modified"))}
+	lm, err1 := http.ParseTime(m.date)
+	at, err2 := http.ParseTime(strings.TrimSpace(h.Get("Date")))
+	m.ifRange = err1 == nil && err2 == nil && h.Get("ETag") == "" && !at.Before(lm.Add(time.Second))
+	return m
+}
+
+// httpDate is s, an HTTP-date, as an IMF-fixdate (the form a sender
+// generates, RFC 9110 §5.6.7); "" when s is none.
+func httpDate(s string) string {
+	t, err := http.ParseTime(strings.TrimSpace(s))
+	if err != nil {
+		return ""
+	}
+	return t.UTC().Format(http.TimeFormat)
+}
+
+// ifRange is the If-Range of the origin's range requests: its strong
+// ETag, else the Last-Modified when it may be sent (modified.ifRange);
+// "" when neither, and then only what the answer states of its version
+// tells a change (versionDiffers).
+func (d *download) ifRange() string {
+	if d.etag != "" {
+		return d.etag
+	}
+	if d.modified.ifRange {
+		return d.modified.date
+	}
+	return ""
+}
+
+// modifiedDiffers says how the Last-Modified of h differs from the
+// version's, when both state one and no strong ETag names the version (a
+// strong ETag is the origin's exact validator, which servers behind one
+// name may send for one file of other mtimes); "" when it does not.
+func (d *download) modifiedDiffers(h http.Header) string {
+	got := httpDate(h.Get("Last-Modified"))
+	if d.etag != "" || d.modified.date == "" || got == "" || got == d.modified.date {
+		return ""
+	}
+	return fmt.Sprintf("Last-Modified %s, not the %s", got, d.modified.date)
+}
