@@ -54,7 +54,8 @@ func (d *download) noteLate(f verify.DigestField, p *piece) error {
 // version: errRestart), and is adopted as the whole file's when there is
 // none. A resume answer (-C) may carry the only Repr-Digest there is in
 // its trailer; ignored, a part gone bad ended "unverified". A mirror's is
-// compared with the origin's, never adopted.
+// compared with the origin's, never adopted: another is a mirrorSkip whose
+// bytes landed (mirrorFailed drops the mirror and fetches the piece again).
 func (d *download) pieceTrailer(src *source, resp *http.Response, p *piece, from int64) error {
 	f := reprField(resp.Trailer)
 	if !f.Present {
@@ -62,7 +63,9 @@ func (d *download) pieceTrailer(src *source, resp *http.Response, p *piece, from
 	}
 	if src != nil && !src.origin {
 		if alg, ok := differ(d.ref.repr, f); !ok {
-			return protocolErrorf("piece %d (bytes %d-%d): Repr-Digest %s in the trailer differs from the first response's", p.id, from, p.end-1, alg)
+			// Another version, as in its header (sameRepresentation),
+			// its bytes written already: dropped, the piece fetched again.
+			return &mirrorSkip{reason: fmt.Sprintf("Repr-Digest %s in the trailer of piece %d differs from the origin's: another version", alg, p.id), landed: true}
 		}
 		return nil
 	}

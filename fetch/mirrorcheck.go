@@ -15,8 +15,13 @@ import (
 
 // mirrorSkip: a mirror's 206 shows another representation than the
 // origin's (length, ETag, Repr-Digest, coding) or that it cannot serve
-// ranges. The mirror is never used.
-type mirrorSkip struct{ reason string }
+// ranges. The mirror is never used again. landed says the answer's bytes
+// were written before it showed it (a Repr-Digest in its trailer): the
+// piece is fetched again from its start (mirrorFailed).
+type mirrorSkip struct {
+	reason string
+	landed bool
+}
 
 func (e *mirrorSkip) Error() string { return e.reason }
 

@@ -98,7 +98,8 @@ func (d *download) mirrorPiece(ctx context.Context, s *source, p *piece, buf []b
 
 // mirrorFailed drops mirror s after err on piece p. Wrong bytes (a piece
 // failing the mirror's Content-Digest) make it corrupt and p is fetched
-// again from its start; other failures keep p's bytes so far. A non-nil
+// again from its start, as are bytes of another version (a mirrorSkip
+// once they landed); other failures keep p's bytes so far. A non-nil
 // return fails the download (p could not be rewound).
 func (d *download) mirrorFailed(s *source, p *piece, err error) error {
 	var pm *pieceMismatch
@@ -114,6 +115,12 @@ func (d *download) mirrorFailed(s *source, p *piece, err error) error {
 	case errors.As(err, &skip):
 		d.mir.drop(s, MirrorSkipped, skip.reason)
 		d.warn(fmt.Sprintf("mirror %s not used: %s", httpfield.Redact(s.url), skip.reason))
+		if skip.landed {
+			if rerr := d.rewind(p); rerr != nil {
+				return &writeError{err: fmt.Errorf("hash again after mirror %s's piece %d of another version: %w", httpfield.Redact(s.url), p.id, rerr)}
+			}
+			d.mir.forget(p.start, p.end)
+		}
 	default:
 		d.mir.drop(s, MirrorDropped, err.Error())
 		d.warn(fmt.Sprintf("mirror %s failed: %v; its pieces fetched elsewhere", httpfield.Redact(s.url), err))

@@ -47,19 +47,25 @@ func newPieceMismatch(resp *http.Response, p *piece, from int64, c verify.Check)
 // what it is for).
 func (d *download) refetches() int { return max(d.req.Retry, 1) }
 
-// refetch prepares piece p to be fetched again from its start after pm:
-// its bytes no longer count as on disk, and the prefix hash, if it has
-// taken any of them in, starts again from where it started (re-reading
-// what is on disk). It returns false when that is impossible; the download
-// then fails with pm.
+// refetch prepares piece p to be fetched again from its start after pm
+// (rewind). It returns false when that is impossible; the download then
+// fails with pm.
 func (d *download) refetch(p *piece, pm *pieceMismatch) bool {
-	p.next.Store(0)
-	if err := d.ph.rewind(p.start, p.end); err != nil {
+	if err := d.rewind(p); err != nil {
 		d.warn(fmt.Sprintf("cannot hash again after the corrupt %s: %v", pm.where(), err))
 		return false
 	}
 	d.warn(fmt.Sprintf("%s did not match its Content-Digest %s: fetched again", pm.where(), pm.check.Algorithm))
 	return true
+}
+
+// rewind makes piece p to be fetched again from its start: its bytes no
+// longer count as on disk, and the prefix hash, if it has taken any of
+// them in, starts again from where it started (re-reading what is on
+// disk). An error says that is impossible.
+func (d *download) rewind(p *piece) error {
+	p.next.Store(0)
+	return d.ph.rewind(p.start, p.end)
 }
 
 // failPiece records a piece's final mismatch in the verdict.
