@@ -67,7 +67,9 @@ func newByteRangesReader(r io.Reader, contentType string, asked []ByteRange) (*b
 
 func (m *byteRangesReader) Read(p []byte) (int, error) {
 	for m.left == 0 && m.err == nil {
-		m.err = m.next()
+		if m.err = m.next(); errors.Is(m.err, errEnded) {
+			m.err = m.ended()
+		}
 	}
 	if m.err != nil {
 		return 0, m.err
@@ -83,11 +85,31 @@ func (m *byteRangesReader) Read(p []byte) (int, error) {
 	if err == io.EOF {
 		err = nil
 		if n == 0 {
-			m.err = &readError{err: io.ErrUnexpectedEOF}
+			m.err = m.ended()
 			err = m.err
 		}
 	}
 	return n, err
+}
+
+// errEnded: the body ended (io.EOF: its message whole, by its length or
+// its last chunk) before the multipart structure did. The connection
+// breaking is io.ErrUnexpectedEOF from the transport, a readError.
+var errEnded = errors.New("the body ended")
+
+// ended is the protocol error of a body that ended early (errEnded),
+// saying where and what was wanted: the origin's body is malformed, which
+// "truncated: got 855 of 855 bytes" did not say.
+func (m *byteRangesReader) ended() error {
+	n := len(m.Parts)
+	switch {
+	case n == 0:
+		return protocolErrorf("multipart body ended before a part: want the delimiter %s and a part", m.dash)
+	case m.left > 0:
+		cr := m.Parts[n-1]
+		return protocolErrorf("multipart body ended inside part %d (%s): got %d of its %d bytes", n, cr, cr.Len()-m.left, cr.Len())
+	}
+	return protocolErrorf("multipart body ended after part %d (%s): want another part or the close delimiter %s--", n, m.Parts[n-1], m.dash)
 }
 
 // next reads up to the body of the next part, or to the end (io.EOF).
@@ -134,7 +156,7 @@ func (m *byteRangesReader) delimiter() error {
 	if line != "" {
 		return protocolErrorf("multipart part longer than its Content-Range %s", m.Parts[len(m.Parts)-1])
 	}
-	if line, err = m.line(); err != nil && !(errors.Is(err, io.ErrUnexpectedEOF) && line != "") {
+	if line, err = m.line(); err != nil && !(errors.Is(err, errEnded) && line != "") {
 		return err
 	}
 	rest, ok := strings.CutPrefix(line, m.dash)
@@ -258,14 +280,14 @@ func (m *byteRangesReader) header() (textproto.MIMEHeader, error) {
 }
 
 // line reads one line without its CRLF (or bare LF); a line longer than
-// maxPartLine is a protocol error.
+// maxPartLine is a protocol error, one the body's end cuts is errEnded.
 func (m *byteRangesReader) line() (string, error) {
 	b, err := m.br.ReadSlice('\n')
 	switch {
 	case errors.Is(err, bufio.ErrBufferFull):
 		return "", protocolErrorf("multipart line over %d bytes", maxPartLine)
 	case err == io.EOF:
-		return string(bytes.TrimRight(b, "\r")), &readError{err: io.ErrUnexpectedEOF}
+		return string(bytes.TrimRight(b, "\r")), errEnded
 	case err != nil:
 		return "", &readError{err: err}
 	}
