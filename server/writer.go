@@ -219,7 +219,9 @@ func (w *bodyWriter) prepare(code int) error {
 			w.cdTrailer = true
 		default:
 			// HTTP/1.0 has no chunked coding to carry a trailer: the body
-			// keeps its Content-Length, without Content-Digest.
+			// keeps its Content-Length, without Content-Digest, and
+			// nothing is hashed for it: the budget is given back.
+			w.releaseHashing()
 		}
 	}
 	if trailer {
@@ -250,6 +252,12 @@ func (w *bodyWriter) reserveHashing(n int64) bool {
 	}
 	w.hashing = n
 	return true
+}
+
+// releaseHashing gives back what reserveHashing took.
+func (w *bodyWriter) releaseHashing() {
+	w.s.hashing.release(clientOf(w.r), w.hashing)
+	w.hashing = 0
 }
 
 // declareTrailers announces the trailer fields and drops Content-Length, so

@@ -186,8 +186,7 @@ func (w *bodyWriter) close() {
 	w.buf = nil
 	w.s.held.release(w.held)
 	w.held = 0
-	w.s.hashing.release(clientOf(w.r), w.hashing)
-	w.hashing = 0
+	w.releaseHashing()
 }
 
 // maxHeldMemory bounds the multipart bodies all requests together hold in
