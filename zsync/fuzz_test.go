@@ -13,6 +13,9 @@ import (
 func FuzzReadControl(f *testing.F) {
 	f.Add(encode(nil, mustMake(randomBytes(7, 5000), 2048)))
 	f.Add(encode(nil, mustMake(nil, 2048)))
+	// A target of zeros, its last block short: the zeros matchAny feeds
+	// pass its checks, so blocks are written, not only refused.
+	f.Add(encode(nil, mustMake(make([]byte, 1000), 16)))
 	f.Fuzz(func(t *testing.T, in []byte) {
 		c, err := Read(bytes.NewReader(in))
 		if err != nil {
@@ -39,9 +42,11 @@ func FuzzReadControl(f *testing.F) {
 }
 
 // matchAny seeds a matcher of c with seed, then feeds every missing range
-// zeros: whatever fails its checks, nothing panics or leaves the target.
+// zeros: whatever fails its checks, nothing panics, and what is written
+// (checked blocks, of seed or zeros) stays within the target's Length.
 func matchAny(t *testing.T, c *Control, seed []byte) {
-	m := NewMatcher(c, &memFile{})
+	out := &memFile{}
+	m := NewMatcher(c, out)
 	if err := m.Seed(bytes.NewReader(seed)); err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +55,12 @@ func matchAny(t *testing.T, c *Control, seed []byte) {
 			t.Fatalf("missing range %d-%d of a %d-byte target", r.Start, r.End, c.Length)
 		}
 		m.WriteFetched(r.Start, bytes.NewReader(make([]byte, r.Len())))
+	}
+	if err := m.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := int64(len(out.b)); n > c.Length {
+		t.Fatalf("wrote %d bytes of a %d-byte target", n, c.Length)
 	}
 }
 
