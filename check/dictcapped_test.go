@@ -41,3 +41,29 @@ func TestDictionaryDecodeCappedIdentity(t *testing.T) {
 		}
 	}
 }
+
+// A dictionary over --max-body is skipped with a message that says so,
+// naming the bound, not a raw "read whole: false" with the bound plus one
+// byte as its size.
+func TestDictionaryOverMaxBodySaysWhy(t *testing.T) {
+	big := []byte(strings.Repeat("the dictionary, big ", 100))
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Use-As-Dictionary", `match="/*"`)
+		w.Write(big)
+	}))
+	defer ts.Close()
+	r := auditURL(t, ts.URL+"/f", Options{MaxBody: 1024})
+	found := false
+	for _, c := range r.Checks {
+		if !strings.HasPrefix(c.ID, "dictionary.") || c.Status != Skip {
+			continue
+		}
+		found = true
+		if strings.Contains(c.Message, "false") || !strings.Contains(c.Message, "over --max-body (1024 bytes)") {
+			t.Errorf("%s: %q, want it to say the dictionary is over --max-body (1024 bytes)", c.ID, c.Message)
+		}
+	}
+	if !found {
+		t.Fatal("no dictionary check skipped")
+	}
+}

@@ -205,8 +205,14 @@ func (a *audit) fetchDictionary(ctx context.Context) ([]byte, bool) {
 	}
 	defer r.close()
 	switch {
-	case r.status != http.StatusOK || r.err != nil || r.capped:
-		a.skipDictionary(fmt.Sprintf("fetching the dictionary gave %d, %s read whole: %v", r.status, bytesOf(r.size), r.err == nil && !r.capped))
+	case r.status != http.StatusOK:
+		a.skipDictionary(fmt.Sprintf("fetching the dictionary gave %d", r.status))
+		return nil, false
+	case r.capped:
+		a.skipDictionary(fmt.Sprintf("the dictionary is over --max-body (%s): not read whole", bytesOf(a.opts.MaxBody)))
+		return nil, false
+	case r.err != nil:
+		a.skipDictionary(fmt.Sprintf("reading the dictionary failed after %s: %v", bytesOf(r.size), r.err))
 		return nil, false
 	case r.encoding() != "":
 		a.skipDictionary(fmt.Sprintf("the dictionary came with Content-Encoding %s for Accept-Encoding: identity", r.encoding()))
