@@ -60,6 +60,10 @@ func TestGetRangesInOrderAsked(t *testing.T) {
 		{"unsatisfiable left out", "0-2,100-200", []string{"0-2"}, 0, "012", ""},
 		{"adjacent coalesced", "0-2,3-5", []string{"0-5"}, 0, "012345", ""},
 		{"overlapping coalesced", "0-4,2-6,20-21", []string{"0-6", "20-21"}, 0, "0123456kl", "once"},
+		{"contained coalesced", "0-9,2-4,20-21", []string{"0-9", "20-21"}, 0, "0123456789kl", "once"},
+		{"contained coalesced, last", "0-9,2-4", []string{"0-9"}, 0, "0123456789", "once"},
+		{"contained coalesced, twice", "0-2,0-2", []string{"0-2"}, 0, "012", "once"},
+		{"contained sent apart", "0-9,2-4", []string{"0-9", "2-4"}, 0, "0123456789234", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
