@@ -47,6 +47,17 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 	return ranges, nil
 }
 
+// ranged says -r or an -H Range field asks for part of the file, the
+// field in any unit (fetch.Request.Partial: its first value, not empty).
+func (o *getOptions) ranged() bool {
+	for _, h := range o.Headers {
+		if k, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Range") {
+			return o.Range != "" || strings.TrimSpace(v) != ""
+		}
+	}
+	return o.Range != ""
+}
+
 // headerRanges are the byte ranges an -H Range field asks for (it wins
 // over -r, as curl sends it instead); another unit than bytes, or a value
 // that does not parse, is the user's own business: sent, not read.

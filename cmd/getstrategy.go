@@ -72,7 +72,7 @@ func (o *getOptions) zsyncDrops() string {
 // has shown it does not send 226, and the file's HEAD names a control file.
 // It notes whether the plain GET will offer a delta (o.offersDelta).
 func (o *getOptions) preferZsync(ctx context.Context) bool {
-	if o.NoCache || o.Head || o.Output == "" || o.special || o.Range != "" || o.Continue || o.Method != "" ||
+	if o.NoCache || o.Head || o.Output == "" || o.special || o.ranged() || o.Continue || o.Method != "" ||
 		o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "" || o.RemoteName || !o.zsyncKeepsFlags() {
 		return false
 	}

@@ -24,8 +24,8 @@ func (o *getOptions) checkZsyncFlags() error {
 		return usageErrorf("--zsync-url applies only with --zsync")
 	case o.Output == "":
 		return usageErrorf("--zsync needs -o FILE: blocks are written in place, then checked")
-	case o.Range != "" || o.Head || o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "":
-		return usageErrorf("--zsync cannot be used with -r, -I or a request body")
+	case o.ranged() || o.Head || o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "":
+		return usageErrorf("--zsync cannot be used with -r (or a Range header), -I or a request body")
 	}
 	if len(o.Sign.TrustKeys) > 0 {
 		// A check asked for and not made would be a verdict saying more
