@@ -271,7 +271,13 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 		return nil, withExit(ExitUsage, err)
 	}
 	if o.Head && o.Output != "" {
-		dump.out = sink // -I -o FILE: the heads are FILE's, released as a body is (curl's -I -o)
+		// -I -o FILE: the heads are FILE's, released as a body is (curl's
+		// -I -o); -D - prints them too.
+		if dump.out != nil {
+			dump.out = io.MultiWriter(dump.out, sink)
+		} else {
+			dump.out = sink
+		}
 	}
 	if !o.Head && (o.Output != "" || !ios.StdoutTTY) {
 		// A bar on a terminal's stderr, unless the body goes to that

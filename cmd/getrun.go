@@ -62,8 +62,10 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 	dump := &headerDump{dump: o.Out.DumpHeader != "" && o.Out.DumpHeader != "-"}
 	switch {
 	case o.JSON: // -I's heads go into the JSON: stdout is one object
+	case o.Out.DumpHeader == "-":
+		dump.out = ios.Out // with -I -o FILE, FILE's too (transfer)
 	case o.Head && o.Output != "": // -I -o FILE: the heads are FILE's (transfer)
-	case o.Out.Include || o.Head || o.Out.DumpHeader == "-":
+	case o.Out.Include || o.Head:
 		// -I's heads are -i's: redirect hops and retried attempts too.
 		dump.out = ios.Out
 	}
