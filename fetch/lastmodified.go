@@ -52,13 +52,19 @@ func (d *download) ifRange() string {
 }
 
 // modifiedDiffers says how the Last-Modified of h differs from the
-// version's, when both state one and no strong ETag names the version (a
+// version's when that date names the version (no strong ETag does: a
 // strong ETag is the origin's exact validator, which servers behind one
-// name may send for one file of other mtimes); "" when it does not.
+// name may send for one file of other mtimes); "" when it does not. A 206
+// stating none cannot be told from another version (RFC 9110 §15.3.7
+// does not require it, and an origin that ignored If-Range and dropped it
+// would have its bytes spliced with the part's): it differs too.
 func (d *download) modifiedDiffers(h http.Header) string {
 	got := httpDate(h.Get("Last-Modified"))
-	if d.etag != "" || d.modified.date == "" || got == "" || got == d.modified.date {
+	switch {
+	case d.etag != "" || d.modified.date == "" || got == d.modified.date:
 		return ""
+	case got == "":
+		return fmt.Sprintf("no Last-Modified, the version's is %s", d.modified.date)
 	}
 	return fmt.Sprintf("Last-Modified %s, not the %s", got, d.modified.date)
 }
