@@ -163,21 +163,17 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 }
 
 // versionDiffers says how the header h of an origin's 206 is of another
-// version than the one being fetched (ETag d.etag, "" none known; length
-// d.total, -1 unknown): another ETag, another Last-Modified where no
-// strong ETag names the version (modifiedDiffers: a 206 answering no
-// If-Range, or one its origin ignored), another length, another content
-// coding than the transfer's first answer's or the part's (a coding is
-// the representation's, RFC 9110 §8.4: bytes of a gzip and an identity
-// representation spliced are neither), or a Repr-Digest value another than
-// one of versionReprs (reprDiffers); "" when none shows. It is the one rule
-// for every range answer of the origin's (checkPiece), a resume's first as
-// every later piece's: the whole is then fetched again and verified
-// (errRestart), never spliced, never ended as a protocol error that loses
-// the part. An origin whose ETag outlives a change (one made of the size
-// and an mtime put back) shows it by its Repr-Digest only; a fetch in full
-// repairs it, and the bytes released are those of one answer, judged by
-// its fields.
+// version than the one being fetched (ETag d.etag, "" none known): another
+// ETag, another Last-Modified where no strong ETag names the version
+// (modifiedDiffers: a 206 answering no If-Range, or one its origin
+// ignored), or another representation (reprOther); "" when none shows.
+// It is the one rule for every range answer of the origin's (checkPiece),
+// a resume's first as every later piece's: the whole is then fetched
+// again and verified (errRestart), never spliced, never ended as a
+// protocol error that loses the part. An origin whose ETag outlives a
+// change (one made of the size and an mtime put back) shows it by its
+// Repr-Digest only; a fetch in full repairs it, and the bytes released
+// are those of one answer, judged by its fields.
 func (d *download) versionDiffers(h http.Header) string {
 	if got := h.Get("ETag"); d.etag != "" && got != d.etag {
 		return fmt.Sprintf("ETag %q, not the %q", httpfield.Clip(got), d.etag)
@@ -185,6 +181,20 @@ func (d *download) versionDiffers(h http.Header) string {
 	if why := d.modifiedDiffers(h); why != "" {
 		return why
 	}
+	return d.reprOther(h)
+}
+
+// reprOther says how the header h of any source's 206 (the origin's,
+// versionDiffers; a mirror's, sameRepresentation) names another
+// representation than the version's, whatever server sent it: another
+// length (d.total, -1 unknown), another content coding than the
+// transfer's first answer's or the part's (a coding is the
+// representation's, RFC 9110 §8.4: bytes of a gzip and an identity
+// representation spliced are neither), or a Repr-Digest value another
+// than one of versionReprs (reprDiffers); "" when none shows. The
+// validators (ETag, Last-Modified) are each server's own: the origin's
+// are compared in versionDiffers, a mirror's with its own.
+func (d *download) reprOther(h http.Header) string {
 	if cr, err := httpfield.ParseContentRange(h.Get("Content-Range")); err == nil && d.total >= 0 && cr.Total != d.total {
 		return fmt.Sprintf("length %d, not the %d", cr.Total, d.total)
 	}
@@ -203,7 +213,7 @@ func (d *download) versionDiffers(h http.Header) string {
 func reprDiffers(f verify.DigestField, reprs ...verify.DigestField) string {
 	for _, r := range reprs {
 		if alg, ok := differ(r, f); !ok {
-			return fmt.Sprintf("Repr-Digest %s differs from an earlier answer's with the same ETag", alg)
+			return fmt.Sprintf("Repr-Digest %s differs from an earlier answer's", alg)
 		}
 	}
 	return ""
@@ -225,8 +235,8 @@ func (d *download) versionReprs() []verify.DigestField {
 
 // checkRange checks what every source's 206 to a piece's range must be:
 // a single part, exactly the range asked, of the first response's length
-// (its coding and Repr-Digest: versionDiffers for the origin,
-// sameRepresentation for a mirror).
+// (its coding and Repr-Digest: reprOther, by versionDiffers for the
+// origin, sameRepresentation for a mirror).
 func (d *download) checkRange(resp *http.Response, p *piece, from int64) error {
 	where := fmt.Sprintf("piece %d (bytes %d-%d)", p.id, from, p.end-1)
 	if resp.StatusCode != http.StatusPartialContent {

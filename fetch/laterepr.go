@@ -54,22 +54,23 @@ func (d *download) noteLate(f verify.DigestField, p *piece) error {
 // version: errRestart), and is adopted as the whole file's when there is
 // none. A resume answer (-C) may carry the only Repr-Digest there is in
 // its trailer; ignored, a part gone bad ended "unverified". A mirror's is
-// compared with the origin's, never adopted: another is a mirrorSkip whose
-// bytes landed (mirrorFailed drops the mirror and fetches the piece again).
+// compared by the same rule (reprDiffers with versionReprs: the pieces'
+// adopted one too), never adopted: another is a mirrorSkip whose bytes
+// landed (mirrorFailed drops the mirror and fetches the piece again).
 func (d *download) pieceTrailer(src *source, resp *http.Response, p *piece, from int64) error {
 	f := reprField(resp.Trailer)
 	if !f.Present {
 		return nil
 	}
-	if src != nil && !src.origin {
-		if alg, ok := differ(d.ref.repr, f); !ok {
-			// Another version, as in its header (sameRepresentation),
-			// its bytes written already: dropped, the piece fetched again.
-			return &mirrorSkip{reason: fmt.Sprintf("Repr-Digest %s in the trailer of piece %d differs from the origin's: another version", alg, p.id), landed: true}
-		}
+	why := reprDiffers(f, d.versionReprs()...)
+	switch {
+	case src != nil && !src.origin && why != "":
+		// Another version, as in its header (sameRepresentation),
+		// its bytes written already: dropped, the piece fetched again.
+		return &mirrorSkip{reason: fmt.Sprintf("%s, in the trailer of piece %d: another version", why, p.id), landed: true}
+	case src != nil && !src.origin:
 		return nil
-	}
-	if why := reprDiffers(f, d.versionReprs()...); why != "" {
+	case why != "":
 		return fmt.Errorf("%w: piece %d (bytes %d-%d): %s (trailer)", errRestart, p.id, from, p.end-1, why)
 	}
 	return d.noteLate(f, p)

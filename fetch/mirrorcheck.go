@@ -89,9 +89,10 @@ func (d *download) checkPieceFrom(s *source, resp *http.Response, p *piece, from
 }
 
 // sameRepresentation checks that a mirror's answer is of the origin's
-// representation: a 206 (not a 200: no ranges), the same length, coding
-// and Repr-Digest, and the same ETag on the same origin, or its own
-// unchanged one elsewhere.
+// representation: a 206 (not a 200: no ranges) of the version's by the
+// origin's rule (reprOther: length, coding, Repr-Digest), with the same
+// ETag on the same origin, or its own unchanged one elsewhere (an ETag is
+// its server's: a mirror's may be absent, or another).
 func (d *download) sameRepresentation(s *source, resp *http.Response) error {
 	skip := func(f string, a ...any) error { return &mirrorSkip{reason: fmt.Sprintf(f, a...)} }
 	if resp.StatusCode == http.StatusOK {
@@ -100,14 +101,8 @@ func (d *download) sameRepresentation(s *source, resp *http.Response) error {
 	if resp.StatusCode != http.StatusPartialContent {
 		return protocolErrorf("status %d to a range request, want 206", resp.StatusCode)
 	}
-	if got, want := httpfield.ContentCoding(resp.Header.Values("Content-Encoding")), httpfield.ContentCoding(d.header.Values("Content-Encoding")); got != want {
-		return skip("Content-Encoding %q, the origin's %q", got, want)
-	}
-	if cr, err := httpfield.ParseContentRange(resp.Header.Get("Content-Range")); err == nil && cr.Total != d.total {
-		return skip("length %d, the origin's %d: another version", cr.Total, d.total)
-	}
-	if alg, ok := differ(d.ref.repr, reprField(resp.Header)); !ok {
-		return skip("Repr-Digest %s differs from the origin's: another version", alg)
+	if why := d.reprOther(resp.Header); why != "" {
+		return skip("%s: another version", why)
 	}
 	et := resp.Header.Get("ETag")
 	if s.same {

@@ -48,7 +48,7 @@ func TestDownloadMirrors(t *testing.T) {
 			{opts: []server.Option{server.WithoutDigests(), flipEvery}, gated: true, state: MirrorCorrupt, reason: "found by fetching its"}}},
 		{"another version", []mirrorSpec{good,
 			{data: genData(pieceTestSize, 2), gated: true, state: MirrorSkipped, reason: "Repr-Digest sha-256 differs"},
-			{data: genData(pieceTestSize+1, 1), gated: true, state: MirrorSkipped, reason: "length 2097930, the origin's 2097929"}}},
+			{data: genData(pieceTestSize+1, 1), gated: true, state: MirrorSkipped, reason: "length 2097930, not the 2097929: another version"}}},
 		{"mirror down", []mirrorSpec{good, {down: true, state: MirrorSkipped, reason: "refused"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
