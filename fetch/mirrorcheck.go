@@ -187,7 +187,8 @@ func (d *download) narrow(sums []verify.Digest, enc string) ([]verify.Digest, er
 
 // compareSpans fetches sp from the origin, compares each byte with the
 // file, and writes the origin's bytes where they differ. It returns the
-// first differing offset, or -1.
+// first differing offset, or -1. Bytes written back are unvouched: a
+// sidecar listing the same spans syncs them first.
 func (d *download) compareSpans(sp spans) (int64, error) {
 	first := int64(-1)
 	want, have := make([]byte, copyBufSize), make([]byte, copyBufSize)
@@ -218,6 +219,7 @@ func (d *download) compareSpans(sp spans) (int64, error) {
 				if _, err = writeBack(d.f, b, off); err != nil {
 					err = &writeError{err: err}
 				}
+				d.unvouch() // after the write: a save from here syncs it
 			}
 			off += int64(n)
 		}

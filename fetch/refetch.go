@@ -62,10 +62,26 @@ func (d *download) refetch(p *piece, pm *pieceMismatch) bool {
 // rewind makes piece p to be fetched again from its start: its bytes no
 // longer count as on disk, and the prefix hash, if it has taken any of
 // them in, starts again from where it started (re-reading what is on
-// disk). An error says that is impossible.
+// disk). An error says that is impossible. Its bytes will be written
+// again: unvouched, after its spans shrank (a sidecar saved between the
+// two lists fewer).
 func (d *download) rewind(p *piece) error {
 	p.next.Store(0)
-	return d.ph.rewind(p.start, p.end)
+	err := d.ph.rewind(p.start, p.end)
+	d.unvouch()
+	return err
+}
+
+// unvouch says bytes were, or will be, written again inside spans a
+// sidecar may have listed after a sync (d.vouched): the next sidecar's
+// save syncs the part whatever spans it lists. syncVouched skips the sync
+// only when the spans are those synced last, which says nothing of bytes
+// rewritten inside them (a piece rewound and fetched again to its end,
+// narrow's repair).
+func (d *download) unvouch() {
+	d.mu.Lock()
+	d.vouched = nil
+	d.mu.Unlock()
 }
 
 // failPiece records a piece's final mismatch in the verdict.

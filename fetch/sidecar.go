@@ -189,18 +189,23 @@ func (sc *sidecar) bound(done spans, wm int64) spans {
 // never reached the disk, which read back as zeros (or the old blocks)
 // would be resumed as the file's, and released unverified when the origin
 // sends no digest. A run's first save syncs: the part's earlier bytes may
-// be vouched for by no sidecar yet (a part resumed without one). Called
-// under d.mu.
+// be vouched for by no sidecar yet (a part resumed without one), and so
+// does the first after bytes were written again inside the spans
+// (unvouch). Called under d.mu.
 func (d *download) syncVouched(done spans) error {
 	if d.vouched != nil && slices.Equal(done, d.vouched) {
 		return nil
 	}
-	if err := d.f.Sync(); err != nil {
+	if err := syncPart(d.f); err != nil {
 		return err
 	}
 	d.vouched = done
 	return nil
 }
+
+// syncPart syncs a part before a sidecar vouches for it (a variable for
+// tests, which count the syncs).
+var syncPart = (*os.File).Sync
 
 // mergeRepr is the Repr-Digest to record: saved, the field a sidecar
 // recorded (what the part's version's earlier answers carried, the
