@@ -60,11 +60,7 @@ func (e *expectFlags) conflicts(o *getOptions, req *fetch.Request) error {
 	case strings.EqualFold(req.Method, http.MethodHead):
 		return usageErrorf("-X HEAD and %s cannot be combined: a HEAD response has no body to compare the digest with", flag)
 	case req.Partial():
-		what := "-r"
-		if o.Range == "" {
-			what = "a Range header"
-		}
-		return usageErrorf("%s and %s cannot be combined: the digest covers the whole file, a range brings a part of it", what, flag)
+		return usageErrorf("%s and %s cannot be combined: the digest covers the whole file, a range brings a part of it", o.rangeName(), flag)
 	}
 	return nil
 }

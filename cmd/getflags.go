@@ -31,14 +31,16 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 		return nil, usageErrorf("--parallel needs -o FILE or stdout held back: -N streams one response as it arrives")
 	case o.Continue && o.Output == "":
 		return nil, usageErrorf("-C resumes FILE.hdig-part, so it needs -o FILE")
-	case o.Continue && (o.Range != "" || o.Compressed || o.Head || o.Method != "" || len(o.Data) > 0 || o.DataBinary != "" || o.UploadFile != ""):
-		return nil, usageErrorf("-C resumes a plain GET; it cannot be combined with -r, --compressed, -I, -X or a request body")
-	case o.Range == "":
+	case o.Continue && (o.ranged() || o.Compressed || o.Head || o.Method != "" || len(o.Data) > 0 || o.DataBinary != "" || o.UploadFile != ""):
+		return nil, usageErrorf("-C resumes a plain GET; it cannot be combined with -r (or a Range header), --compressed, -I, -X or a request body")
+	case !o.ranged():
 		return nil, nil
 	case o.Compressed:
-		return nil, usageErrorf("-r cannot be combined with --compressed: a range of an encoded body does not decode")
+		return nil, usageErrorf("%s cannot be combined with --compressed: a range of an encoded body does not decode", o.rangeName())
 	case o.Parallel > 1:
-		return nil, usageErrorf("-r and --parallel cannot be combined")
+		return nil, usageErrorf("%s and --parallel cannot be combined", o.rangeName())
+	case o.Range == "":
+		return nil, nil // the header's ranges: headerRanges
 	}
 	ranges, err := httpfield.ParseRanges(o.Range)
 	if err != nil {
@@ -49,6 +51,8 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 
 // ranged says -r or an -H Range field asks for part of the file, the
 // field in any unit (fetch.Request.Partial: its first value, not empty).
+// Every refusal and choice made for -r asks it (rangeFlags, checkZsyncFlags,
+// preferZsync), so a range spelt as a header is treated as -r is.
 func (o *getOptions) ranged() bool {
 	for _, h := range o.Headers {
 		if k, v, ok := strings.Cut(h, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Range") {
@@ -56,6 +60,15 @@ func (o *getOptions) ranged() bool {
 		}
 	}
 	return o.Range != ""
+}
+
+// rangeName names what asks for ranges in a usage error: -r, or a Range
+// header (ranged).
+func (o *getOptions) rangeName() string {
+	if o.Range == "" {
+		return "a Range header"
+	}
+	return "-r"
 }
 
 // headerRanges are the byte ranges an -H Range field asks for (it wins

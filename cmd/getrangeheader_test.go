@@ -3,6 +3,7 @@ package cmd
 import (
 	"net/http"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hdig/hdig/fetch"
@@ -35,4 +36,30 @@ func TestRangeHeaderCheckedAsR(t *testing.T) {
 		t.Errorf("items: exit %d, Range %q: %s", code, seen.last(t).Header.Get("Range"), errOut)
 	}
 	_ = http.StatusOK
+}
+
+// -H 'Range: …' is refused where -r is: with --parallel N (which would be
+// silently ignored: a range is one request) and with --compressed (a
+// range of an encoded body does not decode), each naming the Range header.
+func TestRangeHeaderRefusedAsR(t *testing.T) {
+	for _, args := range [][]string{
+		{"-H", "Range: bytes=0-9", "--parallel", "4", "-o", "f"},
+		{"-H", "Range: bytes=0-9", "--parallel", "4"},
+		{"-H", "Range: bytes=0-9", "--compressed"},
+		{"-H", "Range: items=0-9", "--compressed"},
+		{"-r", "0-9", "--compressed"},
+	} {
+		dir := t.TempDir()
+		if args[len(args)-1] == "f" {
+			args[len(args)-1] = filepath.Join(dir, "f")
+		}
+		code, _, errOut := runHdig(t, append(append([]string{"get", "--no-cache"}, args...), "http://127.0.0.1:1/f")...)
+		want := "a Range header"
+		if args[0] == "-r" {
+			want = "-r"
+		}
+		if code != ExitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d naming %s", args, code, errOut, ExitUsage, want)
+		}
+	}
 }
