@@ -190,3 +190,39 @@ func TestRemoteHeaderNameFailureNamesNoScratch(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want exit 1 saying nothing was written, no scratch name", code, stderr)
 	}
 }
+
+// TestRemoteNameOwnSuffix: -O's name comes from the URL, which the origin
+// (or a redirecting link) chooses as it does Content-Disposition's: a
+// name hdig gives its own files (fetch.OwnName) is refused as -J refuses
+// it, or a URL ending in f.hdig-resume would write over another
+// download's sidecar (or part) in the directory. With -J such a URL has
+// no file name: Content-Disposition names the file.
+func TestRemoteNameOwnSuffix(t *testing.T) {
+	srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("cd") != "" {
+			w.Header().Set("Content-Disposition", `attachment; filename="report.json"`)
+		}
+		helloHandler(w, r)
+	})
+	for _, name := range []string{"f.hdig-resume", "f.hdig-part", "f.HDIG-ZSYNC", "f.hdig-resume.tmp"} {
+		dir := t.TempDir()
+		keep := filepath.Join(dir, name)
+		if err := os.WriteFile(keep, []byte("another download's"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runHdig(t, "get", "-O", "--output-dir", dir, srv.URL+"/d/"+name)
+		if code != ExitUsage || !strings.Contains(stderr, ".hdig-") || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("-O %s: exit %d, stderr %q; want %d, one line naming .hdig-", name, code, stderr, ExitUsage)
+		}
+		if b, _ := os.ReadFile(keep); string(b) != "another download's" {
+			t.Errorf("-O %s: the file there now holds %q", name, b)
+		}
+		code, stdout, stderr := runHdig(t, "get", "-O", "-J", "--output-dir", dir, "-w", "%{filename_effective}", srv.URL+"/d/"+name+"?cd=1")
+		if code != 0 || stdout != filepath.Join(dir, "report.json") {
+			t.Errorf("-OJ %s: exit %d, %q, %s; want report.json", name, code, stdout, stderr)
+		}
+		if b, _ := os.ReadFile(keep); string(b) != "another download's" {
+			t.Errorf("-OJ %s: the file there now holds %q", name, b)
+		}
+	}
+}

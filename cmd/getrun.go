@@ -128,11 +128,12 @@ func (o *getOptions) checkOutputFlags() (string, error) {
 	named := true // -O's name comes from the URL
 	if o.RemoteName {
 		name, err := remoteName(o.URL)
-		if err != nil && !(x.RemoteHeaderName && errors.Is(err, errNoFileName)) {
+		if err != nil && !(x.RemoteHeaderName && unnamed(err)) {
 			return "", err
 		}
 		// With -J, a URL without a file name (a download endpoint ending
-		// in "/") is named by Content-Disposition alone, as curl -OJ does.
+		// in "/", or one ending in a name of hdig's) is named by
+		// Content-Disposition alone, as curl -OJ does.
 		named = err == nil
 		if !named {
 			name = "download"
@@ -183,6 +184,12 @@ func remoteName(rawURL string) (string, error) {
 	if strings.HasSuffix(u.Path, "/") || name == "/" || name == "." || name == ".." || name == "" {
 		return "", withExit(ExitUsage, fmt.Errorf("-O: the URL %q %w; use -o FILE", httpfield.Redact(rawURL), errNoFileName))
 	}
+	if fetch.OwnName(name) {
+		// The origin chooses it, as it does Content-Disposition's (which
+		// -J refuses alike): it would write over another download's part
+		// or sidecar, or plant one for a later -C to trust.
+		return "", withExit(ExitUsage, fmt.Errorf("-O: the URL %q ends in %q, %w; use -o FILE", httpfield.Redact(rawURL), name, errOwnFileName))
+	}
 	return name, nil
 }
 
@@ -199,8 +206,19 @@ func lastSegment(u *url.URL) string {
 }
 
 // errNoFileName is remoteName's error for a URL without a last path
-// segment: -J may still name the file after Content-Disposition.
-var errNoFileName = errors.New("has no file name")
+// segment, errOwnFileName for one whose last segment is a name hdig gives
+// its own files (fetch.OwnName): with either, -J may still name the file
+// after Content-Disposition (unnamed).
+var (
+	errNoFileName  = errors.New("has no file name")
+	errOwnFileName = errors.New("a name hdig gives its own files (.hdig-)")
+)
+
+// unnamed says remoteName's err is that the URL names no file -O can
+// write.
+func unnamed(err error) bool {
+	return errors.Is(err, errNoFileName) || errors.Is(err, errOwnFileName)
+}
 
 // hostOverride reports whether an -H field names the Host.
 func hostOverride(headers []string) bool {

@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -82,8 +81,8 @@ func runZsyncmake(opts *zsyncmakeOptions) error {
 		if base = opts.Filename; base == "" {
 			// The name get -O gives the file this URL serves.
 			var err error
-			if base, err = remoteName(opts.URL); errors.Is(err, errNoFileName) {
-				return usageErrorf("zsyncmake -: -u %s ends in no file name; name the file with -f", httpfield.Redact(opts.URL))
+			if base, err = remoteName(opts.URL); unnamed(err) {
+				return usageErrorf("zsyncmake -: -u %s ends in no file name get -O would write; name the file with -f", httpfield.Redact(opts.URL))
 			} else if err != nil {
 				return err
 			}
