@@ -89,7 +89,7 @@ func (d *download) sendTo(ctx context.Context, s *source, method string, from, e
 	if err != nil {
 		err = d.c.transportError(rctx, err)
 		cancel(nil)
-		if refusedRedirect(&r, resp) != nil {
+		if seeRefused(&r, resp) {
 			return &reply{resp: resp, ctx: rctx, cancel: cancel}, err // the last answer (first)
 		}
 		return nil, err

@@ -245,17 +245,30 @@ func (c *Client) once(ctx context.Context, req *Request, sink Sink) (*Result, er
 // refusedRedirect is the result of a request whose redirect the client
 // refused to follow (--max-redirs, a hop refused), which net/http returns
 // beside the error, its body closed: that response is the last answer, seen
-// by OnResponse (-i, -v) and reported (-w's %{http_code}, --json's status)
-// as curl does. nil for an error that came without one.
+// by OnResponse (-i, -v: seeRefused) and reported (-w's %{http_code},
+// --json's status) as curl does. nil for an error that came without one.
 func refusedRedirect(req *Request, resp *http.Response) *Result {
-	if resp == nil {
+	if !seeRefused(req, resp) {
 		return nil
+	}
+	return &Result{URL: resp.Request.URL.Redacted(), Status: resp.StatusCode, Header: resp.Header,
+		Strategy: StrategyFull, Pieces: 1, RequestURL: req.URL, answers: resp.Request}
+}
+
+// seeRefused hands the response of a refused redirect (nil: none came) to
+// OnResponse, as any answer is, and says whether there was one. A
+// download's requests (sendTo) see it too: a piece's answers go to -v as
+// every answer does, and -i/-D show none once a final answer was shown
+// (headerDump.final), so a first request's refused redirect is the one
+// they print.
+func seeRefused(req *Request, resp *http.Response) bool {
+	if resp == nil {
+		return false
 	}
 	if req.OnResponse != nil {
 		req.OnResponse(resp)
 	}
-	return &Result{URL: resp.Request.URL.Redacted(), Status: resp.StatusCode, Header: resp.Header,
-		Strategy: StrategyFull, Pieces: 1, RequestURL: req.URL, answers: resp.Request}
+	return true
 }
 
 // progress announces a body of size bytes (-1 unknown) to req.Progress
