@@ -35,11 +35,8 @@ func (d *download) sourceWorker(ctx context.Context, s *source, p *piece, r *rep
 		} else {
 			err = d.mirrorPiece(pctx, s, p, buf)
 		}
-		// A piece taken away (stolen, or its mirror dropped) is not this
-		// worker's failure, unless its bytes were wrong.
 		cause := context.Cause(pctx)
-		var pm *pieceMismatch
-		taken := err != nil && !errors.As(err, &pm) && (cause == errStolen || cause == errDropped) && ctx.Err() == nil
+		taken := takenAway(err, cause) && ctx.Err() == nil
 		var ferr error
 		if err != nil && !taken && ctx.Err() == nil && !s.origin {
 			ferr = d.mirrorFailed(s, p, err)
@@ -62,6 +59,20 @@ func (d *download) sourceWorker(ctx context.Context, s *source, p *piece, r *rep
 		}
 		p, r, mode = nil, nil, modeRange
 	}
+}
+
+// takenAway says err, a piece's failure whose context was cancelled for
+// cause, is the piece taken away (stolen, or its mirror dropped), not
+// this worker's failure, unless its answer spoke against its source:
+// wrong bytes (a pieceMismatch) or another version (a mirrorSkip, its
+// bytes landed or not). Those go to mirrorFailed whatever the cancel
+// raced with, so a landed piece is rewound (else the thief finds its
+// bytes on disk, onDisk counts it done, and only the whole file's proof
+// catches them) and the mirror is dropped.
+func takenAway(err, cause error) bool {
+	var pm *pieceMismatch
+	var skip *mirrorSkip
+	return err != nil && !errors.As(err, &pm) && !errors.As(err, &skip) && (cause == errStolen || cause == errDropped)
 }
 
 // successor is the source a connection of s works for next: s while it is
