@@ -153,7 +153,7 @@ func (a *audit) notModifiedWrong(ctx context.Context) bool {
 	}
 	ref, note, ok := a.versionRef(ctx, r)
 	if !ok {
-		a.s.note(id, fmt.Sprintf("%s carries ETag %s: the representation changed, and again after; its Repr-Digest was not judged", what, r.header.Get("ETag")))
+		a.s.note(id, fmt.Sprintf("%s's Repr-Digest was not judged%s", what, note))
 		return false
 	}
 	o, against, note, held := a.judgeRepr(ctx, f, ref, note)

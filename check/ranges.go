@@ -195,7 +195,7 @@ func (a *audit) checkRangeRepr(ctx context.Context, r *response) {
 	}
 	ref, note, ok := a.versionRef(ctx, r)
 	if !ok {
-		a.s.skip(id, "the representation changed between GET and the range request (ETag), and again after")
+		a.s.skip(id, fmt.Sprintf("%s's Repr-Digest not judged%s", the, note))
 		return
 	}
 	o, against, note, held := a.judgeRepr(ctx, f, ref, note)

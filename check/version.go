@@ -23,14 +23,27 @@ import (
 //   - else, or it failed: ok is false (the representation keeps changing;
 //     r cannot be judged).
 //
-// note says, for the check's message, how the reference was chosen.
+// An answer in another content coding than the GET's is another
+// representation (RFC 9530 §3: Repr-Digest covers the content coding), so
+// the GET's digests never apply to it: a 200 read whole is compared with
+// its own bytes, any other answer is not judged (ok false).
+//
+// note says, for the check's message, how the reference was chosen, or,
+// ok false, why r was not judged: " (…)", to follow "not judged".
 func (a *audit) versionRef(ctx context.Context, r *response) (ref []verify.Digest, note string, ok bool) {
+	if ce, was := r.encoding(), a.full.encoding(); ce != was {
+		other := fmt.Sprintf("Content-Encoding %q, another representation than the GET's %q: its Repr-Digest covers its coded bytes, RFC 9530 §3", ce, was)
+		if r.status == http.StatusOK && r.sums != nil && !r.capped && r.err == nil {
+			return r.sums, fmt.Sprintf(" (compared with its own %s: it has %s)", bytesOf(r.size), other), true
+		}
+		return nil, fmt.Sprintf(" (it has %s, and its body was not read to compare with)", other), false
+	}
 	if !changed(a.full, r) {
 		return a.reprSums(), "", true
 	}
 	g := a.getAgain(ctx)
 	if g == nil {
-		return nil, "", false
+		return nil, fmt.Sprintf(" (its ETag %s is not the GET's %s, and a second GET that would tell whether the representation changed failed)", r.header.Get("ETag"), a.full.header.Get("ETag")), false
 	}
 	was, is, now := a.full.header.Get("ETag"), r.header.Get("ETag"), g.header.Get("ETag")
 	switch now {
@@ -42,7 +55,7 @@ func (a *audit) versionRef(ctx context.Context, r *response) (ref []verify.Diges
 	if sameBytes(a.full, g) {
 		return a.reprSums(), fmt.Sprintf(" (its ETag %s is not the GET's %s, nor a second GET's %s, whose bytes are the GET's: the ETag keeps changing, the representation did not)", is, was, now), true
 	}
-	return nil, "", false
+	return nil, fmt.Sprintf(" (the representation changed between the GET, ETag %s, and it, ETag %s, and again after, ETag %s)", was, is, now), false
 }
 
 // getAgain sends the full GET a second time, once, and returns it when it
