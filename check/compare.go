@@ -183,7 +183,8 @@ func (a *audit) outsideFails(ctx context.Context, id string, r *response, what, 
 	}
 	ref, note, ok := a.versionRef(ctx, r) // the second GET, if any, is sent once
 	if !ok {
-		return false // not judged: the check's own path says so
+		a.notJudged(id, what, sectionsOf(r, reprOutsideFields), note)
+		return false
 	}
 	_, bad, notes := judgeOutside(sectionsOf(r, reprOutsideFields), ref)
 	if len(bad) > 0 {
@@ -200,6 +201,16 @@ func (a *audit) outsideFails(ctx context.Context, id string, r *response, what, 
 		a.s.note(id, fmt.Sprintf("on %s, not compared with %s: %s%s", what, of, strings.Join(notes, "; "), why))
 	}
 	return false
+}
+
+// notJudged has the result of check id say that the fields fs of what
+// were not judged, why (versionRef's note when it found no reference):
+// each path says what it leaves, the Repr-Digest's path only of a
+// Repr-Digest. Nothing when fs is empty.
+func (a *audit) notJudged(id, what string, fs []verify.DigestField, why string) {
+	if len(fs) > 0 {
+		a.s.note(id, fmt.Sprintf("on %s, %s not judged%s", what, names(fs), why))
+	}
 }
 
 // contentMD5Of is the Content-MD5 field of h, when present.

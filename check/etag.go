@@ -173,8 +173,13 @@ func (a *audit) notModifiedWrong(ctx context.Context) bool {
 // was not judged is said with id's result. what names r.
 func (a *audit) contentFails(ctx context.Context, id string, r *response, what string) bool {
 	ref, note, ok := a.versionRef(ctx, r)
-	if !ok {
-		return false // not judged: its Repr-Digest's path says so
+	if !ok { // said here: the Repr-Digest's path says only of a Repr-Digest
+		fs := bothSections(r, contentMD5Of)
+		if f := r.digests(verify.ContentDigest); f.Present {
+			fs = append(fs, f)
+		}
+		a.notJudged(id, what, fs, note)
+		return false
 	}
 	msg, held := a.identityContentWrong(ctx, id, what, r, ref, note)
 	switch {
