@@ -15,6 +15,10 @@ type outcome struct {
 	matched []string        // algorithms whose value matched
 	wrong   []verify.Digest // members whose value did not match
 	unknown []string        // members with nothing to compare them to
+	// unhashed are those of unknown of an algorithm hdig computes, absent
+	// from the digests compared with: the bytes were not hashed (a GET
+	// over --max-body, whose Repr-Digest stands in for them, reprSums).
+	unhashed []string
 }
 
 // anyAlgorithm counts a match of every algorithm hdig computes: check
@@ -35,6 +39,9 @@ func compare(f verify.DigestField, sums []verify.Digest) outcome {
 			o.wrong = append(o.wrong, verify.Digest{Algorithm: c.Algorithm, Value: c.Expected})
 		default:
 			o.unknown = append(o.unknown, c.Algorithm)
+			if c.Reason == verify.NotComputed {
+				o.unhashed = append(o.unhashed, c.Algorithm)
+			}
 		}
 	}
 	return o
@@ -144,8 +151,8 @@ func (a *audit) reprSums() []verify.Digest {
 // foreign-digest.match's rule (judgeOutside) wherever the audit compares a
 // response's digests.
 func outsideWrong(r *response, of func(http.Header) []verify.DigestField, ref []verify.Digest) (bad string, notes []string) {
-	_, b, notes := judgeOutside(sectionsOf(r, of), ref)
-	return strings.Join(b, "; "), notes
+	_, b, notes, aside := judgeOutside(sectionsOf(r, of), ref)
+	return strings.Join(b, "; "), append(notes, aside...)
 }
 
 // noteOutside has the result of check id say the notes of outsideWrong:
@@ -154,6 +161,16 @@ func outsideWrong(r *response, of func(http.Header) []verify.DigestField, ref []
 func (a *audit) noteOutside(id, what, of string, notes []string) {
 	for _, n := range notes { // each once: two paths may judge one field
 		a.s.note(id, fmt.Sprintf("on %s, not compared with %s: %s", what, of, n))
+	}
+}
+
+// asideOutside has the result of check id say the fields of what that
+// judgeOutside set aside, the GET's bytes not hashed (over --max-body):
+// said, as every note, but the status kept: the user's own cap is not the
+// origin's fault, and must not fail a right origin under --strict.
+func (a *audit) asideOutside(id, what string, aside []string) {
+	if len(aside) > 0 {
+		a.s.aside(id, fmt.Sprintf("on %s, not compared, the GET body being over --max-body (%s), not hashed: %s", what, bytesOf(a.opts.MaxBody), strings.Join(aside, "; ")))
 	}
 }
 
@@ -186,7 +203,7 @@ func (a *audit) outsideFails(ctx context.Context, id string, r *response, what, 
 		a.notJudged(id, what, sectionsOf(r, reprOutsideFields), note)
 		return false
 	}
-	_, bad, notes := judgeOutside(sectionsOf(r, reprOutsideFields), ref)
+	_, bad, notes, aside := judgeOutside(sectionsOf(r, reprOutsideFields), ref)
 	if len(bad) > 0 {
 		a.s.fail(id, fmt.Sprintf("%s carries a digest field that is not of %s: %s%s", what, of, strings.Join(append(bad, notes...), "; "), note))
 		return true
@@ -194,12 +211,9 @@ func (a *audit) outsideFails(ctx context.Context, id string, r *response, what, 
 	// What could not be compared is said, as foreign-digest.match says it
 	// of the GET's fields, not dropped: the check's result carries it.
 	if len(notes) > 0 {
-		why := ""
-		if a.full.capped || a.full.err != nil {
-			why = " (the GET body was not hashed, over --max-body: only the algorithms of its Repr-Digest could be compared)"
-		}
-		a.s.note(id, fmt.Sprintf("on %s, not compared with %s: %s%s", what, of, strings.Join(notes, "; "), why))
+		a.s.note(id, fmt.Sprintf("on %s, not compared with %s: %s", what, of, strings.Join(notes, "; ")))
 	}
+	a.asideOutside(id, what, aside)
 	return false
 }
 

@@ -184,7 +184,8 @@ func (a *audit) rebuild(ctx context.Context, r *response) {
 	}
 	// The fields outside RFC 9530 that describe the representation are
 	// held to the rebuilt bytes as on the GET (hdig get compares them so).
-	_, bad, notes := judgeOutside(sectionsOf(r, reprOutsideFields), sums)
+	_, bad, notes, aside := judgeOutside(sectionsOf(r, reprOutsideFields), sums)
+	notes = append(notes, aside...) // none: the rebuilt bytes were hashed
 	a.noteOutside(id, "the 226", "the bytes it rebuilt", notes)
 	switch {
 	case len(bad) > 0:

@@ -113,7 +113,8 @@ func (a *audit) checkDecoded(ctx context.Context, r *response) {
 	// Its Unencoded-Digest covers the decoded bytes: hdig get --compressed
 	// compares it with them, so the audit does, by foreign-digest.match's
 	// rule.
-	_, bad, notes := judgeOutside(bothSections(r, unencodedOf), sums)
+	_, bad, notes, aside := judgeOutside(bothSections(r, unencodedOf), sums)
+	notes = append(notes, aside...) // none: the decoded bytes were hashed
 	if len(bad) > 0 {
 		a.s.fail(id, fmt.Sprintf("the %s variant's Unencoded-Digest does not match its %s decoded: %s", ce, bytesOf(n), strings.Join(append(bad, notes...), "; ")))
 		return

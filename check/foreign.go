@@ -56,8 +56,11 @@ func sectionsOf(r *response, of func(http.Header) []verify.DigestField) []verify
 // judgeOutside is the one rule for fields outside RFC 9530: each member
 // hdig computed (sums) that matches is ok, each that does not is bad; a
 // field ignored (an S3 composite, a transcoded x-goog-hash) or malformed,
-// or with no member hdig can compute, is a note, never a match.
-func judgeOutside(fs []verify.DigestField, sums []verify.Digest) (ok, bad, notes []string) {
+// or with no member hdig can compute, is a note, never a match. A field
+// compared with nothing only because sums lack algorithms hdig computes
+// (the GET over --max-body: its Repr-Digest stands in for its bytes,
+// reprSums) is set aside: the user's cap, said but no fault (sheet.aside).
+func judgeOutside(fs []verify.DigestField, sums []verify.Digest) (ok, bad, notes, aside []string) {
 	for _, f := range fs {
 		switch {
 		case f.Ignored != "" && len(f.Digests) > 0:
@@ -71,7 +74,11 @@ func judgeOutside(fs []verify.DigestField, sums []verify.Digest) (ok, bad, notes
 		if len(o.matched) > 0 {
 			ok = append(ok, fmt.Sprintf("%s %s", f.Name, strings.Join(o.matched, ", ")))
 		}
-		if len(o.matched)+len(o.wrong) == 0 { // nothing compared: a note, never a match
+		switch { // nothing compared: a note or set aside, never a match
+		case len(o.matched)+len(o.wrong) > 0:
+		case len(o.unhashed) > 0:
+			aside = append(aside, fmt.Sprintf("%s (%s)", f.Name, strings.Join(o.unknown, ", ")))
+		default:
 			notes = append(notes, fmt.Sprintf("%s has no member hdig can compute (%s)", f.Name, strings.Join(o.unknown, ", ")))
 		}
 		for _, d := range o.wrong {
@@ -82,14 +89,16 @@ func judgeOutside(fs []verify.DigestField, sums []verify.Digest) (ok, bad, notes
 			notes = append(notes, fmt.Sprintf("%s %s", f.Name, s))
 		}
 	}
-	return ok, bad, notes
+	return ok, bad, notes, aside
 }
 
 // checkForeign decides foreign-digest.match on the full GET (identity, so
 // Unencoded-Digest and Content-MD5 cover the same bytes as Repr-Digest):
 // which fields outside RFC 9530 the origin sends and whether each value
 // hdig can compute matches. A composite S3 checksum is reported, not
-// compared; a malformed field warns.
+// compared; a malformed field warns. Its body over --max-body, they are
+// compared with its Repr-Digest, as the HEAD's are (reprSums); what that
+// leaves is set aside, said (asideOutside).
 func (a *audit) checkForeign() {
 	id, r := "foreign-digest.match", a.full
 	fs := sectionsOf(r, outsideFields)
@@ -97,11 +106,12 @@ func (a *audit) checkForeign() {
 		a.s.skip(id, "the origin sends no digest field outside RFC 9530 (x-goog-hash, x-amz-checksum-*, Content-MD5, Unencoded-Digest, the obsolete Digest)")
 		return
 	}
-	if r.sums == nil {
-		a.s.skip(id, fmt.Sprintf("%s sent, but the body was not read whole (--max-body)", names(fs)))
-		return
+	sums, against := r.sums, "the "+bytesOf(r.size)+" received"
+	if r.sums == nil || r.capped {
+		sums, against = a.reprSums(), "its Repr-Digest (its body, over --max-body, was not hashed)"
 	}
-	ok, bad, notes := judgeOutside(fs, r.sums)
+	ok, bad, notes, aside := judgeOutside(fs, sums)
+	a.asideOutside(id, "the GET", aside)
 	msg := func(head string, parts ...[]string) string {
 		var all []string
 		for _, p := range parts {
@@ -111,13 +121,15 @@ func (a *audit) checkForeign() {
 	}
 	switch {
 	case len(bad) > 0:
-		a.s.fail(id, msg(fmt.Sprintf("%d of the origin's digests outside RFC 9530 do not match the %s received", len(bad), bytesOf(r.size)), bad, notes))
+		a.s.fail(id, msg(fmt.Sprintf("%d of the origin's digests outside RFC 9530 do not match %s", len(bad), against), bad, notes))
 	case len(notes) > 0 && len(ok) == 0:
 		a.s.warn(id, msg("nothing outside RFC 9530 could be checked", notes))
 	case len(notes) > 0:
 		a.s.warn(id, msg("match", ok, notes))
+	case len(ok) == 0: // all set aside: said, no fault
+		a.s.skip(id, names(fs)+" sent, none compared")
 	default:
-		a.s.pass(id, msg("match the body", ok))
+		a.s.pass(id, msg("match "+against, ok))
 	}
 }
 

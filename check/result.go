@@ -146,6 +146,8 @@ type sheet struct {
 	cut func() error
 	// notes are said with a check's result when it is decided (note).
 	notes map[string][]string
+	// asides are too, its status kept (aside).
+	asides map[string][]string
 }
 
 func newSheet() *sheet { return &sheet{m: map[string]Result{}} }
@@ -163,7 +165,23 @@ func (s *sheet) note(id, msg string) {
 	}
 }
 
+// aside has the result of check id, when it is decided, say msg, its
+// status kept: what the audit did not compare for a limit of its own (the
+// user's --max-body), which is no fault of the origin's and must not fail
+// it under --strict, yet is said, never dropped.
+func (s *sheet) aside(id, msg string) {
+	if s.asides == nil {
+		s.asides = map[string][]string{}
+	}
+	if !slices.Contains(s.asides[id], msg) {
+		s.asides[id] = append(s.asides[id], msg)
+	}
+}
+
 func (s *sheet) set(id string, st Status, msg string) {
+	if as := s.asides[id]; len(as) > 0 {
+		msg += "; " + strings.Join(as, "; ")
+	}
 	if ns := s.notes[id]; len(ns) > 0 {
 		msg += "; but " + strings.Join(ns, "; ")
 		if st == Pass {

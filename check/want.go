@@ -163,9 +163,9 @@ func (a *audit) identityContentWrong(ctx context.Context, id, what string, r *re
 // md5Wrong describes r's Content-MD5 when it does not match its content,
 // "" otherwise: read whole, compared with its bytes (contentMD5Wrong), as
 // everywhere; its body unread, an identity answer's with the
-// representation (ref), which its content is, when ref holds its MD5 (the
-// GET over --max-body was not hashed: the audit's limit, not a note). What
-// could not be compared is said with id's result (noteOutside).
+// representation (ref), which its content is: ref without MD5 (the GET
+// over --max-body was not hashed), set aside (asideOutside). What could
+// not be compared is said with id's result (noteOutside).
 func (a *audit) md5Wrong(id, what string, r *response, ref []verify.Digest, note string) string {
 	if r.sums != nil && !r.capped && r.err == nil {
 		bad, notes := contentMD5Wrong(r)
@@ -175,13 +175,14 @@ func (a *audit) md5Wrong(id, what string, r *response, ref []verify.Digest, note
 		}
 		return ""
 	}
-	if _, hashed := lookup(ref, "md5"); !hashed || r.encoding() != "" {
-		return "" // the GET was not hashed (--max-body): nothing to compare with
+	if r.encoding() != "" {
+		return ""
 	}
-	bad, notes := outsideWrong(r, contentMD5Of, ref)
+	_, bad, notes, aside := judgeOutside(sectionsOf(r, contentMD5Of), ref)
 	a.noteOutside(id, what, "the representation, its content", notes)
-	if bad != "" {
-		return fmt.Sprintf("its Content-MD5 does not match the content, the representation: %s%s", bad, note)
+	a.asideOutside(id, what, aside)
+	if len(bad) > 0 {
+		return fmt.Sprintf("its Content-MD5 does not match the content, the representation: %s%s", strings.Join(bad, "; "), note)
 	}
 	return ""
 }
