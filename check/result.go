@@ -64,6 +64,7 @@ var Checks = []Spec{
 	{"range.partial", "RFC 9110 §14.4, §15.3.7"},
 	{"range.content-digest", "RFC 9530 §2, App. B.3"},
 	{"range.repr-digest", "RFC 9530 §3, App. B.3"},
+	{"range.multipart", "RFC 9110 §14.6, §15.3.7.2; RFC 9530 §2"},
 	{"encoding.repr-digest", "RFC 9530 §3, App. B.4"},
 	{"encoding.content-digest", "RFC 9530 §2"},
 	{"encoding.decode", "RFC 9110 §8.4; RFC 9530 §3, App. B.4"},

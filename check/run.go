@@ -87,6 +87,7 @@ func (a *audit) run(ctx context.Context) bool {
 	a.checkSignatures()
 	head := a.checkHead(ctx)
 	part := a.checkRange(ctx)
+	a.checkMultipart(ctx, part)
 	enc := a.checkEncoding(ctx)
 	probe := a.checkWant(ctx)
 	a.checkDelta(ctx)

@@ -128,9 +128,9 @@ func TestCheckFaults(t *testing.T) {
 		{"legacy Digest", []server.Option{server.WithLegacyDigest()}, nil, []string{"repr-digest.present"}, nil, ExitIntegrity},
 		{"wrong Repr-Digest", []server.Option{server.WithWrongDigest(verify.ReprDigest)}, nil, []string{"encoding.repr-digest", "etag.consistency", "head.repr-digest", "range.repr-digest", "repr-digest.match", "want-repr-digest.honoured", "zsync.control"}, nil, ExitIntegrity},
 		{"wrong Content-Digest", []server.Option{server.WithWrongDigest(verify.ContentDigest)}, nil,
-			[]string{"content-digest.match", "encoding.content-digest", "head.content-digest", "range.content-digest", "want-repr-digest.honoured", "zsync.control"}, nil, ExitIntegrity},
+			[]string{"content-digest.match", "encoding.content-digest", "head.content-digest", "range.content-digest", "range.multipart", "want-repr-digest.honoured", "zsync.control"}, nil, ExitIntegrity},
 		{"flipped byte", []server.Option{server.WithFlippedByte(10)}, nil,
-			[]string{"content-digest.match", "encoding.content-digest", "encoding.decode", "encoding.repr-digest", "etag.consistency", "head.repr-digest", "range.repr-digest", "repr-digest.match", "want-repr-digest.honoured", "zsync.control"}, nil, ExitIntegrity},
+			[]string{"content-digest.match", "encoding.content-digest", "encoding.decode", "encoding.repr-digest", "etag.consistency", "head.repr-digest", "range.multipart", "range.repr-digest", "repr-digest.match", "want-repr-digest.honoured", "zsync.control"}, nil, ExitIntegrity},
 		{"truncated body", []server.Option{server.WithTruncatedBody(100)}, nil, []string{"http.status"}, nil, ExitIntegrity},
 		{"lying Content-Range", []server.Option{server.WithLyingContentRange(2)}, nil, []string{"range.partial"}, nil, ExitIntegrity},
 		{"Repr-Digest of decoded bytes", []server.Option{server.WithDecodedReprDigest()}, nil, []string{"encoding.repr-digest"}, nil, ExitIntegrity},
@@ -296,7 +296,7 @@ func TestCheckStrictJUnitAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(xml), `<testsuites name="hdig check" tests="32" failures="1"`) || !strings.Contains(string(xml), `<failure message=`) {
+	if !strings.Contains(string(xml), `<testsuites name="hdig check" tests="33" failures="1"`) || !strings.Contains(string(xml), `<failure message=`) {
 		t.Errorf("--strict exited 1 on a warning, but the JUnit report shows no failure:\n%s", xml)
 	}
 	if !strings.Contains(out, "::error title=hdig check range.partial::") {
