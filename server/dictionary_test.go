@@ -27,8 +27,8 @@ func newMemStore(t *testing.T) *memStore {
 	return &memStore{dir: t.TempDir(), kept: map[string]map[string]string{}}
 }
 
-func (m *memStore) ServeDelta(http.ResponseWriter, *http.Request, *Representation, int64) bool {
-	return false
+func (m *memStore) ServeDelta(http.ResponseWriter, *http.Request, *Representation, int64) (bool, error) {
+	return false, nil
 }
 
 func (m *memStore) KeepVersion(ctx context.Context, cur *Representation) bool {

@@ -214,14 +214,14 @@ func TestWithLegacyDigest(t *testing.T) {
 // A delta step installed with WithDelta sees the selected representation.
 type fakeDelta struct{ seen *Representation }
 
-func (f *fakeDelta) ServeDelta(w http.ResponseWriter, r *http.Request, cur *Representation, _ int64) bool {
+func (f *fakeDelta) ServeDelta(w http.ResponseWriter, r *http.Request, cur *Representation, _ int64) (bool, error) {
 	f.seen = cur
 	if r.Header.Get("A-IM") == "" {
-		return false
+		return false, nil
 	}
 	w.Header().Set("IM", "vcdiff")
 	w.WriteHeader(226)
-	return true
+	return true, nil
 }
 
 func TestWithDelta(t *testing.T) {

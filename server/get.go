@@ -160,7 +160,7 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 	if !ok {
 		return
 	}
-	if s.cfg.delta != nil && s.cfg.delta.ServeDelta(w, r, rep, rep.Size) {
+	if s.cfg.delta != nil && s.offerDelta(w, r, rep, rep.Size) {
 		return
 	}
 	bw := newBodyWriter(w, r, s, rep, plan)
@@ -188,7 +188,7 @@ func (s *Server) serveDelta(w http.ResponseWriter, r *http.Request, id *Represen
 	saved := h.Clone()
 	sw, _ := w.(*signWriter)
 	unencoded := sw != nil && sw.unencoded
-	if _, ok := s.repHeaders(w, r, id); !ok || s.cfg.delta.ServeDelta(w, r, id, rival) {
+	if _, ok := s.repHeaders(w, r, id); !ok || s.offerDelta(w, r, id, rival) {
 		return true
 	}
 	clear(h)
@@ -199,6 +199,22 @@ func (s *Server) serveDelta(w http.ResponseWriter, r *http.Request, id *Represen
 		sw.unencoded = unencoded
 	}
 	return false
+}
+
+// offerDelta asks the delta step to answer with rep; it reports whether
+// the response was written, by the step or, for its error, by problem.
+func (s *Server) offerDelta(w http.ResponseWriter, r *http.Request, rep *Representation, rival int64) bool {
+	done, err := s.cfg.delta.ServeDelta(w, r, rep, rival)
+	var ref *Refusal
+	switch {
+	case err == nil:
+		return done
+	case errors.As(err, &ref):
+		s.problem(w, r, problem{Status: ref.Status, Detail: ref.Detail})
+	default:
+		s.internalError(w, r, err)
+	}
+	return true
 }
 
 // repHeaders sets the fields of rep's response: Content-Type, Vary, ETag,

@@ -37,7 +37,9 @@ type mismatch struct {
 	Actual    string `json:"actual"`
 }
 
-// problem writes p as application/problem+json. The body is itself a
+// problem writes p as application/problem+json: the one writer of every
+// error response, the delta step's (Refusal) and those http.ServeContent
+// chose (bodyWriter.replace) included. The body is itself a
 // representation describing the request's status, so it carries its own
 // Repr-Digest (RFC 9530 §3.1, Appendix B.10), and Content-Digest on request.
 func (s *Server) problem(w http.ResponseWriter, r *http.Request, p problem) {
@@ -56,8 +58,12 @@ func (s *Server) problem(w http.ResponseWriter, r *http.Request, p problem) {
 	enc.Encode(p)
 	body := buf.Bytes()
 	h := w.Header()
-	for _, k := range []string{"ETag", "Last-Modified", "Content-Encoding", "Content-Range", "Vary"} {
+	for _, k := range []string{"ETag", "Last-Modified", "Content-Encoding", "Content-Length", "Vary"} {
 		h.Del(k)
+	}
+	if p.Status != http.StatusRequestedRangeNotSatisfiable {
+		// A 416 keeps its "bytes */length" (RFC 9110 §15.5.17).
+		h.Del("Content-Range")
 	}
 	DropRepresentationFields(h, p.Status)
 	s.corsVary(h)

@@ -76,7 +76,8 @@ func TestRangeNotSatisfiable(t *testing.T) {
 	r := raw(t, ts, "GET", "/hello.json", "Range: bytes=100-200")
 	wantStatus(t, r, http.StatusRequestedRangeNotSatisfiable)
 	wantHeader(t, r, "Content-Range", "bytes */19")
-	wantHeader(t, r, "Repr-Digest", "")
+	wantHeader(t, r, "Content-Type", "application/problem+json")
+	wantHeader(t, r, "Repr-Digest", sfSHA256(r.body)) // of the problem, not the file's
 	wantHeader(t, r, "ETag", "")
 }
 
@@ -156,7 +157,7 @@ func TestZeroSuffixRangeUnsatisfiable(t *testing.T) {
 		r := raw(t, ts, "GET", "/hello.json", "Range: "+rg, "Want-Content-Digest: sha-256=1")
 		wantStatus(t, r, http.StatusRequestedRangeNotSatisfiable)
 		wantHeader(t, r, "Content-Range", "bytes */19")
-		wantHeader(t, r, "Content-Digest", "")
+		wantHeader(t, r, "Content-Digest", sfSHA256(r.body)) // of the problem, not the file's
 	}
 	r := raw(t, ts, "GET", "/hello.json", "Range: bytes=0-1,-0", "Want-Content-Digest: sha-256=1")
 	wantStatus(t, r, http.StatusPartialContent)

@@ -162,15 +162,27 @@ func etagFor(sha256 []byte) string {
 // ranges; the response headers already hold ETag, Content-Type, Vary and
 // Repr-Digest of the selected (current) representation. ServeDelta returns
 // false to let the server answer normally, true when it wrote the response
-// itself. r.Method tells HEAD from GET; server/delta leaves HEAD to the
+// itself, and an error, without writing anything, for the server to answer
+// with instead: a *Refusal as its problem details, any other as a 500
+// (logged). Every error response has one writer (problem). r.Method tells HEAD from GET; server/delta leaves HEAD to the
 // server (226 is defined for GET only). rival is the size of the body the
 // server sends when ServeDelta returns false: cur's, or, when the server
 // selected an encoded variant of cur (a compression, a dcb or dcz
 // dictionary coding), the variant's; a 226 is worth sending only when its
 // body is smaller.
 type DeltaHandler interface {
-	ServeDelta(w http.ResponseWriter, r *http.Request, cur *Representation, rival int64) bool
+	ServeDelta(w http.ResponseWriter, r *http.Request, cur *Representation, rival int64) (bool, error)
 }
+
+// Refusal is the error a DeltaHandler returns to have the server answer
+// with problem details of Status (406 when identity was refused and no
+// delta applies, RFC 3229 §10.5.3) and Detail.
+type Refusal struct {
+	Status int
+	Detail string
+}
+
+func (e *Refusal) Error() string { return http.StatusText(e.Status) + ": " + e.Detail }
 
 // ReplaceObserver may be implemented by a DeltaHandler that keeps history:
 // the server calls BeforeReplace with the current representation of a file

@@ -43,7 +43,7 @@ type bodyWriter struct {
 	plan *digestPlan
 
 	wroteHeader bool
-	failed      bool
+	failed      bool // the response was replaced by problem details
 	status      int
 
 	preamble  bool           // a multipart body still owes its leading CRLF
@@ -97,19 +97,31 @@ func (w *bodyWriter) WriteHeader(code int) {
 		if w.plan.content != nil {
 			h.Set(verify.ContentDigest, w.plan.formatContent(verify.EmptyDigests(w.plan.content)))
 		}
-	case http.StatusRequestedRangeNotSatisfiable:
-		// ServeContent names the length only when the ranges miss the
-		// representation, not for a byte range it could not read.
-		if h.Get("Content-Range") == "" {
-			h.Set("Content-Range", "bytes */"+strconv.FormatInt(w.rep.Size, 10))
-		}
-		DropRepresentationFields(h, code)
 	default:
-		DropRepresentationFields(h, code)
+		w.replace(code)
+		return
 	}
 	if w.buf == nil {
 		w.ResponseWriter.WriteHeader(code)
 	}
+}
+
+// replace answers a status ServeContent chose that does not carry the
+// representation (412, 416, 500) with problem details, as every other
+// error of the server (problem): the body ServeContent writes after it
+// (an empty one, or a line of text/plain) is discarded.
+func (w *bodyWriter) replace(code int) {
+	w.failed = true
+	p := problem{Status: code}
+	if code == http.StatusRequestedRangeNotSatisfiable {
+		// ServeContent names the length only when the ranges miss the
+		// representation, not for a byte range it could not read.
+		if w.Header().Get("Content-Range") == "" {
+			w.Header().Set("Content-Range", "bytes */"+strconv.FormatInt(w.rep.Size, 10))
+		}
+		p.Detail = "no range asked overlaps the representation (" + w.Header().Get("Content-Range") + ")"
+	}
+	w.s.problem(w.ResponseWriter, w.r, p)
 }
 
 // DropRepresentationFields removes from a response whose status does

@@ -20,7 +20,7 @@ type capture struct {
 	cur atomic.Pointer[server.Representation]
 }
 
-func (c *capture) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server.Representation, rival int64) bool {
+func (c *capture) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server.Representation, rival int64) (bool, error) {
 	c.cur.Store(cur)
 	return c.Handler.ServeDelta(w, r, cur, rival)
 }

@@ -229,84 +229,87 @@ func (h *Handler) BeforeReplace(cur *server.Representation) {
 // from a retained version (If-None-Match) and a delta smaller than the
 // instance can be made, and smaller, in the content coding that makes it
 // smallest, than the rival bytes the server sends otherwise (the instance,
-// or its compressed or dictionary-coded variant); with 406 when the client refused identity and no
-// delta applies; otherwise it leaves the response to the server.
+// or its compressed or dictionary-coded variant); with a 406 Refusal, for
+// the server to write, when the client refused identity and no delta
+// applies; otherwise it leaves the response to the server.
 //
 // A HEAD is always left to the server (200, or 304 as for any HEAD): 226
 // is defined for GET only (RFC 3229 §10.4.1), and a HEAD should not make
 // the origin compute a delta it will not send.
-func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server.Representation, rival int64) bool {
+func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server.Representation, rival int64) (bool, error) {
 	if r.Method != http.MethodGet || cur.Encoding != "" {
-		return false
+		return false, nil
 	}
 	if !preconditionsHold(r, cur) {
-		return false // the server answers 412, as for any GET
+		return false, nil // the server answers 412, as for any GET
 	}
 	if wait := h.recordAsync(r.Context(), cur); wait != nil {
 		cur.BeforeEnd(wait)
 	}
 	aim := patch.ParseAIM(r.Header.Values("A-IM"))
 	if len(aim) == 0 {
-		return false
+		return false, nil
 	}
 	codings := h.inflatable(cur, accepted(aim, deltaCodings))
 	tags, err := httpfield.ParseETags(r.Header.Values("If-None-Match"))
 	if err != nil {
-		return false // the server answers the request without a delta
+		return false, nil // the server answers the request without a delta
 	}
 	for _, t := range tags {
 		// If-None-Match compares weakly (RFC 9110 §13.1.2), and "*"
 		// matches any current representation: the server answers 304.
 		if t == "*" || strings.TrimPrefix(t, "W/") == cur.ETag {
-			return false
+			return false, nil
 		}
 	}
 	base, found := h.find(cur.File, tags)
 	// A file over maxSize gets no deltas (New), also from an earlier,
 	// smaller version kept: its encode would be as unbounded as the file.
 	if len(codings) == 0 || !found || cur.Size > h.maxSize || r.Header.Get("Range") != "" {
-		return h.notAcceptable(w, aim, "no delta-coding can be applied")
+		return false, notAcceptable(aim, "no delta-coding can be applied")
 	}
 	if !refusesIdentity(aim) && !h.stored(cur, base, codings) && h.slow(cur, base, rival) {
 		// Sending the file is quicker than making the delta first.
 		h.encodeLater(cur, base, codings, aim)
-		return false
+		return false, nil
 	}
 	d, err := h.bestDelta(r.Context(), cur, base, codings, aim)
 	if err != nil {
 		if r.Context().Err() != nil {
-			return false // the client is gone; the server's answer fails quietly
+			return false, nil // the client is gone; the server's answer fails quietly
 		}
 		h.log.Warn("delta", "file", cur.File, "base", base.ETag, "err", err)
-		return h.notAcceptable(w, aim, "the delta could not be made")
+		return false, notAcceptable(aim, "the delta could not be made")
 	}
 	if d.size >= cur.Size && !refusesIdentity(aim) {
-		return false // a delta no smaller than the instance is not worth it
+		return false, nil // a delta no smaller than the instance is not worth it
 	}
 	if !cur.Trusted() {
 		// The digests sent were hashed from a file that had not settled:
 		// the delta must rebuild to each of them, not only to the ETag.
 		if err := h.check(d, cur, base); err != nil {
 			h.log.Warn("delta", "file", cur.File, "base", base.ETag, "err", err)
-			return h.notAcceptable(w, aim, "the delta could not be made")
+			return false, notAcceptable(aim, "the delta could not be made")
 		}
 	}
 	sent := h.smallestCoding(r.Context(), aim, d)
 	if sent.size >= rival && !refusesIdentity(aim) {
-		return false // the server's answer is smaller
+		return false, nil // the server's answer is smaller
 	}
 	f, err := h.checkOnce(sent, cur, base)
 	if err != nil {
 		h.log.Warn("delta", "file", cur.File, "base", base.ETag, "err", err)
 		os.Remove(sent.path) // made again by a later request
-		return h.notAcceptable(w, aim, "the delta could not be made")
+		return false, notAcceptable(aim, "the delta could not be made")
 	}
 	defer f.Close()
 	if sendHook != nil {
 		sendHook(sent.path)
 	}
-	h.write(w, r, f, sent, base)
-	return true
+	if err := h.write(w, r, f, sent, base); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // sendHook, when set (by tests), runs after a stored delta was checked and
@@ -392,26 +395,21 @@ func (h *Handler) check(d *made, cur *server.Representation, base version) error
 	return rebuilds(f, d.ims, b, base.Size, cur.UsedDigests())
 }
 
-// notAcceptable sends 406 when identity was refused (RFC 3229 §10.5.3),
-// else leaves the response to the server.
-func (h *Handler) notAcceptable(w http.ResponseWriter, aim []patch.Manipulation, why string) bool {
+// notAcceptable is the refusal the server answers with 406 when identity
+// was refused (RFC 3229 §10.5.3), else nil: the server answers as usual.
+func notAcceptable(aim []patch.Manipulation, why string) error {
 	if !refusesIdentity(aim) {
-		return false
+		return nil
 	}
-	hd := w.Header()
-	server.DropRepresentationFields(hd, http.StatusNotAcceptable)
-	hd.Del("ETag")
-	hd.Set("Content-Type", "application/problem+json")
-	w.WriteHeader(http.StatusNotAcceptable)
-	fmt.Fprintf(w, "{\"title\": \"Not Acceptable\", \"status\": 406, \"detail\": %q}\n", "identity;q=0 was asked for, but "+why)
-	return true
+	return &server.Refusal{Status: http.StatusNotAcceptable, Detail: "identity;q=0 was asked for, but " + why}
 }
 
 // write sends the 226 with the delta as its body: no content coding, the
 // delta being between identities (RFC 3229 §10.7.1); a compression of the
 // delta is one of its instance manipulations. f is d's file as checkOnce
-// checked it, open at its start; its size is d.size.
-func (h *Handler) write(w http.ResponseWriter, r *http.Request, f *os.File, d *made, base version) {
+// checked it, open at its start; its size is d.size. An error is returned
+// before anything was written.
+func (h *Handler) write(w http.ResponseWriter, r *http.Request, f *os.File, d *made, base version) error {
 	hd := w.Header()
 	hd.Del("Content-Digest")
 	// As the server does for its own responses: a Want-Content-Digest that
@@ -428,8 +426,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, f *os.File, d *m
 				hd.Set("Content-Digest", verify.FormatDigests(sums))
 			}
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
-				http.Error(w, "internal server error", http.StatusInternalServerError)
-				return
+				return err
 			}
 		}
 	}
@@ -453,6 +450,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, f *os.File, d *m
 	if _, err := io.Copy(w, f); err != nil && !errors.Is(err, r.Context().Err()) {
 		h.log.Debug("delta write", "err", err)
 	}
+	return nil
 }
 
 // listsVary reports whether the Vary field lines already list name (or *).

@@ -44,7 +44,7 @@ func TestDeltaNotPoisonedByStaleETag(t *testing.T) {
 		req.Header.Set(k, v)
 	}
 	rec := httptest.NewRecorder()
-	if o.h.ServeDelta(rec, req, stale, stale.Size) && rec.Code == http.StatusIMUsed {
+	if ok, _ := o.h.ServeDelta(rec, req, stale, stale.Size); ok && rec.Code == http.StatusIMUsed {
 		got := rebuild(t, a, "vcdiff", rec.Body.Bytes())
 		t.Errorf("226 under ETag b rebuilds %d bytes equal to c: %v", len(got), bytes.Equal(got, c))
 	}
