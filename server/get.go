@@ -186,17 +186,12 @@ func (s *Server) serveRep(w http.ResponseWriter, r *http.Request, rep *Represent
 func (s *Server) serveDelta(w http.ResponseWriter, r *http.Request, id *Representation, rival int64) bool {
 	h := w.Header()
 	saved := h.Clone()
-	sw, _ := w.(*signWriter)
-	unencoded := sw != nil && sw.unencoded
 	if _, ok := s.repHeaders(w, r, id); !ok || s.offerDelta(w, r, id, rival) {
 		return true
 	}
 	clear(h)
 	for k, v := range saved {
 		h[k] = v
-	}
-	if sw != nil {
-		sw.unencoded = unencoded
 	}
 	return false
 }

@@ -149,7 +149,6 @@ func (s *Server) setUnencoded(w http.ResponseWriter, r *http.Request, rep *Repre
 		return err
 	}
 	sw.Header().Set(verify.UnencodedDigest, formatRepr(ds))
-	sw.unencoded = true
 	return nil
 }
 
@@ -178,11 +177,10 @@ func unencodedDigests(ctx context.Context, id *Representation, algs []verify.Alg
 // signWriter signs the response when its header is written.
 type signWriter struct {
 	http.ResponseWriter
-	sg        *signer
-	log       *Server
-	path      *url.URL // the request's URL, whose path sig1 covers ("@path";req)
-	wrote     bool
-	unencoded bool // setUnencoded added Unencoded-Digest
+	sg    *signer
+	log   *Server
+	path  *url.URL // the request's URL, whose path sig1 covers ("@path";req)
+	wrote bool
 }
 
 // Unwrap lets http.ResponseController reach the connection.
@@ -216,10 +214,10 @@ func (w *signWriter) ReadFrom(src io.Reader) (int64, error) {
 
 // sign adds the signature fields for a response with status code.
 func (w *signWriter) sign(code int) {
+	// The header is final: every status that does not carry the
+	// representation was written by problem, which dropped its fields
+	// (DropRepresentationFields), so what is signed is what is sent.
 	h := w.Header()
-	if w.unencoded && !representationStatus(code) {
-		h.Del(verify.UnencodedDigest) // as Repr-Digest: not about this content
-	}
 	sig, ok, err := w.sg.signatureFor(code, h, w.path)
 	if err != nil {
 		w.log.cfg.logger.Error("signing the response failed", "status", code, "err", err)

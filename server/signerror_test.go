@@ -54,4 +54,12 @@ func TestSignedErrorResponses(t *testing.T) {
 			t.Errorf("%s %s %v: %d does not verify as sent: %v", c.method, c.target, c.headers, c.status, err)
 		}
 	}
+	// A 304 (whose Content-Type net/http would strip after the header
+	// was signed, were it still there) verifies as sent too.
+	etag := raw(t, ts, "GET", "/hello.json").Header.Get("ETag")
+	r := raw(t, ts, "GET", "/hello.json", "If-None-Match: "+etag)
+	wantStatus(t, r, http.StatusNotModified)
+	if _, err := httpsig.Verify(httpsig.ResponseMessage(r.Response, getOf("/hello.json")), pol); err != nil {
+		t.Errorf("304 does not verify as sent: %v", err)
+	}
 }
