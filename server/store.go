@@ -25,6 +25,9 @@ type received struct {
 // store streams the request content into a temporary file (uploadDir),
 // verifies the request's digests, and renames the file into place.
 func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, created, gz bool) {
+	if s.malformedDigest(w, r, r.Header) {
+		return
+	}
 	space := &tempSpace{budget: s.uploads}
 	defer space.release() // after the file is removed or renamed (deferred before)
 	// A declared length that does not fit now is refused before its body
@@ -68,6 +71,9 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 	case err != nil:
 		s.cfg.logger.Info("upload failed", "path", r.URL.Path, "err", err)
 		s.problem(w, r, problem{Status: http.StatusBadRequest, Detail: "the request content could not be read"})
+		return
+	}
+	if s.malformedDigest(w, r, r.Trailer) {
 		return
 	}
 	trailer := requestFields(r.Trailer) // read with the body
@@ -219,6 +225,19 @@ func (s *Server) observeReplace(r *http.Request, target string, created bool) {
 	}
 	defer release()
 	obs.BeforeReplace(rep)
+}
+
+// malformedDigest refuses an upload whose digest field (in the header, or
+// in the trailer once the content was read) cannot be read: 400, naming
+// the field, nothing stored. It reports whether it answered.
+func (s *Server) malformedDigest(w http.ResponseWriter, r *http.Request, h http.Header) bool {
+	name, why, bad := malformedField(h)
+	if bad {
+		s.problem(w, r, problem{Type: problemBase + "malformed-digest", Title: "Malformed Digest",
+			Status: http.StatusBadRequest, Field: name,
+			Detail: fmt.Sprintf("%s cannot be read (%s), so the content cannot be checked against it; nothing was stored", name, why)})
+	}
+	return bad
 }
 
 // digestMismatch answers 400 with a problem naming each failing member.

@@ -2,12 +2,13 @@ package server
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/hdig/hdig/verify"
 )
 
-// requestFields parses the request's Integrity fields. A malformed field is
-// ignored (RFC 9651 §2.2), as if absent.
+// requestFields parses the request's Integrity fields (those that are
+// malformed are refused first: malformedField).
 func requestFields(h http.Header) []verify.DigestField {
 	var out []verify.DigestField
 	for _, name := range []string{verify.ContentDigest, verify.ReprDigest} {
@@ -16,6 +17,29 @@ func requestFields(h http.Header) []verify.DigestField {
 		}
 	}
 	return out
+}
+
+// malformedField names a Content-Digest or Repr-Digest of h that cannot be
+// read whole: not a Dictionary (RFC 9651 §4.2), or with a member that is
+// not a Byte Sequence (RFC 9530 §2, §3). An uploader that sent one asked
+// for integrity the server cannot check; ignoring it, as a response's is
+// (with a warning nobody would see here), would store the bytes unverified
+// and answer 201 as for a verified upload. RFC 9651 §4.2 lets a recipient
+// treat such a message as malformed instead: the upload is refused
+// (malformedDigest). A well-formed field of algorithms the server does not
+// know is no such field: RFC 9530 §2 lets a sender send one not knowing
+// whether the recipient supports it.
+func malformedField(h http.Header) (name, why string, bad bool) {
+	for _, name := range []string{verify.ContentDigest, verify.ReprDigest} {
+		f := verify.ParseDigestField(name, h.Values(name))
+		switch {
+		case f.Present && f.Ignored != "":
+			return name, f.Ignored, true
+		case len(f.Skipped) > 0:
+			return name, strings.Join(f.Skipped, "; "), true
+		}
+	}
+	return "", "", false
 }
 
 // A request may send its digests in a trailer (RFC 9530 §2, §3), chunked
