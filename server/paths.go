@@ -13,8 +13,9 @@ import (
 // dotfile, or a symlink to one. Clients see 404, as for a missing file.
 var errHidden = errors.New("hidden path")
 
-// fileName maps a URL path (already percent-decoded by net/http) to a name
-// inside the served directory. It rejects, rather than cleans, any ".."
+// fileName maps a URL path (already percent-decoded by net/http, and with
+// its dot segments removed by removeDotSegments) to a name inside the
+// served directory. It rejects, rather than cleans, any ".."
 // or "." segment, any segment starting with a dot (dotfiles such as .git or
 // .env, and the temporary files of uploads), NUL and backslashes, so
 // "/../x", "/%2e%2e/x", "/..%2fx" and "/a/.git/config" all fail here before
@@ -37,6 +38,38 @@ func fileName(urlPath string) (string, error) {
 		}
 		rest = after
 	}
+}
+
+// removeDotSegments returns a URL path (percent-decoded) with its "."
+// segments and empty ones ("//") dropped and each ".." taking the segment
+// before it away, as nginx normalises a request path (RFC 3986 §5.2.4,
+// merge_slashes); a path whose last segment was "." or ".." ends in "/",
+// naming a directory. ok is false when a ".." would climb above the root
+// (nginx answers 400; the server 404, as for any name it will not serve).
+// Nothing else changes: a segment starting with a dot that is not a dot
+// segment (a dotfile) is left for fileName to refuse.
+func removeDotSegments(p string) (clean string, ok bool) {
+	segs := strings.Split(p, "/")
+	out := make([]string, 0, len(segs))
+	dir := false
+	for _, seg := range segs {
+		dir = seg == "" || seg == "." || seg == ".."
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(out) == 0 {
+				return "", false
+			}
+			out = out[:len(out)-1]
+		default:
+			out = append(out, seg)
+		}
+	}
+	clean = "/" + strings.Join(out, "/")
+	if dir && len(out) > 0 {
+		clean += "/"
+	}
+	return clean, true
 }
 
 // dirLocation is the Location of the redirect from a directory's path

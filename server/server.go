@@ -191,6 +191,17 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if d := s.cfg.faults.firstByteDelay; d > 0 && !s.cfg.sleep(r.Context(), d) {
 		return
 	}
+	p, ok := removeDotSegments(r.URL.Path)
+	if !ok {
+		s.problem(w, r, problem{Status: http.StatusNotFound})
+		return
+	}
+	if p != r.URL.Path && strings.HasPrefix(r.URL.Path, "/") {
+		// What follows sees the path nginx would serve; the signature's
+		// "@path";req and the access log keep the path asked for.
+		r = r.Clone(r.Context())
+		r.URL.Path, r.URL.RawPath = p, ""
+	}
 	name, err := fileName(r.URL.Path)
 	if err != nil {
 		s.problem(w, r, problem{Status: http.StatusNotFound})
