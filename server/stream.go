@@ -31,7 +31,7 @@ var noFaults = faults{flipAt: -1, truncateAt: -1}
 // before its digests are known.
 func (s *Server) streamable(r *http.Request, rep *Representation) bool {
 	if rep.proof == nil || !rep.proof.settled || !rep.proof.streamed || rep.Size < s.cfg.streamAt ||
-		s.cfg.faults != noFaults || rep.sums.has(sha256Alg.Key) || !acceptsTrailers(r) {
+		s.cfg.faults != noFaults || rep.sums.has(sha256Alg.Key) || !mayTrail(r, true) {
 		return false
 	}
 	// A coding the client would get needs the identity's sha-256 first.
@@ -44,11 +44,24 @@ func (s *Server) codable(size int64, compressible bool) bool {
 	return s.cfg.compressLimit != 0 && size > 0 && size <= s.cfg.compressLimit && compressible
 }
 
-// acceptsTrailers reports whether the client said it takes trailer fields:
-// TE: trailers, over HTTP/1.1 (chunked) or HTTP/2.
-func acceptsTrailers(r *http.Request) bool {
+// mayTrail is the one rule for the trailer fields the server sends: only
+// where the message can carry them (the chunked coding of HTTP/1.1, or
+// HTTP/2; HTTP/1.0 has none), and, for fields the client would otherwise
+// get in the header (fromHeader: the Repr-Digest and ETag a streamed body
+// gives up), only when the request said TE: trailers. RFC 9110 §6.5.1:
+// trailers may be discarded on the way (curl, Go's net/http and hdig read
+// them, browsers drop them), so a server SHOULD NOT put there what the
+// client needs; without TE the file is hashed first and they stay in the
+// header. A field that would otherwise not be sent at all (the
+// Content-Digest a client asked for, of a range too large to hash before
+// the header) may trail for any client: at worst it is dropped, as it
+// would have been omitted, and the client that asked for it reads it.
+func mayTrail(r *http.Request, fromHeader bool) bool {
 	if !r.ProtoAtLeast(1, 1) {
 		return false
+	}
+	if !fromHeader {
+		return true
 	}
 	for _, v := range r.Header.Values("TE") {
 		for _, tok := range strings.Split(v, ",") {

@@ -226,13 +226,13 @@ func (w *bodyWriter) prepare(code int) error {
 			w.hasher = verify.NewHasher(algs)
 			w.held = sp.length
 			w.buf = bytes.NewBuffer(make([]byte, 0, sp.length))
-		case w.r.ProtoAtLeast(1, 1):
+		case mayTrail(w.r, false):
 			w.hasher = verify.NewHasher(algs)
 			w.cdTrailer = true
 		default:
-			// HTTP/1.0 has no chunked coding to carry a trailer: the body
-			// keeps its Content-Length, without Content-Digest, and
-			// nothing is hashed for it: the budget is given back.
+			// No trailer can carry it (HTTP/1.0): the body keeps its
+			// Content-Length, without Content-Digest, and nothing is
+			// hashed for it: the budget is given back.
 			w.releaseHashing()
 		}
 	}
