@@ -191,6 +191,9 @@ func (a *audit) partsProblem(parts []part, asked [2]httpfield.ContentRange) stri
 			return fmt.Sprintf("part %d, %s, gives a complete length of %d, but GET returned %s", n, cr, cr.Total, bytesOf(a.total()))
 		}
 		for next < len(asked) && asked[next].Last < cr.Last {
+			if gap := coalescedGap(asked, next); gap > httpfield.MaxCoalescedGap {
+				return fmt.Sprintf("part %d is %s, coalescing %s and %s across %d bytes not asked for; RFC 9110 §14.6 allows a gap smaller than sending the parts apart would cost, and hdig get -r refuses one over %d bytes", n, cr, asked[next], asked[next+1], gap, httpfield.MaxCoalescedGap)
+			}
 			next++
 		}
 		if next == len(asked) || asked[next].Last != cr.Last {
@@ -212,6 +215,16 @@ func (a *audit) partsProblem(parts []part, asked [2]httpfield.ContentRange) stri
 		return fmt.Sprintf("the 206 left out %s of the ranges asked", asked[next])
 	}
 	return ""
+}
+
+// coalescedGap is the number of bytes between range i asked and the
+// next one, which a part coalescing them carries unasked (0 after the
+// last).
+func coalescedGap(asked [2]httpfield.ContentRange, i int) int64 {
+	if i+1 >= len(asked) {
+		return 0
+	}
+	return asked[i+1].First - asked[i].Last - 1
 }
 
 // nextAsked names the range asked next, in messages.

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
 )
 
 // rangeAnswerOrigin answers every request with a 206 of data's bytes in the
@@ -64,6 +66,12 @@ func TestGetRangesInOrderAsked(t *testing.T) {
 		{"contained coalesced, last", "0-9,2-4", []string{"0-9"}, 0, "0123456789", "once"},
 		{"contained coalesced, twice", "0-2,0-2", []string{"0-2"}, 0, "012", "once"},
 		{"contained sent apart", "0-9,2-4", []string{"0-9", "2-4"}, 0, "0123456789234", ""},
+		// RFC 9110 §14.6: ranges separated by a small gap may be coalesced;
+		// the bytes between them were not asked for and are not written.
+		{"coalesced across a gap", "0-2,6-8", []string{"0-8"}, 0, "012678", ""},
+		{"coalesced across a gap, multipart", "0-2,6-8,20-21", []string{"0-8", "20-21"}, 0, "012678kl", ""},
+		{"coalesced across two gaps", "0-1,4-5,8-9", []string{"0-9"}, 0, "014589", ""},
+		{"a later range in the gap", "0-2,6-8,4-4", []string{"0-8"}, ExitProtocol, "", "4-4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,4 +89,24 @@ func TestGetRangesInOrderAsked(t *testing.T) {
 			assertFile(t, dst, tt.want)
 		})
 	}
+}
+
+// A coalesced part whose gap is larger than sending the ranges apart would
+// cost carries bytes nobody asked for: refused, nothing written.
+func TestGetRangesCoalescedGapBound(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789"), 300)
+	gap := httpfield.MaxCoalescedGap
+	url := rangeAnswerOrigin(t, data, fmt.Sprintf("0-%d", 3+gap))
+	dst := filepath.Join(t.TempDir(), "f")
+	code, _, errOut := runHdig(t, "get", "--no-cache", "-r", fmt.Sprintf("0-2,%d-%d", 3+gap, 3+gap), "-o", dst, url)
+	if code != 0 {
+		t.Fatalf("a gap of %d bytes: exit %d, want 0: %s", gap, code, errOut)
+	}
+	assertFile(t, dst, "012"+string(data[3+gap]))
+	url = rangeAnswerOrigin(t, data, fmt.Sprintf("0-%d", 4+gap))
+	code, _, errOut = runHdig(t, "get", "--no-cache", "-r", fmt.Sprintf("0-2,%d-%d", 4+gap, 4+gap), "-o", dst+"2", url)
+	if code != ExitProtocol {
+		t.Fatalf("a gap of %d bytes: exit %d, want %d: %s", gap+1, code, ExitProtocol, errOut)
+	}
+	assertNoFile(t, dst+"2")
 }

@@ -18,10 +18,13 @@ type (
 	ByteRange    = httpfield.ByteRange
 )
 
-// within reports whether bytes first..last all lie in ranges asked of a
-// representation of total bytes.
+// within reports whether bytes first..last lie in ranges asked of a
+// representation of total bytes, but for gaps between them of at most
+// httpfield.MaxCoalescedGap bytes (a server may coalesce ranges across a
+// small gap, RFC 9110 §14.6): the part starts in a range asked, and each
+// gap ends where one starts.
 func within(asked []ByteRange, first, last, total int64) bool {
-	for first <= last {
+	for start := first; first <= last; {
 		moved := false
 		for _, r := range asked {
 			a, b, ok := r.Resolve(total)
@@ -29,10 +32,27 @@ func within(asked []ByteRange, first, last, total int64) bool {
 				first, moved = b+1, true
 			}
 		}
-		if !moved {
+		if !moved && (first == start || !gapTo(asked, &first, last, total)) {
 			return false
 		}
 	}
+	return true
+}
+
+// gapTo moves *first over a gap to the nearest range asked that starts
+// at most httpfield.MaxCoalescedGap bytes on and no later than last.
+func gapTo(asked []ByteRange, first *int64, last, total int64) bool {
+	next := int64(-1)
+	for _, r := range asked {
+		a, _, ok := r.Resolve(total)
+		if ok && a > *first && a <= last && a-*first <= httpfield.MaxCoalescedGap && (next < 0 || a < next) {
+			next = a
+		}
+	}
+	if next < 0 {
+		return false
+	}
+	*first = next
 	return true
 }
 

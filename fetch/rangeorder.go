@@ -21,6 +21,11 @@ type askedOrder struct {
 	want  []ContentRange // the satisfiable ranges asked, known at the first part
 	next  int            // want's index the next part starts at
 	held  *ContentRange  // the part before's range; nil before the first
+	// spans are the bytes of the held part that are written: the ranges
+	// it coalesced, without the gaps between them; pos is the offset in
+	// the representation of the next byte read.
+	spans []ContentRange
+	pos   int64
 	// overlap: a part coalesced overlapping ranges, whose shared bytes
 	// were written once.
 	overlap bool
@@ -37,16 +42,48 @@ func (a *askedOrder) part(cr ContentRange) error {
 	if a.next >= len(a.want) || a.want[a.next].First != cr.First {
 		return protocolErrorf("206 part %s where %s was asked next (%s): the parts are written in the order asked", cr, a.nextName(), httpfield.FormatRanges(a.asked))
 	}
-	end, i := a.want[a.next].Last, a.next+1
-	for end < cr.Last && i < len(a.want) && a.want[i].First >= cr.First && a.want[i].First <= end+1 {
-		a.overlap = a.overlap || a.want[i].First <= end
-		end, i = max(end, a.want[i].Last), i+1
-	}
-	if end != cr.Last {
+	spans, i := a.coalesced(cr)
+	if spans[len(spans)-1].Last != cr.Last {
 		return protocolErrorf("206 part %s where %s was asked next (%s): the parts are written in the order asked", cr, a.nextName(), httpfield.FormatRanges(a.asked))
 	}
-	a.next, a.held = i, &cr
+	a.next, a.held, a.spans, a.pos = i, &cr, spans, cr.First
 	return nil
+}
+
+// coalesced lists the ranges asked, from the next one on, that part cr
+// coalesced, in the order asked: adjacent and overlapping ones as one
+// span, ranges after a gap (whose bytes are not written) as the next
+// span, one held whole by a span as nothing more. i is the range asked
+// after them.
+func (a *askedOrder) coalesced(cr ContentRange) (spans []ContentRange, i int) {
+	spans, i = []ContentRange{a.want[a.next]}, a.next+1
+	for ; spans[len(spans)-1].Last < cr.Last && i < len(a.want); i++ {
+		w, last := a.want[i], &spans[len(spans)-1]
+		switch {
+		case w.First < cr.First || w.First > cr.Last:
+			return spans, i
+		case w.First >= last.First && w.First <= last.Last+1:
+			a.overlap = a.overlap || w.First <= last.Last
+			last.Last = max(last.Last, w.Last)
+		case w.First > last.Last+1:
+			spans = append(spans, w)
+		case heldIn(spans, w):
+			a.overlap = true
+		default:
+			return spans, i
+		}
+	}
+	return spans, i
+}
+
+// heldIn says spans hold all of w's bytes.
+func heldIn(spans []ContentRange, w ContentRange) bool {
+	for _, s := range spans {
+		if s.First <= w.First && w.Last <= s.Last {
+			return true
+		}
+	}
+	return false
 }
 
 // skipHeld passes the ranges asked next that the part before held whole:
@@ -54,7 +91,7 @@ func (a *askedOrder) part(cr ContentRange) error {
 // as 0-9), whose bytes were then written once. A part that starts where
 // the next range asked does is read as that range's (0-9, then 2-4).
 func (a *askedOrder) skipHeld() {
-	for a.held != nil && a.next < len(a.want) && a.want[a.next].First >= a.held.First && a.want[a.next].Last <= a.held.Last {
+	for a.held != nil && a.next < len(a.want) && heldIn(a.spans, a.want[a.next]) {
 		a.next++
 		a.overlap = true
 	}
@@ -86,6 +123,12 @@ func (a *askedOrder) nextName() string {
 // is a protocol error.
 func (a *askedOrder) Read(p []byte) (int, error) {
 	n, err := a.r.Read(p)
+	for n > 0 {
+		if n = a.keep(p[:n]); n > 0 || err != nil {
+			break
+		}
+		n, err = a.r.Read(p) // all of it in a gap
+	}
 	if err == io.EOF {
 		a.skipHeld()
 	}
@@ -93,6 +136,24 @@ func (a *askedOrder) Read(p []byte) (int, error) {
 		err = protocolErrorf("the 206 left out %s of the ranges asked (%s)", a.want[a.next], httpfield.FormatRanges(a.asked))
 	}
 	return n, err
+}
+
+// keep drops from p, the next bytes of the held part, those in the gaps
+// between its spans, and returns how many are left at its start. A Read
+// of the parts never spans two (byteRangesReader).
+func (a *askedOrder) keep(p []byte) int {
+	from, k := a.pos, 0
+	a.pos += int64(len(p))
+	if len(a.spans) < 2 {
+		return len(p)
+	}
+	for _, s := range a.spans {
+		lo, hi := max(s.First, from), min(s.Last+1, a.pos)
+		if lo < hi {
+			k += copy(p[k:], p[lo-from:hi-from])
+		}
+	}
+	return k
 }
 
 // rangesBody handles a 206 answer to -r: it checks the Content-Range (or the

@@ -98,3 +98,11 @@ func (r ByteRange) Resolve(total int64) (first, last int64, ok bool) {
 	}
 	return r.First, last, true
 }
+
+// MaxCoalescedGap bounds the bytes between two ranges a server may send
+// coalesced in one part: RFC 9110 §14.6 allows a gap "smaller than the
+// overhead of sending multiple parts" (a delimiter and a part's header
+// fields, some 100 bytes). A larger gap carries bytes nobody asked for.
+// The client (hdig get -r) and the audit (range.multipart) both hold
+// answers to it.
+const MaxCoalescedGap = 1024
