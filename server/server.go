@@ -191,6 +191,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if d := s.cfg.faults.firstByteDelay; d > 0 && !s.cfg.sleep(r.Context(), d) {
 		return
 	}
+	asked := r
 	p, ok := removeDotSegments(r.URL.Path)
 	if !ok {
 		s.problem(w, r, problem{Status: http.StatusNotFound})
@@ -198,7 +199,9 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if p != r.URL.Path && strings.HasPrefix(r.URL.Path, "/") {
 		// What follows sees the path nginx would serve; the signature's
-		// "@path";req and the access log keep the path asked for.
+		// "@path";req and the access log keep the path asked for. An
+		// upload gets the request as received (asked): net/http fills
+		// its Trailer when the body ends, never a clone's.
 		r = r.Clone(r.Context())
 		r.URL.Path, r.URL.RawPath = p, ""
 	}
@@ -222,7 +225,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			s.methodNotAllowed(w, r)
 			return
 		}
-		s.serveWrite(w, r, name)
+		s.serveWrite(w, asked, name)
 	default:
 		s.methodNotAllowed(w, r)
 	}
