@@ -13,7 +13,7 @@ func TestTraversal(t *testing.T) {
 	_, ts := start(t, fixture(t))
 	targets := []string{
 		"/../outside.txt", "/%2e%2e/outside.txt", "/..%2foutside.txt", "/%2e%2e%2foutside.txt",
-		"/sub/../../outside.txt", "/sub/%2e%2e/%2e%2e/outside.txt", "/sub/../../outside.txt",
+		"/sub/../../outside.txt", "/sub/%2e%2e/%2e%2e/outside.txt", "/sub/..%2f..%2foutside.txt",
 		"/.secret", "/%2esecret", "/sub/.env", "/sub/%2eenv", "/link-out", "/link-abs", "/link-dot",
 		"//.secret", "/sub//.env", "/..\\outside.txt", "/%00", "/hello.json%00",
 	}
@@ -25,6 +25,18 @@ func TestTraversal(t *testing.T) {
 		if bytes.Contains(r.body, []byte(secret)) {
 			t.Errorf("GET %s leaked the secret", target)
 		}
+	}
+	// Nor does a PUT write outside, or a dotfile, through the same paths
+	// (dot segments resolved since 84172a2) or a link.
+	dir := fixture(t)
+	_, wts := start(t, dir, WithWritable())
+	for _, target := range append(targets[:len(targets)-2:len(targets)-2], "/sub/../.hdig-x", "/x/..%2f.secret", "/link-out/x") {
+		if r := upload(t, wts, "PUT", target, []byte("pwned\n")); r.StatusCode < 400 {
+			t.Errorf("PUT %s: status %d, want a refusal", target, r.StatusCode)
+		}
+	}
+	if got := readFile(t, filepath.Join(filepath.Dir(dir), "outside.txt")); got != secret {
+		t.Errorf("outside.txt now %q", got)
 	}
 	// A symlink that stays inside the directory is followed.
 	r := raw(t, ts, "GET", "/link-in")
