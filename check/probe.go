@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"slices"
 	"time"
@@ -208,7 +207,7 @@ func hashAlgorithms(resp *http.Response, reference bool) []verify.Algorithm {
 // errTimeout is the cause of a request cancelled for its stall timeout.
 var errTimeout = errors.New("timed out")
 
-// exchangeError describes a failed exchange without repeating the URL;
+// exchangeError describes a failed exchange as fetch does (TransportProblem);
 // a stall or --max-time is named as such.
 func exchangeError(ctx context.Context, err error) error {
 	cause := context.Cause(ctx)
@@ -216,11 +215,7 @@ func exchangeError(ctx context.Context, err error) error {
 	if errors.Is(cause, errTimeout) || errors.As(cause, &limit) {
 		return cause
 	}
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
+	return fetch.TransportProblem(err)
 }
 
 // stallReader restarts the stall timer whenever bytes arrive.

@@ -386,7 +386,7 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 		// before it names the Location as written, often relative.
 		err = re
 	}
-	return networkError(err)
+	return networkError(transportProblem(err))
 }
 
 // bodyError classifies an error while reading the body: the connection's

@@ -1,0 +1,53 @@
+package fetch
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+)
+
+// transportText is an exchange that failed below HTTP, told as a user
+// reads it; the error it describes stays underneath for errors.Is and As.
+type transportText struct {
+	text string
+	err  error
+}
+
+func (e *transportText) Error() string { return e.text }
+func (e *transportText) Unwrap() error { return e.err }
+
+// TransportProblem describes a failed exchange without Go's layers:
+// net/http's `Get "URL": dial tcp ADDR: connect: connection refused` is
+// "cannot connect to ADDR: connection refused", a name that does not
+// resolve "cannot resolve NAME: no such host"; anything else is the
+// url.Error's cause, without the method and URL it repeats.
+func TransportProblem(err error) error { return transportProblem(err) }
+
+func transportProblem(err error) error {
+	var dns *net.DNSError
+	var op *net.OpError
+	var ue *url.Error
+	switch {
+	case errors.As(err, &dns):
+		return &transportText{text: fmt.Sprintf("cannot resolve %s: %s", dns.Name, dns.Err), err: err}
+	case errors.As(err, &op) && op.Op == "dial" && op.Addr != nil:
+		return &transportText{text: fmt.Sprintf("cannot connect to %s: %s", op.Addr, syscallCause(op.Err)), err: err}
+	case errors.As(err, &op) && (op.Op == "read" || op.Op == "write") && op.Addr != nil:
+		return &transportText{text: fmt.Sprintf("connection to %s failed: %s", op.Addr, syscallCause(op.Err)), err: err}
+	case errors.As(err, &ue):
+		return &transportText{text: ue.Err.Error(), err: err}
+	}
+	return err
+}
+
+// syscallCause is the system's word for a socket's failure ("connection
+// refused"), without the call's name ("connect: ").
+func syscallCause(err error) string {
+	var sc *os.SyscallError
+	if errors.As(err, &sc) {
+		return sc.Err.Error()
+	}
+	return err.Error()
+}
