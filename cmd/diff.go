@@ -128,8 +128,12 @@ func openDeltaInput(name string) (*os.File, int64, error) {
 
 // openDeltaBase opens OLD, which is read at random offsets and whose size
 // bounds the delta's source segments: only a regular file will do. A pipe
-// or device reports size 0 and would be taken for an empty base.
+// or device reports size 0 and would be taken for an empty base; "-",
+// stdin, is one.
 func openDeltaBase(name string) (*os.File, int64, error) {
+	if name == "-" {
+		return nil, 0, usageErrorf("OLD cannot be stdin (-): it is read at random offsets (save it to a file first)")
+	}
 	f, size, err := openDeltaInput(name)
 	if err != nil {
 		return nil, 0, err

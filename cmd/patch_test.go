@@ -172,3 +172,21 @@ func TestDeltaBaseNotRegularFile(t *testing.T) {
 		}
 	}
 }
+
+// TestDeltaBaseStdin: OLD "-" was opened as a file named "-" ("open -: no
+// such file or directory"). OLD is read at random offsets, so stdin cannot
+// be it: a usage error that says so.
+func TestDeltaBaseStdin(t *testing.T) {
+	dir, old, nw := diffFiles(t)
+	delta := filepath.Join(dir, "delta")
+	if code, _, stderr := runHdig(t, "diff", old, nw, "-o", delta); code != ExitOK {
+		t.Fatalf("hdig diff = %d: %s", code, stderr)
+	}
+	oldBytes, _ := os.ReadFile(old)
+	for _, args := range [][]string{{"patch", "-", delta}, {"diff", "-", nw}, {"patch", "-", "-"}} {
+		code, _, stderr := runHdigIn(t, string(oldBytes), args...)
+		if code != ExitUsage || !strings.Contains(stderr, "OLD cannot be stdin") || strings.Contains(stderr, "no such file") {
+			t.Errorf("hdig %v = %d, %q; want %d saying OLD cannot be stdin", args, code, stderr, ExitUsage)
+		}
+	}
+}
