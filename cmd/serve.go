@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/server"
 	"github.com/hdig/hdig/server/delta"
 	"github.com/spf13/cobra"
@@ -212,7 +213,7 @@ func runServe(ctx context.Context, ios *IOStreams, o *serveOptions) error {
 	defer s.Close()
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return usageErrorf("--addr %s: cannot listen: %v", o.addr, err)
+		return usageErrorf("--addr %s: cannot listen: %s", o.addr, fetch.NetCause(err))
 	}
 	s.StartIndexer(ctx)
 	scheme := "http"

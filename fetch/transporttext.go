@@ -33,21 +33,27 @@ func transportProblem(err error) error {
 	case errors.As(err, &dns):
 		return &transportText{text: fmt.Sprintf("cannot resolve %s: %s", dns.Name, dns.Err), err: err}
 	case errors.As(err, &op) && op.Op == "dial" && op.Addr != nil:
-		return &transportText{text: fmt.Sprintf("cannot connect to %s: %s", op.Addr, syscallCause(op.Err)), err: err}
+		return &transportText{text: fmt.Sprintf("cannot connect to %s: %s", op.Addr, NetCause(op.Err)), err: err}
 	case errors.As(err, &op) && (op.Op == "read" || op.Op == "write") && op.Addr != nil:
-		return &transportText{text: fmt.Sprintf("connection to %s failed: %s", op.Addr, syscallCause(op.Err)), err: err}
+		return &transportText{text: fmt.Sprintf("connection to %s failed: %s", op.Addr, NetCause(op.Err)), err: err}
 	case errors.As(err, &ue):
 		return &transportText{text: ue.Err.Error(), err: err}
 	}
 	return err
 }
 
-// syscallCause is the system's word for a socket's failure ("connection
-// refused"), without the call's name ("connect: ").
-func syscallCause(err error) string {
+// NetCause is the system's word for a socket's failure ("connection
+// refused", "address already in use"), without the layers Go puts before
+// it (the call's name, "listen tcp ADDR:"); an error of another kind is
+// told as it is.
+func NetCause(err error) string {
 	var sc *os.SyscallError
 	if errors.As(err, &sc) {
 		return sc.Err.Error()
+	}
+	var op *net.OpError
+	if errors.As(err, &op) {
+		return op.Err.Error()
 	}
 	return err.Error()
 }
