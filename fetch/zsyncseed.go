@@ -20,9 +20,9 @@ import (
 func (z *zsyncRun) seed(m *zsync.Matcher) error {
 	for _, s := range z.o.Seeds {
 		if err := z.seedFrom(m, s); errors.Is(err, ErrTooLarge) {
-			return fmt.Errorf("--seed %w", err)
+			return fmt.Errorf("--seed: %w", err)
 		} else if err != nil {
-			return &inputError{fmt.Errorf("--seed %w", err)}
+			return &inputError{fmt.Errorf("--seed: %w", err)}
 		}
 	}
 	if fi, err := os.Stat(z.o.Output); err == nil && fi.Mode().IsRegular() && !m.Complete() {
