@@ -226,10 +226,7 @@ func (o *getOptions) transfer(ctx context.Context, ios *IOStreams, dump *headerD
 	if err := o.Expect.resolve(ctx, ios, o, client, req); err != nil {
 		return nil, err
 	}
-	if o.Verbose {
-		req.OnRequest = func(r *http.Request) { dumpRequest(ios, r) }
-		req.OnResponse = func(r *http.Response) { dumpResponse(ios.ErrOut, r, "< ") }
-	}
+	o.verbose(ios, req)
 	req.OnResponse = chain(req.OnResponse, func(r *http.Response) { dump.add(r, true) })
 	if req.Delta, err = o.delta(ios); err != nil {
 		return nil, err
@@ -447,6 +444,15 @@ func classifyFetch(err error) (int, bool) {
 		return ExitNetwork, true
 	}
 	return 0, false
+}
+
+// verbose sets -v's hooks on req: every request sent for it, and every
+// answer, is shown on stderr.
+func (o *getOptions) verbose(ios *IOStreams, req *fetch.Request) {
+	if o.Verbose {
+		req.OnRequest = func(r *http.Request) { dumpRequest(ios, r) }
+		req.OnResponse = func(r *http.Response) { dumpResponse(ios.ErrOut, r, "< ") }
+	}
 }
 
 func chain(a, b func(*http.Response)) func(*http.Response) {

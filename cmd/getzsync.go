@@ -61,6 +61,7 @@ func runGetZsync(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		return err
 	}
 	req.RetryDelay = o.Conn.RetryDelay
+	o.verbose(ios, req)
 	if err := o.Expect.resolve(c.Context(), ios, o, client, req); err != nil {
 		return err
 	}

@@ -207,7 +207,11 @@ func (f *zsyncFetch) batch(ctx context.Context, batch []zsync.Range) error {
 	sink := &rangeSink{m: f.m, target: f.target, length: f.length, bar: f.prog.Piece(id, size, 0)}
 	req.OnPart = sink.part
 	ifRange := req.Header.Get("If-Range")
+	shown := req.OnResponse // the caller's (-v)
 	req.OnResponse = func(r *http.Response) {
+		if shown != nil {
+			shown(r)
+		}
 		sink.whole = r.StatusCode == http.StatusOK
 		sink.other = f.differs(r)
 		if sink.whole && ifRange != "" && r.Header.Get("ETag") != ifRange {

@@ -120,12 +120,14 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 // sub is another request of the fetch r describes, to url: the caller's
 // header, retries, policy, Want-Repr-Digest and Want-Content-Digest (sent
 // by build, as on every request of hdig get) and checksum mode, so that
-// the digests an origin sends only when asked are there to verify.
+// the digests an origin sends only when asked are there to verify, and
+// its OnRequest and OnResponse (-v shows every request of the run).
 func (r *Request) sub(url string) *Request {
 	h := r.Header.Clone()
 	if h == nil { // a caller's nil header: If-Range and the like are set on it
 		h = http.Header{}
 	}
 	return &Request{URL: url, Header: h, Retry: r.Retry, RetryDelay: r.RetryDelay, Policy: r.Policy,
-		WantRepr: r.WantRepr, WantContent: r.WantContent, ChecksumMode: r.ChecksumMode}
+		WantRepr: r.WantRepr, WantContent: r.WantContent, ChecksumMode: r.ChecksumMode,
+		OnRequest: r.OnRequest, OnResponse: r.OnResponse}
 }
