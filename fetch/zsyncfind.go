@@ -94,8 +94,8 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 	if perr != nil && !errors.Is(perr, errControlAborted) {
 		return fmt.Errorf("%w: %s: %v", ErrProtocol, httpfield.Redact(z.ctlURL), perr)
 	}
-	if err != nil {
-		return err
+	if err != nil { // its own digest, status or connection: not the file's
+		return fmt.Errorf("zsync control file %s: %w", httpfield.Redact(z.ctlURL), err)
 	}
 	z.ctl = ctl
 	if z.fileURL != "" {
