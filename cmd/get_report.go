@@ -272,7 +272,7 @@ func writeJSONVerdict(w io.Writer, o *getOptions, res *fetch.Result, err error) 
 			j.Transfer.IM = []string{}
 		}
 	}
-	if err != nil && j.Verdict == "error" {
+	if err != nil { // why the run failed, whatever its verdict: a mismatch may have no digest entry to show it
 		j.Error = err.Error()
 	}
 	enc := json.NewEncoder(w)
