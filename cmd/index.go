@@ -70,7 +70,7 @@ func runIndex(opts *indexOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.IO.ErrOut, "hdig: %d files, %d read (%d control files written, %d of files gone removed), %d left out\n", st.Files, st.Hashed, st.Controls, st.Removed, st.Refused)
+	fmt.Fprintf(opts.IO.ErrOut, "hdig: %d files, %d read (%d control files written, %d of deleted files removed), %d left out\n", st.Files, st.Hashed, st.Controls, st.Removed, st.Refused)
 	if opts.Nginx == "" {
 		return nil
 	}

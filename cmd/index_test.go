@@ -20,7 +20,7 @@ func TestIndexWritesControlFilesAndInclude(t *testing.T) {
 	os.WriteFile(filepath.Join(www, "bad\nname"), []byte("y"), 0o644)
 	inc := filepath.Join(dir, "hdig.conf")
 	code, _, stderr := runHdig(t, "index", www, "--nginx", inc)
-	if code != ExitOK || !strings.Contains(stderr, "control character") || !strings.Contains(stderr, "2 files, 2 read (1 control files written, 0 of files gone removed), 1 left out") {
+	if code != ExitOK || !strings.Contains(stderr, "control character") || !strings.Contains(stderr, "2 files, 2 read (1 control files written, 0 of deleted files removed), 1 left out") {
 		t.Fatalf("hdig index = %d, stderr %q; want 0, a warning about bad\\nname, 2 files read", code, stderr)
 	}
 	f, err := os.Open(filepath.Join(www, "a b.bin.zsync"))
