@@ -45,8 +45,22 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 	for _, f := range commands {
 		root.AddCommand(f(ios))
 	}
+	completionArgs(root)
 	usageArgs(root)
 	return root
+}
+
+// completionArgs makes an unknown shell a usage error: cobra's completion
+// command, a group that cannot run, printed its help for any argument and
+// exited 0. Runnable (its help, as before, without an argument), it has
+// cobra check its arguments: "unknown command", exit 2 (Run).
+func completionArgs(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.RunE = func(c *cobra.Command, _ []string) error { return c.Help() }
+		}
+	}
 }
 
 // usageArgs makes every command's argument-count errors usage errors
