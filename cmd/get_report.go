@@ -231,7 +231,7 @@ func transferNote(res *fetch.Result) string {
 		d := res.Dictionary
 		return fmt.Sprintf("; %s with dictionary %s (sha-256 %s…): %s received, %.1f%% saved", d.Coding, d.URL, d.SHA256[:12], humanBytes(res.Received), saved)
 	case fetch.StrategyZsync:
-		return fmt.Sprintf("; zsync: %s received in %d range requests, %s reused from seeds", humanBytes(res.Received), res.Pieces, humanBytes(res.Reused))
+		return fmt.Sprintf("; zsync: %s received in %s, %s reused from seeds", humanBytes(res.Received), count(res.Pieces, "range request"), humanBytes(res.Reused))
 	case fetch.StrategyRanges:
 		note := fmt.Sprintf("; %d pieces", res.Pieces)
 		if res.Pieces == 1 {
