@@ -110,7 +110,7 @@ func TestDelta(t *testing.T) {
 		{"rebuilt", baseOf(lines(300, 1)), "", Pass, "Repr-Digest sha-256 matches"},
 		{"no base bytes", nil, "", Pass, "not rebuilt"},
 		{"wrong base bytes", baseOf(lines(300, 3)), "", Fail, "do not match Repr-Digest"},
-		{"unknown base", nil, `"nope"`, Warn, "got 200"},
+		{"unknown base", nil, `"nope"`, Warn, "got 200 with the whole representation: the origin keeps no such version, sends no deltas, or found none smaller than the whole"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

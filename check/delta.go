@@ -43,7 +43,7 @@ func (a *audit) checkDelta(ctx context.Context) {
 	case r.status == http.StatusNotModified:
 		a.s.fail(id, fmt.Sprintf("304 Not Modified for If-None-Match: %s, but the current ETag is %s; want 226 with a delta", base, cur))
 	case r.status == http.StatusOK:
-		msg := fmt.Sprintf("asked for a delta from %s (A-IM: %s), got 200 with the whole representation: the origin keeps no such version or sends no deltas", base, a.opts.IM)
+		msg := fmt.Sprintf("asked for a delta from %s (A-IM: %s), got 200 with the whole representation: the origin keeps no such version, sends no deltas, or found none smaller than the whole", base, a.opts.IM)
 		if !a.ownWrongFails(id, r, "the 200", msg) { // hdig get --delta gets it
 			a.s.warn(id, msg)
 		}
