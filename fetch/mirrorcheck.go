@@ -187,8 +187,9 @@ func (d *download) narrow(sums []verify.Digest, enc string) ([]verify.Digest, er
 
 // compareSpans fetches sp from the origin, compares each byte with the
 // file, and writes the origin's bytes where they differ. It returns the
-// first differing offset, or -1. Bytes written back are unvouched: a
-// sidecar listing the same spans syncs them first.
+// first differing offset, or -1. Bytes written back are unvouched with
+// the write (writeBackUnvouched): a sidecar listing the same spans syncs
+// them first.
 func (d *download) compareSpans(sp spans) (int64, error) {
 	first := int64(-1)
 	want, have := make([]byte, copyBufSize), make([]byte, copyBufSize)
@@ -216,10 +217,7 @@ func (d *download) compareSpans(sp spans) (int64, error) {
 				if first < 0 {
 					first = off + int64(i)
 				}
-				if _, err = writeBack(d.f, b, off); err != nil {
-					err = &writeError{err: err}
-				}
-				d.unvouch() // after the write: a save from here syncs it
+				err = d.writeBackUnvouched(b, off)
 			}
 			off += int64(n)
 		}
@@ -229,6 +227,20 @@ func (d *download) compareSpans(sp spans) (int64, error) {
 		}
 	}
 	return first, nil
+}
+
+// writeBackUnvouched writes b at off over a mirror's wrong bytes and
+// unvouches them in one hold of d.mu, which a sidecar's save holds
+// throughout: no save can come between the write and the unvouching and
+// list the rewritten bytes without syncing them first.
+func (d *download) writeBackUnvouched(b []byte, off int64) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.vouched = nil
+	if _, err := writeBack(d.f, b, off); err != nil {
+		return &writeError{err: err}
+	}
+	return nil
 }
 
 // writeBack writes the origin's bytes over a mirror's wrong ones (a
