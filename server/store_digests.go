@@ -7,12 +7,29 @@ import (
 	"github.com/hdig/hdig/verify"
 )
 
-// requestFields parses the request's Integrity fields (those that are
-// malformed are refused first: malformedField).
+// uploadFields are the request fields that carry a digest of an upload's
+// bytes: RFC 9530's, RFC 1864's Content-MD5 and the obsolete RFC 3230
+// Digest. For a whole-content PUT or POST the content and the
+// representation data are the same bytes (RFC 9530 §3.1), so each is
+// checked against the received bytes.
+var uploadFields = []string{verify.ContentDigest, verify.ReprDigest, verify.ContentMD5, verify.LegacyDigest}
+
+// requestFields parses the request's digest fields (uploadFields) with the
+// parsers hdig get uses (those of RFC 9530 that are malformed are refused
+// first: malformedField).
 func requestFields(h http.Header) []verify.DigestField {
 	var out []verify.DigestField
-	for _, name := range []string{verify.ContentDigest, verify.ReprDigest} {
-		if f := verify.ParseDigestField(name, h.Values(name)); f.Usable() {
+	for _, name := range uploadFields {
+		var f verify.DigestField
+		switch name {
+		case verify.ContentMD5:
+			f = verify.ParseContentMD5(h)
+		case verify.LegacyDigest:
+			f = verify.ParseLegacyDigest(h.Values(name))
+		default:
+			f = verify.ParseDigestField(name, h.Values(name))
+		}
+		if f.Usable() {
 			out = append(out, f)
 		}
 	}
@@ -49,12 +66,12 @@ func malformedField(h http.Header) (name, why string, bad bool) {
 // undeclared is refused when its algorithm was not computed, never let
 // through unchecked (an upload with a wrong digest changes nothing).
 
-// declaresDigestTrailer says the request declares Content-Digest or
-// Repr-Digest in Trailer (Go's server lists declared names as the keys of
-// r.Trailer before the body is read).
+// declaresDigestTrailer says the request declares one of uploadFields in
+// Trailer (Go's server lists declared names as the keys of r.Trailer
+// before the body is read).
 func declaresDigestTrailer(r *http.Request) bool {
-	for k := range r.Trailer {
-		if k := http.CanonicalHeaderKey(k); k == verify.ContentDigest || k == verify.ReprDigest {
+	for _, name := range uploadFields {
+		if _, ok := r.Trailer[http.CanonicalHeaderKey(name)]; ok {
 			return true
 		}
 	}
@@ -90,9 +107,8 @@ func wireAlgs(fields []verify.DigestField) []verify.Algorithm {
 
 // mismatches compares every member with the computed digests through
 // verify.Compare: any computed algorithm that does not match fails,
-// deprecated or not; unknown ones are skipped alone. For a whole-content
-// PUT or POST the content and the representation data are the same bytes
-// (RFC 9530 §3.1), so both fields are checked against the received bytes.
+// deprecated or not (md5 included: the uploader sent it); unknown ones
+// are skipped alone.
 func mismatches(fields []verify.DigestField, got map[string][]byte) []mismatch {
 	computed := make([]verify.Digest, 0, len(got))
 	for k, v := range got {

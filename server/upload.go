@@ -20,8 +20,8 @@ import (
 //
 // Storage is atomic: the content streams into a locked temporary file in
 // DIR/.hdig-uploads while being hashed; only when every supported member of
-// the request's Content-Digest and Repr-Digest matched is it renamed over
-// the target. On any failure the target is untouched and the temporary
+// the request's digest fields (uploadFields) matched is it renamed over the
+// target. On any failure the target is untouched and the temporary
 // file removed. A request with Content-Encoding: gzip is verified over the
 // gzip bytes (its content and, for a full PUT, its representation data) and
 // stored decoded; the response then omits ETag, as RFC 9110 §9.3.4 forbids
