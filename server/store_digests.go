@@ -36,8 +36,8 @@ func requestFields(h http.Header) []verify.DigestField {
 	return out
 }
 
-// malformedField names a Content-Digest or Repr-Digest of h that cannot be
-// read whole: not a Dictionary (RFC 9651 §4.2), or with a member that is
+// malformedField names a Content-Digest, Repr-Digest or Content-MD5 of h
+// that cannot be read whole: not a Dictionary (RFC 9651 §4.2), or with a member that is
 // not a Byte Sequence (RFC 9530 §2, §3). An uploader that sent one asked
 // for integrity the server cannot check; ignoring it, as a response's is
 // (with a warning nobody would see here), would store the bytes unverified
@@ -47,8 +47,12 @@ func requestFields(h http.Header) []verify.DigestField {
 // know is no such field: RFC 9530 §2 lets a sender send one not knowing
 // whether the recipient supports it.
 func malformedField(h http.Header) (name, why string, bad bool) {
-	for _, name := range []string{verify.ContentDigest, verify.ReprDigest} {
-		f := verify.ParseDigestField(name, h.Values(name))
+	for _, f := range []verify.DigestField{
+		verify.ParseDigestField(verify.ContentDigest, h.Values(verify.ContentDigest)),
+		verify.ParseDigestField(verify.ReprDigest, h.Values(verify.ReprDigest)),
+		verify.ParseContentMD5(h), // one algorithm: any value it cannot read is an md5 unread
+	} {
+		name := f.Name
 		switch {
 		case f.Present && f.Ignored != "":
 			return name, f.Ignored, true

@@ -29,6 +29,10 @@ func TestPutMalformedDigestRefused(t *testing.T) {
 		{"token, not a byte sequence", "Content-Digest: sha-256=AAAA", "Content-Digest"},
 		{"unpadded token beside a good member", "Repr-Digest: " + good + ", sha-512=" + base64.RawStdEncoding.EncodeToString(make([]byte, 64)), "Repr-Digest"},
 		{"bare base64", "Content-Digest: " + bare, "Content-Digest"},
+		// Content-MD5 has one algorithm: a value that is not an MD5 in
+		// base64 (or hex) is an md5 the server cannot read.
+		{"Content-MD5 not base64", "Content-MD5: !!!!", "Content-MD5"},
+		{"Content-MD5 of another length", "Content-MD5: AAAA", "Content-MD5"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := fixture(t)
