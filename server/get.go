@@ -33,7 +33,7 @@ func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, name string) {
 		s.internalError(w, r, err)
 		return
 	} else {
-		s.zsyncLink(w, name, lfi, link)
+		s.zsyncLink(w, r, name, lfi, link)
 		s.duplicateLinks(w, name, lfi)
 		if small != nil {
 			s.serveRep(w, r, small)

@@ -6,7 +6,6 @@ import (
 	"html"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"os"
 	"path"
 	"sort"
@@ -39,7 +38,7 @@ func (s *Server) serveDir(w http.ResponseWriter, r *http.Request, name string, d
 		s.internalError(w, r, err)
 		return
 	}
-	body := listing(r.URL.Path, s.visible(name, entries))
+	body := listing(r.URL.Path, refBase(r), s.visible(name, entries))
 	rep := &Representation{
 		Path: r.URL.Path, File: name, ContentType: "text/html; charset=utf-8",
 		Size: int64(len(body)), ModTime: fi.ModTime(), Content: bytes.NewReader(body),
@@ -74,9 +73,9 @@ func (s *Server) visible(dir string, entries []os.DirEntry) []os.DirEntry {
 	return out
 }
 
-// listing renders the entries of a directory, dotfiles left out,
-// directories first.
-func listing(urlPath string, entries []os.DirEntry) []byte {
+// listing renders the entries of the directory at urlPath, dotfiles left
+// out, directories first, each linked by a reference from base (refBase).
+func listing(urlPath, base string, entries []os.DirEntry) []byte {
 	sort.Slice(entries, func(i, j int) bool {
 		if entries[i].IsDir() != entries[j].IsDir() {
 			return entries[i].IsDir()
@@ -94,11 +93,7 @@ func listing(urlPath string, entries []os.DirEntry) []byte {
 		if e.IsDir() {
 			n += "/"
 		}
-		href := (&url.URL{Path: n}).EscapedPath()
-		if strings.Contains(n, ":") {
-			href = "./" + href
-		}
-		fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(href), html.EscapeString(n))
+		fmt.Fprintf(&b, "<li><a href=\"%s\">%s</a></li>\n", html.EscapeString(reference(base, n)), html.EscapeString(n))
 	}
 	b.WriteString("</ul>\n")
 	return b.Bytes()

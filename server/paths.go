@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"io/fs"
+	"net/http"
 	"net/url"
 	"os"
 	"path"
@@ -86,6 +87,47 @@ func dirLocation(name, rawQuery string) string {
 		loc += "?" + rawQuery
 	}
 	return loc
+}
+
+// refBase is the base of the references a response to r makes to the
+// entries of the directory served (the zsync Link, a listing's links):
+// "" when the client, resolving a relative reference against the URL it
+// asked for (RFC 3986 §5), lands in that directory, as for every path in
+// normal form; else the directory served as an absolute path. The path
+// asked is r.RequestURI, as sent: "/sub/..%2fhello.json" is served as
+// "/hello.json", but "hello.json.zsync" resolves against it to
+// "/sub/hello.json.zsync"; so do "/sub/x/.." (the listing of "/sub/") and
+// "/sub%2fa.txt" ("/sub/a.txt", whose client's base is "/").
+func refBase(r *http.Request) string {
+	dir := r.URL.Path[:strings.LastIndexByte(r.URL.Path, '/')+1]
+	asked, _, _ := strings.Cut(r.RequestURI, "?")
+	if u, err := url.ParseRequestURI(r.RequestURI); err == nil && u.Host != "" {
+		asked = u.EscapedPath() // absolute-form: http://host/path
+	}
+	if asked == "" {
+		return "" // a request made in this process, its path the one served
+	}
+	askedDir, err := url.PathUnescape(asked[:strings.LastIndexByte(asked, '/')+1])
+	if err == nil && askedDir == dir {
+		return ""
+	}
+	return dir
+}
+
+// reference is a URL reference to name, an entry of the directory base
+// names (refBase): the name alone when base is "", else its absolute path;
+// escaped.
+func reference(base, name string) string {
+	if base == "" {
+		return relativeURL(name)
+	}
+	return (&url.URL{Path: base + name}).EscapedPath()
+}
+
+// relativeURL is a file name as a relative URL reference: escaped, and
+// with "./" before a colon that would read as a scheme.
+func relativeURL(name string) string {
+	return (&url.URL{Path: name}).String()
 }
 
 // openFile opens name inside the root and returns it with its info. The

@@ -38,7 +38,7 @@ type snapshot struct {
 	data         []byte
 	contentType  string
 	compressible bool   // of contentType: variants may be negotiated
-	link         string // the zsync Link field value (zsyncLinkValue)
+	link         string // the zsync Link field value (zsyncLinkValue, relative)
 	fields       snapshotFields
 	sums         *entry // digests of data; always trusted
 	etag         atomic.Pointer[etagMemo]
@@ -154,7 +154,7 @@ func (s *Server) keepSmall(name string, f *os.File, fi fs.FileInfo) {
 	ct := contentType(name, bytes.NewReader(data))
 	s.small.put(&snapshot{
 		name: name, id: id, data: data,
-		contentType: ct, compressible: compressible(ct), link: zsyncLinkValue(name),
+		contentType: ct, compressible: compressible(ct), link: zsyncLinkValue("", name),
 		fields: newSnapshotFields(ct, fi.ModTime(), fi.Size()),
 		sums:   newEntry(),
 	})

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"path"
 	"runtime"
 	"strings"
@@ -221,8 +220,8 @@ func (s *Server) serveZsync(w http.ResponseWriter, r *http.Request, name string)
 // zsyncLink adds the Link to name's zsync control file when name is a
 // regular file that gets one (no larger than the control-file bound); lfi
 // is its Lstat info, its links checked (linkInfo). memo, when not empty,
-// is the field value made before for name (zsyncLinkValue).
-func (s *Server) zsyncLink(w http.ResponseWriter, name string, lfi fs.FileInfo, memo string) {
+// is the field value made before for name (zsyncLinkValue with base "").
+func (s *Server) zsyncLink(w http.ResponseWriter, r *http.Request, name string, lfi fs.FileInfo, memo string) {
 	if lfi == nil || strings.HasSuffix(name, zsyncSuffix) {
 		return
 	}
@@ -236,16 +235,17 @@ func (s *Server) zsyncLink(w http.ResponseWriter, name string, lfi fs.FileInfo, 
 	if !lfi.Mode().IsRegular() || lfi.Size() > s.zsync.maxFile {
 		return
 	}
-	if memo == "" {
-		memo = zsyncLinkValue(name)
+	if base := refBase(r); memo == "" || base != "" {
+		memo = zsyncLinkValue(base, name)
 	}
 	h := w.Header()
 	h["Link"] = append(h["Link"], memo)
 }
 
-// zsyncLinkValue is the Link field value pointing at name's control file.
-func zsyncLinkValue(name string) string {
-	return "<" + relativeURL(path.Base(name)+zsyncSuffix) + `>; rel="describedby"; type="` + zsyncType + `"`
+// zsyncLinkValue is the Link field value pointing at name's control file,
+// a reference from base (refBase).
+func zsyncLinkValue(base, name string) string {
+	return "<" + reference(base, path.Base(name)+zsyncSuffix) + `>; rel="describedby"; type="` + zsyncType + `"`
 }
 
 // serveControl answers with the control file of base, if base is a file.
@@ -301,10 +301,4 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 		Content: bytes.NewReader(cf.body), sums: cf.sums,
 	})
 	return true
-}
-
-// relativeURL is a file name as a relative URL reference: escaped, and
-// with "./" before a colon that would read as a scheme.
-func relativeURL(name string) string {
-	return (&url.URL{Path: name}).String()
 }
