@@ -263,9 +263,16 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	}
 	id := fileid.Of(fi)
 	settledBefore := settled(id, time.Now(), s.cfg.settle)
-	cf, err := s.zsync.get(r.Context(), keyOf(base, fi), fi.Size(), func() (control, error) {
+	// The URL line names the file as a reference from the control file's
+	// URL as asked (refBase): relative for a path in normal form, else
+	// absolute. The two control files differ in their bytes; each is
+	// kept under its own key (enc: its variant of the file's one).
+	ref := reference(refBase(r), path.Base(base))
+	k := keyOf(base, fi)
+	k.enc = "URL: " + ref
+	cf, err := s.zsync.get(r.Context(), k, fi.Size(), func() (control, error) {
 		ctl, err := zsync.Make(ctxReader{r.Context(), io.NewSectionReader(f, 0, fi.Size())}, fi.Size(), zsync.MakeOptions{
-			Filename: path.Base(base), MTime: fi.ModTime(), URL: relativeURL(path.Base(base))})
+			Filename: path.Base(base), MTime: fi.ModTime(), URL: ref})
 		if err != nil {
 			return control{}, err
 		}
