@@ -74,15 +74,7 @@ func CompilePattern(match string, base *url.URL) (*Pattern, error) {
 	if err != nil {
 		return nil, fmt.Errorf("match %q: %w", match, err)
 	}
-	switch {
-	case pathPat == "":
-		pathPat = escapeLiteral(requestPath(base))
-	case pathPat[0] != '/':
-		dir := requestPath(base)
-		dir = dir[:strings.LastIndexByte(dir, '/')+1]
-		pathPat = escapeLiteral(dir) + pathPat
-	}
-	if p.path, err = compileGlob(pathPat, pathEncode); err != nil {
+	if p.path, err = compileGlob(absolutePath(pathPat, base), pathEncode); err != nil {
 		return nil, fmt.Errorf("match %q: %w", match, err)
 	}
 	if hasDotSegment(p.path) {
@@ -94,6 +86,40 @@ func CompilePattern(match string, base *url.URL) (*Pattern, error) {
 		}
 	}
 	return p, nil
+}
+
+// absolutePath is the path part of a pattern made absolute against base,
+// as the URL Pattern Standard resolves it: none is base's path, a relative
+// one is prefixed with base's directory (both escaped as literals).
+func absolutePath(pathPat string, base *url.URL) string {
+	switch {
+	case pathPat == "":
+		return escapeLiteral(requestPath(base))
+	case pathPat[0] != '/':
+		dir := requestPath(base)
+		return escapeLiteral(dir[:strings.LastIndexByte(dir, '/')+1]) + pathPat
+	}
+	return pathPat
+}
+
+// AbsolutePattern is match, a pattern CompilePattern takes, with its path
+// made absolute against base, so that it compiles to the same pattern
+// against any base URL of the origin: "*.js" against
+// http://h/assets/app.js is "/assets/*.js". A pattern with a scheme, or
+// one CompilePattern refuses, is returned as it is.
+func AbsolutePattern(match string, base *url.URL) string {
+	if _, _, ok := splitScheme(match); ok || base == nil {
+		return match
+	}
+	pathPat, queryPat, hasQuery, err := splitQuery(match)
+	if err != nil {
+		return match
+	}
+	abs := absolutePath(pathPat, base)
+	if hasQuery {
+		abs += "?" + queryPat
+	}
+	return abs
 }
 
 // Match reports whether the request URL u matches (RFC 9842 §2.2.2): u has

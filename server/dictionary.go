@@ -172,6 +172,9 @@ func (s *Server) dictionaryFields(r *http.Request, h http.Header, rep *Represent
 	}
 	h.Add("Vary", "Available-Dictionary")
 	if id.reopen != nil && s.dict.store.KeepVersion(r.Context(), id) {
+		if refBase(r) != "" { // the client resolves a relative pattern against the path asked
+			pattern = dictionary.AbsolutePattern(pattern, fileURL(id.File))
+		}
 		use := dictionary.Use{Match: pattern, ID: dictionaryID(rep.File), Type: dictionary.TypeRaw}
 		if v, err := use.Explicit(); err == nil {
 			h.Set("Use-As-Dictionary", v)
