@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // modified is the Last-Modified of the version being fetched, which names
@@ -16,7 +18,15 @@ type modified struct {
 	// (§8.8.2.2: at least a second before the Date of that answer, so a
 	// later change bears another one).
 	ifRange bool
+	// weak is the answer's weak entity tag (W/"…"), "" none: it may not
+	// be sent as If-Range (§13.1.5), but another one, or none, on a 206
+	// is another version all the same (§8.8.3.2's weak comparison).
+	weak string
 }
+
+// maxWeakETag bounds the weak entity tag kept to name a version (the
+// sidecar records it): a longer one is not kept.
+const maxWeakETag = 1024
 
 // modifiedOf is the Last-Modified h states as a validator.
 func modifiedOf(h http.Header) modified {
@@ -24,7 +34,18 @@ func modifiedOf(h http.Header) modified {
 	lm, err1 := http.ParseTime(m.date)
 	at, err2 := http.ParseTime(strings.TrimSpace(h.Get("Date")))
 	m.ifRange = err1 == nil && err2 == nil && h.Get("ETag") == "" && !at.Before(lm.Add(time.Second))
+	m.weak = weakETag(h.Get("ETag"))
 	return m
+}
+
+// weakETag is v when it is one weak entity tag of at most maxWeakETag
+// bytes, else "".
+func weakETag(v string) string {
+	v = strings.TrimSpace(v)
+	if len(v) > maxWeakETag || len(v) < 4 || !strings.HasPrefix(v, `W/"`) || !strings.HasSuffix(v, `"`) || strings.ContainsAny(v[3:len(v)-1], "\"\r\n") {
+		return ""
+	}
+	return v
 }
 
 // httpDate is s, an HTTP-date, as an IMF-fixdate (the form a sender
@@ -51,17 +72,26 @@ func (d *download) ifRange() string {
 	return ""
 }
 
-// modifiedDiffers says how the Last-Modified of h differs from the
-// version's when that date names the version (no strong ETag does: a
+// modifiedDiffers says how the weak ETag or the Last-Modified of h
+// differs from the version's when they name the version (no strong ETag does: a
 // strong ETag is the origin's exact validator, which servers behind one
 // name may send for one file of other mtimes); "" when it does not. A 206
 // stating none cannot be told from another version (RFC 9110 §15.3.7
 // does not require it, and an origin that ignored If-Range and dropped it
 // would have its bytes spliced with the part's): it differs too.
 func (d *download) modifiedDiffers(h http.Header) string {
+	if d.etag != "" {
+		return ""
+	}
+	if tag := strings.TrimSpace(h.Get("ETag")); d.modified.weak != "" && strings.TrimPrefix(tag, "W/") != strings.TrimPrefix(d.modified.weak, "W/") {
+		if tag == "" {
+			return fmt.Sprintf("no ETag, the version's is %s", d.modified.weak)
+		}
+		return fmt.Sprintf("ETag %s, not the %s", httpfield.Clip(tag), d.modified.weak)
+	}
 	got := httpDate(h.Get("Last-Modified"))
 	switch {
-	case d.etag != "" || d.modified.date == "" || got == d.modified.date:
+	case d.modified.date == "" || got == d.modified.date:
 		return ""
 	case got == "":
 		return fmt.Sprintf("no Last-Modified, the version's is %s", d.modified.date)

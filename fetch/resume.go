@@ -210,7 +210,7 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 	if etag != "" {
 		d.etag = etag
 	}
-	if mod.date != "" {
+	if mod != (modified{}) {
 		d.modified = mod
 	}
 	d.total = cr.Total

@@ -91,6 +91,10 @@ type sidecar struct {
 	// another of the same length (versionDiffers).
 	LastModified        string `json:"last_modified,omitempty"`
 	LastModifiedIfRange bool   `json:"last_modified_if_range,omitempty"`
+	// WeakETag is the first answer's weak entity tag: never sent as
+	// If-Range, but another one, or none, on a resume 206 is another
+	// version (modifiedDiffers).
+	WeakETag string `json:"weak_etag,omitempty"`
 }
 
 // sidecarPiece is a complete piece and the Content-Digest it matched.
@@ -120,7 +124,8 @@ func (d *download) saveSidecar() error {
 		return err
 	}
 	sc := sidecar{Version: sidecarVersion, URL: httpfield.Redact(d.req.URL), Host: sentHost(d.req), ETag: d.etag, Total: d.total,
-		Hashed: wm, HashState: state, Mirrored: mirrored, LastModified: d.modified.date, LastModifiedIfRange: d.modified.ifRange}
+		Hashed: wm, HashState: state, Mirrored: mirrored, LastModified: d.modified.date, LastModifiedIfRange: d.modified.ifRange,
+		WeakETag: d.modified.weak}
 	sc.ReprDigest = d.savedRepr            // "" unless resumed
 	if d.status >= 200 && d.status < 300 { // not an error's (answered)
 		raw := strings.Join(d.header.Values(verify.ReprDigest), ", ")
@@ -312,6 +317,8 @@ func (sc *sidecar) check(url, host string, partSize int64) string {
 		return fmt.Sprintf("Last-Modified %q is not an IMF-fixdate", httpfield.Clip(sc.LastModified))
 	case sc.LastModifiedIfRange && sc.LastModified == "":
 		return "If-Range by a Last-Modified it does not record"
+	case sc.WeakETag != "" && weakETag(sc.WeakETag) != sc.WeakETag:
+		return fmt.Sprintf("weak ETag %q is not one weak entity tag", httpfield.Clip(sc.WeakETag))
 	case sc.Total < -1:
 		return fmt.Sprintf("length %d", sc.Total)
 	case sc.Total >= 0 && partSize > sc.Total:
@@ -367,9 +374,9 @@ func (sc *sidecar) unchanged(st os.FileInfo) bool {
 	return fileid.Same(fileid.Of(st), sc.Part)
 }
 
-// modified is the Last-Modified the sidecar recorded.
+// modified is the Last-Modified and weak ETag the sidecar recorded.
 func (sc *sidecar) modified() modified {
-	return modified{date: sc.LastModified, ifRange: sc.LastModifiedIfRange}
+	return modified{date: sc.LastModified, ifRange: sc.LastModifiedIfRange, weak: sc.WeakETag}
 }
 
 // done is the sidecar's spans on disk.
