@@ -205,13 +205,13 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 		r.close()
 		return d.result(), protocolErrorf("resuming at byte %d: %v", size, err)
 	}
+	// The first answer's validators, when it had any, name the version:
+	// the 206 is held to them (versionDiffers), its own not adopted (a
+	// strong ETag of its own would be compared with itself only).
 	etag, mod := d.etag, d.modified
 	d.adopt(resp)
-	if etag != "" {
-		d.etag = etag
-	}
-	if mod != (modified{}) {
-		d.modified = mod
+	if etag != "" || mod != (modified{}) {
+		d.etag, d.modified = etag, mod
 	}
 	d.total = cr.Total
 	if sc != nil && sc.Total >= 0 {

@@ -32,6 +32,11 @@ func TestResumeWeakETagNoSplice(t *testing.T) {
 		{"unchanged", `W/"v1"`, false, 1},
 		{"changed", `W/"v2"`, true, 2},
 		{"changed, no ETag in the 206", "", true, 2},
+		// A 206 with a strong ETag is held to the weak one recorded by
+		// weak comparison (RFC 9110 §8.8.3.2), not taken as the version's
+		// name: the same opaque tag resumes, another is another version.
+		{"unchanged, the strong ETag in the 206", `"v1"`, false, 1},
+		{"changed, a strong ETag in the 206", `"v2"`, true, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v1, v2 := genData(1<<20, 1), genData(1<<20, 2)
