@@ -237,6 +237,11 @@ func TestLoadSidecar(t *testing.T) {
 		// It goes out as If-Range: an IMF-fixdate as saved, no line break.
 		{name: "Last-Modified not a date", edit: func(s *sidecar) { s.LastModified = "Sun, 09 Sep 2001 01:46:40 GMT\r\nX-A: b" }, size: 50, reason: "Last-Modified"},
 		{name: "If-Range without a date", edit: func(s *sidecar) { s.LastModifiedIfRange = true }, size: 50, reason: "Last-Modified"},
+		// RFC 9110 §13.1.5: no date If-Range for a representation that has
+		// an entity tag, weak included (modifiedOf never records both).
+		{name: "If-Range by date beside a weak ETag", edit: func(s *sidecar) {
+			s.ETag, s.LastModified, s.LastModifiedIfRange, s.WeakETag = "", "Sun, 09 Sep 2001 01:46:40 GMT", true, `W/"e"`
+		}, size: 50, reason: "entity tag"},
 		{name: "other Host", edit: func(s *sidecar) { s.Host = "b.example" }, size: 50, reason: "Host"},
 		{name: "not JSON", raw: "{", size: 50, reason: "not JSON"},
 		// Pieces are re-hashed one by one (checkKept): the same bytes named

@@ -319,6 +319,9 @@ func (sc *sidecar) check(url, host string, partSize int64) string {
 		return "If-Range by a Last-Modified it does not record"
 	case sc.WeakETag != "" && weakETag(sc.WeakETag) != sc.WeakETag:
 		return fmt.Sprintf("weak ETag %q is not one weak entity tag", httpfield.Clip(sc.WeakETag))
+	case sc.LastModifiedIfRange && sc.WeakETag != "":
+		// §13.1.5: no date If-Range where an entity tag is known (modifiedOf).
+		return "If-Range by a Last-Modified beside an entity tag"
 	case sc.Total < -1:
 		return fmt.Sprintf("length %d", sc.Total)
 	case sc.Total >= 0 && partSize > sc.Total:
