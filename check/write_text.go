@@ -60,11 +60,9 @@ func (c Counts) String() string {
 	return fmt.Sprintf("%d passed, %d failed, %s, %d skipped", c.Pass, c.Fail, plural(c.Warn, "warning"), c.Skip)
 }
 
-// Summary is the final line of the text output: how many URLs were checked
-// and the counts over all of them.
-func Summary(reports []Report) string { return summary(reports, false) }
-
-// summary is Summary counting as the gate does (tally).
+// summary is the final line of the text output: how many URLs were
+// checked and the counts over all of them, counted as the gate does
+// (tally).
 func summary(reports []Report, strict bool) string {
 	s := fmt.Sprintf("%s checked: %s", plural(len(reports), "URL"), tally(reports, strict))
 	if n := unreachable(reports); n > 0 {
