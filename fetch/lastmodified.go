@@ -42,10 +42,16 @@ func modifiedOf(h http.Header) modified {
 // bytes, else "".
 func weakETag(v string) string {
 	v = strings.TrimSpace(v)
-	if len(v) > maxWeakETag || len(v) < 4 || !strings.HasPrefix(v, `W/"`) || !strings.HasSuffix(v, `"`) || strings.ContainsAny(v[3:len(v)-1], "\"\r\n") {
+	if len(v) > maxWeakETag || !strings.HasPrefix(v, "W/") || ifRangeETag(v[2:]) == "" {
 		return ""
 	}
 	return v
+}
+
+// sameTag is RFC 9110 §8.8.3.2's weak comparison of two entity tags:
+// their opaque tags equal, whether or not either is weak.
+func sameTag(a, b string) bool {
+	return strings.TrimPrefix(a, "W/") == strings.TrimPrefix(b, "W/")
 }
 
 // httpDate is s, an HTTP-date, as an IMF-fixdate (the form a sender
@@ -83,7 +89,7 @@ func (d *download) modifiedDiffers(h http.Header) string {
 	if d.etag != "" {
 		return ""
 	}
-	if tag := strings.TrimSpace(h.Get("ETag")); d.modified.weak != "" && strings.TrimPrefix(tag, "W/") != strings.TrimPrefix(d.modified.weak, "W/") {
+	if tag := strings.TrimSpace(h.Get("ETag")); d.modified.weak != "" && !sameTag(tag, d.modified.weak) {
 		if tag == "" {
 			return fmt.Sprintf("no ETag, the version's is %s", d.modified.weak)
 		}

@@ -3,6 +3,7 @@ package fetch
 import (
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/zsync"
@@ -39,15 +40,16 @@ type validators struct {
 }
 
 func validatorsOf(h http.Header) validators {
-	return validators{etag: h.Get("ETag"), modified: h.Get("Last-Modified"), set: true}
+	return validators{etag: strings.TrimSpace(h.Get("ETag")), modified: httpDate(h.Get("Last-Modified")), set: true}
 }
 
-// differs says how h is of another version than v: another ETag or
-// another Last-Modified, each when both state one; "" when none shows.
+// differs says how h is of another version than v: another ETag (by weak
+// comparison, sameTag) or another Last-Modified (as dates), each when
+// both state one; "" when none shows.
 func (v validators) differs(h http.Header) string {
 	now := validatorsOf(h)
 	switch {
-	case v.etag != "" && now.etag != "" && v.etag != now.etag:
+	case v.etag != "" && now.etag != "" && !sameTag(v.etag, now.etag):
 		return fmt.Sprintf("ETag %s, now %s", httpfield.Clip(v.etag), httpfield.Clip(now.etag))
 	case v.modified != "" && now.modified != "" && v.modified != now.modified:
 		return fmt.Sprintf("Last-Modified %s, now %s", httpfield.Clip(v.modified), httpfield.Clip(now.modified))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 
@@ -74,7 +75,12 @@ func (z *zsyncRun) seedFrom(m *zsync.Matcher, name string) error {
 // order until every block is found, and may never end (/dev/zero, <(yes)):
 // an old version of the target, the seed a stream is for, is rarely over
 // four times its length; past it the blocks not found are fetched.
-func maxStreamSeed(length int64) int64 { return max(4*length, 1<<20) }
+func maxStreamSeed(length int64) int64 {
+	if length > math.MaxInt64/4 { // a control file's Length: no overflow
+		return math.MaxInt64
+	}
+	return max(4*length, 1<<20)
+}
 
 // seedFile is seedFrom with name opened as f, which it closes.
 func (z *zsyncRun) seedFile(m *zsync.Matcher, f *os.File, name string) error {
