@@ -77,7 +77,7 @@ func judgeOutside(fs []verify.DigestField, sums []verify.Digest) (ok, bad, notes
 		switch { // nothing compared: a note or set aside, never a match
 		case len(o.matched)+len(o.wrong) > 0:
 		case len(o.unhashed) > 0:
-			aside = append(aside, fmt.Sprintf("%s (%s)", f.Name, strings.Join(o.unknown, ", ")))
+			aside = append(aside, fmt.Sprintf("%s (%s)", f.Name, strings.Join(o.unhashed, ", ")))
 		default:
 			notes = append(notes, fmt.Sprintf("%s has no member hdig can compute (%s)", f.Name, strings.Join(o.unknown, ", ")))
 		}
