@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -129,5 +130,49 @@ func TestGetHostHeaderSameOriginAbsoluteRedirect(t *testing.T) {
 	code, out, errOut := runHdig(t, "get", "-s", "-L", "--no-cache", "-H", "Host: vhost.test", srv.URL+"/f")
 	if code != 0 || out != "vhost's g\n" {
 		t.Errorf("exit %d, got %q; want vhost's g: %s", code, out, errOut)
+	}
+}
+
+// --resolve pins the URL's host to another address (a staging server, say),
+// which serves its own version of the URL, under an ETag the real origin
+// may also use (nginx's mtime-size). That version must not be kept as the
+// URL's: a later plain fetch would send its ETag, get a 304 from the real
+// origin, and write the staging bytes as the origin's.
+func TestGetResolvePinUsesNoCache(t *testing.T) {
+	site := func(body string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", `"5f0-6"`)
+			if r.Header.Get("If-None-Match") == `"5f0-6"` {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			w.Write([]byte(body))
+		})
+	}
+	real := httptest.NewServer(site("real\n"))
+	defer real.Close()
+	_, port, _ := net.SplitHostPort(real.Listener.Addr().String())
+	ln, err := net.Listen("tcp", "127.0.0.2:"+port)
+	if err != nil {
+		t.Skipf("no second loopback address: %v", err)
+	}
+	staging := httptest.NewUnstartedServer(site("staging\n"))
+	staging.Listener.Close()
+	staging.Listener = ln
+	staging.Start()
+	defer staging.Close()
+	cache, dir := t.TempDir(), t.TempDir()
+	out := filepath.Join(dir, "f")
+	if code, _, errOut := runHdig(t, "get", "-s", "--cache-dir", cache, "--resolve", "127.0.0.1:"+port+":127.0.0.2", "-o", out, real.URL+"/f"); code != 0 {
+		t.Fatalf("staging: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "staging\n" {
+		t.Fatalf("staging: got %q", b)
+	}
+	if code, _, errOut := runHdig(t, "get", "-s", "--cache-dir", cache, "-o", out, real.URL+"/f"); code != 0 {
+		t.Fatalf("real: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "real\n" {
+		t.Errorf("after a --resolve fetch, the origin's file is %q, want %q", b, "real\n")
 	}
 }

@@ -26,6 +26,13 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		// of the cached versions' (nginx's mtime-size): no base is used.
 		o.NoCache = true
 	}
+	if o.Conn.pins(o.URL) {
+		// --resolve sends the URL to another address than its name's (a
+		// staging server): what it answers is not the URL's version as
+		// its origin serves it, and a later 304 from the origin to that
+		// version's ETag would release it as the origin's.
+		o.NoCache = true
+	}
 	if o.Insecure && strings.HasPrefix(strings.ToLower(o.URL), "https:") {
 		// Under -k nothing proves who sent the bytes: a version or a
 		// dictionary kept now would be released by a later 304, or used as

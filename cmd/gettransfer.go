@@ -2,7 +2,10 @@ package cmd
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hdig/hdig/fetch"
@@ -85,6 +88,26 @@ func (t *transferFlags) options(o *fetch.Options) error {
 	redirs := t.MaxRedirs
 	o.MaxRedirects = &redirs
 	return nil
+}
+
+// pins reports whether a --resolve entry pins rawURL's own host and port
+// to an address. Malformed entries are left to apply's usage error.
+func (t *transferFlags) pins(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	origin := net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+	for _, r := range t.Resolve {
+		if key, _, err := fetch.ParseResolve(r); err == nil && key == origin {
+			return true
+		}
+	}
+	return false
 }
 
 // seconds is a duration flag spelled as curl's: seconds (5, 2.5) or a Go
