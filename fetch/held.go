@@ -9,8 +9,9 @@ import (
 )
 
 // HeldSink holds a body back until it is verified: in memory up to Limit
-// bytes, then in a temporary file (in Dir, else TMPDIR) that is unlinked at
-// once, so nothing is left behind whatever happens. Commit releases it to
+// bytes, then in a temporary file (in Dir; else beside Out when Out is a
+// regular file, else in TMPDIR) that is unlinked at once, so nothing is
+// left behind whatever happens. Commit releases it to
 // Out: from the file by a kernel-side copy when Out is a file, pipe or
 // socket (release), so the body is not read back through user space and
 // memory stays bounded whatever its size.
@@ -75,8 +76,15 @@ func (s *HeldSink) newSpill() (*os.File, error) {
 }
 
 // tempSpill makes an empty spill file in Dir, unlinked at once: the open
-// file stays usable, nothing is left behind.
+// file stays usable, nothing is left behind. Without a Dir, a spill for an
+// Out that is a regular file (stdout redirected to one) is first made
+// beside it (spillBeside), on the filesystem it will be released to.
 func (s *HeldSink) tempSpill() (*os.File, error) {
+	if s.Dir == "" {
+		if f, err := spillBeside(s.Out); err == nil {
+			return f, nil
+		}
+	}
 	f, err := os.CreateTemp(s.Dir, "hdig-held-*")
 	if err != nil {
 		return nil, err

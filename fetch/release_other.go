@@ -2,7 +2,10 @@
 
 package fetch
 
-import "os"
+import (
+	"errors"
+	"os"
+)
 
 // kernelRelease copies nothing where no kernel-side copy is wired: the
 // caller's portable copy releases the whole body.
@@ -10,3 +13,7 @@ func kernelRelease(dst, src *os.File, size int64, punch bool) (int64, error) { r
 
 // punchFile frees nothing where punching is not wired.
 func punchFile(f *os.File, off, n int64) {}
+
+// spillBeside spools nowhere special where anonymous files are not wired:
+// the spill goes to TMPDIR.
+func spillBeside(out any) (*os.File, error) { return nil, errors.ErrUnsupported }
