@@ -64,6 +64,11 @@ func DecodeVCDIFF(base io.ReaderAt, baseSize int64, delta io.Reader, out io.Writ
 	defer d.stopExpand()
 	defer d.out.stop()
 	cur, err := d.next(0)
+	if cur == nil && err == nil {
+		// RFC 3284 encodes an empty target as one empty window (xdelta3
+		// and hdig diff do): a delta that ends after its header was cut.
+		return fmt.Errorf("vcdiff: %w: no window after the header (a truncated delta?)", ErrCorrupt)
+	}
 	for n := 0; cur != nil || err != nil; n++ {
 		if err == nil {
 			err = d.ready(cur)

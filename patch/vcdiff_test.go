@@ -87,6 +87,9 @@ var vcdiffErrorTests = []struct {
 	{"overrun", "", "d6c3c40000 00 0c 02 00 06 01 00 68656c6c6f0a 07", ErrCorrupt, "overruns"},
 	{"short output", "", "d6c3c40000 00 0c 07 00 06 01 00 68656c6c6f0a 07", ErrCorrupt, "produce"},
 	{"decompress indicator", "", "d6c3c40000 00 05 00 01 00 00 00", ErrCorrupt, "delta indicator"},
+	// A delta cut after its header: xdelta3 refuses it ("nothing to
+	// output"); an empty target is encoded as one empty window.
+	{"no window", "", "d6c3c40000", ErrCorrupt, "no window"},
 }
 
 func TestDecodeVCDIFFErrors(t *testing.T) {
