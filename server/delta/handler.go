@@ -80,8 +80,11 @@ type Handler struct {
 
 	// flat holds the ETags of versions hdig-vcdiff-inflated gave no delta
 	// for (no zlib stream to expand, or a failure): it is not tried again.
-	flatMu sync.Mutex
-	flat   map[string]bool
+	flat memo
+	// unmade holds the names of deltas their coding cannot make (diff -e
+	// of binary bytes, a limit): each attempt reads both versions whole,
+	// and any client can ask again.
+	unmade memo
 
 	// checked holds the delta files (made, or found in the state
 	// directory) seen to rebuild their target, by path, with the file ID

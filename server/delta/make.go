@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -39,7 +40,7 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 			if !errors.Is(err, patch.ErrNothingInflated) {
 				h.log.Warn("delta", "im", c.Name, "file", cur.File, "err", err)
 			}
-			h.markFlat(cur.ETag)
+			h.flat.add(cur.ETag)
 			continue
 		}
 		if err != nil {
@@ -69,28 +70,36 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 	return nil, fmt.Errorf("no delta-coding worked: %s", strings.Join(errs, "; "))
 }
 
-// maxFlat bounds the versions remembered as having nothing to inflate;
-// past it the memory is cleared (and a version is looked at once more).
-const maxFlat = 4096
+// maxMemo bounds the keys a memo holds; past it the memo is emptied (and
+// what it held is tried once more).
+const maxMemo = 4096
 
-// markFlat remembers that hdig-vcdiff-inflated gave no delta for the
-// version etag names (nothing to expand, or a failure).
-func (h *Handler) markFlat(etag string) {
-	h.flatMu.Lock()
-	defer h.flatMu.Unlock()
-	if h.flat == nil || len(h.flat) >= maxFlat {
-		h.flat = map[string]bool{}
+// memo is a set of keys for what is not worth trying again, bounded
+// whatever clients ask for.
+type memo struct {
+	mu   sync.Mutex
+	keys map[string]bool
+}
+
+func (m *memo) add(key string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.keys == nil || len(m.keys) >= maxMemo {
+		m.keys = map[string]bool{}
 	}
-	h.flat[etag] = true
+	m.keys[key] = true
+}
+
+func (m *memo) has(key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.keys[key]
 }
 
 // inflatable returns codings without hdig-vcdiff-inflated when it gave no
-// delta for the current version before (markFlat).
+// delta for the current version before (flat).
 func (h *Handler) inflatable(cur *server.Representation, codings []patch.Manipulation) []patch.Manipulation {
-	h.flatMu.Lock()
-	flat := h.flat[cur.ETag]
-	h.flatMu.Unlock()
-	if !flat {
+	if !h.flat.has(cur.ETag) {
 		return codings
 	}
 	var out []patch.Manipulation
@@ -134,6 +143,9 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 	if fi, err := os.Stat(path); err == nil {
 		return &made{path: path, size: fi.Size(), ims: ims}, nil
 	}
+	if h.unmade.has(name) {
+		return nil, fmt.Errorf("%w: %s could not be made before", patch.ErrUnsupported, strings.Join(ims, "+"))
+	}
 	select {
 	case h.encodes <- struct{}{}:
 		defer func() { <-h.encodes }()
@@ -165,6 +177,9 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 		}
 		return rebuilds(f, ims, b, base.Size, []verify.Digest{{Algorithm: "sha-256", Value: curSum}})
 	})
+	if errors.Is(err, patch.ErrUnsupported) || errors.Is(err, patch.ErrLimit) {
+		h.unmade.add(name) // the coding cannot express these two versions
+	}
 	if err != nil {
 		return nil, err
 	}
