@@ -49,25 +49,28 @@ func rawSecret(b []byte) ([]byte, error) {
 	return append([]byte(nil), b...), nil
 }
 
-// publicKeyForm names the public key form b is in (DER SPKI or PKCS#1, an
-// OpenSSH line, a JWK, the base64 (any alphabet, padded or not) or hex of
-// a DER key, the padded base64 of a raw Ed25519 key as SRI writes it), ""
-// if none: a public key taken for a secret would let anyone sign. Other
+// publicKeyForm names the public form b is in (a DER public key or
+// certificate, an OpenSSH line, with options or not, an RFC 4716 key, a
+// JWK, the base64 (any alphabet, padded or not) or hex of a DER key or
+// certificate, the padded base64 of a raw Ed25519 key as SRI writes it),
+// "" if none: a public key taken for a secret would let anyone sign. Other
 // encodings of 32 bytes are the usual forms of an HMAC secret (`openssl
 // rand -hex 32`, Python's secrets.token_urlsafe()) and are taken as one; a
 // raw Ed25519 key given that way fails on the origin's first ed25519
 // signature (an HMAC key cannot verify it: exit 1), so the mistake shows.
 func publicKeyForm(b []byte) string {
-	if _, err := x509.ParsePKIXPublicKey(b); err == nil {
-		return "it is a DER (SPKI) public key"
-	}
-	if _, err := x509.ParsePKCS1PublicKey(b); err == nil {
-		return "it is a DER (PKCS#1) RSA public key"
+	if what := derForm(b); what != "" {
+		return "it is a DER " + what
 	}
 	t := bytes.TrimSpace(b)
-	for _, p := range []string{"ssh-", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-"} {
-		if bytes.HasPrefix(t, []byte(p)) {
-			return "it is an OpenSSH public key"
+	if bytes.HasPrefix(t, []byte("---- BEGIN SSH2 PUBLIC KEY")) {
+		return "it is an RFC 4716 (SSH2) public key"
+	}
+	for _, f := range bytes.Fields(t) {
+		for _, p := range []string{"ssh-", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-"} {
+			if bytes.HasPrefix(f, []byte(p)) {
+				return "it is an OpenSSH public key"
+			}
 		}
 	}
 	if bytes.HasPrefix(t, []byte("{")) && bytes.Contains(t, []byte(`"kty"`)) {
@@ -80,16 +83,26 @@ func publicKeyForm(b []byte) string {
 		base64.StdEncoding.DecodeString, base64.RawStdEncoding.DecodeString,
 		base64.URLEncoding.DecodeString, base64.RawURLEncoding.DecodeString, hex.DecodeString,
 	} {
-		raw, err := dec(string(t))
-		if err != nil {
-			continue
+		if raw, err := dec(string(t)); err == nil {
+			if what := derForm(raw); what != "" {
+				return "it is the base64 or hex of a DER " + what
+			}
 		}
-		if _, err := x509.ParsePKIXPublicKey(raw); err == nil {
-			return "it is the base64 or hex of a DER (SPKI) public key"
-		}
-		if _, err := x509.ParsePKCS1PublicKey(raw); err == nil {
-			return "it is the base64 or hex of a DER (PKCS#1) RSA public key"
-		}
+	}
+	return ""
+}
+
+// derForm names the public DER structure b is ("" if none): an SPKI or
+// PKCS#1 public key, or a certificate, which carries one.
+func derForm(b []byte) string {
+	if _, err := x509.ParsePKIXPublicKey(b); err == nil {
+		return "(SPKI) public key"
+	}
+	if _, err := x509.ParsePKCS1PublicKey(b); err == nil {
+		return "(PKCS#1) RSA public key"
+	}
+	if _, err := x509.ParseCertificate(b); err == nil {
+		return "certificate"
 	}
 	return ""
 }

@@ -2,11 +2,16 @@ package httpsig
 
 import (
 	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
+	"math/big"
 	"testing"
+	"time"
 )
 
 // Other everyday text forms of a
@@ -55,6 +60,35 @@ func TestCommonHMACSecretsLoad(t *testing.T) {
 	} {
 		if _, err := LoadVerifyingKey([]byte(s)); err != nil {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestCertificateIsNoSecret: a certificate carries a public key and is
+// public itself, as are an RFC 4716 (ssh-keygen -e) public key and an
+// authorized_keys line with options: none is taken as an HMAC secret,
+// which anyone who has the file could use to forge hmac-sha256 (found by
+// review: publicKeyForm knew bare SPKI and PKCS#1 only, not a
+// certificate, and OpenSSH lines only at the start).
+func TestCertificateIsNoSecret(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "origin"},
+		NotBefore: time.Unix(0, 0), NotAfter: time.Unix(1<<32, 0)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, pub, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ssh := "AAAAC3NzaC1lZDI1NTE5AAAAIHhXb2k8dX4wmiAK0ZUDmL9BaeDkgJYbLaAyN7E6mXfl"
+	forms := map[string][]byte{
+		"DER certificate":              der,
+		"base64 DER certificate":       []byte(base64.StdEncoding.EncodeToString(der) + "\n"),
+		"hex DER certificate":          []byte(hex.EncodeToString(der)),
+		"RFC 4716 public key":          []byte("---- BEGIN SSH2 PUBLIC KEY ----\nComment: \"user@host\"\n" + ssh + "\n---- END SSH2 PUBLIC KEY ----\n"),
+		"authorized_keys with options": []byte(`from="10.0.0.1",no-pty ssh-ed25519 ` + ssh + " user@host\n"),
+	}
+	for name, b := range forms {
+		if _, err := LoadVerifyingKey(b); err == nil {
+			t.Errorf("%s: loaded as a %d-byte HMAC secret", name, len(b))
 		}
 	}
 }
