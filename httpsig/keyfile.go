@@ -95,7 +95,7 @@ func publicKeyForm(b []byte) string {
 // derForm names the public DER structure b is ("" if none): an SPKI or
 // PKCS#1 public key, or a certificate, which carries one.
 func derForm(b []byte) string {
-	if _, err := x509.ParsePKIXPublicKey(b); err == nil {
+	if _, err := parseSPKI(b); err == nil {
 		return "(SPKI) public key"
 	}
 	if _, err := x509.ParsePKCS1PublicKey(b); err == nil {

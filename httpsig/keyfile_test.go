@@ -2,6 +2,10 @@ package httpsig
 
 import (
 	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/base64"
 	"encoding/pem"
 	"strings"
@@ -102,5 +106,42 @@ func TestPublicKeyIsNoSecret(t *testing.T) {
 	s, _ := GenerateKey(HMACSHA256)
 	if _, err := LoadVerifyingKey(s.([]byte)); err != nil {
 		t.Errorf("HMAC secret: %v", err)
+	}
+}
+
+// TestRSAPSSPublicKey: openssl's RSA-PSS public key (`openssl genpkey
+// -algorithm RSA-PSS`, then `openssl pkey -pubout`) is an SPKI whose
+// algorithm is id-RSASSA-PSS, which crypto/x509 does not read: as a PEM
+// file it loads and verifies what its private key signs, as DER it is no
+// HMAC secret (found by review: the PEM form failed with "unknown public
+// key algorithm", and the DER form loaded as a secret anyone could sign
+// with).
+func TestRSAPSSPublicKey(t *testing.T) {
+	k, err := LoadSigningKey(readFile(t, "keys/test-key-rsa-pss.pem"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	priv := k.(*rsa.PrivateKey)
+	der, err := asn1.Marshal(struct {
+		Algo pkix.AlgorithmIdentifier
+		Key  asn1.BitString
+	}{pkix.AlgorithmIdentifier{Algorithm: oidRSAPSS}, asn1.BitString{Bytes: x509.MarshalPKCS1PublicKey(&priv.PublicKey), BitLength: 8 * len(x509.MarshalPKCS1PublicKey(&priv.PublicKey))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vk, err := LoadVerifyingKey(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+	if err != nil {
+		t.Fatalf("PEM RSA-PSS public key: %v", err)
+	}
+	s, _ := NewSigner(RSAPSSSHA512, priv)
+	v, err := NewVerifier(RSAPSSSHA512, vk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(signedResponse(t, s, Params{KeyID: "p"}), Policy{Keys: []Key{{ID: "p", Verifier: v}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadVerifyingKey(der); err == nil {
+		t.Error("DER RSA-PSS public key loaded as an HMAC secret")
 	}
 }

@@ -51,7 +51,7 @@ func ParsePublicKey(b []byte) (any, error) {
 	}
 	switch blk.Type {
 	case "PUBLIC KEY":
-		k, err := x509.ParsePKIXPublicKey(blk.Bytes)
+		k, err := parseSPKI(blk.Bytes)
 		if err != nil {
 			return nil, fmt.Errorf("httpsig: public key: %v", err)
 		}
@@ -91,6 +91,24 @@ func privateOnly(k any) (any, error) {
 		return k, nil
 	}
 	return nil, fmt.Errorf("httpsig: unsupported private key type %T", k)
+}
+
+// parseSPKI reads a DER SPKI public key, those whose algorithm is
+// id-RSASSA-PSS too (openssl's RSA-PSS keys), which crypto/x509 does not:
+// the key inside is PKCS#1.
+func parseSPKI(der []byte) (any, error) {
+	k, err := x509.ParsePKIXPublicKey(der)
+	if err == nil {
+		return k, nil
+	}
+	var p struct {
+		Algo pkix.AlgorithmIdentifier
+		Key  asn1.BitString
+	}
+	if rest, perr := asn1.Unmarshal(der, &p); perr == nil && len(rest) == 0 && p.Algo.Algorithm.Equal(oidRSAPSS) {
+		return x509.ParsePKCS1PublicKey(p.Key.RightAlign())
+	}
+	return nil, err
 }
 
 // parsePSSPrivate reads a PKCS#8 key whose algorithm is id-RSASSA-PSS,
