@@ -105,8 +105,11 @@ type Signed struct {
 	// coded is covered for the signatures that also cover Content-Encoding
 	// in the header: a digest of encoded bytes (Repr-Digest, Content-Digest)
 	// proves the decoded bytes written only with the coding signed.
-	coded    map[string]string
-	bound    map[string]bool // keyids (else labels) whose valid signature covers the request's path
+	coded map[string]string
+	// bound is covered for the signatures that also cover the request's
+	// path: whether the signature proving a digest binds the URL is the
+	// question, not whether its key signed the path elsewhere.
+	bound    map[string]string
 	Warnings []string
 }
 
@@ -153,7 +156,7 @@ func (s Signed) Invalid() []SignatureCheck {
 // malformed Signature-Input or Signature is ignored with a warning, and so
 // is a malformed label (the others are still verified).
 func (t *Trust) Signatures(status int, h, trailer http.Header, req *http.Request) Signed {
-	out := Signed{covered: map[string]string{}, coded: map[string]string{}, bound: map[string]bool{}}
+	out := Signed{covered: map[string]string{}, coded: map[string]string{}, bound: map[string]string{}}
 	sigs, bad, err := httpsig.ParseEach(h)
 	if err != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("signature fields ignored: %v", err))
@@ -224,10 +227,7 @@ func (s *Signed) cover(p httpsig.Params, label, keyName string) {
 		// trusted key (--trust-key ID=KEY): the keyid is a false claim.
 		id = "a key trusted for any keyid, claiming keyid " + id
 	}
-	if bindsTarget(p) {
-		s.bound[id] = true
-	}
-	coding := false
+	binds, coding := bindsTarget(p), false
 	for _, c := range p.Components {
 		coding = coding || (c.Name == "content-encoding" && !hasParam(c, "req") && !hasParam(c, "tr"))
 	}
@@ -235,6 +235,9 @@ func (s *Signed) cover(p httpsig.Params, label, keyName string) {
 		s.covered[k] = id
 		if coding {
 			s.coded[k] = id
+		}
+		if binds {
+			s.bound[k] = id
 		}
 	}
 	for _, c := range p.Components {
@@ -281,7 +284,8 @@ func (t *Trust) authenticate(res *Result, full bool) error {
 		}
 		if id, ok := covers(c.Field, c.Algorithm); ok {
 			proved = appendUnique(proved, fmt.Sprintf("%s %s by %q", c.Field, c.Algorithm, id))
-			bound = bound || s.bound[id]
+			_, binds := lookupCover(s.bound, c.Field, c.Algorithm)
+			bound = bound || binds
 			if res.SignedBy == "" {
 				res.SignedBy = id
 			}

@@ -221,3 +221,31 @@ func TestBadSignatureBesideMalformedLabel(t *testing.T) {
 		t.Errorf("no warning naming the malformed label: %v", res.Verdict.Warnings)
 	}
 }
+
+// Two valid signatures by one key: "a" covers
+// Repr-Digest and not the path, "b" covers the path and no digest. What
+// proves the bytes is "a", which any response of the origin's could carry:
+// the warning that the URL is not bound must stay (found by review: bound
+// was kept per keyid, so "b" silenced it for "a").
+func TestPathBoundBySignatureThatProves(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	req, _ := http.NewRequest(http.MethodGet, "http://127.0.0.1/f", nil)
+	h := http.Header{}
+	h.Set("Repr-Digest", "sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:")
+	s, _ := httpsig.NewSigner("", k)
+	m := httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h}, req)
+	for label, ids := range map[string][]string{"a": {"repr-digest"}, "b": {"@status", `"@path";req`}} {
+		cs, _ := httpsig.ParseComponents(ids)
+		if _, err := httpsig.Sign(m, label, httpsig.Params{Components: cs, Created: sigT0, KeyID: "origin"}, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := &Result{Status: 200, Header: h, URL: req.URL.String(), RequestURL: req.URL.String(), answers: req}
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
+	if err := trustOf(t, "origin", k, sigT0).authenticate(res, true); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(res.Verdict.Warnings, "\n"), "does not cover the request's path") {
+		t.Errorf("no warning that the signature proving the bytes does not bind the path; warnings %q", res.Verdict.Warnings)
+	}
+}
