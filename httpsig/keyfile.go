@@ -43,10 +43,29 @@ func rawSecret(b []byte) ([]byte, error) {
 	if len(b) < MinHMACKey {
 		return nil, fmt.Errorf("httpsig: not a PEM key, and %d bytes are too few for an HMAC secret (want at least %d)", len(b), MinHMACKey)
 	}
+	if isDERPrivate(b) {
+		return nil, fmt.Errorf("httpsig: not a PEM key, and it is a DER private key, not an HMAC secret: give it in PEM (openssl pkey -inform DER -in KEY -out KEY.pem)")
+	}
 	if what := publicKeyForm(b); what != "" {
 		return nil, fmt.Errorf("httpsig: not a PEM key, and %s, not an HMAC secret: anyone who knows it could forge an hmac-sha256 signature (give a PEM key, or an Ed25519 key's base64 as the argument itself; an HMAC secret must not look like a public key: `openssl rand -base64 48`)", what)
 	}
 	return append([]byte(nil), b...), nil
+}
+
+// isDERPrivate says b is a private key in DER: PKCS#8 (RSASSA-PSS too),
+// PKCS#1 or SEC 1.
+func isDERPrivate(b []byte) bool {
+	if _, err := x509.ParsePKCS8PrivateKey(b); err == nil {
+		return true
+	}
+	if _, err := parsePSSPrivate(b); err == nil {
+		return true
+	}
+	if _, err := x509.ParsePKCS1PrivateKey(b); err == nil {
+		return true
+	}
+	_, err := x509.ParseECPrivateKey(b)
+	return err == nil
 }
 
 // publicKeyForm names the public form b is in (a DER public key or

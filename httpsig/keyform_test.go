@@ -92,3 +92,21 @@ func TestCertificateIsNoSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestDERPrivateKeyIsNoSecret: a private key in DER (openssl genpkey
+// -outform DER) is not an HMAC secret: hdig sign --key k.der signed
+// hmac-sha256 with the key's bytes, a signature only a holder of the
+// private key could check, where an Ed25519 or ECDSA one was meant (found
+// by review).
+func TestDERPrivateKeyIsNoSecret(t *testing.T) {
+	for _, alg := range []string{Ed25519, ECDSAP256SHA256} {
+		k, _ := GenerateKey(alg)
+		priv, _, _ := MarshalKey(k)
+		blk, _ := pem.Decode(priv)
+		for _, load := range []func([]byte) (any, error){LoadSigningKey, LoadVerifyingKey} {
+			if got, err := load(blk.Bytes); err == nil {
+				t.Errorf("%s DER private key loaded as a %T", alg, got)
+			}
+		}
+	}
+}
