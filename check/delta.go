@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/verify"
 )
@@ -69,6 +70,8 @@ func (a *audit) deltaProblem(r *response) string {
 		return fmt.Sprintf("the 226 has a malformed IM field: %v; want the few instance manipulations used, e.g. IM: vcdiff (RFC 3229 §10.5.2)", err)
 	case r.header.Get("ETag") == "":
 		return "the 226 has no ETag; it must name the current instance (RFC 3229 §10.4.1)"
+	case fetch.SameTag(r.header.Get("ETag"), a.opts.BaseETag):
+		return fmt.Sprintf("the 226 has ETag %s, the version the delta is from (If-None-Match: %s); it must name the current instance, which the delta rebuilds (RFC 3229 §10.4.1): a current instance of that tag, compared weakly, is answered 304 (RFC 9110 §13.1.2)", r.header.Get("ETag"), a.opts.BaseETag)
 	case len(ims) == 0:
 		return "the 226 has no IM field; want the instance manipulations used, e.g. IM: vcdiff (RFC 3229 §10.5.2)"
 	case r.encoding() != "":

@@ -48,9 +48,9 @@ func weakETag(v string) string {
 	return v
 }
 
-// sameTag is RFC 9110 §8.8.3.2's weak comparison of two entity tags:
+// SameTag is RFC 9110 §8.8.3.2's weak comparison of two entity tags:
 // their opaque tags equal, whether or not either is weak.
-func sameTag(a, b string) bool {
+func SameTag(a, b string) bool {
 	return strings.TrimPrefix(a, "W/") == strings.TrimPrefix(b, "W/")
 }
 
@@ -89,7 +89,7 @@ func (d *download) modifiedDiffers(h http.Header) string {
 	if d.etag != "" {
 		return ""
 	}
-	if tag := strings.TrimSpace(h.Get("ETag")); d.modified.weak != "" && !sameTag(tag, d.modified.weak) {
+	if tag := strings.TrimSpace(h.Get("ETag")); d.modified.weak != "" && !SameTag(tag, d.modified.weak) {
 		if tag == "" {
 			return fmt.Sprintf("no ETag, the version's is %s", d.modified.weak)
 		}

@@ -49,7 +49,7 @@ func validatorsOf(h http.Header) validators {
 func (v validators) differs(h http.Header) string {
 	now := validatorsOf(h)
 	switch {
-	case v.etag != "" && now.etag != "" && !sameTag(v.etag, now.etag):
+	case v.etag != "" && now.etag != "" && !SameTag(v.etag, now.etag):
 		return fmt.Sprintf("ETag %s, now %s", httpfield.Clip(v.etag), httpfield.Clip(now.etag))
 	case v.modified != "" && now.modified != "" && v.modified != now.modified:
 		return fmt.Sprintf("Last-Modified %s, now %s", httpfield.Clip(v.modified), httpfield.Clip(now.modified))
