@@ -38,7 +38,10 @@ func (a *audit) checkCORS(ctx context.Context) {
 		a.s.skip(id, fmt.Sprintf("GET with Origin: %s failed: %v", a.opts.Origin, err))
 		return
 	}
-	allow := r.header.Get("Access-Control-Allow-Origin")
+	// Read as the Fetch Standard's CORS check gets it: the field's lines
+	// combined, so one repeated (a proxy adding it again) is "A, A", which
+	// no page's origin is.
+	allow := strings.Join(r.header.Values("Access-Control-Allow-Origin"), ", ")
 	switch {
 	case allow == "":
 		a.s.skip(id, fmt.Sprintf("no Access-Control-Allow-Origin for Origin: %s: scripts there cannot read the response (--origin names the page origin to test)", a.opts.Origin))
