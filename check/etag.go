@@ -140,31 +140,10 @@ func (a *audit) notModifiedWrong(ctx context.Context) bool {
 	case r.status == http.StatusOK: // the condition ignored: allowed, but its digests are compared too
 		what = "the 200 for If-None-Match: " + et
 	}
-	if a.outsideFails(ctx, id, r, what, "the representation its ETag names") || r.status == http.StatusOK && a.contentFails(ctx, id, r, what) {
+	if r.status == http.StatusOK && a.contentFails(ctx, id, r, what) {
 		return true
 	}
-	f := r.digests(verify.ReprDigest)
-	switch {
-	case !f.Present, malformed(f) != "" && !a.repr.Usable(): // ignored, as the GET's: absent on both
-		return false
-	case malformed(f) != "":
-		a.s.fail(id, fmt.Sprintf("Repr-Digest on %s is %s; want %s", what, malformed(f), a.reprWanted()))
-		return true
-	}
-	ref, note, ok := a.versionRef(ctx, r)
-	if !ok {
-		a.s.note(id, fmt.Sprintf("%s's Repr-Digest was not judged%s", what, note))
-		return false
-	}
-	o, against, note, held := a.judgeRepr(ctx, f, ref, note)
-	switch {
-	case held:
-		a.s.note(id, fmt.Sprintf("%s's Repr-Digest was not judged%s", what, note))
-	case len(o.wrong) > 0:
-		a.s.fail(id, fmt.Sprintf("%s carries Repr-Digest %s, which is not of the representation that ETag names; want %s%s (a client holding that version compares them)", what, members(o.wrong), wantOf(o.wrong, against), note))
-		return true
-	}
-	return false
+	return a.reprFails(ctx, id, r, what, "the representation its ETag names")
 }
 
 // contentFails fails id when r, a 200 asked for in no coding, carries a

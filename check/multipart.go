@@ -62,7 +62,7 @@ func (a *audit) checkMultipart(ctx context.Context, single *response) {
 	case r.status != http.StatusPartialContent:
 		a.s.fail(id, fmt.Sprintf("GET Range: %s returned %d %s; want 206 Partial Content, as for one range", spec, r.status, http.StatusText(r.status)))
 	default:
-		a.judgeMultipart(id, r, asked, what)
+		a.judgeMultipart(ctx, id, r, asked, what)
 	}
 }
 
@@ -93,7 +93,7 @@ func (a *audit) judgeWholeAnswer(ctx context.Context, id string, r *response, wh
 }
 
 // judgeMultipart judges a 206 to the ranges asked.
-func (a *audit) judgeMultipart(id string, r *response, asked [2]httpfield.ContentRange, what string) {
+func (a *audit) judgeMultipart(ctx context.Context, id string, r *response, asked [2]httpfield.ContentRange, what string) {
 	if f := r.digests(verify.ContentDigest); f.Present {
 		if why := malformed(f); why != "" {
 			a.s.note(id, fmt.Sprintf("Content-Digest on %s is %s: ignored", what, why))
@@ -108,6 +108,9 @@ func (a *audit) judgeMultipart(id string, r *response, asked [2]httpfield.Conten
 		return
 	}
 	a.noteOutside(id, what, "its content as sent", notes)
+	if a.reprFails(ctx, id, r, what, "the whole representation") { // as a single range's 206 (range.repr-digest)
+		return
+	}
 	if changed(a.full, r) {
 		a.s.skip(id, fmt.Sprintf("%s carries ETag %s, not the GET's %s: the representation changed, its parts were not compared", what, r.header.Get("ETag"), a.full.header.Get("ETag")))
 		return

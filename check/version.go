@@ -124,3 +124,38 @@ func mustLookup(ds []verify.Digest, alg string) []byte {
 	v, _ := lookup(ds, alg)
 	return v
 }
+
+// reprFails fails id when r, a response that should describe the
+// representation the GET returned (the 304 or 200 to If-None-Match, the
+// 206 to two ranges), carries a Repr-Digest, or a field outside RFC 9530
+// about the representation (outsideFails), that is not of it, judged as
+// every other response's Repr-Digest is (versionRef, judgeRepr), and
+// reports whether it did; what could not be judged is said with id's
+// result. what names r, of what it should describe.
+func (a *audit) reprFails(ctx context.Context, id string, r *response, what, of string) bool {
+	if a.outsideFails(ctx, id, r, what, of) {
+		return true
+	}
+	f := r.digests(verify.ReprDigest)
+	switch {
+	case !f.Present, malformed(f) != "" && !a.repr.Usable(): // ignored, as the GET's: absent on both
+		return false
+	case malformed(f) != "":
+		a.s.fail(id, fmt.Sprintf("Repr-Digest on %s is %s; want %s", what, malformed(f), a.reprWanted()))
+		return true
+	}
+	ref, note, ok := a.versionRef(ctx, r)
+	if !ok {
+		a.s.note(id, fmt.Sprintf("%s's Repr-Digest was not judged%s", what, note))
+		return false
+	}
+	o, against, note, held := a.judgeRepr(ctx, f, ref, note)
+	switch {
+	case held:
+		a.s.note(id, fmt.Sprintf("%s's Repr-Digest was not judged%s", what, note))
+	case len(o.wrong) > 0:
+		a.s.fail(id, fmt.Sprintf("%s carries Repr-Digest %s, which is not of %s; want %s%s (a client compares them)", what, members(o.wrong), of, wantOf(o.wrong, against), note))
+		return true
+	}
+	return false
+}
