@@ -111,9 +111,16 @@ func (a *audit) judgeMultipart(ctx context.Context, id string, r *response, aske
 	if a.reprFails(ctx, id, r, what, "the whole representation") { // as a single range's 206 (range.repr-digest)
 		return
 	}
+	// Another ETag than the GET's is not taken alone to mean another
+	// version: a second GET returning the GET's bytes shows the parts are
+	// still to be those bytes (versionRef's rule).
+	note := ""
 	if changed(a.full, r) {
-		a.s.skip(id, fmt.Sprintf("%s carries ETag %s, not the GET's %s: the representation changed, its parts were not compared", what, r.header.Get("ETag"), a.full.header.Get("ETag")))
-		return
+		if g := a.getAgain(ctx); g == nil || !sameBytes(g, a.full) {
+			a.s.skip(id, fmt.Sprintf("%s carries ETag %s, not the GET's %s, and a second GET did not return the GET's bytes: the representation changed, its parts were not compared", what, r.header.Get("ETag"), a.full.header.Get("ETag")))
+			return
+		}
+		note = fmt.Sprintf(" (its ETag %s is not the GET's %s, but a second GET returned the GET's bytes: the representation did not change)", r.header.Get("ETag"), a.full.header.Get("ETag"))
 	}
 	parts, err := readParts(r)
 	if err != nil {
@@ -121,14 +128,14 @@ func (a *audit) judgeMultipart(ctx context.Context, id string, r *response, aske
 		return
 	}
 	if msg := a.partsProblem(parts, asked); msg != "" {
-		a.s.fail(id, fmt.Sprintf("%s: %s", what, msg))
+		a.s.fail(id, fmt.Sprintf("%s: %s%s", what, msg, note))
 		return
 	}
 	form := fmt.Sprintf("multipart/byteranges, %d parts in the order asked", len(parts))
 	if len(parts) == 1 {
 		form = fmt.Sprintf("one part, %s, coalescing both (RFC 9110 §14.6)", parts[0].cr)
 	}
-	a.s.pass(id, fmt.Sprintf("%s is a 206, %s, each the representation's bytes at its Content-Range", what, form))
+	a.s.pass(id, fmt.Sprintf("%s is a 206, %s, each the representation's bytes at its Content-Range%s", what, form, note))
 }
 
 // part is one part of a 206: its Content-Range, bytes and header (nil for
