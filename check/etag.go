@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/verify"
 )
 
@@ -139,6 +140,9 @@ func (a *audit) notModifiedWrong(ctx context.Context) bool {
 		return false
 	case r.status == http.StatusOK: // the condition ignored: allowed, but its digests are compared too
 		what = "the 200 for If-None-Match: " + et
+	case !fetch.SameTag(r.header.Get("ETag"), et) && r.header.Get("ETag") != "":
+		// The representation unchanged, named by another tag: unstable.
+		a.s.note(id, fmt.Sprintf("%s carries ETag %s; want the ETag a 200 would carry (RFC 9110 §15.4.5): a cache holding %s cannot use it (RFC 9111 §4.3.4), and hdig get fetches again", what, r.header.Get("ETag"), et))
 	}
 	if r.status == http.StatusOK && a.contentFails(ctx, id, r, what) {
 		return true
