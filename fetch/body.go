@@ -145,3 +145,53 @@ func dropBodyDigests(req *http.Request, via []*http.Request) {
 	req.Header.Del(verify.ContentDigest)
 	req.Header.Del(verify.ReprDigest)
 }
+
+// bodyFields are the fields about a request's content that net/http drops
+// with it on a redirect (the Fetch standard's request-body-header names).
+var bodyFields = []string{"Content-Type", "Content-Encoding", "Content-Language", "Content-Location"}
+
+// redirectBody decides what a redirect's next request keeps of the first
+// request's method and body. RFC 9110 §15.4 lets a client turn the request
+// into a GET without content after a 303, and after a 301 or 302 to a POST
+// only; net/http turns every method but GET and HEAD into a GET after a 301
+// or 302 (a PUT, a PATCH, a DELETE), and once a hop has dropped the body
+// it sends none after a 307 either. Where the method may not change, it is
+// kept, as curl keeps it, and the body is sent again with its fields and
+// digests; where it changed, the digests go too (dropBodyDigests).
+func redirectBody(req *http.Request, via []*http.Request) error {
+	prev, first := via[len(via)-1], via[0]
+	if req.Response == nil || methodChanges(req.Response.StatusCode, prev.Method) {
+		dropBodyDigests(req, via)
+		return nil
+	}
+	req.Method = prev.Method
+	if prev.Method != first.Method || first.GetBody == nil || (req.Body != nil && req.Body != http.NoBody) {
+		return nil
+	}
+	req.Body, req.ContentLength, req.GetBody = http.NoBody, first.ContentLength, first.GetBody
+	if first.ContentLength != 0 {
+		body, err := first.GetBody()
+		if err != nil {
+			return err
+		}
+		req.Body = body
+	}
+	for _, k := range bodyFields {
+		if vs := first.Header.Values(k); len(vs) > 0 && req.Header.Get(k) == "" {
+			req.Header[k] = vs
+		}
+	}
+	return nil
+}
+
+// methodChanges says a redirect with this status turns a request of this
+// method into a GET without content (RFC 9110 §15.4.2, §15.4.3, §15.4.4).
+func methodChanges(status int, method string) bool {
+	switch status {
+	case http.StatusSeeOther:
+		return method != http.MethodHead
+	case http.StatusMovedPermanently, http.StatusFound:
+		return method == http.MethodPost
+	}
+	return false
+}

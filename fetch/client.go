@@ -96,7 +96,9 @@ func NewClient(o Options) (*Client, error) {
 		if err := hopRefusal(req.Context(), req.URL); err != nil {
 			return &redirectError{err}
 		}
-		dropBodyDigests(req, via)
+		if err := redirectBody(req, via); err != nil {
+			return &redirectError{err}
+		}
 		if f := redirectHook(req.Context()); f != nil && req.Response != nil {
 			f(req.Response, len(via))
 		}
