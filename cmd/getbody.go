@@ -21,7 +21,8 @@ func (o *getOptions) body(req *fetch.Request) error {
 	if n > 1 {
 		return usageErrorf("use only one of -d (and --data-urlencode), --data-binary, -T and -F")
 	}
-	if len(o.Req.DataURLEncode) > 0 || o.Req.Get {
+	// Several -d are one form: joined with "&", each @FILE read.
+	if len(o.Req.DataURLEncode) > 0 || o.Req.Get || len(o.Data) > 1 {
 		return o.formData(req)
 	}
 	var err error
@@ -46,8 +47,6 @@ func (o *getOptions) body(req *fetch.Request) error {
 		req.Body, err = o.dataBody(o.DataBinary)
 	case len(o.Data) == 1:
 		req.Body, err = o.dataBody(o.Data[0])
-	case len(o.Data) > 1:
-		req.Body = fetch.BytesBody([]byte(strings.Join(o.Data, "&")))
 	}
 	if err != nil {
 		return withExit(ExitUsage, fmt.Errorf("request body: %w", err))

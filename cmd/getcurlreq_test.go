@@ -21,6 +21,8 @@ func TestGetRequestFlagsLikeCurl(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "note.txt")
 	os.WriteFile(file, []byte("a b&c=d\n"), 0o644)
+	form := filepath.Join(dir, "form.txt") // no line break, which curl's -d @FILE would drop
+	os.WriteFile(form, []byte("x=1&y=2"), 0o644)
 	srv, seen := seeingOrigin(t, nil)
 	cases := [][]string{
 		{"-A", "agent/1.0", "-e", "http://ref.example/", srv.URL + "/a"},
@@ -28,6 +30,7 @@ func TestGetRequestFlagsLikeCurl(t *testing.T) {
 		{"-G", "-d", "q=1", "--data-urlencode", "name=a b&c", srv.URL + "/search?x=y"},
 		{"-d", "k=v", "--data-urlencode", "=é é", "--data-urlencode", "f@" + file, srv.URL + "/post"},
 		{"--data-urlencode", "plain text", srv.URL + "/post"},
+		{"-d", "@" + form, "-d", "k=v", srv.URL + "/post"},
 		{"-G", srv.URL + "/nodata"},
 	}
 	fields := []string{"User-Agent", "Referer", "Authorization", "Content-Type"}
