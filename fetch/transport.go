@@ -33,6 +33,10 @@ type Connection struct {
 	// LimitRate caps the bytes per second read off each response body (0:
 	// no cap).
 	LimitRate int64
+	// Expect100Timeout is how long a request carrying Expect: 100-continue
+	// waits for the origin's 100 before it sends its content anyway (0: 1 s,
+	// curl's --expect100-timeout default).
+	Expect100Timeout time.Duration
 }
 
 // ParseResolve parses one --resolve HOST:PORT:ADDR into its key HOST:PORT
@@ -128,6 +132,10 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 	// The hosts of the proxies chosen, whose connections dialGuard leaves
 	// alone: the user chose them, and they resolve the target.
 	var proxies sync.Map
+	expect := c.Expect100Timeout
+	if expect <= 0 {
+		expect = time.Second
+	}
 	t := &http.Transport{
 		Proxy: func(r *http.Request) (*url.URL, error) {
 			u, err := proxy(r)
@@ -155,6 +163,7 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 		ForceAttemptHTTP2:     true,
 		MaxIdleConnsPerHost:   16,
 		IdleConnTimeout:       90 * time.Second,
+		ExpectContinueTimeout: expect,
 	}
 	switch c.HTTP {
 	case "", "2":

@@ -1,0 +1,57 @@
+package fetch
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// A request that carries Expect: 100-continue (-H) waits for the origin's
+// 100 before it sends its content, as curl does (--expect100-timeout, 1 s):
+// an origin that answers at once, 413 or 417, gets none of it, and the
+// client reads that answer rather than a broken pipe. net/http sent the
+// content at once (its ExpectContinueTimeout was zero).
+func TestExpectContinueWaits(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan int64, 1)
+	go func() {
+		conn, err := ln.Accept()
+		if err != nil {
+			got <- -1
+			return
+		}
+		defer conn.Close()
+		br := bufio.NewReader(conn)
+		if _, err := http.ReadRequest(br); err != nil { // the header only
+			got <- -1
+			return
+		}
+		io.WriteString(conn, "HTTP/1.1 417 Expectation Failed\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+		n, _ := io.Copy(io.Discard, br) // the content, if sent, until the client closes
+		got <- n
+	}()
+	// Long enough that only the 417 can end the wait.
+	c, _ := NewClient(Options{Timeout: testStall, Connection: Connection{Expect100Timeout: time.Hour}})
+	req := &Request{URL: "http://" + ln.Addr().String() + "/up", Method: http.MethodPut, Policy: verify.DefaultPolicy(),
+		Header: http.Header{"Expect": {"100-continue"}}, Body: BytesBody([]byte(strings.Repeat("x", 4096)))}
+	_, err = c.Do(context.Background(), req, DiscardSink{})
+	var se *StatusError
+	if !errors.As(err, &se) || se.Code != http.StatusExpectationFailed {
+		t.Errorf("error %v, want the origin's 417", err)
+	}
+	if n := <-got; n != 0 {
+		t.Errorf("the origin received %d bytes of content before its 100, want none", n)
+	}
+}
