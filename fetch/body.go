@@ -99,7 +99,8 @@ func (b *Body) Close() error {
 }
 
 // digestBody computes the digests of the request body once: sha-256 is
-// sent as Content-Digest and Repr-Digest (unless the caller set them),
+// sent as Content-Digest and Repr-Digest (unless the caller set them;
+// Repr-Digest not with a part, sendsPart),
 // and the digests of every algorithm hdig computes (verify.All) are kept in
 // req.sent for the Repr-Digest of a response about the stored resource,
 // whichever algorithm it names: the body is read once, so this costs CPU,
@@ -121,7 +122,11 @@ func (req *Request) digestBody() error {
 			continue
 		}
 		v := verify.FormatDigests([]verify.Digest{d})
-		for _, f := range []string{verify.ContentDigest, verify.ReprDigest} {
+		fields := []string{verify.ContentDigest, verify.ReprDigest}
+		if sendsPart(req.Header) {
+			fields = fields[:1] // Repr-Digest would be of the whole
+		}
+		for _, f := range fields {
 			if req.Header.Get(f) == "" {
 				req.Header.Set(f, v)
 			}
@@ -194,4 +199,12 @@ func methodChanges(status int, method string) bool {
 		return method == http.MethodPost
 	}
 	return false
+}
+
+// sendsPart says a request's content is a part of the representation
+// (Content-Range, RFC 9110 §14.5): Content-Digest covers it, Repr-Digest
+// would cover the whole, which the client has not got.
+func sendsPart(h http.Header) bool {
+	_, ok := h["Content-Range"]
+	return ok
 }

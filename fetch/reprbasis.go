@@ -102,6 +102,9 @@ func storedWhy(req *Request, resp *http.Response) string {
 	if method != http.MethodPut || resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Sprintf("the %d to a %s has no content, and its Repr-Digest describes the target resource, which hdig has not seen", resp.StatusCode, method)
 	}
+	if sendsPart(req.Header) {
+		return "the content sent was a part (Content-Range), and its Repr-Digest describes the whole stored representation, which hdig has not seen"
+	}
 	got, sent := codingOf(resp.Header), codingOf(req.Header)
 	if got != sent {
 		return fmt.Sprintf("it describes the stored representation with Content-Encoding %s, not the content sent (%s)", orIdentity(got), orIdentity(sent))
