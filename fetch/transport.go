@@ -84,19 +84,37 @@ func (c Connection) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
 
 // noProxy says whether host is in list, curl's --noproxy: "*" is every
 // host; a name matches itself and its subdomains (a leading dot is
-// allowed); an address matches itself.
+// allowed); an address host matches by address, never as a name: an
+// entry that is the same address, or a CIDR block holding it (curl 7.86).
 func noProxy(list, host string) bool {
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	ip := net.ParseIP(host)
 	for _, e := range strings.Split(list, ",") {
 		e = strings.ToLower(strings.TrimSpace(e))
 		e = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(e, "["), "."), "]")
 		switch {
 		case e == "":
-		case e == "*", e == host, strings.HasSuffix(host, "."+e):
+		case e == "*":
+			return true
+		case ip != nil:
+			if addressCovers(e, ip) {
+				return true
+			}
+		case e == host, strings.HasSuffix(host, "."+e):
 			return true
 		}
 	}
 	return false
+}
+
+// addressCovers says whether the --noproxy entry e, an address or a CIDR
+// block, covers ip.
+func addressCovers(e string, ip net.IP) bool {
+	if _, block, err := net.ParseCIDR(e); err == nil {
+		return block.Contains(ip)
+	}
+	a := net.ParseIP(e)
+	return a != nil && a.Equal(ip)
 }
 
 // dialer is the Transport's DialContext for c. proxied says whether a

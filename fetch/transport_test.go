@@ -35,6 +35,32 @@ func TestNoProxy(t *testing.T) {
 	}
 }
 
+// TestNoProxyAddresses: an address in --noproxy matches that address (or,
+// as curl's since 7.86, a CIDR block the host's address is in), never as
+// a name's suffix: "0.0.1" is not 127.0.0.1's parent domain.
+func TestNoProxyAddresses(t *testing.T) {
+	for _, c := range []struct {
+		list, host string
+		want       bool
+	}{
+		{"0.0.1", "127.0.0.1", false},
+		{"1", "127.0.0.1", false},
+		{"0.1", "10.0.0.1", false},
+		{"127.0.0.1", "127.0.0.1", true},
+		{"127.0.0.0/8", "127.0.0.1", true},
+		{"10.0.0.0/8", "127.0.0.1", false},
+		{"[::1]", "::1", true},
+		{"0:0::1", "::1", true},
+		{"::/0", "::1", true},
+		{"1", "::1", false},
+		{"127.0.0.1", "127.0.0.1.example", false},
+	} {
+		if got := noProxy(c.list, c.host); got != c.want {
+			t.Errorf("noProxy(%q, %q) = %v, want %v", c.list, c.host, got, c.want)
+		}
+	}
+}
+
 func TestParseResolve(t *testing.T) {
 	key, addr, err := ParseResolve("Example.COM:443:127.0.0.1")
 	if err != nil || key != "example.com:443" || addr != "127.0.0.1" {
