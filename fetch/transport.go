@@ -1,12 +1,14 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +22,7 @@ type Connection struct {
 	Proxy string
 	// NoProxy is --noproxy: hosts, comma-separated, reached directly; a
 	// name matches itself and its subdomains; "*" matches every host.
+	// Without it, $no_proxy (else $NO_PROXY) is the list, -x or not.
 	NoProxy string
 	// Resolve pins HOST:PORT to an address (--resolve HOST:PORT:ADDR).
 	Resolve map[string]string
@@ -71,8 +74,10 @@ func (c Connection) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
 		}
 		fixed = u
 	}
+	// As curl: --noproxy, else the environment's list, even for -x.
+	list := cmp.Or(c.NoProxy, os.Getenv("no_proxy"), os.Getenv("NO_PROXY"))
 	return func(r *http.Request) (*url.URL, error) {
-		if noProxy(c.NoProxy, r.URL.Hostname()) {
+		if noProxy(list, r.URL.Hostname()) {
 			return nil, nil
 		}
 		if fixed != nil {

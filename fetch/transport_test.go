@@ -189,3 +189,42 @@ func TestProxyAndNoProxy(t *testing.T) {
 
 func fmtSscan(path string, n *int) (int, error) { return fmt.Sscan(strings.TrimPrefix(path, "/"), n) }
 func itoa(n int) string                         { return strconv.Itoa(n) }
+
+// TestProxyHonoursNoProxyEnv: with -x and no --noproxy, the hosts of
+// $no_proxy (else $NO_PROXY) are reached directly, as curl does; --noproxy
+// replaces them.
+func TestProxyHonoursNoProxyEnv(t *testing.T) {
+	for _, c := range []struct {
+		env, val, flag string
+		direct         bool
+	}{
+		{"no_proxy", "other.test,origin.test", "", true},
+		{"NO_PROXY", "origin.test", "", true},
+		{"no_proxy", "other.test", "", false},
+		{"no_proxy", "origin.test", "other.test", false},
+	} {
+		t.Run(c.env+"="+c.val+",--noproxy="+c.flag, func(t *testing.T) {
+			t.Setenv("no_proxy", "")
+			t.Setenv("NO_PROXY", "")
+			t.Setenv(c.env, c.val)
+			proxied, direct := 0, 0
+			proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { proxied++ }))
+			defer proxy.Close()
+			origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { direct++ }))
+			defer origin.Close()
+			ou, _ := url.Parse(origin.URL)
+			conn := Connection{Proxy: proxy.URL, NoProxy: c.flag, Resolve: map[string]string{"origin.test:" + ou.Port(): "127.0.0.1"}}
+			cl, err := NewClient(Options{Connection: conn})
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := &Request{URL: "http://origin.test:" + ou.Port() + "/x", Header: http.Header{}, Policy: verify.DefaultPolicy()}
+			if _, err := cl.Get(context.Background(), req, DiscardSink{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := direct == 1 && proxied == 0; got != c.direct {
+				t.Errorf("origin saw %d requests, proxy %d; want direct %v", direct, proxied, c.direct)
+			}
+		})
+	}
+}
