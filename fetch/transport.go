@@ -179,14 +179,15 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 			_, ok := proxies.Load(net.JoinHostPort(strings.ToLower(host), port))
 			return ok
 		}),
-		TLSClientConfig:       tlsConf,
-		TLSHandshakeTimeout:   timeout,
-		ResponseHeaderTimeout: timeout,
-		DisableCompression:    true,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConnsPerHost:   16,
-		IdleConnTimeout:       90 * time.Second,
-		ExpectContinueTimeout: expect,
+		OnProxyConnectResponse: refusedTunnel,
+		TLSClientConfig:        tlsConf,
+		TLSHandshakeTimeout:    timeout,
+		ResponseHeaderTimeout:  timeout,
+		DisableCompression:     true,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConnsPerHost:    16,
+		IdleConnTimeout:        90 * time.Second,
+		ExpectContinueTimeout:  expect,
 	}
 	switch c.HTTP {
 	case "", "2":
@@ -197,4 +198,16 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 		return nil, fmt.Errorf("HTTP version %q: want 1.1 or 2", c.HTTP)
 	}
 	return t, nil
+}
+
+// refusedTunnel is the error of a proxy that answered CONNECT with another
+// status than 200 (net/http's test): told as the proxy's answer, with its
+// address (never its password) and the status, not as the bare reason
+// phrase ("Bad Gateway") net/http makes of it, which reads as the origin's.
+// The phrase is the standard one: the proxy's own is not printed.
+func refusedTunnel(_ context.Context, proxy *url.URL, _ *http.Request, resp *http.Response) error {
+	if resp.StatusCode == http.StatusOK {
+		return nil
+	}
+	return fmt.Errorf("proxy %s answered CONNECT with %d %s", proxy.Host, resp.StatusCode, http.StatusText(resp.StatusCode))
 }

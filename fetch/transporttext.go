@@ -21,7 +21,8 @@ func (e *transportText) Unwrap() error { return e.err }
 // TransportProblem describes a failed exchange without Go's layers:
 // net/http's `Get "URL": dial tcp ADDR: connect: connection refused` is
 // "cannot connect to ADDR: connection refused", a name that does not
-// resolve "cannot resolve NAME: no such host"; anything else is the
+// resolve "cannot resolve NAME: no such host", either of them on the way
+// to the proxy "proxy: cannot connect to ADDR: …"; anything else is the
 // url.Error's cause, without the method and URL it repeats.
 func TransportProblem(err error) error { return transportProblem(err) }
 
@@ -30,6 +31,8 @@ func transportProblem(err error) error {
 	var op *net.OpError
 	var ue *url.Error
 	switch {
+	case errors.As(err, &op) && op.Op == "proxyconnect":
+		return &transportText{text: "proxy: " + transportProblem(op.Err).Error(), err: err}
 	case errors.As(err, &dns):
 		return &transportText{text: fmt.Sprintf("cannot resolve %s: %s", dns.Name, dns.Err), err: err}
 	case errors.As(err, &op) && op.Op == "dial" && op.Addr != nil:
