@@ -122,9 +122,11 @@ func addressCovers(e string, ip net.IP) bool {
 	return a != nil && a.Equal(ip)
 }
 
-// dialer is the Transport's DialContext for c. proxied says whether a
-// HOST:PORT is a proxy's (nil: none is); dialGuard applies to the others.
-func (c Connection) dialer(timeout time.Duration, proxied func(string) bool) func(context.Context, string, string) (net.Conn, error) {
+// dialer is the Transport's DialContext for c. proxyOf says whether a
+// HOST:PORT is a proxy's, and the TLS to speak to it (nil: none; a nil
+// proxyOf: no proxy); dialGuard applies to the others.
+func (c Connection) dialer(timeout time.Duration, proxyOf func(string) (bool, *tls.Config)) func(context.Context, string, string) (net.Conn, error) {
+	handshake := timeout
 	if c.ConnectTimeout > 0 {
 		timeout = c.ConnectTimeout
 	}
@@ -134,15 +136,24 @@ func (c Connection) dialer(timeout time.Duration, proxied func(string) bool) fun
 			network = c.Network
 		}
 		dd := d
+		var proxyTLS *tls.Config
 		if host, port, err := net.SplitHostPort(addr); err == nil {
-			if guard := dialGuard(ctx, host, proxied != nil && proxied(addr)); guard != nil {
+			proxied := false
+			if proxyOf != nil {
+				proxied, proxyTLS = proxyOf(addr)
+			}
+			if guard := dialGuard(ctx, host, proxied); guard != nil {
 				dd = &net.Dialer{Timeout: d.Timeout, KeepAlive: d.KeepAlive, Control: guard}
 			}
 			if pinned, ok := c.Resolve[net.JoinHostPort(strings.ToLower(host), port)]; ok {
 				addr = net.JoinHostPort(pinned, port)
 			}
 		}
-		return dd.DialContext(ctx, network, addr)
+		conn, err := dd.DialContext(ctx, network, addr)
+		if err != nil || proxyTLS == nil {
+			return conn, err
+		}
+		return tlsHandshake(ctx, conn, proxyTLS, handshake)
 	}
 }
 
@@ -152,8 +163,10 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 	if err != nil {
 		return nil, err
 	}
-	// The hosts of the proxies chosen, whose connections dialGuard leaves
-	// alone: the user chose them, and they resolve the target.
+	// The proxies chosen, by HOST:PORT, each with whether it is an https
+	// one: dialGuard leaves their connections alone (the user chose them,
+	// and they resolve the target), and the dialer speaks TLS to an https
+	// one itself (proxyTLS), net/http seeing an http proxy on it.
 	var proxies sync.Map
 	expect := c.Expect100Timeout
 	if expect <= 0 {
@@ -162,22 +175,25 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 	t := &http.Transport{
 		Proxy: func(r *http.Request) (*url.URL, error) {
 			u, err := proxy(r)
-			if u != nil {
-				port := u.Port()
-				if port == "" {
-					port = map[string]string{"https": "443", "socks5": "1080", "socks5h": "1080"}[u.Scheme]
-				}
-				if port == "" {
-					port = "80"
-				}
-				proxies.Store(net.JoinHostPort(strings.ToLower(u.Hostname()), port), true)
+			if u == nil {
+				return u, err
+			}
+			addr := proxyAddr(u)
+			proxies.Store(addr, u.Scheme == "https")
+			if u.Scheme == "https" {
+				plain := *u
+				plain.Scheme, plain.Host = "http", addr
+				return &plain, err
 			}
 			return u, err
 		},
-		DialContext: c.dialer(timeout, func(addr string) bool {
+		DialContext: c.dialer(timeout, func(addr string) (bool, *tls.Config) {
 			host, port, _ := net.SplitHostPort(addr)
-			_, ok := proxies.Load(net.JoinHostPort(strings.ToLower(host), port))
-			return ok
+			secure, ok := proxies.Load(net.JoinHostPort(strings.ToLower(host), port))
+			if ok && secure.(bool) {
+				return true, proxyTLS(tlsConf, host)
+			}
+			return ok, nil
 		}),
 		OnProxyConnectResponse: refusedTunnel,
 		TLSClientConfig:        tlsConf,

@@ -1,0 +1,99 @@
+package fetch
+
+import (
+	"context"
+	"encoding/pem"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// tlsProxy is an https:// forward proxy (CONNECT tunnels, absolute-form
+// requests forwarded) counting the requests it served; h2 lets it offer
+// HTTP/2 in ALPN, as Go's servers and others do.
+func tlsProxy(t *testing.T, h2 bool) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	p := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		if r.Method == http.MethodConnect {
+			up, err := net.Dial("tcp", r.Host)
+			if err != nil {
+				w.WriteHeader(http.StatusBadGateway)
+				return
+			}
+			c, _, _ := w.(http.Hijacker).Hijack()
+			c.Write([]byte("HTTP/1.1 200 OK\r\n\r\n"))
+			go io.Copy(up, c)
+			io.Copy(c, up)
+			c.Close()
+			up.Close()
+			return
+		}
+		out := r.Clone(r.Context())
+		out.RequestURI = ""
+		resp, err := (&http.Transport{}).RoundTrip(out)
+		if err != nil {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	}))
+	p.EnableHTTP2 = h2
+	p.StartTLS()
+	t.Cleanup(p.Close)
+	return p, &n
+}
+
+// httpsProxyCase is a GET of target through the https proxy p under
+// opts: the requests p served for it, and its error.
+func httpsProxyCase(t *testing.T, p *httptest.Server, served *atomic.Int32, opts Options, target string) (int32, error) {
+	t.Helper()
+	opts.Connection = Connection{Proxy: "https://u:p@" + strings.TrimPrefix(p.URL, "https://")}
+	cl, err := NewClient(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := served.Load()
+	req := &Request{URL: target + "/x", Header: http.Header{}, Policy: verify.DefaultPolicy()}
+	_, err = cl.Get(context.Background(), req, DiscardSink{})
+	return served.Load() - before, err
+}
+
+// httpsProxyTargets are an http and an https origin, and a PEM file of
+// httptest's one certificate (theirs and the proxy's).
+func httpsProxyTargets(t *testing.T) (string, string, string) {
+	hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello") })
+	origin := httptest.NewServer(hello)
+	t.Cleanup(origin.Close)
+	secure := httptest.NewTLSServer(hello)
+	t.Cleanup(secure.Close)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: secure.Certificate().Raw}), 0o600)
+	return origin.URL, secure.URL, ca
+}
+
+// TestHTTPSProxyHTTP1: an https:// proxy is spoken to in HTTP/1.1 (a
+// CONNECT or an absolute-form request), ALPN offering it alone, so that a
+// proxy that also speaks HTTP/2 (Go's servers, others) does not pick h2.
+func TestHTTPSProxyHTTP1(t *testing.T) {
+	plain, secure, ca := httpsProxyTargets(t)
+	for _, h2 := range []bool{false, true} {
+		p, served := tlsProxy(t, h2)
+		for _, target := range []string{plain, secure} {
+			if n, err := httpsProxyCase(t, p, served, Options{CACert: ca}, target); err != nil || n != 1 {
+				t.Errorf("proxy offering h2 %v, %s: err %v, proxy served %d", h2, target, err, n)
+			}
+		}
+	}
+}
