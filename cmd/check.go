@@ -108,7 +108,7 @@ reached at all, 2 on usage errors.` + exitStatusHelp,
 	f.IntVar(&o.Parallel, "parallel", audit.DefaultParallel, "check `N` URLs at a time")
 	addGetSignFlags(f, &o.Sign)
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
-	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify TLS certificates")
+	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify the origins' TLS certificates (an https proxy's still is)")
 	f.StringVar(&o.CACert, "cacert", "", "trust the CA certificates in PEM `FILE`")
 	return c
 }

@@ -148,7 +148,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.StringVarP(&o.UploadFile, "upload-file", "T", "", "PUT `FILE` as the request body (- reads stdin)")
 	f.BoolVarP(&o.Head, "head", "I", false, "HEAD; print the response headers to stdout")
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
-	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify the TLS certificate")
+	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify the origin's TLS certificate (an https proxy's still is)")
 	f.StringVar(&o.CACert, "cacert", "", "trust the CA certificates in PEM `FILE`")
 	f.BoolVar(&o.Compressed, "compressed", false, "ask for gzip, br, zstd, deflate; verify the encoded bytes, write them decoded")
 	f.StringVar(&o.WantRepr, "want-repr", defaultWant, "Want-Repr-Digest `LIST`")

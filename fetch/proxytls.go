@@ -26,14 +26,12 @@ func proxyAddr(u *url.URL) string {
 // HTTP/1.1 alone in ALPN, as curl offers a proxy, since what hdig sends
 // it (a CONNECT, an absolute-form request) is HTTP/1.1; net/http would
 // offer it the origin's protocols, h2 among them, and fail with a proxy
-// that picks h2. The roots are the origin's (the system's and --cacert's).
+// that picks h2. The roots are the origin's (the system's and --cacert's),
+// but -k is not: it is for the origin, as curl's (which has
+// --proxy-insecure for the proxy), and a proxy unverified would get
+// Proxy-Authorization and all of an http origin's traffic.
 func proxyTLS(origin *tls.Config, host string) *tls.Config {
-	return &tls.Config{
-		RootCAs:            origin.RootCAs,
-		InsecureSkipVerify: origin.InsecureSkipVerify,
-		ServerName:         host,
-		NextProtos:         []string{"http/1.1"},
-	}
+	return &tls.Config{RootCAs: origin.RootCAs, ServerName: host, NextProtos: []string{"http/1.1"}}
 }
 
 // tlsHandshake makes conn a TLS client connection under conf, its

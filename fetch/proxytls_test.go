@@ -97,3 +97,18 @@ func TestHTTPSProxyHTTP1(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPSProxyNotInsecure: -k is for the origin; an https proxy is still
+// verified (by the system's roots and --cacert's), as curl does, which has
+// --proxy-insecure for it: a proxy's certificate no root vouches for is
+// refused before anything, Proxy-Authorization first, is sent to it.
+func TestHTTPSProxyNotInsecure(t *testing.T) {
+	plain, secure, _ := httpsProxyTargets(t)
+	p, served := tlsProxy(t, false)
+	for _, target := range []string{plain, secure} {
+		n, err := httpsProxyCase(t, p, served, Options{Insecure: true}, target)
+		if err == nil || !strings.Contains(err.Error(), "certificate") || n != 0 {
+			t.Errorf("-k, %s: the proxy's certificate was not verified: err %v, proxy served %d", target, err, n)
+		}
+	}
+}
