@@ -18,7 +18,8 @@ import (
 // -6, --connect-timeout, --http1.1, --http2, --limit-rate).
 type Connection struct {
 	// Proxy is the proxy URL of -x ("" uses the environment's, as net/http
-	// does); a proxy without scheme is http://.
+	// does); a proxy without scheme is http://, an http one without port
+	// is at port 1080, as curl's.
 	Proxy string
 	// NoProxy is --noproxy: hosts, comma-separated, reached directly; a
 	// name matches itself and its subdomains; "*" matches every host.
@@ -71,6 +72,9 @@ func (c Connection) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
 		u, err := url.Parse(raw)
 		if err != nil || u.Host == "" {
 			return nil, fmt.Errorf("proxy %q: want [SCHEME://][USER:PASSWORD@]HOST[:PORT]", c.Proxy)
+		}
+		if u.Port() == "" && u.Scheme == "http" {
+			u.Host = net.JoinHostPort(u.Hostname(), "1080") // curl's default
 		}
 		fixed = u
 	}

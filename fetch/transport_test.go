@@ -228,3 +228,24 @@ func TestProxyHonoursNoProxyEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyDefaultPort: -x without a port is port 1080 for an http proxy,
+// as curl's ("assumed to be 1080"), 443 for an https one.
+func TestProxyDefaultPort(t *testing.T) {
+	for proxy, want := range map[string]string{
+		"proxy.test":          "proxy.test:1080",
+		"http://u:p@[::1]":    "[::1]:1080",
+		"https://proxy.test":  "proxy.test:443",
+		"proxy.test:3128":     "proxy.test:3128",
+		"socks5://proxy.test": "proxy.test:1080",
+	} {
+		f, err := Connection{Proxy: proxy}.proxyFunc()
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := f(&http.Request{URL: &url.URL{Scheme: "http", Host: "origin.test"}})
+		if err != nil || u == nil || proxyAddr(u) != want {
+			t.Errorf("-x %s: proxy %v (err %v), want %s", proxy, u, err, want)
+		}
+	}
+}
