@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // Connection are curl's connection options (-x, --noproxy, --resolve, -4,
@@ -71,7 +73,7 @@ func (c Connection) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
 		}
 		u, err := url.Parse(raw)
 		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("proxy %q: want [SCHEME://][USER:PASSWORD@]HOST[:PORT]", c.Proxy)
+			return nil, fmt.Errorf("proxy %q: want [SCHEME://][USER:PASSWORD@]HOST[:PORT]", httpfield.Redact(c.Proxy))
 		}
 		if u.Port() == "" && u.Scheme == "http" {
 			u.Host = net.JoinHostPort(u.Hostname(), "1080") // curl's default

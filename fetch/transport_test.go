@@ -249,3 +249,14 @@ func TestProxyDefaultPort(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyURLRedacted: a -x URL hdig cannot use is a usage error that
+// names it with its password hidden, as every URL hdig prints.
+func TestProxyURLRedacted(t *testing.T) {
+	for _, proxy := range []string{"http://u:s3cret@host:bad", "http://u:s3cret@", "u:s3cret@[::1"} {
+		_, err := Connection{Proxy: proxy}.proxyFunc()
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("-x %s: err %v, want one without the password", proxy, err)
+		}
+	}
+}
