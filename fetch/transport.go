@@ -75,6 +75,11 @@ func (c Connection) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
 		if err != nil || u.Host == "" {
 			return nil, fmt.Errorf("proxy %q: want [SCHEME://][USER:PASSWORD@]HOST[:PORT]", httpfield.Redact(c.Proxy))
 		}
+		switch u.Scheme {
+		case "http", "https", "socks5", "socks5h":
+		default:
+			return nil, fmt.Errorf("proxy %q: scheme %s not supported (http, https, socks5, socks5h)", httpfield.Redact(c.Proxy), u.Scheme)
+		}
 		if u.Port() == "" && u.Scheme == "http" {
 			u.Host = net.JoinHostPort(u.Hostname(), "1080") // curl's default
 		}

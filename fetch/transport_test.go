@@ -260,3 +260,17 @@ func TestProxyURLRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestProxySchemeRefused: -x with a scheme net/http cannot speak (ftp,
+// socks4) is a usage error, not requests sent to that host as if it were
+// the origin (or an http proxy).
+func TestProxySchemeRefused(t *testing.T) {
+	for proxy, ok := range map[string]bool{
+		"ftp://u:p@host:21": false, "socks4://host:1080": false, "socks4a://host": false,
+		"http://host": true, "HTTPS://host": true, "socks5://host": true, "socks5h://host": true, "host:3128": true,
+	} {
+		if _, err := (Connection{Proxy: proxy}).proxyFunc(); (err == nil) != ok {
+			t.Errorf("-x %s: err %v, want accepted %v", proxy, err, ok)
+		}
+	}
+}
