@@ -326,11 +326,11 @@ func warnEncoded(v *verify.Verdict, enc string) {
 func unasked(resp *http.Response) error {
 	switch h := resp.Request.Header; {
 	case resp.StatusCode == http.StatusPartialContent && h.Get("Range") == "":
-		return protocolErrorf("the origin answered %s to a request without Range", resp.Status)
+		return protocolErrorf("the origin answered %s to a request without Range", printable(resp.Status))
 	case resp.StatusCode == http.StatusIMUsed && h.Get("A-IM") == "":
-		return protocolErrorf("the origin answered %s to a request without A-IM", resp.Status)
+		return protocolErrorf("the origin answered %s to a request without A-IM", printable(resp.Status))
 	case resp.StatusCode == http.StatusNotModified && h.Get("If-None-Match") == "" && h.Get("If-Modified-Since") == "":
-		return protocolErrorf("the origin answered %s to a request without If-None-Match or If-Modified-Since", resp.Status)
+		return protocolErrorf("the origin answered %s to a request without If-None-Match or If-Modified-Since", printable(resp.Status))
 	}
 	return nil
 }
@@ -442,7 +442,18 @@ func statusError(resp *http.Response, keep bool) *StatusError {
 	if keep {
 		b = whole[:min(len(whole), 512)]
 	}
-	ex := strings.Map(func(r rune) rune {
+	ex := printable(string(b))
+	if len(ex) > 200 {
+		ex = ex[:200] + "…"
+	}
+	return &StatusError{Code: resp.StatusCode, Status: printable(resp.Status), Excerpt: ex, Body: whole, read: int64(max(len(whole), len(b)))}
+}
+
+// printable is the server's text s for a one-line message on a terminal:
+// line breaks and tabs as spaces, other control and unprintable
+// characters (a terminal's escape sequences) dropped, runs of spaces one.
+func printable(s string) string {
+	s = strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\r' || r == '\t' {
 			return ' '
 		}
@@ -450,12 +461,8 @@ func statusError(resp *http.Response, keep bool) *StatusError {
 			return -1
 		}
 		return r
-	}, string(b))
-	ex = strings.Join(strings.Fields(ex), " ")
-	if len(ex) > 200 {
-		ex = ex[:200] + "…"
-	}
-	return &StatusError{Code: resp.StatusCode, Status: resp.Status, Excerpt: ex, Body: whole, read: int64(max(len(whole), len(b)))}
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // retryable says whether a failed attempt may succeed on retry.
