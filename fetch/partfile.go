@@ -131,9 +131,14 @@ func ReplaceFile(path string, b []byte) error {
 // failed write leaves path as it was. What path names that is not a
 // regular file (-c /dev/null, a FIFO; a link to one) is written into, as
 // curl's Curl_fopen does: a rename would replace the device or FIFO with
-// a regular file (as root, /dev/null itself).
+// a regular file (as root, /dev/null itself); not a FIFO someone else
+// made in a shared directory, which curl's open(O_CREAT) is refused
+// (specialWritable).
 func WritePrivate(path string, b []byte) error {
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		if err := specialWritable(path); err != nil {
+			return err
+		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 		if err != nil {
 			return err
@@ -165,4 +170,19 @@ func writeRename(f *os.File, path string, b []byte) error {
 		os.Remove(f.Name())
 	}
 	return err
+}
+
+// specialWritable refuses what ResolveOutput refuses on the way to path's
+// target: a link (linkFollowable), or a FIFO (fifoWritable), someone else
+// made in a shared directory.
+func specialWritable(path string) error {
+	target, err := followLinks(path)
+	if err != nil {
+		return err
+	}
+	fi, err := os.Lstat(target)
+	if err != nil {
+		return err
+	}
+	return fifoWritable(target, fi)
 }

@@ -25,7 +25,8 @@ const maxLinks = 40
 // ResolveOutput looks at -o FILE before anything is fetched: a regular file
 // or a new name is written by rename, a symbolic link is followed to its
 // target (which need not exist yet), a character device or FIFO is written
-// into, and anything else (a directory, a socket, a block device) is an
+// into (not a FIFO someone else made in a shared directory: fifoWritable),
+// and anything else (a directory, a socket, a block device) is an
 // error naming it.
 func ResolveOutput(path string) (Output, error) {
 	target, err := followLinks(path)
@@ -43,6 +44,9 @@ func ResolveOutput(path string) (Output, error) {
 	case fi.IsDir():
 		return Output{}, fmt.Errorf("-o %s: is a directory, want a file name", path)
 	case fi.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
+		if err := fifoWritable(target, fi); err != nil {
+			return Output{}, err
+		}
 		return Output{Path: target, Special: true}, nil
 	}
 	return Output{}, fmt.Errorf("-o %s: a %s, want a regular file, a character device or a FIFO", path, kind(fi.Mode()))
