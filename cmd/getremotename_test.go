@@ -226,3 +226,25 @@ func TestRemoteNameOwnSuffix(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoteNameControlCharacters: -O decodes the URL's last segment, but
+// a segment that decodes to a control or format character (%0A, an ESC
+// sequence, %00, U+202E) is kept as the URL spells it, as a decoded "/"
+// is: such a name (a file named across lines, one that rewrites the
+// terminal when listed or printed, an lstat error quoting a raw NUL) is
+// no name the URL showed, and -J drops the same characters
+// (dispositionName). curl -O never decodes at all.
+func TestRemoteNameControlCharacters(t *testing.T) {
+	for u, want := range map[string]string{
+		"http://h/a%0Ab":             "a%0Ab",
+		"http://h/%1B%5B31mred":      "%1B%5B31mred",
+		"http://h/a%00b":             "a%00b",
+		"http://h/a%C2%85b":          "a%C2%85b",
+		"http://h/x%E2%80%AEfdp.exe": "x%E2%80%AEfdp.exe",
+		"http://h/a%20b%C3%A9":       "a bé",
+	} {
+		if name, err := remoteName(u); err != nil || name != want {
+			t.Errorf("remoteName(%q) = %q, %v: want %q", u, name, err, want)
+		}
+	}
+}
