@@ -256,18 +256,30 @@ func algorithms() []verify.Algorithm {
 
 // keepOrWriteControl keeps a control file that still describes the file
 // (same Length and SHA-1: one the user made with zsyncmake -u URL, say)
-// and writes ctl in place of any other.
+// and writes ctl in place of any other. Only a regular file is read, as
+// walk reads only those: a FIFO there would block the open for ever.
 func keepOrWriteControl(name string, ctl *zsync.Control) (id fileid.ID, wrote bool, err error) {
-	if f, err := os.Open(name); err == nil {
-		id, _ := fileid.File(f)
-		old, err := zsync.Read(f)
-		f.Close()
-		if err == nil && old.Length == ctl.Length && old.SHA1 == ctl.SHA1 && !id.IsZero() {
-			return id, false, nil
-		}
+	if id, ok := current(name, ctl); ok {
+		return id, false, nil
 	}
 	id, err = writeControl(name, ctl)
 	return id, err == nil, err
+}
+
+// current says the regular file at name is a control file of ctl's file,
+// and gives its identity.
+func current(name string, ctl *zsync.Control) (fileid.ID, bool) {
+	if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() {
+		return fileid.ID{}, false
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return fileid.ID{}, false
+	}
+	defer f.Close()
+	id, _ := fileid.File(f)
+	old, err := zsync.Read(f)
+	return id, err == nil && old.Length == ctl.Length && old.SHA1 == ctl.SHA1 && !id.IsZero()
 }
 
 // writeControl writes ctl to name through a temporary file and returns
