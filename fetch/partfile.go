@@ -128,18 +128,19 @@ func ReplaceFile(path string, b []byte) error {
 // WritePrivate replaces path with b through a new temporary file of mode
 // 0600 beside it, as curl writes its cookie jar: the old file's mode is
 // not kept, a link at path is replaced rather than written through, and a
-// failed write leaves path as it was. What path names that is not a
-// regular file (-c /dev/null, a FIFO; a link to one) is written into, as
-// curl's Curl_fopen does: a rename would replace the device or FIFO with
-// a regular file (as root, /dev/null itself); not a FIFO someone else
-// made in a shared directory, which curl's open(O_CREAT) is refused
-// (specialWritable).
+// failed write leaves path as it was. What path leads to that ResolveOutput
+// would write into (-c /dev/null, a FIFO, /dev/stdout; a link to one) is
+// written into, at its end, as curl's Curl_fopen does: a rename would
+// replace the device or FIFO with a regular file (as root, /dev/null
+// itself, or the link /dev/stdout); not a FIFO someone else made in a
+// shared directory, which curl's open(O_CREAT) is refused (fifoWritable).
 func WritePrivate(path string, b []byte) error {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		if err := specialWritable(path); err != nil {
-			return err
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	into, err := writtenInto(path)
+	if err != nil {
+		return err
+	}
+	if into {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 		if err != nil {
 			return err
 		}
@@ -172,17 +173,18 @@ func writeRename(f *os.File, path string, b []byte) error {
 	return err
 }
 
-// specialWritable refuses what ResolveOutput refuses on the way to path's
-// target: a link (linkFollowable), or a FIFO (fifoWritable), someone else
-// made in a shared directory.
-func specialWritable(path string) error {
+// writtenInto says what path leads to is written into, not replaced: it
+// exists and is neither a directory nor a file replaced by rename
+// (replaced). A FIFO someone else made in a shared directory, or a link
+// there on the way to one, is refused.
+func writtenInto(path string) (bool, error) {
 	target, err := followLinks(path)
 	if err != nil {
-		return err
+		return false, err
 	}
-	fi, err := os.Lstat(target)
-	if err != nil {
-		return err
+	fi, err := os.Stat(target)
+	if err != nil || fi.IsDir() || replaced(target, fi) {
+		return false, nil
 	}
-	return fifoWritable(target, fi)
+	return true, fifoWritable(target, fi)
 }

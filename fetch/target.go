@@ -24,7 +24,8 @@ const maxLinks = 40
 
 // ResolveOutput looks at -o FILE before anything is fetched: a regular file
 // or a new name is written by rename, a symbolic link is followed to its
-// target (which need not exist yet), a character device or FIFO is written
+// target (which need not exist yet), a character device or FIFO, or an
+// open file of the process's (/dev/stdout, /dev/fd/N: fdLink) is written
 // into (not a FIFO someone else made in a shared directory: fifoWritable),
 // and anything else (a directory, a socket, a block device) is an
 // error naming it.
@@ -39,11 +40,11 @@ func ResolveOutput(path string) (Output, error) {
 		return Output{Path: target}, nil
 	case err != nil:
 		return Output{}, err
-	case fi.Mode().IsRegular():
+	case replaced(target, fi):
 		return Output{Path: target}, nil
 	case fi.IsDir():
 		return Output{}, fmt.Errorf("-o %s: is a directory, want a file name", path)
-	case fi.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
+	case fi.Mode().IsRegular() || fi.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
 		if err := fifoWritable(target, fi); err != nil {
 			return Output{}, err
 		}
@@ -52,7 +53,15 @@ func ResolveOutput(path string) (Output, error) {
 	return Output{}, fmt.Errorf("-o %s: a %s, want a regular file, a character device or a FIFO", path, kind(fi.Mode()))
 }
 
-// followLinks resolves the symbolic links of path's last element.
+// replaced says the file at target (fi, its Stat) is replaced by rename:
+// a regular file, not an open file of the process's (/dev/stdout: fdLink),
+// which is written into as a device is.
+func replaced(target string, fi fs.FileInfo) bool {
+	return fi.Mode().IsRegular() && !fdLink(target)
+}
+
+// followLinks resolves the symbolic links of path's last element, up to a
+// link naming an open file (fdLink), which is no path.
 func followLinks(path string) (string, error) {
 	p := path
 	for range maxLinks {
@@ -63,7 +72,7 @@ func followLinks(path string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
+		if fi.Mode()&fs.ModeSymlink == 0 || fdLink(p) {
 			return p, nil
 		}
 		if err := linkFollowable(p, fi); err != nil {
@@ -99,9 +108,11 @@ type DeviceSink struct {
 	Path string
 }
 
-// Commit opens the device and writes the held body into it.
+// Commit opens the device and writes the held body into it, at its end
+// (O_APPEND: after what the shell's >> file holds, or hdig's own -i heads
+// written to the same stdout; a FIFO or a device has no end).
 func (s *DeviceSink) Commit() error {
-	f, err := os.OpenFile(s.Path, os.O_WRONLY, 0)
+	f, err := os.OpenFile(s.Path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		s.HeldSink.Abort()
 		return err
