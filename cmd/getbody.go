@@ -3,6 +3,8 @@ package cmd
 import (
 	"fmt"
 	"net/http"
+	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/hdig/hdig/fetch"
@@ -66,4 +68,35 @@ func (o *getOptions) dataBody(s string) (*fetch.Body, error) {
 		return fetch.FileBody(name)
 	}
 	return fetch.BytesBody([]byte(s)), nil
+}
+
+// uploadURL is the URL -T FILE is sent to: one with no file part (an
+// empty path, or one ending in "/") gets FILE's name appended,
+// percent-encoded but for RFC 3986's unreserved characters, as curl does;
+// any other URL, or -T - (stdin has no name), is left as it is.
+func uploadURL(rawURL, file string) string {
+	if file == "" || file == "-" {
+		return rawURL
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || (u.Path != "" && !strings.HasSuffix(u.Path, "/")) {
+		return rawURL
+	}
+	name := filepath.Base(file)
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	if u.Path == "" {
+		u.Path, u.RawPath = "/", ""
+	}
+	esc := u.EscapedPath() + b.String()
+	u.Path, _ = url.PathUnescape(esc)
+	u.RawPath = esc
+	return u.String()
 }

@@ -19,7 +19,7 @@ import (
 // runGet fetches o.URL and reports it: the verdict, then what curl's
 // output flags ask for (-D, -w), in that order.
 func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
-	o.URL = schemeless(o.URL)
+	o.URL = uploadURL(schemeless(o.URL), o.UploadFile)
 	if hostOverride(o.Headers) {
 		// The cache keeps versions by URL; under another Host the URL's
 		// address serves another site's resource, whose ETag may be one

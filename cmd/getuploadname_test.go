@@ -1,0 +1,45 @@
+package cmd
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// -T FILE to a URL with no file part (an empty path, or one ending in /)
+// appends FILE's name, percent-encoded, as curl does; a URL naming a file
+// is left as it is, and so is -T - (stdin has no name).
+func TestUploadAppendsFileName(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.EscapedPath())
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer srv.Close()
+	f := filepath.Join(t.TempDir(), "my file+1.txt")
+	os.WriteFile(f, []byte("hello\n"), 0o644)
+	for _, c := range []struct{ url, want string }{
+		{srv.URL, "PUT /my%20file%2B1.txt"},
+		{srv.URL + "/dir/", "PUT /dir/my%20file%2B1.txt"},
+		{srv.URL + "/dir/?q=1", "PUT /dir/my%20file%2B1.txt"},
+		{srv.URL + "/dir/named", "PUT /dir/named"},
+	} {
+		got = nil
+		if code, _, errOut := runHdig(t, "get", "-s", "-T", f, c.url); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.url, code, errOut)
+		}
+		if len(got) != 1 || got[0] != c.want {
+			t.Errorf("-T FILE %s: requests %q, want %q", c.url, got, c.want)
+		}
+	}
+	got = nil
+	if code, _, errOut := runHdigIn(t, "hello\n", "get", "-s", "-T", "-", srv.URL+"/dir/"); code != 0 || len(got) != 1 || got[0] != "PUT /dir/" {
+		t.Errorf("-T - to a folder: exit %d, requests %q: %s", code, got, errOut)
+	}
+}
