@@ -87,7 +87,7 @@ func cacheArgs(n int) cobra.PositionalArgs {
 		case n < 0 && len(args) > 1:
 			return usageErrorf("%s takes at most one URL, got %d arguments", c.CommandPath(), len(args))
 		case n >= 0 && len(args) != n && c.HasSubCommands():
-			return usageErrorf("unknown command %q for %q\nRun '%s --help' for usage.", args[0], c.CommandPath(), c.CommandPath())
+			return usageHelpf(c, "unknown command %q for %q", args[0], c.CommandPath())
 		case n >= 0 && len(args) != n:
 			return usageErrorf("%s takes %s, got %d", c.CommandPath(), count(n, "argument"), len(args))
 		}
@@ -117,7 +117,7 @@ func (o *cacheOptions) open(ios *IOStreams) (*cache.Cache, error) {
 	if err != nil {
 		return nil, usageErrorf("--cache-dir %s: %v", d, err)
 	}
-	c.Warnf = func(format string, a ...any) { fmt.Fprintf(ios.ErrOut, "hdig: warning: "+format+"\n", a...) }
+	c.Warnf = func(format string, a ...any) { linef(ios.ErrOut, "hdig: warning: "+format, a...) }
 	return c, nil
 }
 

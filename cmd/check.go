@@ -74,9 +74,9 @@ reached at all, 2 on usage errors.` + exitStatusHelp,
   hdig check --format github --junit report.xml https://example.org/app.js
   hdig check --json --strict https://example.org/data.json
   hdig check --base-etag '"v1"' --base v1.bin https://example.org/data.bin`,
-		Args: func(_ *cobra.Command, args []string) error {
+		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
-				return usageErrorf("check needs at least one URL\nRun 'hdig check --help' for usage.")
+				return usageHelpf(c, "check needs at least one URL")
 			}
 			return nil
 		},

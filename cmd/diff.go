@@ -63,7 +63,7 @@ regular file (it is read at random offsets).` + exitStatusHelp,
 // deltaArgs wants exactly two file arguments; anything else is a usage error.
 func deltaArgs(c *cobra.Command, args []string) error {
 	if len(args) != 2 {
-		return usageErrorf("%s wants 2 files, got %d arguments\nRun '%s --help' for usage.", c.Name(), len(args), c.CommandPath())
+		return usageHelpf(c, "%s wants 2 files, got %d arguments", c.Name(), len(args))
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ EXIT STATUS
 type exitError struct {
 	code int
 	err  error
+	hint string // a line printed after the error's (usageHelpf)
 }
 
 func (e *exitError) Error() string { return e.err.Error() }

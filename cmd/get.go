@@ -377,7 +377,7 @@ func (o *getOptions) delta(ios *IOStreams) (*fetch.Delta, error) {
 	}
 	store, err := o.openCache(ios)
 	if err != nil {
-		fmt.Fprintf(ios.ErrOut, "warning: no base-version cache: %v\n", err)
+		linef(ios.ErrOut, "warning: no base-version cache: %v", err)
 		return nil, nil
 	}
 	if len(patch.Acceptable(patch.ParseAIM([]string{o.IM}))) == 0 {
@@ -411,7 +411,7 @@ func (o *getOptions) openCache(ios *IOStreams) (*cache.Cache, error) {
 		return nil, err
 	}
 	store.MaxBytes = capBytes
-	store.Warnf = func(f string, a ...any) { fmt.Fprintf(ios.ErrOut, "warning: cache: "+f+"\n", a...) }
+	store.Warnf = func(f string, a ...any) { linef(ios.ErrOut, "warning: cache: "+f, a...) }
 	return store, nil
 }
 
@@ -419,7 +419,7 @@ func (o *getOptions) openCache(ios *IOStreams) (*cache.Cache, error) {
 func (o *getOptions) warnf(ios *IOStreams) func(string, ...any) {
 	return func(f string, a ...any) {
 		if !o.Silent {
-			fmt.Fprintf(ios.ErrOut, "warning: "+f+"\n", a...)
+			linef(ios.ErrOut, "warning: "+f, a...)
 		}
 	}
 }

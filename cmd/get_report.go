@@ -87,11 +87,11 @@ func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) erro
 	if res != nil {
 		for _, w := range res.Verdict.Warnings {
 			if !o.Silent {
-				fmt.Fprintf(ios.ErrOut, "warning: %s\n", w)
+				linef(ios.ErrOut, "warning: %s", w)
 			}
 		}
 		if res.Part != "" && !o.Silent {
-			fmt.Fprintf(ios.ErrOut, "hdig: %s kept: run the same command with -C to resume\n", res.Part)
+			linef(ios.ErrOut, "hdig: %s kept: run the same command with -C to resume", res.Part)
 		}
 		failed := errors.Is(err, fetch.ErrMismatch) || errors.Is(err, fetch.ErrUnverified)
 		if (!o.Silent && (err == nil || failed)) || (o.Silent && o.Out.ShowError && failed) {
@@ -99,7 +99,7 @@ func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) erro
 		}
 		if res.Status >= 300 && res.Status < 400 && !o.Location {
 			if loc := res.Header.Get("Location"); loc != "" && !o.Silent {
-				fmt.Fprintf(ios.ErrOut, "note: %d redirect to %s (use -L to follow)\n", res.Status, loc)
+				linef(ios.ErrOut, "note: %d redirect to %s (use -L to follow)", res.Status, loc)
 			}
 		}
 	}
@@ -109,7 +109,7 @@ func reportGet(ios *IOStreams, o *getOptions, res *fetch.Result, err error) erro
 		case o.Out.RemoteHeaderName: // o.Output is -J's scratch name, never the user's
 			fmt.Fprintln(ios.ErrOut, "hdig: nothing was written")
 		default:
-			fmt.Fprintf(ios.ErrOut, "hdig: %s was not written\n", o.Output)
+			linef(ios.ErrOut, "hdig: %s was not written", o.Output)
 		}
 		if res != nil {
 			return exitSilently(ExitCode(err)) // the verdict line said why

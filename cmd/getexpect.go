@@ -115,7 +115,7 @@ func (e *expectFlags) fields(ios *IOStreams, o *getOptions, name string, xs []ve
 		if !x.Inferred {
 			trusted.Digests = append(trusted.Digests, x.Digest)
 			if a.Status == verify.Deprecated && !o.Silent {
-				fmt.Fprintf(ios.ErrOut, "warning: %s: %s is deprecated (RFC 9530 §5): a match shows the bytes are not corrupted, but %s does not resist a deliberate collision\n", name, a.Key, a.Key)
+				linef(ios.ErrOut, "warning: %s: %s is deprecated (RFC 9530 §5): a match shows the bytes are not corrupted, but %s does not resist a deliberate collision", name, a.Key, a.Key)
 			}
 			continue
 		}
@@ -127,7 +127,7 @@ func (e *expectFlags) fields(ios *IOStreams, o *getOptions, name string, xs []ve
 			trusted.Digests = append(trusted.Digests, x.Digest)
 		}
 		if !o.Silent {
-			fmt.Fprintf(ios.ErrOut, "warning: %s\n", msg)
+			linef(ios.ErrOut, "warning: %s", msg)
 		}
 	}
 	var out []verify.DigestField

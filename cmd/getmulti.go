@@ -108,7 +108,7 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 			defer func() { <-sem }()
 			errs[i] = runGet(c, shared, &one)
 			if errs[i] != nil && ExitCode(errs[i]) != ExitOK && !quietError(errs[i]) && (!o.Silent || o.Out.ShowError) {
-				fmt.Fprintf(shared.ErrOut, "hdig: %s: %v\n", httpfield.Redact(schemeless(u)), errs[i])
+				linef(shared.ErrOut, "hdig: %s: %v", httpfield.Redact(schemeless(u)), errs[i])
 			}
 		}()
 	}

@@ -77,7 +77,7 @@ func (x *outputFlags) finish(ios *IOStreams, output string, res *fetch.Result) (
 	if x.RemoteTime {
 		if t, err := http.ParseTime(res.Header.Get("Last-Modified")); err == nil {
 			if err := os.Chtimes(output, t, t); err != nil {
-				fmt.Fprintf(ios.ErrOut, "warning: -R: %v\n", err)
+				linef(ios.ErrOut, "warning: -R: %v", err)
 			}
 		}
 	}
@@ -94,7 +94,7 @@ func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, e
 	}
 	if !ok {
 		if disposition != "" {
-			fmt.Fprintf(ios.ErrOut, "warning: -J: Content-Disposition %q has no safe file name; writing %s\n", disposition, x.remoteName)
+			linef(ios.ErrOut, "warning: -J: Content-Disposition %q has no safe file name; writing %s", disposition, x.remoteName)
 		}
 		out, err := fetch.ResolveOutput(x.remoteName) // as -O alone: a link followed
 		if err != nil || out.Special {
@@ -163,7 +163,7 @@ func (x *outputFlags) errorBody(ios *IOStreams, output string, err error, silent
 	f, ferr := os.OpenFile(output, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if ferr != nil {
 		if !silent || x.ShowError { // -s prints no message, -sS those of a failure
-			fmt.Fprintf(ios.ErrOut, "warning: --fail-with-body: %s not written: %v\n", output, ferr)
+			linef(ios.ErrOut, "warning: --fail-with-body: %s not written: %v", output, ferr)
 		}
 		return
 	}

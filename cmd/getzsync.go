@@ -1,8 +1,6 @@
 package cmd
 
 import (
-	"fmt"
-
 	"github.com/hdig/hdig/cache"
 	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/httpfield"
@@ -87,7 +85,7 @@ func (o *getOptions) zsyncOptions(ios *IOStreams) (fetch.ZsyncOptions, error) {
 		zo.Cache = func() *cache.Cache {
 			store, err := o.openCache(ios)
 			if err != nil {
-				fmt.Fprintf(ios.ErrOut, "warning: no base-version cache: %v\n", err)
+				linef(ios.ErrOut, "warning: no base-version cache: %v", err)
 			}
 			return store
 		}

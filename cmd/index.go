@@ -55,7 +55,7 @@ func runIndex(opts *indexOptions) error {
 	if !fi.IsDir() {
 		return usageErrorf("%s: want a directory", opts.Dir)
 	}
-	o := nginxconf.Options{Warnf: func(f string, a ...any) { fmt.Fprintf(opts.IO.ErrOut, "warning: "+f+"\n", a...) }}
+	o := nginxconf.Options{Warnf: func(f string, a ...any) { linef(opts.IO.ErrOut, "warning: "+f, a...) }}
 	if opts.Nginx != "" {
 		abs, err := filepath.Abs(opts.Nginx)
 		if err != nil {

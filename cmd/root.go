@@ -40,7 +40,7 @@ func NewRootCmd(ios *IOStreams) *cobra.Command {
 	root.SetOut(ios.Out)
 	root.SetErr(ios.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErrorf("%v\nRun '%s --help' for usage.", err, c.CommandPath())
+		return usageHelpf(c, "%v", err)
 	})
 	for _, f := range commands {
 		root.AddCommand(f(ios))
@@ -73,7 +73,7 @@ func usageArgs(c *cobra.Command) {
 			if err == nil || errors.As(err, &ee) {
 				return err
 			}
-			return usageErrorf("%v\nRun '%s --help' for usage.", err, cmd.CommandPath())
+			return usageHelpf(cmd, "%v", err)
 		}
 	}
 	for _, sub := range c.Commands() {
@@ -110,7 +110,7 @@ func Run(ctx context.Context, ios *IOStreams, args []string) int {
 		if interrupted {
 			fmt.Fprintln(ios.ErrOut, "hdig: interrupted")
 		} else {
-			fmt.Fprintf(ios.ErrOut, "hdig: %v\n", err)
+			printError(ios.ErrOut, err)
 		}
 	}
 	return code

@@ -91,7 +91,7 @@ Chromium checks for <script integrity="ed25519-KEY">.` + exitStatusHelp,
   hdig serve ./public --dictionary '/assets/*'`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) != 1 {
-				return usageErrorf("serve takes exactly one DIR, got %d arguments\nRun '%s --help' for usage.", len(args), c.CommandPath())
+				return usageHelpf(c, "serve takes exactly one DIR, got %d arguments", len(args))
 			}
 			return nil
 		},

@@ -159,7 +159,7 @@ func runSum(ctx context.Context, ios *IOStreams, opts *sumOptions) error {
 			if errors.Is(err, context.Canceled) {
 				return err
 			}
-			fmt.Fprintf(ios.ErrOut, "hdig: %v\n", err)
+			linef(ios.ErrOut, "hdig: %v", err)
 			unreadable++
 			continue
 		}
@@ -246,7 +246,7 @@ func runSumCheck(ctx context.Context, ios *IOStreams, opts *sumOptions) error {
 			if errors.Is(err, context.Canceled) {
 				return err
 			}
-			fmt.Fprintf(ios.ErrOut, "hdig: %v\n", err)
+			linef(ios.ErrOut, "hdig: %v", err)
 			st.unreadLists++
 		}
 	}
@@ -279,7 +279,7 @@ func checkList(ctx context.Context, ios *IOStreams, opts *sumOptions, list strin
 			err = errors.New("cannot check standard input (-) when the list is read from it")
 		}
 		if err != nil {
-			fmt.Fprintf(ios.ErrOut, "hdig: %s: line %d: %v\n", displayName(list), lineNo, err)
+			linef(ios.ErrOut, "hdig: %s: line %d: %v", displayName(list), lineNo, err)
 			st.malformed++
 			continue
 		}
@@ -345,7 +345,7 @@ func checkFile(ctx context.Context, ios *IOStreams, opts *sumOptions, name strin
 		st.missing++
 		return nil
 	case err != nil:
-		fmt.Fprintf(ios.ErrOut, "hdig: %v\n", err)
+		linef(ios.ErrOut, "hdig: %v", err)
 		if !opts.status {
 			fmt.Fprintln(ios.Out, formatSumLine(name, "FAILED open or read"))
 		}
@@ -388,9 +388,9 @@ func checkSummary(ios *IOStreams, opts *sumOptions, lists []string, st *checkSta
 	if !opts.status {
 		warn := func(n int, one, many string) {
 			if n == 1 {
-				fmt.Fprintf(ios.ErrOut, "hdig: WARNING: 1 %s\n", one)
+				linef(ios.ErrOut, "hdig: WARNING: 1 %s", one)
 			} else if n > 1 {
-				fmt.Fprintf(ios.ErrOut, "hdig: WARNING: %d %s\n", n, many)
+				linef(ios.ErrOut, "hdig: WARNING: %d %s", n, many)
 			}
 		}
 		warn(st.malformed, "line is improperly formatted", "lines are improperly formatted")
@@ -402,14 +402,14 @@ func checkSummary(ios *IOStreams, opts *sumOptions, lists []string, st *checkSta
 		return exitSilently(ExitIntegrity)
 	}
 	if st.lines == 0 && st.unreadable == 0 && st.unreadLists == 0 {
-		fmt.Fprintf(ios.ErrOut, "hdig: %s: no properly formatted lines found\n", strings.Join(displayNames(lists), ", "))
+		linef(ios.ErrOut, "hdig: %s: no properly formatted lines found", strings.Join(displayNames(lists), ", "))
 		return exitSilently(ExitUsage)
 	}
 	if st.unreadable > 0 || st.unreadLists > 0 || st.malformed > 0 {
 		return exitSilently(ExitUsage)
 	}
 	if st.ok == 0 && st.missing > 0 {
-		fmt.Fprintf(ios.ErrOut, "hdig: %s: no file was verified\n", strings.Join(displayNames(lists), ", "))
+		linef(ios.ErrOut, "hdig: %s: no file was verified", strings.Join(displayNames(lists), ", "))
 		return exitSilently(ExitUsage)
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/hdig/hdig/verify"
@@ -326,11 +325,11 @@ func warnEncoded(v *verify.Verdict, enc string) {
 func unasked(resp *http.Response) error {
 	switch h := resp.Request.Header; {
 	case resp.StatusCode == http.StatusPartialContent && h.Get("Range") == "":
-		return protocolErrorf("the origin answered %s to a request without Range", printable(resp.Status))
+		return protocolErrorf("the origin answered %s to a request without Range", httpfield.Printable(resp.Status))
 	case resp.StatusCode == http.StatusIMUsed && h.Get("A-IM") == "":
-		return protocolErrorf("the origin answered %s to a request without A-IM", printable(resp.Status))
+		return protocolErrorf("the origin answered %s to a request without A-IM", httpfield.Printable(resp.Status))
 	case resp.StatusCode == http.StatusNotModified && h.Get("If-None-Match") == "" && h.Get("If-Modified-Since") == "":
-		return protocolErrorf("the origin answered %s to a request without If-None-Match or If-Modified-Since", printable(resp.Status))
+		return protocolErrorf("the origin answered %s to a request without If-None-Match or If-Modified-Since", httpfield.Printable(resp.Status))
 	}
 	return nil
 }
@@ -442,27 +441,11 @@ func statusError(resp *http.Response, keep bool) *StatusError {
 	if keep {
 		b = whole[:min(len(whole), 512)]
 	}
-	ex := printable(string(b))
+	ex := httpfield.Printable(string(b))
 	if len(ex) > 200 {
 		ex = ex[:200] + "…"
 	}
-	return &StatusError{Code: resp.StatusCode, Status: printable(resp.Status), Excerpt: ex, Body: whole, read: int64(max(len(whole), len(b)))}
-}
-
-// printable is the server's text s for a one-line message on a terminal:
-// line breaks and tabs as spaces, other control and unprintable
-// characters (a terminal's escape sequences) dropped, runs of spaces one.
-func printable(s string) string {
-	s = strings.Map(func(r rune) rune {
-		if r == '\n' || r == '\r' || r == '\t' {
-			return ' '
-		}
-		if !unicode.IsPrint(r) {
-			return -1
-		}
-		return r
-	}, s)
-	return strings.Join(strings.Fields(s), " ")
+	return &StatusError{Code: resp.StatusCode, Status: httpfield.Printable(resp.Status), Excerpt: ex, Body: whole, read: int64(max(len(whole), len(b)))}
 }
 
 // retryable says whether a failed attempt may succeed on retry.
