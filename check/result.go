@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hdig/hdig/httpfield"
 )
 
 // Status is the outcome of one check.
@@ -194,7 +196,9 @@ func (s *sheet) set(id string, st Status, msg string) {
 			st, msg = Fail, fmt.Sprintf("%s (%v)", msg, err)
 		}
 	}
-	s.m[id] = Result{ID: id, Status: st, Message: msg, RFC: rfcOf(id)}
+	// What the origin said is quoted in msg: printable, it cannot change
+	// the terminal or overwrite the row with a "✔" of its own.
+	s.m[id] = Result{ID: id, Status: st, Message: httpfield.Printable(msg), RFC: rfcOf(id)}
 }
 
 func (s *sheet) pass(id, msg string) { s.set(id, Pass, msg) }

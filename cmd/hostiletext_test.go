@@ -55,3 +55,33 @@ func TestHostileTextErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileTextCheckOutput: hdig check's table and its GitHub workflow
+// commands quote in a check's message what the origin's control file said
+// (its header key); an escape sequence in it reached the terminal, and a
+// line break started a line of its own in the table: a fake "✔" row, and
+// in --format github's ::group:: a workflow command ("::error::…",
+// "::add-mask::") of the origin's choosing. Messages are written printable.
+func TestHostileTextCheckOutput(t *testing.T) {
+	ctl := "zsync: 0.6.2\nX\x1b]0;pwned\x07\r  ✔ zsync.control  fine: 1\nX\x1b]0;pwned\x07\r  ✔ zsync.control  fine: 1\n\n"
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/f.zsync" {
+			w.Write([]byte(ctl))
+			return
+		}
+		w.Header().Set("Link", `</f.zsync>; rel="describedby"; type="application/x-zsync"`)
+		w.Write([]byte("hello\n"))
+	}))
+	defer ts.Close()
+	for _, format := range []string{"text", "github"} {
+		_, out, _ := runHdig(t, "check", "--format", format, ts.URL+"/f")
+		if !strings.Contains(out, "zsync.control") {
+			t.Fatalf("%s: %q: want the zsync.control row", format, out)
+		}
+		for _, line := range strings.Split(out, "\n") {
+			if why := forged(line); why != "" {
+				t.Errorf("%s: line %q: %s", format, line, why)
+			}
+		}
+	}
+}
