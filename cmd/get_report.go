@@ -139,7 +139,7 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 		if len(bad) > 1 {
 			detail += fmt.Sprintf("; %d more mismatches", len(bad)-1)
 		}
-		return p.bad("✖ mismatch") + fmt.Sprintf(" %s %s: want %s, got %s (%s)", c.Field, c.Algorithm,
+		return p.bad("✖ mismatch") + textf(" %s %s: want %s, got %s (%s)", c.Field, c.Algorithm,
 			verify.Base64(c.Expected), verify.Base64(c.Actual), detail)
 	}
 	if res.Unchanged && err == nil {
@@ -156,17 +156,17 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 				kept += "; it matches " + m
 			}
 		}
-		return p.ok("✔ not modified") + fmt.Sprintf(": %d %s, the copy the conditions name is current (%s)", res.Status, http.StatusText(res.Status), kept)
+		return p.ok("✔ not modified") + textf(": %d %s, the copy the conditions name is current (%s)", res.Status, http.StatusText(res.Status), kept)
 	}
 	if line, ok := signatureLine(p, res, err, detail); ok {
 		return line
 	}
 	if errors.Is(err, fetch.ErrUnverified) {
-		return p.bad("✖ unverified") + fmt.Sprintf(": no accepted digest verified (%s; accepted: %s)", detail, o.Accept)
+		return p.bad("✖ unverified") + textf(": no accepted digest verified (%s; accepted: %s)", detail, o.Accept)
 	}
 	m := matched(res.Verdict)
 	if m != "" && res.Outcome() == verify.Verified {
-		return p.ok("✔ verified") + fmt.Sprintf(" %s (%s)", m, detail)
+		return p.ok("✔ verified") + textf(" %s (%s)", m, detail)
 	}
 	why := "no digest the policy accepts could be checked"
 	if m != "" { // of this message's content only: HEAD's or 304's empty content, a 206's part
@@ -174,7 +174,7 @@ func verdictLine(p palette, o *getOptions, res *fetch.Result, err error) string 
 	} else if len(res.Verdict.Checks) == 0 {
 		why = "the origin sent no digest hdig could check"
 	}
-	return p.warn("⚠ unverified") + fmt.Sprintf(": %s (%s)", why, detail)
+	return p.warn("⚠ unverified") + textf(": %s (%s)", why, detail)
 }
 
 // matched names the matching fields and algorithms, Repr-Digest first,

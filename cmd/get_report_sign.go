@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/hdig/hdig/fetch"
@@ -38,15 +37,15 @@ func jsonSignatures(res *fetch.Result) []jsonSignature {
 func signatureLine(p palette, res *fetch.Result, err error, detail string) (string, bool) {
 	switch {
 	case errors.Is(err, fetch.ErrSignature):
-		return p.bad("✖ bad signature") + fmt.Sprintf(": %s (%s)", strings.TrimPrefix(err.Error(), fetch.ErrSignature.Error()+": "), detail), true
+		return p.bad("✖ bad signature") + textf(": %s (%s)", strings.TrimPrefix(err.Error(), fetch.ErrSignature.Error()+": "), detail), true
 	case errors.Is(err, fetch.ErrUnsigned):
 		why := strings.TrimPrefix(err.Error(), fetch.ErrUnsigned.Error()+": ")
 		if m := matched(res.Verdict); m != "" {
 			why = "verified " + m + ", but " + why
 		}
-		return p.bad("✖ not authentic") + fmt.Sprintf(": %s (%s)", why, detail), true
+		return p.bad("✖ not authentic") + textf(": %s (%s)", why, detail), true
 	case err == nil && res.Authenticated():
-		return p.ok("✔ authentic") + fmt.Sprintf(" %s (%s)", strings.Join(res.Authentic, " and "), detail), true
+		return p.ok("✔ authentic") + textf(" %s (%s)", strings.Join(res.Authentic, " and "), detail), true
 	}
 	return "", false
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hdig/hdig/httpfield"
 	"github.com/spf13/cobra"
@@ -31,4 +32,15 @@ func printError(w io.Writer, err error) {
 	if errors.As(err, &ee) && ee.hint != "" {
 		fmt.Fprintln(w, ee.hint)
 	}
+}
+
+// textf is fmt.Sprintf made printable (httpfield.Printable), its leading
+// space kept: the text of a verdict line after its coloured mark, which
+// carries header values.
+func textf(format string, a ...any) string {
+	s := fmt.Sprintf(format, a...)
+	if strings.HasPrefix(s, " ") {
+		return " " + httpfield.Printable(s)
+	}
+	return httpfield.Printable(s)
 }
