@@ -129,6 +129,10 @@ func (c *Counts) add(r Report, strict bool) {
 // Tally counts the results of all reports.
 func Tally(rs []Report) Counts { return tally(rs, false) }
 
+// GateTally counts the results of all reports as the gate does: with
+// strict (--strict) a warning counts as a failure (gateStatus).
+func GateTally(rs []Report, strict bool) Counts { return tally(rs, strict) }
+
 // tally is Tally counting as the gate does (Counts.add).
 func tally(rs []Report, strict bool) Counts {
 	var c Counts

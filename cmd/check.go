@@ -263,9 +263,8 @@ func auditExitCode(reports []audit.Report, strict bool) int {
 			reached = append(reached, r)
 		}
 	}
-	n := audit.Tally(reached)
 	switch {
-	case n.Fail > 0 || (strict && n.Warn > 0):
+	case audit.GateTally(reached, strict).Fail > 0:
 		return ExitIntegrity
 	case len(reached) < len(reports):
 		return ExitNetwork
