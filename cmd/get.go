@@ -26,7 +26,7 @@ type getOptions struct {
 	Headers       []string
 	Method        string
 	Data          []string
-	DataBinary    string
+	DataBinary    []string
 	UploadFile    string
 	Head          bool
 	Location      bool
@@ -144,7 +144,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header `'K: V'` (repeatable)")
 	f.StringVarP(&o.Method, "request", "X", "", "request `METHOD`")
 	f.StringArrayVarP(&o.Data, "data", "d", nil, "request body `DATA` (@FILE reads a file, @- stdin); adds Content-Digest and Repr-Digest")
-	f.StringVar(&o.DataBinary, "data-binary", "", "request body `DATA`, @FILE or @- (stdin), sent as is")
+	f.StringArrayVar(&o.DataBinary, "data-binary", nil, "request body `DATA`, @FILE or @- (stdin), sent as is (once)")
 	f.StringVarP(&o.UploadFile, "upload-file", "T", "", "PUT `FILE` as the request body (- reads stdin)")
 	f.BoolVarP(&o.Head, "head", "I", false, "HEAD; print the response headers to stdout")
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")

@@ -15,13 +15,17 @@ import (
 // body sets the request body from -d, --data-binary or -T.
 func (o *getOptions) body(req *fetch.Request) error {
 	n := 0
-	for _, set := range []bool{len(o.Data)+len(o.Req.DataURLEncode) > 0, o.DataBinary != "", o.UploadFile != "", len(o.Req.Form) > 0} {
+	for _, set := range []bool{len(o.Data)+len(o.Req.DataURLEncode) > 0, len(o.DataBinary) > 0, o.UploadFile != "", len(o.Req.Form) > 0} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
 		return usageErrorf("use only one of -d (and --data-urlencode), --data-binary, -T and -F")
+	}
+	if len(o.DataBinary) > 1 {
+		// One body, sent as is: keeping one would send another than asked.
+		return usageErrorf("--data-binary given %d times: give one body (several -d are joined with &)", len(o.DataBinary))
 	}
 	// Several -d are one form: joined with "&", each @FILE read.
 	if len(o.Req.DataURLEncode) > 0 || o.Req.Get || len(o.Data) > 1 {
@@ -45,8 +49,8 @@ func (o *getOptions) body(req *fetch.Request) error {
 		if req.Method == "" {
 			req.Method = http.MethodPut
 		}
-	case o.DataBinary != "":
-		req.Body, err = o.dataBody(o.DataBinary)
+	case len(o.DataBinary) == 1:
+		req.Body, err = o.dataBody(o.DataBinary[0])
 	case len(o.Data) == 1:
 		req.Body, err = o.dataBody(o.Data[0])
 	}

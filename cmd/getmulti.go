@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 
@@ -68,7 +69,7 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 		return usageErrorf("--parallel-max %d: want 1 to 300", o.Multi.ParallelMax)
 	case o.Multi.Parallel && !o.RemoteName:
 		return usageErrorf("-Z needs -O: concurrent bodies cannot share stdout")
-	case o.UploadFile == "-" || o.DataBinary == "@-" || strings.Contains(strings.Join(o.Data, "\n"), "@-"):
+	case o.UploadFile == "-" || slices.Contains(o.DataBinary, "@-") || strings.Contains(strings.Join(o.Data, "\n"), "@-"):
 		return usageErrorf("stdin can be read for one URL only")
 	}
 	if o.Multi.Parallel && !o.Out.RemoteHeaderName {
