@@ -145,7 +145,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.StringVarP(&o.Method, "request", "X", "", "request `METHOD`")
 	f.StringArrayVarP(&o.Data, "data", "d", nil, "request body `DATA` (@FILE reads a file, @- stdin); adds Content-Digest and Repr-Digest")
 	f.StringArrayVar(&o.DataBinary, "data-binary", nil, "request body `DATA`, @FILE or @- (stdin), sent as is (once)")
-	f.StringVarP(&o.UploadFile, "upload-file", "T", "", "PUT `FILE` as the request body (- reads stdin)")
+	f.VarP(&onceFlag{s: &o.UploadFile}, "upload-file", "T", "PUT `FILE` as the request body (- reads stdin; once)")
 	f.BoolVarP(&o.Head, "head", "I", false, "HEAD; print the response headers to stdout")
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
 	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify the origin's TLS certificate (an https proxy's still is)")

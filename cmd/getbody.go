@@ -104,3 +104,27 @@ func uploadURL(rawURL, file string) string {
 	u.RawPath = esc
 	return u.String()
 }
+
+// onceFlag is a string flag that may be given once: hdig sends one body,
+// and keeping either of two values would send another than one asked for.
+type onceFlag struct {
+	s   *string
+	set bool
+}
+
+func (f *onceFlag) String() string {
+	if f.s == nil {
+		return ""
+	}
+	return *f.s
+}
+
+func (f *onceFlag) Set(v string) error {
+	if f.set {
+		return fmt.Errorf("given twice (%q, then %q): hdig sends one upload", *f.s, v)
+	}
+	*f.s, f.set = v, true
+	return nil
+}
+
+func (f *onceFlag) Type() string { return "string" }

@@ -43,3 +43,25 @@ func TestUploadAppendsFileName(t *testing.T) {
 		t.Errorf("-T - to a folder: exit %d, requests %q: %s", code, got, errOut)
 	}
 }
+
+// -T given twice: hdig sends one upload, and keeping either would upload a
+// file other than one asked for (curl pairs each -T with a URL): a usage
+// error before anything is sent.
+func TestUploadFileTwiceRefused(t *testing.T) {
+	var n int
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		mu.Unlock()
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte("a\n"), 0o644)
+	os.WriteFile(b, []byte("b\n"), 0o644)
+	code, _, errOut := runHdig(t, "get", "-s", "-T", a, "-T", b, srv.URL+"/up/x")
+	if code != ExitUsage || n != 0 {
+		t.Errorf("-T twice: exit %d, %d requests, want exit %d and none: %s", code, n, ExitUsage, errOut)
+	}
+}
