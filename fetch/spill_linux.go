@@ -22,14 +22,20 @@ func spillBeside(out any) (*os.File, error) {
 	if !ok {
 		return nil, errors.ErrUnsupported
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(int(o.Fd()), &st); err != nil {
+	// Not o.Fd(), which would put a non-blocking pipe in blocking mode.
+	rc, err := o.SyscallConn()
+	if err != nil {
 		return nil, err
+	}
+	var st unix.Stat_t
+	var ofd uintptr
+	if cerr := rc.Control(func(f uintptr) { ofd, err = f, unix.Fstat(int(f), &st) }); cerr != nil || err != nil {
+		return nil, errors.ErrUnsupported
 	}
 	if st.Mode&unix.S_IFMT != unix.S_IFREG {
 		return nil, errors.ErrUnsupported
 	}
-	name, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", o.Fd()))
+	name, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", ofd))
 	if err != nil || !filepath.IsAbs(name) || strings.HasSuffix(name, " (deleted)") {
 		return nil, errors.ErrUnsupported
 	}
