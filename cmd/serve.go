@@ -104,7 +104,7 @@ Chromium checks for <script integrity="ed25519-KEY">.` + exitStatusHelp,
 	f.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: the kernel picks one)")
 	f.BoolVar(&o.writable, "writable", false, "accept PUT and POST, verified against the request's digests")
 	f.StringVar(&o.maxUpload, "max-upload", "1GiB", "largest request content accepted (`SIZE`, e.g. 500MiB)")
-	f.StringVar(&o.stateDir, "state-dir", "", "keep precompressed variants, earlier versions and the digest index in `DIR`, outside the served one; DIR and its subdirectories must be the user's own, not writable by its group or others (default: memory and a temporary directory)")
+	f.StringVar(&o.stateDir, "state-dir", "", "keep precompressed variants, zsync control files, earlier versions and the digest index in `DIR`, outside the served one; DIR and its subdirectories must be the user's own, not writable by its group or others (default: memory and a temporary directory)")
 	f.StringVar(&o.histMax, "history-max", "2GiB", "bytes of earlier versions kept for all files together (`SIZE`); the oldest go first")
 	f.IntVar(&o.history, "history", delta.DefaultHistory, "earlier versions kept per file for 226 deltas (`N`; 0 turns deltas off)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "serve HTTPS with this certificate `FILE` (needs --tls-key)")

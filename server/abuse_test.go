@@ -72,7 +72,7 @@ func TestVariantDiskBudget(t *testing.T) {
 	dir := t.TempDir()
 	vs, err := newVariantStore(dir, 0)
 	must(t, err)
-	vs.diskBudget = 64 << 10
+	vs.disk.budget = 64 << 10
 	r := mrand.New(mrand.NewPCG(3, 4))
 	var last string
 	for i := range 20 {
@@ -94,8 +94,8 @@ func TestVariantDiskBudget(t *testing.T) {
 		fi, _ := e.Info()
 		total += fi.Size()
 	}
-	if total > vs.diskBudget {
-		t.Errorf("%d bytes of variants on disk, budget %d", total, vs.diskBudget)
+	if total > vs.disk.budget {
+		t.Errorf("%d bytes of variants on disk, budget %d", total, vs.disk.budget)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "variants", last)); err != nil {
 		t.Errorf("the newest variant was pruned: %v", err)
@@ -113,11 +113,11 @@ func TestVariantDiskUsedFollowsRemovals(t *testing.T) {
 	v, err := vs.open(sum[:], "gzip", strings.NewReader(text))
 	must(t, err)
 	v.release()
-	if used, want := vs.diskUsed, variantBytes(t, dir); used != want || want == 0 {
+	if used, want := vs.disk.used, variantBytes(t, dir); used != want || want == 0 {
 		t.Fatalf("after a build: %d bytes counted, %d on disk", used, want)
 	}
 	vs.discard(v)
-	if used, want := vs.diskUsed, variantBytes(t, dir); used != want {
+	if used, want := vs.disk.used, variantBytes(t, dir); used != want {
 		t.Errorf("after a discard: %d bytes counted, want %d (on disk)", used, want)
 	}
 	// Built again, then removed behind the store's back and built again.
@@ -132,7 +132,7 @@ func TestVariantDiskUsedFollowsRemovals(t *testing.T) {
 			}
 		}
 	}
-	if used, want := vs.diskUsed, variantBytes(t, dir); used != want {
+	if used, want := vs.disk.used, variantBytes(t, dir); used != want {
 		t.Errorf("after a file went missing: %d bytes counted, want %d (on disk)", used, want)
 	}
 }

@@ -170,10 +170,10 @@ func (s *Server) buildVariant(key, name string, sum []byte, enc string, size int
 // fitsWithoutEviction reports whether a variant of size bytes would fit
 // in the store's budget without removing another.
 func (vs *variantStore) fitsWithoutEviction(size int64) bool {
+	if vs.disk != nil {
+		return vs.disk.fits(size)
+	}
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
-	if vs.dir != "" {
-		return vs.diskUsed+size <= vs.diskBudget
-	}
 	return vs.used+size <= vs.budget
 }

@@ -117,7 +117,8 @@ func WithLogger(l *slog.Logger) Option {
 // dir/variants, named after the sha-256 of the identity bytes, instead of in
 // memory, within 1 GiB (the least recently used are removed first). The
 // directory is created if missing; it must not be inside the
-// served directory unless its name starts with a dot.
+// served directory unless its name starts with a dot. The zsync control
+// files made are kept there too, in dir/zsync, within 1 GiB.
 func WithStateDir(dir string) Option {
 	return func(c *config) error {
 		if dir == "" {

@@ -90,8 +90,14 @@ func New(dir string, opts ...Option) (*Server, error) {
 		root.Close()
 		return nil, fmt.Errorf("state directory: %w", err)
 	}
+	zc, err := openControlStore(cfg.stateDir)
+	if err != nil {
+		index.close()
+		root.Close()
+		return nil, fmt.Errorf("state directory: %w", err)
+	}
 	s := &Server{cfg: cfg, dir: dir, root: root, cache: newDigestCache(maxCacheEntries), variants: vs, small: newSmallFiles(),
-		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(), zsync: newZsyncCache(),
+		gate: newEncodeGate(), hashing: newHashBudget(), ranges: newRangeCache(), zsync: newZsyncCache(zc),
 		held: &memBudget{limit: maxHeldMemory}, uploads: &memBudget{limit: min(cfg.maxUpload, math.MaxInt64/uploadsAtOnce) * uploadsAtOnce}, private: privateIDs(&cfg), index: index, top: openDirLstat(root)}
 	if err := s.initDictionaries(); err != nil {
 		s.top.close()

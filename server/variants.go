@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/hdig/hdig/fileid"
-	"github.com/hdig/hdig/internal/ownfile"
 )
 
 // variantStore holds the precompressed variants of files, content-addressed
@@ -29,17 +28,14 @@ import (
 // which the server checks when it first hashes the variant (selectRep), so
 // a variant file changed behind its back is dropped, not served.
 type variantStore struct {
-	dir        string
-	budget     int64
-	diskBudget int64
+	disk   *diskStore // DIR/variants; nil without a state directory
+	budget int64
 
-	mu       sync.Mutex
-	used     int64
-	diskUsed int64
-	lru      *list.List // of *memVariant, most recent first
-	mem      map[string]*list.Element
-	pending  map[string]*build
-	names    map[string]string // on disk: key (IDHEX.ENC) → file name
+	mu      sync.Mutex
+	used    int64
+	lru     *list.List // of *memVariant, most recent first
+	mem     map[string]*list.Element
+	pending map[string]*build
 
 	// encode writes src in coding enc to dst: compress, or for a
 	// dictionary coding (ENC = dcb-DICTHEX, dcz-DICTHEX) the server's
@@ -69,14 +65,14 @@ type build struct {
 }
 
 func newVariantStore(dir string, budget int64) (*variantStore, error) {
-	vs := &variantStore{budget: budget, diskBudget: maxVariantDisk, lru: list.New(), mem: map[string]*list.Element{},
-		pending: map[string]*build{}, names: map[string]string{}, encode: compress}
+	vs := &variantStore{budget: budget, lru: list.New(), mem: map[string]*list.Element{},
+		pending: map[string]*build{}, encode: compress}
 	if dir != "" {
-		vs.dir = filepath.Join(dir, "variants")
-		if err := ownfile.Mkdir(vs.dir, 0o755); err != nil {
+		d, err := openDiskStore(filepath.Join(dir, "variants"), maxVariantDisk)
+		if err != nil {
 			return nil, err
 		}
-		vs.diskUsed = vs.scanDisk(0)
+		vs.disk = d
 	}
 	return vs, nil
 }
@@ -119,7 +115,7 @@ func (v *variant) version() fileid.ID {
 // sum, building it from src on first use.
 func (vs *variantStore) open(sum []byte, enc string, src io.Reader) (*variant, error) {
 	key := hex.EncodeToString(sum) + "." + enc
-	if vs.dir != "" {
+	if vs.disk != nil {
 		return vs.openDisk(key, enc, src, sum)
 	}
 	mv, err := vs.memory(key, enc, src, sum)
@@ -133,41 +129,37 @@ func (vs *variantStore) open(sum []byte, enc string, src io.Reader) (*variant, e
 // it is built already: no build, no temporary file.
 func (vs *variantStore) lookup(sum []byte, enc string) (*variant, bool) {
 	key := hex.EncodeToString(sum) + "." + enc
+	if vs.disk != nil {
+		f, name, size, err := vs.disk.open(key)
+		if err != nil {
+			return nil, false
+		}
+		return diskVariant(key, name, f, size), true
+	}
 	vs.mu.Lock()
-	name, onDisk := vs.names[key]
 	el, inMemory := vs.mem[key]
 	if inMemory {
 		vs.lru.MoveToFront(el)
 	}
 	vs.mu.Unlock()
-	switch {
-	case vs.dir != "" && onDisk:
-		p := filepath.Join(vs.dir, name)
-		f, size, err := openSized(p)
-		if err != nil {
-			return nil, false
-		}
-		vs.touch(f, p)
-		return diskVariant(key, name, f, size), true
-	case vs.dir == "" && inMemory:
-		mv := el.Value.(*memVariant)
-		return &variant{key: key, content: bytes.NewReader(mv.data), size: int64(len(mv.data)), sum: mv.sum, release: func() {}}, true
+	if !inMemory {
+		return nil, false
 	}
-	return nil, false
+	mv := el.Value.(*memVariant)
+	return &variant{key: key, content: bytes.NewReader(mv.data), size: int64(len(mv.data)), sum: mv.sum, release: func() {}}, true
 }
 
 // discard forgets a variant whose bytes are not the ones its name says.
 func (vs *variantStore) discard(v *variant) {
+	if vs.disk != nil {
+		vs.disk.remove(v.key)
+	}
 	vs.mu.Lock()
 	defer vs.mu.Unlock()
 	if el, ok := vs.mem[v.key]; ok {
 		vs.lru.Remove(el)
 		delete(vs.mem, v.key)
 		vs.used -= int64(len(el.Value.(*memVariant).data))
-	}
-	if name, ok := vs.names[v.key]; ok && vs.dir != "" {
-		vs.removeDisk(name)
-		delete(vs.names, v.key)
 	}
 }
 

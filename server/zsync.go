@@ -3,9 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
-	"io"
 	"io/fs"
 	"net/http"
 	"path"
@@ -13,10 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/hdig/hdig/fileid"
-	"github.com/hdig/hdig/verify"
 	"github.com/hdig/hdig/zsync"
 )
 
@@ -26,10 +21,14 @@ import (
 // Link: <FILE.zsync>; rel="describedby"; type="application/x-zsync".
 
 const (
-	zsyncSuffix     = ".zsync"
-	zsyncType       = "application/x-zsync"
-	zsyncCacheFiles = 64       // control files kept
-	zsyncCacheBytes = 64 << 20 // their total size
+	zsyncSuffix = ".zsync"
+	zsyncType   = "application/x-zsync"
+	// zsyncCacheBytes bounds the control files kept in memory: their
+	// bytes, each counted as at least zsyncEntryCost (the bound counts
+	// bytes, not files, so small files' control files, the cheap ones to
+	// hold, are not pushed out by a few dozen others).
+	zsyncCacheBytes = 64 << 20
+	zsyncEntryCost  = 1 << 10
 	// zsyncMaxFile bounds the files that get a control file: one is about
 	// 1/200 of its file (20 bytes a 4 KiB block) and is held in memory.
 	zsyncMaxFile = 8 << 30
@@ -57,12 +56,17 @@ type zsyncCache struct {
 	bytes   int
 	flights map[fileKey]*zsyncFlight
 
+	memBudget int        // zsyncCacheBytes (tests set less)
+	disk      *diskStore // STATE/zsync; nil without a state directory
+
 	slots   chan struct{} // builds of files over waitMax; never waited for
 	small   chan struct{} // builds of files up to waitMax; waited for
 	waitMax int64
 	maxFile int64
 
 	makes        atomic.Int64 // builds run (tests count them)
+	reads        atomic.Int64 // control files read back (tests)
+	readHook     func()       // tests: runs inside a read back
 	smallWaiting atomic.Int64 // requests waiting for a small slot (tests)
 	hook         func()       // tests: runs inside a build
 	filled       int          // tests: slots taken by fillSlots
@@ -75,39 +79,41 @@ type zsyncFlight struct {
 	ctl     control
 	err     error
 	joiners int
+	retry   bool // a read back that failed: the joiners go on to a build
 }
 
-func newZsyncCache() *zsyncCache {
+func newZsyncCache(disk *diskStore) *zsyncCache {
 	return &zsyncCache{files: map[fileKey]control{}, flights: map[fileKey]*zsyncFlight{},
 		slots: make(chan struct{}, max(1, runtime.NumCPU()/2)), small: make(chan struct{}, runtime.GOMAXPROCS(0)),
-		waitMax: zsyncWaitMax, maxFile: zsyncMaxFile}
+		waitMax: zsyncWaitMax, maxFile: zsyncMaxFile, memBudget: zsyncCacheBytes, disk: disk}
 }
 
 // control is a made control file and its ETag.
 type control struct {
 	body []byte
+	sum  []byte // sha-256 of body
 	etag string
 	sums *entry // digests of body, the sha-256 (the ETag's) among them; trusted
 	keep bool   // may be cached (made from a settled file with a strong ID)
 }
 
 // get returns the control file of key, a file of size bytes: cached, made
-// by a build already in flight, or made now by build in a slot (for a
+// by a build already in flight, read back from the state directory under
+// stored (storedKey; "" for none), or made now by build in a slot (for a
 // file over waitMax, errZsyncBusy when none is free).
-func (c *zsyncCache) get(ctx context.Context, k fileKey, size int64, build func() (control, error)) (control, error) {
+func (c *zsyncCache) get(ctx context.Context, k fileKey, size int64, stored string, build func() (control, error)) (control, error) {
 	c.mu.Lock()
 	if ctl, ok := c.files[k]; ok {
 		c.mu.Unlock()
 		return ctl, nil
 	}
 	if f := c.flights[k]; f != nil {
-		f.joiners++
-		c.mu.Unlock()
-		select {
-		case <-f.done:
-			return f.ctl, f.err
-		case <-ctx.Done():
-			return control{}, ctx.Err()
+		return c.join(ctx, f, func() (control, error) { return c.get(ctx, k, size, "", build) })
+	}
+	if stored != "" {
+		if ctl, ok := c.readBack(k, stored); ok {
+			c.mu.Unlock()
+			return ctl, nil
 		}
 	}
 	slots, err := c.takeSlot(ctx, size)
@@ -122,13 +128,29 @@ func (c *zsyncCache) get(ctx context.Context, k fileKey, size int64, build func(
 	if f := c.flights[k]; f != nil {
 		c.mu.Unlock()
 		<-slots
-		return c.get(ctx, k, size, build)
+		return c.get(ctx, k, size, stored, build)
 	}
 	f := &zsyncFlight{done: make(chan struct{}), err: errBuildPanicked}
 	c.flights[k] = f
 	c.mu.Unlock()
 	c.run(k, f, slots, build)
 	return f.ctl, f.err
+}
+
+// join waits for flight f, called with c.mu held, which it releases.
+// After a read back that failed (f.retry) it calls again, for a build.
+func (c *zsyncCache) join(ctx context.Context, f *zsyncFlight, again func() (control, error)) (control, error) {
+	f.joiners++
+	c.mu.Unlock()
+	select {
+	case <-f.done:
+		if f.retry {
+			return again()
+		}
+		return f.ctl, f.err
+	case <-ctx.Done():
+		return control{}, ctx.Err()
+	}
 }
 
 // errBuildPanicked is the result of a build that panicked, for the
@@ -190,20 +212,23 @@ func (c *zsyncCache) takeSlot(ctx context.Context, size int64) (chan struct{}, e
 
 // put keeps ctl, dropping the oldest beyond the bounds; c.mu is held.
 func (c *zsyncCache) put(k fileKey, ctl control) {
-	b := ctl.body
-	if _, ok := c.files[k]; ok || len(b) > zsyncCacheBytes {
+	n := ctl.cost()
+	if _, ok := c.files[k]; ok || n > c.memBudget {
 		return
 	}
-	for len(c.order) > 0 && (len(c.order) >= zsyncCacheFiles || c.bytes+len(b) > zsyncCacheBytes) {
+	for len(c.order) > 0 && c.bytes+n > c.memBudget {
 		old := c.order[0]
 		c.order = c.order[1:]
-		c.bytes -= len(c.files[old].body)
+		c.bytes -= c.files[old].cost()
 		delete(c.files, old)
 	}
 	c.files[k] = ctl
 	c.order = append(c.order, k)
-	c.bytes += len(b)
+	c.bytes += n
 }
+
+// cost is what a control file counts against the memory bound.
+func (ctl control) cost() int { return max(len(ctl.body), zsyncEntryCost) }
 
 // serveZsync is serveGet's first step. For FILE.zsync, when no such file
 // exists and FILE is a regular file, it answers with FILE's control file
@@ -261,8 +286,6 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	if fi.Size() > s.zsync.maxFile {
 		return false // serveGet answers 404: no control file for so large a file
 	}
-	id := fileid.Of(fi)
-	settledBefore := settled(id, time.Now(), s.cfg.settle)
 	// The URL line names the file as a reference from the control file's
 	// URL as asked (refBase): relative for a path in normal form, else
 	// absolute. The two control files differ in their bytes; each is
@@ -270,28 +293,10 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request, base strin
 	ref := reference(refBase(r), path.Base(base))
 	k := keyOf(base, fi)
 	k.enc = "URL: " + ref
-	cf, err := s.zsync.get(r.Context(), k, fi.Size(), func() (control, error) {
-		ctl, err := zsync.Make(ctxReader{r.Context(), io.NewSectionReader(f, 0, fi.Size())}, fi.Size(), zsync.MakeOptions{
-			Filename: path.Base(base), MTime: fi.ModTime(), URL: ref})
-		if err != nil {
-			return control{}, err
-		}
-		after, err := fileid.File(f)
-		if err != nil || after != id {
-			return control{}, errors.New("the file changed while its control file was made; retry")
-		}
-		var buf bytes.Buffer
-		ctl.WriteTo(&buf)
-		// Kept for later requests only when the file had settled and its
-		// ID is strong: as for digests (identity.go), a recent change may
-		// have landed within one ctime tick of the read.
-		keep := settledBefore && fileid.Same(id, after)
-		// The ETag names the control file's own bytes: they depend on the
-		// file's modification time and name too, not only on its content.
-		sum := sha256.Sum256(buf.Bytes())
-		sums := newEntry()
-		sums.put([]verify.Digest{{Algorithm: sha256Alg.Key, Value: sum[:]}}, true)
-		return control{body: buf.Bytes(), etag: etagFor(sum[:]), sums: sums, keep: keep}, nil
+	o := zsync.MakeOptions{Filename: path.Base(base), MTime: fi.ModTime(), URL: ref}
+	known := s.knownSum(k.name, k.id)
+	cf, err := s.zsync.get(r.Context(), k, fi.Size(), s.zsync.storedKey(known, o), func() (control, error) {
+		return s.makeControl(r.Context(), base, f, fi, o, known)
 	})
 	if err != nil {
 		s.cfg.logger.Info("zsync control file not made", "path", r.URL.Path, "err", err)

@@ -94,7 +94,7 @@ func TestZsyncSmallBuildsWait(t *testing.T) {
 // block every later request for the version, and for small files once
 // every slot had leaked, for all of them.
 func TestZsyncBuildPanicFreesSlot(t *testing.T) {
-	c := newZsyncCache()
+	c := newZsyncCache(nil)
 	var k fileKey
 	for _, size := range []int64{10, c.waitMax + 1} {
 		func() {
@@ -103,13 +103,13 @@ func TestZsyncBuildPanicFreesSlot(t *testing.T) {
 					t.Errorf("size %d: the build's panic did not reach the caller", size)
 				}
 			}()
-			c.get(context.Background(), k, size, func() (control, error) { panic("boom") })
+			c.get(context.Background(), k, size, "", func() (control, error) { panic("boom") })
 		}()
 		if len(c.small) != 0 || len(c.slots) != 0 || len(c.flights) != 0 {
 			t.Fatalf("size %d: after a panicking build %d small and %d large slots are held, %d flights open; want none",
 				size, len(c.small), len(c.slots), len(c.flights))
 		}
-		if ctl, err := c.get(context.Background(), k, size, func() (control, error) { return control{body: []byte("x")}, nil }); err != nil || string(ctl.body) != "x" {
+		if ctl, err := c.get(context.Background(), k, size, "", func() (control, error) { return control{body: []byte("x")}, nil }); err != nil || string(ctl.body) != "x" {
 			t.Errorf("size %d: the next request after a panicking build: %q, %v", size, ctl.body, err)
 		}
 	}
