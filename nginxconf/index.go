@@ -191,7 +191,7 @@ func index(root, p string, o Options) (Entry, bool, error) {
 // hash reads p once: its sha-256 and sha-512 and, when control, its zsync
 // control file, written atomically to p.zsync.
 func hash(p string, control bool) (Entry, error) {
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return Entry{}, err
 	}
@@ -269,10 +269,7 @@ func keepOrWriteControl(name string, ctl *zsync.Control) (id fileid.ID, wrote bo
 // current says the regular file at name is a control file of ctl's file,
 // and gives its identity.
 func current(name string, ctl *zsync.Control) (fileid.ID, bool) {
-	if fi, err := os.Stat(name); err != nil || !fi.Mode().IsRegular() {
-		return fileid.ID{}, false
-	}
-	f, err := os.Open(name)
+	f, err := openRegular(name)
 	if err != nil {
 		return fileid.ID{}, false
 	}
@@ -305,4 +302,19 @@ func writeControl(name string, ctl *zsync.Control) (fileid.ID, error) {
 		return fileid.ID{}, err
 	}
 	return fileid.Stat(name)
+}
+
+// openRegular opens p for reading when it is a regular file, judged on
+// what was opened: a FIFO swapped in after the walk's check is neither
+// waited for (openNonblock) nor read.
+func openRegular(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file", p)
+	}
+	return f, nil
 }

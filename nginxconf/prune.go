@@ -26,7 +26,7 @@ func orphan(root, p string, o Options) bool {
 	if !ok || old.Zsync.IsZero() {
 		return false
 	}
-	f, err := os.Open(p)
+	f, err := openRegular(p)
 	if err != nil {
 		return false
 	}
