@@ -176,3 +176,16 @@ func TestGetResolvePinUsesNoCache(t *testing.T) {
 		t.Errorf("after a --resolve fetch, the origin's file is %q, want %q", b, "real\n")
 	}
 }
+
+// A URL's name beyond ASCII is dialled as its IDNA form, which is how
+// --resolve names it (curl's users write xn--…): that pin turns the cache
+// off too, as the plain one does.
+func TestResolvePinsIDN(t *testing.T) {
+	tf := &transferFlags{Resolve: []string{"xn--bcher-kva.test:443:127.0.0.1"}}
+	if !tf.pins("https://bücher.test/f") {
+		t.Errorf("https://bücher.test/f under --resolve xn--bcher-kva.test:443: not pinned")
+	}
+	if tf.pins("https://example.test/f") || tf.pins("http://bücher.test/f") {
+		t.Errorf("another name, or another port, taken as pinned")
+	}
+}

@@ -101,9 +101,20 @@ func (t *transferFlags) pins(rawURL string) bool {
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
 	}
-	origin := net.JoinHostPort(strings.ToLower(u.Hostname()), port)
+	host := strings.ToLower(u.Hostname())
+	// A name beyond ASCII is dialled as its IDNA form (xn--…), which
+	// --resolve names it by: without an IDNA mapping here, any pin of the
+	// URL's port counts (the cache is off for nothing at worst).
+	idn := strings.ContainsFunc(host, func(r rune) bool { return r >= 0x80 })
 	for _, r := range t.Resolve {
-		if key, _, err := fetch.ParseResolve(r); err == nil && key == origin {
+		key, _, err := fetch.ParseResolve(r)
+		if err != nil {
+			continue
+		}
+		if key == net.JoinHostPort(host, port) {
+			return true
+		}
+		if _, p, _ := net.SplitHostPort(key); idn && p == port {
 			return true
 		}
 	}
