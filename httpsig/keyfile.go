@@ -8,7 +8,10 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/pem"
 	"fmt"
@@ -52,20 +55,39 @@ func rawSecret(b []byte) ([]byte, error) {
 	return append([]byte(nil), b...), nil
 }
 
-// isDERPrivate says b is a private key in DER: PKCS#8 (RSASSA-PSS too),
-// PKCS#1 or SEC 1.
+// isDERPrivate says b (or b without the white space around it) is a
+// private key in DER: by its ASN.1 shape, PKCS#8 or SEC 1, whatever the
+// algorithm (crypto/x509 knows neither Ed448 nor brainpool curves), or a
+// PKCS#1 RSA key.
 func isDERPrivate(b []byte) bool {
-	if _, err := x509.ParsePKCS8PrivateKey(b); err == nil {
-		return true
+	for _, d := range [][]byte{b, bytes.TrimSpace(b)} {
+		var p8 struct {
+			Version int
+			Algo    pkix.AlgorithmIdentifier
+			Key     []byte
+			Attrs   asn1.RawValue `asn1:"optional,tag:0"`
+			Pub     asn1.RawValue `asn1:"optional,tag:1"`
+		}
+		var sec1 struct {
+			Version int
+			Key     []byte
+			Params  asn1.RawValue `asn1:"optional,explicit,tag:0"`
+			Pub     asn1.RawValue `asn1:"optional,explicit,tag:1"`
+		}
+		if whole(d, &p8) || whole(d, &sec1) && sec1.Version == 1 {
+			return true
+		}
+		if _, err := x509.ParsePKCS1PrivateKey(d); err == nil {
+			return true
+		}
 	}
-	if _, err := parsePSSPrivate(b); err == nil {
-		return true
-	}
-	if _, err := x509.ParsePKCS1PrivateKey(b); err == nil {
-		return true
-	}
-	_, err := x509.ParseECPrivateKey(b)
-	return err == nil
+	return false
+}
+
+// whole says b is exactly one ASN.1 value of v's shape.
+func whole(b []byte, v any) bool {
+	rest, err := asn1.Unmarshal(b, v)
+	return err == nil && len(rest) == 0
 }
 
 // publicKeyForm names the public form b is in (a DER public key or
@@ -85,12 +107,8 @@ func publicKeyForm(b []byte) string {
 	if bytes.HasPrefix(t, []byte("---- BEGIN SSH2 PUBLIC KEY")) {
 		return "it is an RFC 4716 (SSH2) public key"
 	}
-	for _, f := range bytes.Fields(t) {
-		for _, p := range []string{"ssh-", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-"} {
-			if bytes.HasPrefix(f, []byte(p)) {
-				return "it is an OpenSSH public key"
-			}
-		}
+	if sshLine(bytes.Fields(t)) {
+		return "it is an OpenSSH public key"
 	}
 	if bytes.HasPrefix(t, []byte("{")) && bytes.Contains(t, []byte(`"kty"`)) {
 		return "it is a JWK"
@@ -111,17 +129,50 @@ func publicKeyForm(b []byte) string {
 	return ""
 }
 
-// derForm names the public DER structure b is ("" if none): an SPKI or
-// PKCS#1 public key, or a certificate, which carries one.
+// sshLine says the words of a line hold an OpenSSH public key, options
+// before it or not: a key type (ssh-…, ecdsa-sha2-…, sk-…) followed by the
+// base64 of a blob that starts with that type's name.
+func sshLine(words [][]byte) bool {
+	for i, f := range words[:max(len(words)-1, 0)] {
+		known := false
+		for _, p := range []string{"ssh-", "ecdsa-sha2-", "sk-ssh-", "sk-ecdsa-"} {
+			known = known || bytes.HasPrefix(f, []byte(p))
+		}
+		if !known {
+			continue
+		}
+		blob, err := base64.StdEncoding.DecodeString(string(words[i+1]))
+		if err == nil && len(blob) >= 4 && int(binary.BigEndian.Uint32(blob)) == len(f) && bytes.HasPrefix(blob[4:], f) {
+			return true
+		}
+	}
+	return false
+}
+
+// derForm names the public DER structure b (or b without the white space
+// around it) is, "" if none: by its ASN.1 shape, whatever the algorithm
+// (crypto/x509 knows neither Ed448 nor brainpool curves), an SPKI public
+// key, or a certificate, which carries one; or a PKCS#1 RSA public key.
 func derForm(b []byte) string {
-	if _, err := parseSPKI(b); err == nil {
-		return "(SPKI) public key"
-	}
-	if _, err := x509.ParsePKCS1PublicKey(b); err == nil {
-		return "(PKCS#1) RSA public key"
-	}
-	if _, err := x509.ParseCertificate(b); err == nil {
-		return "certificate"
+	for _, d := range [][]byte{b, bytes.TrimSpace(b)} {
+		var spki struct {
+			Algo pkix.AlgorithmIdentifier
+			Key  asn1.BitString
+		}
+		var cert struct {
+			TBS  asn1.RawValue
+			Algo pkix.AlgorithmIdentifier
+			Sig  asn1.BitString
+		}
+		switch {
+		case whole(d, &spki):
+			return "(SPKI) public key"
+		case whole(d, &cert):
+			return "certificate"
+		}
+		if _, err := x509.ParsePKCS1PublicKey(d); err == nil {
+			return "(PKCS#1) RSA public key"
+		}
 	}
 	return ""
 }
