@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/httpfield"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,8 +40,8 @@ func schemeless(u string) string {
 // is multiExit's: 1 when any URL mismatched, else that of the first URL,
 // in command-line order, that failed.
 func runGets(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) error {
-	if o.Output == "-" {
-		o.Output = "" // curl's -o -: stdout
+	if f, ok := ios.Out.(*os.File); o.Output == "-" || ok && fetch.NamesOpen(o.Output, f) {
+		o.Output = "" // curl's -o -, or -o /dev/stdout: stdout, held until verified
 	}
 	if err := o.Req.openJar(); err != nil {
 		return err

@@ -53,6 +53,24 @@ func ResolveOutput(path string) (Output, error) {
 	return Output{}, fmt.Errorf("-o %s: a %s, want a regular file, a character device or a FIFO", path, kind(fi.Mode()))
 }
 
+// NamesOpen says path names the open file f through one of the process's
+// descriptor links (/dev/stdout, /dev/fd/N, /proc/self/fd/N: fdLink), as
+// -o /dev/stdout names stdout: writing through f keeps its one file
+// position, where opening path again would give a second one, and what is
+// written through f afterwards (-w's text) would overwrite the body.
+func NamesOpen(path string, f *os.File) bool {
+	target, err := followLinks(path)
+	if err != nil || !fdLink(target) {
+		return false
+	}
+	a, err := os.Stat(target)
+	if err != nil {
+		return false
+	}
+	b, err := f.Stat()
+	return err == nil && os.SameFile(a, b)
+}
+
 // replaced says the file at target (fi, its Stat) is replaced by rename:
 // a regular file, not an open file of the process's (/dev/stdout: fdLink),
 // which is written into as a device is.
