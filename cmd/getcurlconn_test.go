@@ -135,6 +135,8 @@ func TestGetLimitRate(t *testing.T) {
 // TestGetResolveAndProxy: --resolve pins a name to 127.0.0.1; -x sends
 // through the proxy; --noproxy skips it.
 func TestGetResolveAndProxy(t *testing.T) {
+	t.Setenv("no_proxy", "") // the user's environment must not send the loopback origin around the proxy
+	t.Setenv("NO_PROXY", "")
 	srv, seen := seeingOrigin(t, nil)
 	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
 	target := "http://pinned.test:" + port + "/r"

@@ -17,6 +17,8 @@ import (
 // told as the proxy's, on one line, its password never named: not a bare
 // "Bad Gateway" the user would take for the origin's answer.
 func TestProxyFailureSaysProxy(t *testing.T) {
+	t.Setenv("no_proxy", "") // the user's environment must not send the loopback origin around the proxy
+	t.Setenv("NO_PROXY", "")
 	answering := func(code int) string {
 		p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(code)

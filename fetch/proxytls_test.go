@@ -87,6 +87,8 @@ func httpsProxyTargets(t *testing.T) (string, string, string) {
 // CONNECT or an absolute-form request), ALPN offering it alone, so that a
 // proxy that also speaks HTTP/2 (Go's servers, others) does not pick h2.
 func TestHTTPSProxyHTTP1(t *testing.T) {
+	t.Setenv("no_proxy", "") // the user's environment must not send the loopback origin around the proxy
+	t.Setenv("NO_PROXY", "")
 	plain, secure, ca := httpsProxyTargets(t)
 	for _, h2 := range []bool{false, true} {
 		p, served := tlsProxy(t, h2)
@@ -103,6 +105,8 @@ func TestHTTPSProxyHTTP1(t *testing.T) {
 // --proxy-insecure for it: a proxy's certificate no root vouches for is
 // refused before anything, Proxy-Authorization first, is sent to it.
 func TestHTTPSProxyNotInsecure(t *testing.T) {
+	t.Setenv("no_proxy", "") // the user's environment must not send the loopback origin around the proxy
+	t.Setenv("NO_PROXY", "")
 	plain, secure, _ := httpsProxyTargets(t)
 	p, served := tlsProxy(t, false)
 	for _, target := range []string{plain, secure} {
