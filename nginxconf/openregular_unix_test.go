@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/hdig/hdig/fileid"
 )
 
 // The walk checks a file is regular and only then opens it: a FIFO swapped
@@ -24,7 +26,15 @@ func TestOpenRefusesFIFO(t *testing.T) {
 	if _, ok := current(p, nil); ok {
 		t.Errorf("current: a FIFO taken as a control file")
 	}
-	if orphan(filepath.Dir(p), p+ControlSuffix, Options{}) {
+	// A FIFO at the control file name of a file that is gone, which the
+	// previous run listed: orphan reads it to see whether it is its own.
+	root := filepath.Dir(p)
+	gone := filepath.Join(root, "gone.bin")
+	if err := syscall.Mkfifo(gone+ControlSuffix, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := map[string]Entry{uriOf(root, gone): {Zsync: fileid.ID{Size: 1, MTime: 1, CTime: 1, Dev: 1, Ino: 1}}}
+	if orphan(root, gone+ControlSuffix, Options{Old: old}) {
 		t.Errorf("orphan: a FIFO taken as a control file")
 	}
 }
