@@ -62,7 +62,12 @@ type zsyncCache struct {
 	slots   chan struct{} // builds of files over waitMax; never waited for
 	small   chan struct{} // builds of files up to waitMax; waited for
 	waitMax int64
-	maxFile int64
+	// storeMin: control files of files of at most this many bytes are
+	// not kept on disk (zsync_disk.go): quick to make again, and each
+	// would take a disk block and an inode whatever its size, which the
+	// disk budget, counting bytes, does not see (tests set 0).
+	storeMin int64
+	maxFile  int64
 
 	makes        atomic.Int64 // builds run (tests count them)
 	reads        atomic.Int64 // control files read back (tests)
@@ -85,7 +90,7 @@ type zsyncFlight struct {
 func newZsyncCache(disk *diskStore) *zsyncCache {
 	return &zsyncCache{files: map[fileKey]control{}, flights: map[fileKey]*zsyncFlight{},
 		slots: make(chan struct{}, max(1, runtime.NumCPU()/2)), small: make(chan struct{}, runtime.GOMAXPROCS(0)),
-		waitMax: zsyncWaitMax, maxFile: zsyncMaxFile, memBudget: zsyncCacheBytes, disk: disk}
+		waitMax: zsyncWaitMax, storeMin: zsyncWaitMax, maxFile: zsyncMaxFile, memBudget: zsyncCacheBytes, disk: disk}
 }
 
 // control is a made control file and its ETag.

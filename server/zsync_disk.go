@@ -131,15 +131,16 @@ func (s *Server) knownSum(name string, id fileid.ID) []byte {
 }
 
 // makeControl makes the control file of base, open as f, with options o.
-// known is the file's sha-256 when known. With a disk store the file's
-// bytes are hashed with sha-256 too, and the control file is stored under
-// that sum (which the index learns) when it may be kept.
+// known is the file's sha-256 when known. With a disk store, a settled
+// file over storeMin bytes is hashed with sha-256 too, and the control
+// file is stored under that sum (which the index learns) when it may be
+// kept.
 func (s *Server) makeControl(ctx context.Context, base string, f *os.File, fi os.FileInfo, o zsync.MakeOptions, known []byte) (control, error) {
 	id := fileid.Of(fi)
 	settledBefore := settled(id, time.Now(), s.cfg.settle)
 	var src io.Reader = ctxReader{ctx, io.NewSectionReader(f, 0, fi.Size())}
 	var whole hash.Hash
-	if s.zsync.disk != nil {
+	if s.zsync.disk != nil && settledBefore && fi.Size() > s.zsync.storeMin {
 		whole = sha256.New()
 		src = io.TeeReader(src, whole)
 	}
@@ -167,7 +168,11 @@ func (s *Server) makeControl(ctx context.Context, base string, f *os.File, fi os
 	}
 	content := whole.Sum(nil)
 	if known != nil && !bytes.Equal(content, known) {
-		return control{}, errChanged
+		// The file is the version known (its ID did not change while it
+		// was read): the digest cache or the index is wrong, not the
+		// file. Nothing is stored under either sum.
+		s.cfg.logger.Warn("zsync control file not stored: the file's sha-256 is not the one recorded for its version", "path", base)
+		return cf, nil
 	}
 	s.index.add(base, id, content)
 	if err := s.zsync.store(s.zsync.storedKey(content, o), cf); err != nil {

@@ -63,6 +63,7 @@ func TestZsyncStateDirCycling(t *testing.T) {
 	dir, state := zsyncFiles(t, n), t.TempDir()
 	s, ts := start(t, dir, WithStateDir(state), WithSettle(0))
 	s.zsync.memBudget = 1 // nothing stays in memory: every hit is a read back
+	s.zsync.storeMin = 0  // small files are kept on disk too
 	first := cycleZsync(t, ts.URL, n, 3)
 	if got := s.zsync.makes.Load(); got != n {
 		t.Errorf("%d control files made for %d files asked for 3 times each, want %d", got, n, n)
@@ -106,6 +107,7 @@ func TestZsyncStoredTamperedRebuilt(t *testing.T) {
 	dir, state := zsyncFiles(t, 1), t.TempDir()
 	s, ts := start(t, dir, WithStateDir(state), WithSettle(0))
 	s.zsync.memBudget = 1
+	s.zsync.storeMin = 0
 	made := cycleZsync(t, ts.URL, 1, 1)[0]
 	stored, err := filepath.Glob(filepath.Join(state, "zsync", "*.*"))
 	must(t, err)
@@ -130,6 +132,7 @@ func TestZsyncReadBackShared(t *testing.T) {
 	dir, state := zsyncFiles(t, 1), t.TempDir()
 	s, ts := start(t, dir, WithStateDir(state), WithSettle(0))
 	s.zsync.memBudget = 1
+	s.zsync.storeMin = 0
 	made := cycleZsync(t, ts.URL, 1, 1)[0]
 	release := make(chan struct{})
 	s.zsync.readHook = func() { <-release }
@@ -152,5 +155,24 @@ func TestZsyncReadBackShared(t *testing.T) {
 	}
 	if reads, makes := s.zsync.reads.Load(), s.zsync.makes.Load(); reads != 1 || makes != 1 {
 		t.Errorf("%d read backs and %d builds for 3 concurrent requests, want 1 and 1", reads, makes)
+	}
+}
+
+// A small file's control file is not kept on disk: it is quick to make
+// again, and each would take a disk block and an inode whatever its few
+// hundred bytes, which the disk budget, counting bytes, does not see, so
+// asking for every small file's FILE.zsync could fill the disk many times
+// over the budget (found by the reread).
+func TestZsyncSmallNotStored(t *testing.T) {
+	const n = 5
+	dir, state := zsyncFiles(t, n), t.TempDir()
+	s, ts := start(t, dir, WithStateDir(state), WithSettle(0))
+	cycleZsync(t, ts.URL, n, 1)
+	if got := s.zsync.makes.Load(); got != n {
+		t.Fatalf("%d control files made, want %d", got, n)
+	}
+	names, _ := os.ReadDir(filepath.Join(state, "zsync"))
+	if len(names) != 0 {
+		t.Errorf("%d control files of files of about 3 KB kept on disk, want none", len(names))
 	}
 }
