@@ -26,7 +26,7 @@ type getOptions struct {
 	Headers       []string
 	Method        string
 	Data          []string
-	DataBinary    []string
+	DataBinary    string
 	UploadFile    string
 	Head          bool
 	Location      bool
@@ -144,8 +144,8 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header `'K: V'` (repeatable)")
 	f.StringVarP(&o.Method, "request", "X", "", "request `METHOD`")
 	f.StringArrayVarP(&o.Data, "data", "d", nil, "request body `DATA` (@FILE reads a file, @- stdin); adds Content-Digest and Repr-Digest")
-	f.StringArrayVar(&o.DataBinary, "data-binary", nil, "request body `DATA`, @FILE or @- (stdin), sent as is (once)")
-	f.VarP(&onceFlag{s: &o.UploadFile}, "upload-file", "T", "PUT `FILE` as the request body (- reads stdin; once)")
+	f.Var(&onceFlag{s: &o.DataBinary, what: "body"}, "data-binary", "request body `DATA`, @FILE or @- (stdin), sent as is (once)")
+	f.VarP(&onceFlag{s: &o.UploadFile, what: "upload"}, "upload-file", "T", "PUT `FILE` as the request body (- reads stdin; once)")
 	f.BoolVarP(&o.Head, "head", "I", false, "HEAD; print the response headers to stdout")
 	f.BoolVarP(&o.Location, "location", "L", false, "follow redirects")
 	f.BoolVarP(&o.Insecure, "insecure", "k", false, "do not verify the origin's TLS certificate (an https proxy's still is)")

@@ -15,17 +15,13 @@ import (
 // body sets the request body from -d, --data-binary or -T.
 func (o *getOptions) body(req *fetch.Request) error {
 	n := 0
-	for _, set := range []bool{len(o.Data)+len(o.Req.DataURLEncode) > 0, len(o.DataBinary) > 0, o.UploadFile != "", len(o.Req.Form) > 0} {
+	for _, set := range []bool{len(o.Data)+len(o.Req.DataURLEncode) > 0, o.DataBinary != "", o.UploadFile != "", len(o.Req.Form) > 0} {
 		if set {
 			n++
 		}
 	}
 	if n > 1 {
 		return usageErrorf("use only one of -d (and --data-urlencode), --data-binary, -T and -F")
-	}
-	if len(o.DataBinary) > 1 {
-		// One body, sent as is: keeping one would send another than asked.
-		return usageErrorf("--data-binary given %d times: give one body (several -d are joined with &)", len(o.DataBinary))
 	}
 	// Several -d are one form: joined with "&", each @FILE read.
 	if len(o.Req.DataURLEncode) > 0 || o.Req.Get || len(o.Data) > 1 {
@@ -49,8 +45,8 @@ func (o *getOptions) body(req *fetch.Request) error {
 		if req.Method == "" {
 			req.Method = http.MethodPut
 		}
-	case len(o.DataBinary) == 1:
-		req.Body, err = o.dataBody(o.DataBinary[0])
+	case o.DataBinary != "":
+		req.Body, err = o.dataBody(o.DataBinary)
 	case len(o.Data) == 1:
 		req.Body, err = o.dataBody(o.Data[0])
 	}
@@ -105,11 +101,13 @@ func uploadURL(rawURL, file string) string {
 	return u.String()
 }
 
-// onceFlag is a string flag that may be given once: hdig sends one body,
-// and keeping either of two values would send another than one asked for.
+// onceFlag is a string flag that may be given once (-T, --data-binary):
+// hdig sends one body, and keeping either of two values would send another
+// than one asked for (several -d are joined with &).
 type onceFlag struct {
-	s   *string
-	set bool
+	s    *string
+	what string // "upload", "body"
+	set  bool
 }
 
 func (f *onceFlag) String() string {
@@ -121,7 +119,7 @@ func (f *onceFlag) String() string {
 
 func (f *onceFlag) Set(v string) error {
 	if f.set {
-		return fmt.Errorf("given twice (%q, then %q): hdig sends one upload", *f.s, v)
+		return fmt.Errorf("given twice (%q, then %q): hdig sends one %s", *f.s, v, f.what)
 	}
 	*f.s, f.set = v, true
 	return nil

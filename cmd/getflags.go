@@ -31,7 +31,7 @@ func (o *getOptions) rangeFlags() ([]fetch.ByteRange, error) {
 		return nil, usageErrorf("--parallel needs -o FILE or stdout held back: -N streams one response as it arrives")
 	case o.Continue && o.Output == "":
 		return nil, usageErrorf("-C resumes FILE.hdig-part, so it needs -o FILE")
-	case o.Continue && (o.ranged() || o.Compressed || o.Head || o.Method != "" || len(o.Data) > 0 || len(o.DataBinary) > 0 || o.UploadFile != ""):
+	case o.Continue && (o.ranged() || o.Compressed || o.Head || o.Method != "" || len(o.Data) > 0 || o.DataBinary != "" || o.UploadFile != ""):
 		return nil, usageErrorf("-C resumes a plain GET; it cannot be combined with -r (or a Range header), --compressed, -I, -X or a request body")
 	case !o.ranged():
 		return nil, nil

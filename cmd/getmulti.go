@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"sync"
 
@@ -71,7 +70,7 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 		return usageErrorf("--parallel-max %d: want 1 to 300", o.Multi.ParallelMax)
 	case o.Multi.Parallel && !o.RemoteName:
 		return usageErrorf("-Z needs -O: concurrent bodies cannot share stdout")
-	case o.UploadFile == "-" || slices.Contains(o.DataBinary, "@-") || strings.Contains(strings.Join(o.Data, "\n"), "@-"):
+	case o.UploadFile == "-" || o.DataBinary == "@-" || strings.Contains(strings.Join(o.Data, "\n"), "@-"):
 		return usageErrorf("stdin can be read for one URL only")
 	}
 	if o.Multi.Parallel && !o.Out.RemoteHeaderName {

@@ -177,7 +177,7 @@ func (o *getOptions) formData(req *fetch.Request) error {
 	}
 	data := strings.Join(parts, "&")
 	if o.Req.Get {
-		if len(o.DataBinary) > 0 || o.UploadFile != "" || len(o.Req.Form) > 0 {
+		if o.DataBinary != "" || o.UploadFile != "" || len(o.Req.Form) > 0 {
 			return usageErrorf("-G puts -d data in the URL; it cannot send --data-binary, -T or -F")
 		}
 		req.URL = withQuery(req.URL, data)

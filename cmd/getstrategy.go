@@ -73,7 +73,7 @@ func (o *getOptions) zsyncDrops() string {
 // It notes whether the plain GET will offer a delta (o.offersDelta).
 func (o *getOptions) preferZsync(ctx context.Context) bool {
 	if o.NoCache || o.Head || o.Output == "" || o.special || o.ranged() || o.Continue || o.Method != "" ||
-		o.UploadFile != "" || len(o.Data) > 0 || len(o.DataBinary) > 0 || o.RemoteName || !o.zsyncKeepsFlags() {
+		o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "" || o.RemoteName || !o.zsyncKeepsFlags() {
 		return false
 	}
 	dir := o.cacheDir()

@@ -22,7 +22,7 @@ func (o *getOptions) checkZsyncFlags() error {
 		return usageErrorf("--zsync-url applies only with --zsync")
 	case o.Output == "":
 		return usageErrorf("--zsync needs -o FILE: blocks are written in place, then checked")
-	case o.ranged() || o.Head || o.UploadFile != "" || len(o.Data) > 0 || len(o.DataBinary) > 0:
+	case o.ranged() || o.Head || o.UploadFile != "" || len(o.Data) > 0 || o.DataBinary != "":
 		return usageErrorf("--zsync cannot be used with -r (or a Range header), -I or a request body")
 	}
 	if len(o.Sign.TrustKeys) > 0 {
