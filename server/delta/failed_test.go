@@ -1,7 +1,9 @@
 package delta
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -31,5 +33,36 @@ func TestFailedDeltaNotRetried(t *testing.T) {
 	}
 	if n := encodes.Load(); n != 1 {
 		t.Errorf("%d diffe encodes for 6 requests of one failed delta, want 1", n)
+	}
+}
+
+// A delta whose encode failed because the file was rewritten while it was
+// read (here with a NUL byte, which diffe cannot carry) is not remembered
+// as impossible for the version named: once the file is that version
+// again, its delta is made (found by the reread).
+func TestFailedDeltaOfChangedFileNotRemembered(t *testing.T) {
+	o := newOrigin(t, DefaultHistory)
+	base := o.putETag(text(500, 1))
+	good := text(500, 2)
+	o.putETag(good)
+	bad := bytes.Clone(good)
+	bad[10] = 0
+	var once atomic.Bool
+	encodeHook = func(context.Context) {
+		if once.CompareAndSwap(false, true) {
+			o.put(bad) // rewritten in place while its delta is made
+		}
+	}
+	t.Cleanup(func() { encodeHook = nil })
+	req, _ := http.NewRequest("GET", o.url, nil)
+	req.Header.Set("A-IM", "diffe")
+	req.Header.Set("If-None-Match", base)
+	if resp, err := http.DefaultClient.Do(req); err == nil { // the body it streams changes under it
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	o.put(good)
+	if resp, _ := o.get(map[string]string{"A-IM": "diffe", "If-None-Match": base}); resp.StatusCode != http.StatusIMUsed {
+		t.Errorf("the file back at the version named: status %d, want 226", resp.StatusCode)
 	}
 }

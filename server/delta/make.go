@@ -163,6 +163,7 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 	defer b.Close()
 	// Checked as made (rebuilds): the file is remembered as checked, not
 	// rebuilt again by the checkOnce of the 226 that sends it.
+	cannot := false // the coding cannot express these very two versions
 	id, err := writeAtomicID(path, func(w io.Writer) error {
 		f := w.(*os.File)
 		sum := sha256.New()
@@ -170,6 +171,12 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 		// VCDIFF goes without xdelta3's checksum extension: plain RFC 3284,
 		// which any decoder reads; Repr-Digest proves the result.
 		if err := patch.EncodeList(ims, b, base.Size, target, f, patch.WithChecksum(false)); err != nil {
+			if errors.Is(err, patch.ErrUnsupported) || errors.Is(err, patch.ErrLimit) {
+				// Remembered only when the bytes refused were the version
+				// named: a file rewritten during the read is tried again.
+				_, cerr := io.Copy(io.Discard, target)
+				cannot = cerr == nil && bytes.Equal(sum.Sum(nil), curSum)
+			}
 			return err
 		}
 		if !bytes.Equal(sum.Sum(nil), curSum) {
@@ -177,8 +184,8 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 		}
 		return rebuilds(f, ims, b, base.Size, []verify.Digest{{Algorithm: "sha-256", Value: curSum}})
 	})
-	if errors.Is(err, patch.ErrUnsupported) || errors.Is(err, patch.ErrLimit) {
-		h.unmade.add(name) // the coding cannot express these two versions
+	if cannot {
+		h.unmade.add(name)
 	}
 	if err != nil {
 		return nil, err
