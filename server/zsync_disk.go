@@ -67,11 +67,25 @@ func (c *zsyncCache) readBack(k fileKey, key string) (control, bool) {
 	f := &zsyncFlight{done: make(chan struct{}), retry: true}
 	c.flights[k] = f
 	c.mu.Unlock()
+	read := false
+	defer func() {
+		if !read {
+			// The read panicked (net/http recovers it): the flight ends as
+			// a failed read back, its joiners go on to a build, and the
+			// panic goes on up. Left open, it would hold every later
+			// request for k.
+			c.mu.Lock()
+			delete(c.flights, k)
+			close(f.done)
+			c.mu.Unlock()
+		}
+	}()
 	c.reads.Add(1)
 	if c.readHook != nil {
 		c.readHook()
 	}
 	ctl, ok := c.readStored(key)
+	read = true
 	c.mu.Lock()
 	delete(c.flights, k)
 	if ok {

@@ -176,3 +176,31 @@ func TestZsyncSmallNotStored(t *testing.T) {
 		t.Errorf("%d control files of files of about 3 KB kept on disk, want none", len(names))
 	}
 }
+
+// A read back that panics (net/http recovers a handler's panic) ends its
+// flight as a build that panics does: left open, every later request for
+// the file would wait on it for ever (found by the reread).
+func TestZsyncReadBackPanicEndsFlight(t *testing.T) {
+	dir, state := zsyncFiles(t, 1), t.TempDir()
+	s, ts := start(t, dir, WithStateDir(state), WithSettle(0))
+	s.zsync.memBudget = 1
+	s.zsync.storeMin = 0
+	made := cycleZsync(t, ts.URL, 1, 1)[0]
+	s.zsync.readHook = func() { panic("read back fails") }
+	// A client of its own: net/http retries a GET whose reused connection
+	// closed without an answer, and that retry would wait on the flight.
+	client := &http.Client{Transport: &http.Transport{}}
+	if resp, err := client.Get(ts.URL + "/f0.bin.zsync"); err == nil {
+		resp.Body.Close()
+	}
+	s.zsync.mu.Lock()
+	open := len(s.zsync.flights)
+	s.zsync.mu.Unlock()
+	if open != 0 {
+		t.Fatalf("%d flights left open after a read back panicked, want 0", open)
+	}
+	s.zsync.readHook = nil
+	if got := cycleZsync(t, ts.URL, 1, 1)[0]; !bytes.Equal(got, made) {
+		t.Errorf("after the panic, the control file differs from the one made")
+	}
+}
