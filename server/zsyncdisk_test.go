@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,9 +62,7 @@ func TestZsyncCyclingSmallFiles(t *testing.T) {
 func TestZsyncStateDirCycling(t *testing.T) {
 	const n = 70
 	dir, state := zsyncFiles(t, n), t.TempDir()
-	s, ts := start(t, dir, WithStateDir(state), WithSettle(0))
-	s.zsync.memBudget = 1 // nothing stays in memory: every hit is a read back
-	s.zsync.storeMin = 0  // small files are kept on disk too
+	s, ts := startStoring(t, dir, state)
 	first := cycleZsync(t, ts.URL, n, 3)
 	if got := s.zsync.makes.Load(); got != n {
 		t.Errorf("%d control files made for %d files asked for 3 times each, want %d", got, n, n)
@@ -105,9 +104,7 @@ func syncWithZsync(t *testing.T, url, want string) {
 // is not served: it is made again.
 func TestZsyncStoredTamperedRebuilt(t *testing.T) {
 	dir, state := zsyncFiles(t, 1), t.TempDir()
-	s, ts := start(t, dir, WithStateDir(state), WithSettle(0))
-	s.zsync.memBudget = 1
-	s.zsync.storeMin = 0
+	s, ts := startStoring(t, dir, state)
 	made := cycleZsync(t, ts.URL, 1, 1)[0]
 	stored, err := filepath.Glob(filepath.Join(state, "zsync", "*.*"))
 	must(t, err)
@@ -130,9 +127,7 @@ func TestZsyncStoredTamperedRebuilt(t *testing.T) {
 // read back, as they share one build.
 func TestZsyncReadBackShared(t *testing.T) {
 	dir, state := zsyncFiles(t, 1), t.TempDir()
-	s, ts := start(t, dir, WithStateDir(state), WithSettle(0))
-	s.zsync.memBudget = 1
-	s.zsync.storeMin = 0
+	s, ts := startStoring(t, dir, state)
 	made := cycleZsync(t, ts.URL, 1, 1)[0]
 	release := make(chan struct{})
 	s.zsync.readHook = func() { <-release }
@@ -182,9 +177,7 @@ func TestZsyncSmallNotStored(t *testing.T) {
 // the file would wait on it for ever (found by the reread).
 func TestZsyncReadBackPanicEndsFlight(t *testing.T) {
 	dir, state := zsyncFiles(t, 1), t.TempDir()
-	s, ts := start(t, dir, WithStateDir(state), WithSettle(0))
-	s.zsync.memBudget = 1
-	s.zsync.storeMin = 0
+	s, ts := startStoring(t, dir, state)
 	made := cycleZsync(t, ts.URL, 1, 1)[0]
 	s.zsync.readHook = func() { panic("read back fails") }
 	// A client of its own: net/http retries a GET whose reused connection
@@ -203,4 +196,15 @@ func TestZsyncReadBackPanicEndsFlight(t *testing.T) {
 	if got := cycleZsync(t, ts.URL, 1, 1)[0]; !bytes.Equal(got, made) {
 		t.Errorf("after the panic, the control file differs from the one made")
 	}
+}
+
+// startStoring serves dir with the state directory state, keeping no
+// control file in memory (every hit is a read back) and the control files
+// of small files on disk too.
+func startStoring(t *testing.T, dir, state string) (*Server, *httptest.Server) {
+	t.Helper()
+	s, ts := start(t, dir, WithStateDir(state), WithSettle(0))
+	s.zsync.memBudget = 1
+	s.zsync.storeMin = 0
+	return s, ts
 }
