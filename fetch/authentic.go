@@ -163,15 +163,20 @@ func (t *Trust) Signatures(status int, h, trailer http.Header, req *http.Request
 		return out
 	}
 	for _, b := range bad {
+		// A value that cannot be read, under parameters a trusted key
+		// applies to, is that key's signature failing, not no signature.
+		if b.Params != nil && t.policy(b.Label).Applies(*b.Params) {
+			c := checkOf(b.Label, *b.Params)
+			c.Result, c.Reason = SignatureInvalid, reasonOf(b, b.Label)
+			out.Checks = append(out.Checks, c)
+			continue
+		}
 		out.Warnings = append(out.Warnings, fmt.Sprintf("signature %s ignored: %v", b.Label, b))
 	}
 	m := httpsig.ResponseMessage(&http.Response{StatusCode: status, Header: h, Trailer: trailer}, req)
 	for _, s := range sigs {
 		pol := t.policy(s.Label)
-		c := SignatureCheck{Label: s.Label, KeyID: s.Params.KeyID, Alg: s.Params.Alg, Tag: s.Params.Tag}
-		for _, comp := range s.Params.Components {
-			c.Covers = append(c.Covers, comp.String())
-		}
+		c := checkOf(s.Label, s.Params)
 		if !pol.Applies(s.Params) {
 			c.Result, c.Reason = SignatureUntrusted, "no trusted key for this keyid and alg"
 			out.Checks = append(out.Checks, c)
@@ -193,6 +198,16 @@ func (t *Trust) Signatures(status int, h, trailer http.Header, req *http.Request
 		out.cover(r.Params, s.Label, name)
 	}
 	return out
+}
+
+// checkOf is the check of the signature label with parameters p, its
+// result not yet known.
+func checkOf(label string, p httpsig.Params) SignatureCheck {
+	c := SignatureCheck{Label: label, KeyID: p.KeyID, Alg: p.Alg, Tag: p.Tag}
+	for _, comp := range p.Components {
+		c.Covers = append(c.Covers, comp.String())
+	}
+	return c
 }
 
 // reasonOf is Verify's error without the prefixes the check repeats.

@@ -249,3 +249,39 @@ func TestPathBoundBySignatureThatProves(t *testing.T) {
 		t.Errorf("no warning that the signature proving the bytes does not bind the path; warnings %q", res.Verdict.Warnings)
 	}
 }
+
+// A signature whose Signature-Input names a
+// trusted key (keyid "o") and whose value cannot be read (not a Byte
+// Sequence, bad base64, missing) is a signature by that key that does not
+// verify: exit 1, as one with the wrong bytes is. It was a warning: alone
+// it gave exit 3 ("carries no signature"), beside a valid one exit 0.
+// A malformed label no trusted key applies to stays a warning.
+func TestUnreadableTrustedSignatureIsBad(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	for _, v := range []string{`x=tok`, `x=:!!:`, `x=("a")`, ``} {
+		for _, alone := range []bool{true, false} {
+			h := http.Header{}
+			h.Set("Repr-Digest", "sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:")
+			if !alone {
+				h = signedHeader(t, k, "o", "repr-digest")
+			}
+			h.Add("Signature-Input", `x=("repr-digest");keyid="o";created=1800000000`)
+			if v != "" {
+				h.Add("Signature", v)
+			}
+			res := &Result{Status: 200, Header: h}
+			res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
+			if err := trustOf(t, "o", k, sigT0).authenticate(res, true); !errors.Is(err, ErrSignature) {
+				t.Errorf("Signature %q, alone %v: %v, want ErrSignature; warnings %q", v, alone, err, res.Verdict.Warnings)
+			}
+		}
+	}
+	h := signedHeader(t, k, "o", "repr-digest")
+	h.Add("Signature-Input", `x=("repr-digest");keyid="cdn"`)
+	h.Add("Signature", `x=tok`)
+	res := &Result{Status: 200, Header: h}
+	res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
+	if err := trustOf(t, "o", k, sigT0).authenticate(res, true); err != nil {
+		t.Errorf("another keyid's malformed label: %v, want authentic", err)
+	}
+}

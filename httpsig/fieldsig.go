@@ -33,6 +33,11 @@ func ParseSignatures(h http.Header) ([]Signature, error) {
 type LabelError struct {
 	Label string
 	Err   error
+	// Params, when not nil, are the label's parameters, read from
+	// Signature-Input: its value is what cannot be read (not a Byte
+	// Sequence, missing, or the Signature field not a Dictionary), so the
+	// keyid and alg say whose signature failed.
+	Params *Params
 }
 
 func (e *LabelError) Error() string { return e.Err.Error() }
@@ -41,7 +46,10 @@ func (e *LabelError) Unwrap() error { return e.Err }
 // ParseEach is ParseSignatures for a verifier: a malformed label is
 // returned apart, in bad, and does not hide the well-formed ones (RFC 9421
 // §3.2 lets a verifier pick the signatures it verifies). err is for fields
-// that cannot be read at all (not Dictionaries, too long, too many labels).
+// that cannot be read at all (not Dictionaries, too long, too many labels):
+// Signature-Input, or Signature beside a Signature-Input with no label. A
+// Signature that cannot be read makes each label of Signature-Input bad,
+// with its Params.
 func ParseEach(h http.Header) (sigs []Signature, bad []*LabelError, err error) {
 	in, hasIn := h["Signature-Input"]
 	sig, hasSig := h["Signature"]
@@ -52,22 +60,34 @@ func ParseEach(h http.Header) (sigs []Signature, bad []*LabelError, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	values, err := parseDict("Signature", sig)
-	if err != nil {
-		return nil, nil, err
+	values, verr := parseDict("Signature", sig)
+	if verr != nil && len(inputs.Names()) == 0 {
+		return nil, nil, verr
 	}
-	for _, l := range values.Names() {
-		if _, ok := inputs.Get(l); !ok {
-			bad = append(bad, &LabelError{l, fmt.Errorf("httpsig: label %q is in Signature but not in Signature-Input", l)})
+	if verr == nil {
+		for _, l := range values.Names() {
+			if _, ok := inputs.Get(l); !ok {
+				bad = append(bad, &LabelError{Label: l, Err: fmt.Errorf("httpsig: label %q is in Signature but not in Signature-Input", l)})
+			}
 		}
 	}
 	for _, l := range inputs.Names() {
-		s, err := signatureOf(l, inputs, values)
+		m, _ := inputs.Get(l)
+		p, err := paramsFromMember(l, m)
 		if err != nil {
-			bad = append(bad, &LabelError{l, err})
+			bad = append(bad, &LabelError{Label: l, Err: err})
 			continue
 		}
-		sigs = append(sigs, s)
+		if verr != nil {
+			bad = append(bad, &LabelError{Label: l, Err: verr, Params: &p})
+			continue
+		}
+		v, err := valueOf(l, values)
+		if err != nil {
+			bad = append(bad, &LabelError{Label: l, Err: err, Params: &p})
+			continue
+		}
+		sigs = append(sigs, Signature{Label: l, Params: p, Value: v})
 	}
 	return sigs, bad, nil
 }
@@ -114,22 +134,18 @@ func parseDict(field string, vs []string) (*httpsfv.Dictionary, error) {
 	return d, nil
 }
 
-func signatureOf(label string, inputs, values *httpsfv.Dictionary) (Signature, error) {
-	m, _ := inputs.Get(label)
-	p, err := paramsFromMember(label, m)
-	if err != nil {
-		return Signature{}, err
-	}
+// valueOf is label's member of Signature, a Byte Sequence.
+func valueOf(label string, values *httpsfv.Dictionary) ([]byte, error) {
 	v, ok := values.Get(label)
 	if !ok {
-		return Signature{}, fmt.Errorf("httpsig: label %q is in Signature-Input but not in Signature", label)
+		return nil, fmt.Errorf("httpsig: label %q is in Signature-Input but not in Signature", label)
 	}
 	it, ok := v.(httpsfv.Item)
 	b, isBytes := it.Value.([]byte)
 	if !ok || !isBytes {
-		return Signature{}, fmt.Errorf("httpsig: Signature %q is not a Byte Sequence", label)
+		return nil, fmt.Errorf("httpsig: Signature %q is not a Byte Sequence", label)
 	}
-	return Signature{Label: label, Params: p, Value: b}, nil
+	return b, nil
 }
 
 // setSignature adds label's Signature-Input and Signature members to h,
