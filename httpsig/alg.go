@@ -60,8 +60,9 @@ type key struct {
 func (k *key) Alg() string { return k.alg }
 
 // NewSigner returns a Signer for alg with a private key:
-// ed25519.PrivateKey, *ecdsa.PrivateKey (P-256 or P-384), *rsa.PrivateKey
-// or a []byte HMAC secret. An empty alg is taken from the key (RSA needs it).
+// ed25519.PrivateKey, *ecdsa.PrivateKey (P-256 or P-384), *rsa.PrivateKey,
+// PSSPrivateKey or a []byte HMAC secret. An empty alg is taken from the key
+// (an rsaEncryption key, *rsa.PrivateKey, needs it).
 func NewSigner(alg string, priv any) (Signer, error) {
 	k, err := newKey(alg, priv, true)
 	if err != nil {
@@ -89,6 +90,8 @@ func newKey(alg string, k any, private bool) (*key, error) {
 		pub, priv = &v.PublicKey, v
 	case *rsa.PrivateKey:
 		pub, priv = &v.PublicKey, v
+	case PSSPrivateKey:
+		pub, priv = PSSPublicKey{&v.PublicKey}, v.PrivateKey
 	case []byte:
 		priv = v
 	}
@@ -107,6 +110,9 @@ func newKey(alg string, k any, private bool) (*key, error) {
 	}
 	if alg != want && !(want == "rsa" && (alg == RSAPSSSHA512 || alg == RSAV15SHA256)) {
 		return nil, fmt.Errorf("httpsig: algorithm %q does not fit a %s key", alg, describe(pub))
+	}
+	if p, ok := pub.(PSSPublicKey); ok {
+		pub = p.PublicKey
 	}
 	return &key{alg: alg, priv: priv, pub: pub}, nil
 }
@@ -132,6 +138,14 @@ func algOf(pub any) (string, error) {
 			return "", fmt.Errorf("httpsig: RSA key of %d bits, want at least %d", v.N.BitLen(), MinRSABits)
 		}
 		return "rsa", nil
+	case PSSPublicKey:
+		if v.PublicKey == nil {
+			return "", fmt.Errorf("httpsig: empty RSA-PSS key")
+		}
+		if _, err := algOf(v.PublicKey); err != nil {
+			return "", err
+		}
+		return RSAPSSSHA512, nil
 	case []byte:
 		if len(v) < MinHMACKey {
 			return "", fmt.Errorf("httpsig: HMAC secret of %d bytes, want at least %d", len(v), MinHMACKey)

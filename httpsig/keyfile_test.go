@@ -2,7 +2,6 @@ package httpsig
 
 import (
 	"crypto/ed25519"
-	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/asn1"
@@ -121,7 +120,7 @@ func TestRSAPSSPublicKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	priv := k.(*rsa.PrivateKey)
+	priv := k.(PSSPrivateKey).PrivateKey
 	der, err := asn1.Marshal(struct {
 		Algo pkix.AlgorithmIdentifier
 		Key  asn1.BitString

@@ -16,9 +16,18 @@ const maxPEM = 64 << 10
 
 var oidRSAPSS = asn1.ObjectIdentifier{1, 2, 840, 113549, 1, 1, 10}
 
+// PSSPublicKey is an RSA public key whose algorithm is id-RSASSA-PSS
+// (RFC 4055, openssl's RSA-PSS keys): a key for RSASSA-PSS only, so for
+// rsa-pss-sha512 only, where an rsaEncryption key serves both RSA
+// algorithms.
+type PSSPublicKey struct{ *rsa.PublicKey }
+
+// PSSPrivateKey is the private key of a PSSPublicKey.
+type PSSPrivateKey struct{ *rsa.PrivateKey }
+
 // ParsePrivateKey reads the first PEM block of b: PKCS#8 "PRIVATE KEY"
-// (ed25519, ECDSA, RSA, RSASSA-PSS), PKCS#1 "RSA PRIVATE KEY" or SEC 1
-// "EC PRIVATE KEY".
+// (ed25519, ECDSA, RSA, RSASSA-PSS: a PSSPrivateKey), PKCS#1 "RSA PRIVATE
+// KEY" or SEC 1 "EC PRIVATE KEY".
 func ParsePrivateKey(b []byte) (any, error) {
 	blk, err := pemBlock(b)
 	if err != nil {
@@ -42,8 +51,9 @@ func ParsePrivateKey(b []byte) (any, error) {
 	return nil, fmt.Errorf("httpsig: PEM block %q, want PRIVATE KEY, RSA PRIVATE KEY or EC PRIVATE KEY", blk.Type)
 }
 
-// ParsePublicKey reads the first PEM block of b: SPKI "PUBLIC KEY" or
-// PKCS#1 "RSA PUBLIC KEY". A private key is accepted too (its public half).
+// ParsePublicKey reads the first PEM block of b: SPKI "PUBLIC KEY" (an
+// RSASSA-PSS one is a PSSPublicKey) or PKCS#1 "RSA PUBLIC KEY". A private
+// key is accepted too (its public half).
 func ParsePublicKey(b []byte) (any, error) {
 	blk, err := pemBlock(b)
 	if err != nil {
@@ -70,6 +80,8 @@ func ParsePublicKey(b []byte) (any, error) {
 		return &v.PublicKey, nil
 	case *rsa.PrivateKey:
 		return &v.PublicKey, nil
+	case PSSPrivateKey:
+		return PSSPublicKey{&v.PublicKey}, nil
 	}
 	return nil, fmt.Errorf("httpsig: unsupported key type %T", k)
 }
@@ -106,14 +118,18 @@ func parseSPKI(der []byte) (any, error) {
 		Key  asn1.BitString
 	}
 	if rest, perr := asn1.Unmarshal(der, &p); perr == nil && len(rest) == 0 && p.Algo.Algorithm.Equal(oidRSAPSS) {
-		return x509.ParsePKCS1PublicKey(p.Key.RightAlign())
+		k, err := x509.ParsePKCS1PublicKey(p.Key.RightAlign())
+		if err != nil {
+			return nil, err
+		}
+		return PSSPublicKey{k}, nil
 	}
 	return nil, err
 }
 
 // parsePSSPrivate reads a PKCS#8 key whose algorithm is id-RSASSA-PSS,
 // which crypto/x509 does not: the inner key is PKCS#1.
-func parsePSSPrivate(der []byte) (*rsa.PrivateKey, error) {
+func parsePSSPrivate(der []byte) (PSSPrivateKey, error) {
 	var p struct {
 		Version    int
 		Algo       pkix.AlgorithmIdentifier
@@ -121,7 +137,8 @@ func parsePSSPrivate(der []byte) (*rsa.PrivateKey, error) {
 	}
 	rest, err := asn1.Unmarshal(der, &p)
 	if err != nil || len(rest) != 0 || !p.Algo.Algorithm.Equal(oidRSAPSS) {
-		return nil, fmt.Errorf("httpsig: not an RSASSA-PSS PKCS#8 key")
+		return PSSPrivateKey{}, fmt.Errorf("httpsig: not an RSASSA-PSS PKCS#8 key")
 	}
-	return x509.ParsePKCS1PrivateKey(p.PrivateKey)
+	k, err := x509.ParsePKCS1PrivateKey(p.PrivateKey)
+	return PSSPrivateKey{k}, err
 }

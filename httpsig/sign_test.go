@@ -52,13 +52,13 @@ func TestRoundTrip(t *testing.T) {
 	for id, alg := range testKeyAlgs {
 		pairs[alg] = pair{testSigner(t, id), testVerifier(t, id)}
 	}
-	rsaKey, err := ParsePrivateKey(readFile(t, "keys/test-key-rsa-pss.pem"))
+	rsaKey, err := ParsePrivateKey(readFile(t, "keys/test-key-rsa.pem"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s15, _ := NewSigner(RSAV15SHA256, rsaKey)
-	v15, _ := NewVerifier(RSAV15SHA256, rsaKey)
-	pairs["rsa-pss key with v1_5"] = pair{s15, v15}
+	sPSS, _ := NewSigner(RSAPSSSHA512, rsaKey)
+	vPSS, _ := NewVerifier(RSAPSSSHA512, rsaKey)
+	pairs["rsa key with pss"] = pair{sPSS, vPSS}
 	s384, _ := NewSigner("", p384)
 	v384, _ := NewVerifier(ECDSAP384SHA384, &p384.PublicKey)
 	pairs[ECDSAP384SHA384] = pair{s384, v384}
