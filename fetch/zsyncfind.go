@@ -121,9 +121,15 @@ func (z *zsyncRun) fetchControl(ctx context.Context) error {
 // header, retries, policy, Want-Repr-Digest and Want-Content-Digest (sent
 // by build, as on every request of hdig get) and checksum mode, so that
 // the digests an origin sends only when asked are there to verify, and
-// its OnRequest and OnResponse (-v shows every request of the run).
+// its OnRequest and OnResponse (-v shows every request of the run). On
+// another origin than r's, which the origin chose (a Link, a URL: line)
+// or the user named (--zsync-url), the header is a mirror's
+// (mirrorHeader): any -H field may carry a key.
 func (r *Request) sub(url string) *Request {
 	h := r.Header.Clone()
+	if !SameOrigin(r.URL, url) {
+		h = mirrorHeader(r.Header)
+	}
 	if h == nil { // a caller's nil header: If-Range and the like are set on it
 		h = http.Header{}
 	}
