@@ -106,8 +106,8 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	if r.Method == http.MethodPut {
-		_, err := s.root.Stat(target)
-		if !s.writePreconditions(w, r, target, err == nil) {
+		fi, err := s.root.Stat(target)
+		if s.targetIsDir(w, r, fi) || !s.writePreconditions(w, r, target, err == nil) {
 			return
 		}
 		created = err != nil

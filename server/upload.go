@@ -81,14 +81,25 @@ func (s *Server) writeTarget(w http.ResponseWriter, r *http.Request, name string
 		}
 		return path.Join(name, randomName()+extFor(r.Header.Get("Content-Type"))), true, true
 	}
-	if exists && fi.IsDir() || name == "." {
-		s.problem(w, r, problem{Status: http.StatusConflict, Detail: "the target is a directory"})
+	if name == "." || s.targetIsDir(w, r, fi) {
 		return "", false, false
 	}
 	if !s.writePreconditions(w, r, name, exists) {
 		return "", false, false
 	}
 	return name, !exists, true
+}
+
+// targetIsDir answers 409 Conflict when a PUT's target (fi, nil when
+// there is none) is a directory, which a file cannot replace: when the
+// request arrives, and again once its content is in, when another upload
+// may have made it one (store). It reports whether it answered.
+func (s *Server) targetIsDir(w http.ResponseWriter, r *http.Request, fi fs.FileInfo) bool {
+	if fi == nil || !fi.IsDir() {
+		return false
+	}
+	s.problem(w, r, problem{Status: http.StatusConflict, Detail: "the target is a directory"})
+	return true
 }
 
 // writePreconditions evaluates If-Match and If-None-Match, over all their
