@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/hdig/hdig/fetch"
+	"github.com/hdig/hdig/httpfield"
 	"github.com/spf13/pflag"
 )
 
@@ -134,7 +134,7 @@ func dispositionName(v string) (string, bool) {
 		name = name[i+1:]
 	}
 	name = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unprintable(r) {
+		if httpfield.Unprintable(r) {
 			return -1
 		}
 		return r
@@ -256,12 +256,4 @@ func (h *headerDump) save(name string) error {
 		return withExit(ExitUsage, fmt.Errorf("-D: %w", err))
 	}
 	return nil
-}
-
-// unprintable says r has no place in a file name an origin chooses: a
-// control character (terminal escapes), a format character (bidirectional
-// overrides that show "\u202etxt.exe" as "exe.txt", zero-width ones) or a
-// line or paragraph separator.
-func unprintable(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }

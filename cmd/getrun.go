@@ -203,11 +203,11 @@ func remoteName(rawURL string) (string, error) {
 // lastSegment is the URL's last path segment, decoded unless it encodes a
 // slash: "a%2Fb" stays "a%2Fb", as curl -O names it, rather than "b", a
 // name the URL never had; nor a control or format character ("a%0Ab",
-// an ESC sequence, %00), which no URL shows and -J drops (unprintable).
+// an ESC sequence, %00), which no URL shows and -J drops (httpfield.Unprintable).
 func lastSegment(u *url.URL) string {
 	seg := path.Base(u.EscapedPath())
 	name, err := url.PathUnescape(seg)
-	if err != nil || strings.ContainsRune(name, '/') || strings.ContainsFunc(name, unprintable) {
+	if err != nil || strings.ContainsRune(name, '/') || strings.ContainsFunc(name, httpfield.Unprintable) {
 		return seg
 	}
 	return name

@@ -3,6 +3,7 @@ package httpfield
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Printable is text a server or a file chose (a reason phrase, an error
@@ -23,4 +24,19 @@ func Printable(s string) string {
 		return r
 	}, s)
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// Unprintable says r has no place in a file name another party chooses
+// (an origin's, for hdig get; a client's, for an upload to hdig serve):
+// a control character (terminal escapes, line breaks), a format character
+// (bidirectional overrides that show "\u202etxt.exe" as "exe.txt",
+// zero-width ones) or a line or paragraph separator.
+func Unprintable(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// UnsafeName says a name holds an Unprintable character or is not UTF-8,
+// so that it would mislead whoever lists, logs or downloads the file.
+func UnsafeName(name string) bool {
+	return !utf8.ValidString(name) || strings.ContainsFunc(name, Unprintable)
 }

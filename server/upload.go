@@ -44,6 +44,13 @@ func (s *Server) serveWrite(w http.ResponseWriter, r *http.Request, name string)
 			Detail: "request content codings accepted: gzip"})
 		return
 	}
+	// A name a later listing, log line or download would show as
+	// something else (one rule with hdig get's for an origin's names).
+	if httpfield.UnsafeName(name) {
+		s.problem(w, r, problem{Status: http.StatusBadRequest,
+			Detail: "the path holds a control or format character, or is not UTF-8: nothing is stored under such a name"})
+		return
+	}
 	gz := enc == "gzip" || enc == "x-gzip"
 	if r.ContentLength > s.cfg.maxUpload {
 		s.tooLarge(w, r)
