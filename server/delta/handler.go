@@ -7,6 +7,7 @@ package delta
 import (
 	"container/list"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/hdig/hdig/fileid"
 	"github.com/hdig/hdig/httpfield"
+	"github.com/hdig/hdig/internal/keyset"
 	"github.com/hdig/hdig/internal/ownfile"
 	"github.com/hdig/hdig/patch"
 	"github.com/hdig/hdig/server"
@@ -76,11 +78,11 @@ type Handler struct {
 
 	// flat holds the ETags of versions hdig-vcdiff-inflated gave no delta
 	// for (no zlib stream to expand, or a failure): it is not tried again.
-	flat memo
+	flat keyset.Set
 	// unmade holds the names of deltas their coding cannot make (diff -e
 	// of binary bytes, a limit): each attempt reads both versions whole,
 	// and any client can ask again.
-	unmade memo
+	unmade keyset.Set
 
 	// checked holds the delta files (made, or found in the state
 	// directory) seen to rebuild their target, by path, with the file ID
@@ -90,8 +92,7 @@ type Handler struct {
 	checked   map[string]fileid.ID
 
 	// refused holds the blobs logged as refused (refused.go).
-	refusedMu sync.Mutex
-	refused   map[string]bool
+	refused keyset.Set
 }
 
 // maxChecked bounds Handler.checked; it is emptied when full.
@@ -277,7 +278,11 @@ func (h *Handler) ServeDelta(w http.ResponseWriter, r *http.Request, cur *server
 		if r.Context().Err() != nil {
 			return false, nil // the client is gone; the server's answer fails quietly
 		}
-		h.log.Warn("delta", "file", cur.File, "base", base.ETag, "err", err)
+		level := slog.LevelWarn
+		if errors.Is(err, errUnmade) {
+			level = slog.LevelDebug // warned when it failed
+		}
+		h.log.Log(r.Context(), level, "delta", "file", cur.File, "base", base.ETag, "err", err)
 		return false, notAcceptable(aim, "the delta could not be made")
 	}
 	if d.size >= cur.Size && !refusesIdentity(aim) {

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +31,7 @@ type made struct {
 // a compression listed after the coding and it makes the delta smaller.
 func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, base version, codings []patch.Manipulation, aim []patch.Manipulation) (*made, error) {
 	var errs []string
+	known := true // every coding failed before (unmade): nothing new to tell
 	for _, c := range h.inflatable(cur, codings) {
 		d, err := h.deltaFile(ctx, cur, base, []string{c.Name})
 		if err != nil && c.Name == patch.InflatedIM && ctx.Err() == nil && !errors.Is(err, errTargetChanged) {
@@ -40,7 +40,7 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 			if !errors.Is(err, patch.ErrNothingInflated) {
 				h.log.Warn("delta", "im", c.Name, "file", cur.File, "err", err)
 			}
-			h.flat.add(cur.ETag)
+			h.flat.Add(cur.ETag)
 			continue
 		}
 		if err != nil {
@@ -48,6 +48,7 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 				return nil, err
 			}
 			errs = append(errs, fmt.Sprintf("%s: %v", c.Name, err))
+			known = known && errors.Is(err, errUnmade)
 			continue
 		}
 		if c.Name == patch.InflatedIM && len(accepted(aim, []string{"vcdiff"})) > 0 {
@@ -67,39 +68,20 @@ func (h *Handler) bestDelta(ctx context.Context, cur *server.Representation, bas
 		}
 		return d, nil
 	}
+	if known && len(errs) > 0 {
+		return nil, fmt.Errorf("no delta-coding worked: %w", errUnmade)
+	}
 	return nil, fmt.Errorf("no delta-coding worked: %s", strings.Join(errs, "; "))
 }
 
-// maxMemo bounds the keys a memo holds; past it the memo is emptied (and
-// what it held is tried once more).
-const maxMemo = 4096
-
-// memo is a set of keys for what is not worth trying again, bounded
-// whatever clients ask for.
-type memo struct {
-	mu   sync.Mutex
-	keys map[string]bool
-}
-
-func (m *memo) add(key string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.keys == nil || len(m.keys) >= maxMemo {
-		m.keys = map[string]bool{}
-	}
-	m.keys[key] = true
-}
-
-func (m *memo) has(key string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.keys[key]
-}
+// errUnmade marks a delta remembered as one its coding cannot make
+// (Handler.unmade): the failure was logged when it was new.
+var errUnmade = errors.New("could not be made before")
 
 // inflatable returns codings without hdig-vcdiff-inflated when it gave no
 // delta for the current version before (flat).
 func (h *Handler) inflatable(cur *server.Representation, codings []patch.Manipulation) []patch.Manipulation {
-	if !h.flat.has(cur.ETag) {
+	if !h.flat.Has(cur.ETag) {
 		return codings
 	}
 	var out []patch.Manipulation
@@ -143,8 +125,8 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 	if fi, err := os.Stat(path); err == nil {
 		return &made{path: path, size: fi.Size(), ims: ims}, nil
 	}
-	if h.unmade.has(name) {
-		return nil, fmt.Errorf("%w: %s could not be made before", patch.ErrUnsupported, strings.Join(ims, "+"))
+	if h.unmade.Has(name) {
+		return nil, fmt.Errorf("%w: %s %w", patch.ErrUnsupported, strings.Join(ims, "+"), errUnmade)
 	}
 	select {
 	case h.encodes <- struct{}{}:
@@ -185,7 +167,7 @@ func (h *Handler) deltaFile(ctx context.Context, cur *server.Representation, bas
 		return rebuilds(f, ims, b, base.Size, []verify.Digest{{Algorithm: "sha-256", Value: curSum}})
 	})
 	if cannot {
-		h.unmade.add(name)
+		h.unmade.Add(name)
 	}
 	if err != nil {
 		return nil, err

@@ -15,16 +15,7 @@ func (h *Handler) refusedBlob(path string, err error) {
 	if !errors.Is(err, ownfile.ErrNotOwn) {
 		return
 	}
-	h.refusedMu.Lock()
-	seen := h.refused[path]
-	if !seen {
-		if h.refused == nil || len(h.refused) >= maxChecked {
-			h.refused = map[string]bool{}
-		}
-		h.refused[path] = true
-	}
-	h.refusedMu.Unlock()
-	if !seen {
+	if h.refused.Add(path) {
 		h.log.Warn("retained version not used as a delta base or dictionary", "blob", path, "err", err)
 	}
 }
