@@ -156,7 +156,7 @@ func (s *Server) dictEncode(dst io.Writer, src io.Reader, coding string, dictSum
 		return err
 	}
 	if int64(len(data)) > limit {
-		return fmt.Errorf("%s: want at most %d bytes to encode, got more", coding, limit)
+		return fmt.Errorf("%w: %s: want at most %d bytes to encode, got more", errCannotEncode, coding, limit)
 	}
 	dict, err := s.dict.read(dictSum, limit)
 	if err != nil {
@@ -164,7 +164,7 @@ func (s *Server) dictEncode(dst io.Writer, src io.Reader, coding string, dictSum
 	}
 	out, err := dictionary.Encode(coding, data, dict)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errCannotEncode, err)
 	}
 	dictEncodes.Add(1)
 	if dictEncodeTamper != nil {
@@ -172,7 +172,7 @@ func (s *Server) dictEncode(dst io.Writer, src io.Reader, coding string, dictSum
 	}
 	back, err := dictionary.Decode(coding, out, dict, dictionary.Limits{MaxOutput: int64(len(data))})
 	if err != nil || !bytes.Equal(back, data) {
-		return fmt.Errorf("%s: the encoded body does not decode to the file (%v)", coding, err)
+		return fmt.Errorf("%w: %s: the encoded body does not decode to the file (%v)", errCannotEncode, coding, err)
 	}
 	_, err = dst.Write(out)
 	return err
@@ -188,7 +188,7 @@ func (d *dictRules) read(sum []byte, limit int64) ([]byte, error) {
 		}
 		if size > limit {
 			f.Close()
-			return nil, fmt.Errorf("dictionary of %d bytes: want at most %d", size, limit)
+			return nil, fmt.Errorf("%w: dictionary of %d bytes: want at most %d", errCannotEncode, size, limit)
 		}
 		b, err := readAllClose(f, size)
 		if err != nil {

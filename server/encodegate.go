@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
 	"sync"
+
+	"github.com/hdig/hdig/internal/keyset"
 )
 
 // Encoded variants are built under a policy that keeps a burst of
@@ -40,6 +43,14 @@ func syncMax(enc string) int64 {
 // errNotReady: the variant is not built yet; identity is served.
 var errNotReady = errors.New("variant not built yet")
 
+// errCannotEncode marks a variant its coding cannot make from the bytes
+// named (a dictionary too large, an encode that does not decode back);
+// errFailedBefore a variant remembered so (encodeGate.failed).
+var (
+	errCannotEncode = errors.New("cannot be encoded")
+	errFailedBefore = fmt.Errorf("%w: failed before", errCannotEncode)
+)
+
 // builtMemory bounds the keys the gate remembers as built.
 const builtMemory = 4096
 
@@ -50,6 +61,10 @@ type encodeGate struct {
 	bg     sync.WaitGroup
 	ctx    context.Context // cancelled by Close: background builds stop
 	cancel context.CancelFunc
+
+	// failed holds the variant keys whose coding refused the bytes
+	// (errCannotEncode): not built again, however often asked.
+	failed keyset.Set
 
 	mu       sync.Mutex
 	building map[string]bool
@@ -76,6 +91,10 @@ func (g *encodeGate) close() {
 // (id, read through f) has sha-256 sum, or errNotReady.
 func (s *Server) encodedVariant(r *http.Request, name string, id *Representation, sum []byte, enc string, f io.ReaderAt) (*variant, error) {
 	g := s.gate
+	key := hex.EncodeToString(sum) + "." + enc
+	if g.failed.Has(key) {
+		return nil, errFailedBefore
+	}
 	if id.Size <= syncMax(enc) {
 		select {
 		case g.small <- struct{}{}:
@@ -83,9 +102,10 @@ func (s *Server) encodedVariant(r *http.Request, name string, id *Representation
 			return nil, r.Context().Err()
 		}
 		defer func() { <-g.small }()
-		return s.variants.open(sum, enc, io.NewSectionReader(f, 0, id.Size))
+		vr, err := s.variants.open(sum, enc, io.NewSectionReader(f, 0, id.Size))
+		g.noteFailure(key, err)
+		return vr, err
 	}
-	key := hex.EncodeToString(sum) + "." + enc
 	if g.isBuilding(key) {
 		return nil, errNotReady
 	}
@@ -97,6 +117,14 @@ func (s *Server) encodedVariant(r *http.Request, name string, id *Representation
 		go s.buildVariant(key, name, sum, enc, id.Size)
 	}
 	return nil, errNotReady
+}
+
+// noteFailure remembers the variant key as one that cannot be built
+// when err says so (errCannotEncode: the coding refused the bytes named).
+func (g *encodeGate) noteFailure(key string, err error) {
+	if errors.Is(err, errCannotEncode) {
+		g.failed.Add(key)
+	}
 }
 
 func (g *encodeGate) isBuilding(key string) bool {
@@ -159,6 +187,7 @@ func (s *Server) buildVariant(key, name string, sum []byte, enc string, size int
 	defer f.Close()
 	src := ctxReader{s.gate.ctx, io.NewSectionReader(f, 0, size)}
 	vr, err := s.variants.open(sum, enc, src)
+	s.gate.noteFailure(key, err)
 	if err != nil {
 		s.cfg.logger.Debug("variant not built", "file", name, "encoding", enc, "err", err)
 		return

@@ -82,6 +82,13 @@ func newVariantStore(dir string, budget int64) (*variantStore, error) {
 func (vs *variantStore) compressChecked(dst io.Writer, src io.Reader, enc string, sum []byte) ([]byte, error) {
 	h, out := sha256.New(), sha256.New()
 	if err := vs.encode(io.MultiWriter(dst, out), io.TeeReader(src, h), enc); err != nil {
+		if errors.Is(err, errCannotEncode) {
+			// Remembered only when the bytes refused were the version
+			// named: a file rewritten during the read is tried again.
+			if _, cerr := io.Copy(h, src); cerr != nil || !bytes.Equal(h.Sum(nil), sum) {
+				return nil, errChangedDuringBuild
+			}
+		}
 		return nil, err
 	}
 	if !bytes.Equal(h.Sum(nil), sum) {
