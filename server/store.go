@@ -103,14 +103,20 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 	// The preconditions were evaluated before the content arrived; another
 	// upload may have replaced the file since: evaluate them again, and
 	// keep other uploads out until this one is in place and cached.
-	s.writeMu.Lock()
+	fi, etag, err := s.lockTarget(r, target)
 	defer s.writeMu.Unlock()
+	if lockedHook != nil {
+		lockedHook()
+	}
+	if err != nil {
+		s.internalError(w, r, err)
+		return
+	}
 	if r.Method == http.MethodPut {
-		fi, err := s.root.Stat(target)
-		if s.targetIsDir(w, r, fi) || !s.writePreconditions(w, r, target, err == nil) {
+		if s.targetIsDir(w, r, fi) || !s.writePreconditions(w, r, target, fi != nil, etag) {
 			return
 		}
-		created = err != nil
+		created = fi == nil
 	}
 	if err := s.root.MkdirAll(path.Dir(target), 0o755); err != nil {
 		s.problem(w, r, problem{Status: http.StatusConflict, Detail: "cannot create the parent directory"})
@@ -127,6 +133,10 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 	}
 	s.answerStored(w, r, target, created, gz, got.stored, written)
 }
+
+// lockedHook, when set (by tests), runs once an upload holds the write
+// lock.
+var lockedHook func()
 
 // storedHook, when set (by tests), runs after an upload is renamed into
 // place, before its digests are cached.

@@ -91,7 +91,14 @@ func (s *Server) writeTarget(w http.ResponseWriter, r *http.Request, name string
 	if name == "." || s.targetIsDir(w, r, fi) {
 		return "", false, false
 	}
-	if !s.writePreconditions(w, r, name, exists) {
+	etag := ""
+	if exists && etagConditional(r) {
+		if etag, _, err = s.targetETag(r, name); err != nil {
+			s.internalError(w, r, err)
+			return "", false, false
+		}
+	}
+	if !s.writePreconditions(w, r, name, exists, etag) {
 		return "", false, false
 	}
 	return name, !exists, true
@@ -110,28 +117,15 @@ func (s *Server) targetIsDir(w http.ResponseWriter, r *http.Request, fi fs.FileI
 }
 
 // writePreconditions evaluates If-Match and If-None-Match, over all their
-// lines, against the current file (RFC 9110 §13.1.1, §13.1.2), and
-// If-Unmodified-Since when there is no If-Match (§13.2.2): 412 when they
-// fail. A list that cannot be read fails its precondition, whichever
-// field it is in.
-func (s *Server) writePreconditions(w http.ResponseWriter, r *http.Request, name string, exists bool) bool {
+// lines, against the current file (RFC 9110 §13.1.1, §13.1.2), whose ETag
+// is etag (targetETag; "" when it does not exist), and If-Unmodified-Since
+// when there is no If-Match (§13.2.2): 412 when they fail. A list that
+// cannot be read fails its precondition, whichever field it is in.
+func (s *Server) writePreconditions(w http.ResponseWriter, r *http.Request, name string, exists bool, etag string) bool {
 	im, inm := r.Header.Values("If-Match"), r.Header.Values("If-None-Match")
 	if len(im) == 0 && !s.unmodifiedSince(r, name) {
 		s.problem(w, r, problem{Status: http.StatusPreconditionFailed})
 		return false
-	}
-	if len(im) == 0 && len(inm) == 0 {
-		return true
-	}
-	etag := ""
-	if exists {
-		rep, release, err := s.identityRep(r, name)
-		if err != nil {
-			s.internalError(w, r, err)
-			return false
-		}
-		release()
-		etag = rep.ETag
 	}
 	ok := true
 	if len(im) > 0 {
@@ -187,20 +181,6 @@ func listMatches(lines []string, etag string, exists, weak bool) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-// identityRep opens the identity representation of a stored file.
-func (s *Server) identityRep(r *http.Request, name string) (*Representation, func(), error) {
-	f, fi, err := s.openFile(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	rep, err := s.fileRep(r, name, f, fi)
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return rep, func() { f.Close() }, nil
 }
 
 // uploadSpace answers an upload that would take the uploads in progress
