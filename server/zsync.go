@@ -59,9 +59,13 @@ type zsyncCache struct {
 	memBudget int        // zsyncCacheBytes (tests set less)
 	disk      *diskStore // STATE/zsync; nil without a state directory
 
-	slots   chan struct{} // builds of files over waitMax; never waited for
-	small   chan struct{} // builds of files up to waitMax; waited for
-	waitMax int64
+	slots chan struct{} // builds of files over waitMax; never waited for
+	small chan struct{} // builds of files up to waitMax; waited for
+	// reading bounds the read backs at once (readBack): each holds a
+	// whole control file in memory, as a build does, up to ~40 MiB.
+	reading     chan struct{}
+	readWaiting atomic.Int64 // read backs waiting for reading (tests)
+	waitMax     int64
 	// storeMin: control files of files of at most this many bytes are
 	// not kept on disk (zsync_disk.go): quick to make again, and each
 	// would take a disk block and an inode whatever its size, which the
@@ -90,6 +94,7 @@ type zsyncFlight struct {
 func newZsyncCache(disk *diskStore) *zsyncCache {
 	return &zsyncCache{files: map[fileKey]control{}, flights: map[fileKey]*zsyncFlight{},
 		slots: make(chan struct{}, max(1, runtime.NumCPU()/2)), small: make(chan struct{}, runtime.GOMAXPROCS(0)),
+		reading: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		waitMax: zsyncWaitMax, storeMin: zsyncWaitMax, maxFile: zsyncMaxFile, memBudget: zsyncCacheBytes, disk: disk}
 }
 

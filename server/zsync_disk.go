@@ -62,7 +62,9 @@ func (c *zsyncCache) storedKey(sum []byte, o zsync.MakeOptions) string {
 
 // readBack reads back the control file stored under key for k, in a
 // flight that requests for k join, so that they share one read; called
-// with c.mu held, which it releases while reading.
+// with c.mu held, which it releases while reading. At most cap(c.reading)
+// read backs of different files run at once: each holds its control file
+// whole, and requests for many large files' would otherwise hold as many.
 func (c *zsyncCache) readBack(k fileKey, key string) (control, bool) {
 	f := &zsyncFlight{done: make(chan struct{}), retry: true}
 	c.flights[k] = f
@@ -80,6 +82,10 @@ func (c *zsyncCache) readBack(k fileKey, key string) (control, bool) {
 			c.mu.Unlock()
 		}
 	}()
+	c.readWaiting.Add(1)
+	c.reading <- struct{}{} // a read back is quick: waited for, as small builds are
+	c.readWaiting.Add(-1)
+	defer func() { <-c.reading }()
 	c.reads.Add(1)
 	if c.readHook != nil {
 		c.readHook()
