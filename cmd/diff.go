@@ -167,7 +167,7 @@ func writeDeltaOutput(ios *IOStreams, name string, write func(io.Writer) error) 
 		return dev.Commit()
 	}
 	name = out.Path
-	part := name + fetch.PartSuffix
+	part := fetch.Beside(name, fetch.PartSuffix)
 	f, err := fetch.CreatePart(part, name)
 	if err != nil {
 		return usageErrorf("%v", err)

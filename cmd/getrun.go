@@ -162,7 +162,8 @@ func (o *getOptions) checkOutputFlags() (string, error) {
 		if named {
 			x.remoteName = o.Output
 		}
-		o.Output = filepath.Join(filepath.Dir(o.Output), ".hdig-J."+o.jSlot+filepath.Base(o.Output))
+		hidden := ".hdig-J." + o.jSlot
+		o.Output = filepath.Join(filepath.Dir(o.Output), hidden+fetch.FitName(filepath.Base(o.Output), fetch.NameMax-len(hidden)))
 	}
 	if x.WriteOut == "" {
 		return "", nil

@@ -98,14 +98,14 @@ func (c *Client) Download(ctx context.Context, req *Request, path string, o Down
 		// dictionary: a 226 delta or a dcb/dcz body beats any number of
 		// pieces.
 		defer o.Progress.Finish()
-		os.Remove(path + SidecarSuffix) // as a fresh download drops it: the part is started over
+		os.Remove(Beside(path, SidecarSuffix)) // as a fresh download drops it: the part is started over
 		sink, err := newSink(path, o.Scratch)
 		if err != nil {
 			return nil, &writeError{err: err}
 		}
 		return c.Get(ctx, req, sink)
 	}
-	d := &download{c: c, req: req, path: path, part: path + PartSuffix, side: path + SidecarSuffix, o: o, prog: o.Progress}
+	d := &download{c: c, req: req, path: path, part: Beside(path, PartSuffix), side: Beside(path, SidecarSuffix), o: o, prog: o.Progress}
 	d.hooks()
 	var res *Result
 	if o.Continue {

@@ -46,9 +46,9 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 		}
 		return d.fresh(ctx, true)
 	}
-	if _, err := os.Stat(d.path + ZsyncSidecarSuffix); err == nil {
+	if _, err := os.Stat(Beside(d.path, ZsyncSidecarSuffix)); err == nil {
 		d.warn("the part is a zsync run's (blocks with holes between them): started over")
-		os.Remove(d.path + ZsyncSidecarSuffix)
+		os.Remove(Beside(d.path, ZsyncSidecarSuffix))
 		return d.fresh(ctx, true)
 	}
 	sc, why := loadSidecar(d.side, d.req.URL, sentHost(d.req), st.Size())

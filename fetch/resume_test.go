@@ -51,7 +51,7 @@ func interrupt(t *testing.T, o *testOrigin, path string, n int32, allow func(rng
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	if res.Part != path+PartSuffix {
+	if res.Part != Beside(path, PartSuffix) {
 		t.Fatalf("Part = %q, want the part kept", res.Part)
 	}
 	o.set(func() { o.before, o.stall = nil, false })

@@ -1,10 +1,14 @@
 package fetch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // A Sink receives a body while it is verified. Commit releases the bytes
@@ -44,6 +48,37 @@ func OwnName(name string) bool {
 	return strings.Contains(strings.ToLower(name), ownMark)
 }
 
+// NameMax is the longest file name, in bytes, that file systems take
+// (NAME_MAX).
+const NameMax = 255
+
+// Beside is the name of hdig's own file with suffix (PartSuffix,
+// SidecarSuffix, …) beside path: path+suffix, with path's name cut short
+// (FitName) when that name and ReplaceFile's ".tmp" would not fit in
+// NameMax. The same path gives the same name (-C finds its part again),
+// and two outputs never share one. The one rule for every file hdig
+// keeps beside an output.
+func Beside(path, suffix string) string {
+	dir, base := filepath.Split(path)
+	return dir + FitName(base, NameMax-len(suffix)-len(".tmp")) + suffix
+}
+
+// FitName is name when it has at most room bytes, else its start (cut at
+// a rune) followed by "~" and a hash of the whole name, room bytes in
+// all: a name of hdig's made from an output's fits beside it.
+func FitName(name string, room int) string {
+	if len(name) <= room {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	tag := "~" + hex.EncodeToString(sum[:8])
+	keep := max(room-len(tag), 0)
+	for keep > 0 && !utf8.RuneStart(name[keep]) {
+		keep--
+	}
+	return name[:keep] + tag
+}
+
 // FileSink writes to PATH.hdig-part and renames it onto PATH on Commit, so
 // PATH is never replaced or truncated by unverified bytes.
 type FileSink struct {
@@ -60,7 +95,7 @@ func NewFileSink(path string) (*FileSink, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := CreatePart(path+PartSuffix, path)
+	f, err := CreatePart(Beside(path, PartSuffix), path)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +108,7 @@ func NewFileSink(path string) (*FileSink, error) {
 // part made as a new file (CreateScratchPart) is renamed onto that name,
 // replacing whatever is there.
 func NewScratchSink(scratch string) (*FileSink, error) {
-	f, err := CreateScratchPart(scratch + PartSuffix)
+	f, err := CreateScratchPart(Beside(scratch, PartSuffix))
 	if err != nil {
 		return nil, err
 	}

@@ -123,7 +123,7 @@ func (z *zsyncRun) run(ctx context.Context) (_ *Result, err error) {
 	if err := z.headLength(); err != nil {
 		return nil, err
 	}
-	part, side := z.o.Output+PartSuffix, z.o.Output+zsyncSideSuffix
+	part, side := Beside(z.o.Output, PartSuffix), Beside(z.o.Output, zsyncSideSuffix)
 	f, inPlace, err := z.openPart()
 	if err != nil {
 		return nil, &writeError{err: err}
@@ -153,7 +153,7 @@ func (z *zsyncRun) run(ctx context.Context) (_ *Result, err error) {
 	if m.Starved > 0 {
 		z.o.Warnf("zsync: %d seed windows not looked at: the control file's block rsums collided with the seed past its hashing budget (their blocks are fetched)", m.Starved)
 	}
-	os.Remove(z.o.Output + zsyncSeedSuffix) // its blocks are in the part now
+	os.Remove(Beside(z.o.Output, zsyncSeedSuffix)) // its blocks are in the part now
 	z.bound.done()
 	res, sha, err := z.rebuild(ctx, m, f)
 	if res != nil && errors.Is(err, zsync.ErrMismatch) && m.FromSeed > 0 {

@@ -74,7 +74,7 @@ func writeZsyncSide(path string, s zsyncSide) error {
 // run killed at any point leaves a part its sidecar describes.
 func (z *zsyncRun) openPart() (f *os.File, inPlace bool, err error) {
 	out := z.o.Output
-	part, side, seed := out+PartSuffix, out+zsyncSideSuffix, out+zsyncSeedSuffix
+	part, side, seed := Beside(out, PartSuffix), Beside(out, zsyncSideSuffix), Beside(out, zsyncSeedSuffix)
 	now := z.side()
 	saved, ok := readZsyncSide(side)
 	if fi, err := os.Lstat(part); err == nil && fi.Mode().IsRegular() { // a symbolic link there is not ours: CreatePart drops it
@@ -90,7 +90,7 @@ func (z *zsyncRun) openPart() (f *os.File, inPlace bool, err error) {
 					return nil, false, err
 				}
 			}
-			os.Remove(out + SidecarSuffix) // a plain download's, for the part moved
+			os.Remove(Beside(out, SidecarSuffix)) // a plain download's, for the part moved
 		}
 	}
 	if inPlace {
@@ -127,7 +127,7 @@ func (z *zsyncRun) seedPart(m *zsync.Matcher, f *os.File, inPlace bool) error {
 	// The part moved aside is a regular file (a hard-linked part is read
 	// as a seed too; its blocks are checked as any seed's): a FIFO or link
 	// someone put at that name is no seed, and not waited on (ownfile.OpenRegular).
-	seed := z.o.Output + zsyncSeedSuffix
+	seed := Beside(z.o.Output, zsyncSeedSuffix)
 	f, _, err := ownfile.OpenRegular(seed, os.O_RDONLY)
 	if err != nil {
 		return nil
