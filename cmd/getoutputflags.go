@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/httpfield"
@@ -75,13 +76,27 @@ func (x *outputFlags) finish(ios *IOStreams, output string, res *fetch.Result) (
 		}
 	}
 	if x.RemoteTime {
-		if t, err := http.ParseTime(res.Header.Get("Last-Modified")); err == nil {
-			if err := os.Chtimes(output, t, t); err != nil {
-				linef(ios.ErrOut, "warning: -R: %v", err)
-			}
-		}
+		remoteTime(ios, output, res.Header.Get("Last-Modified"))
 	}
 	return output, nil
+}
+
+// remoteTime gives output the time lastModified states (-R). A time
+// os.Chtimes cannot carry (nanoseconds since 1970 in an int64: years 1678
+// to 2262) is not set, with a warning: the year 9999 would wrap to one in
+// the past.
+func remoteTime(ios *IOStreams, output, lastModified string) {
+	t, err := http.ParseTime(lastModified)
+	if err != nil {
+		return
+	}
+	if !time.Unix(0, t.UnixNano()).Equal(t) {
+		linef(ios.ErrOut, "warning: -R: Last-Modified %s is out of the range of file times: the file keeps its own", t.Format(http.TimeFormat))
+		return
+	}
+	if err := os.Chtimes(output, t, t); err != nil {
+		linef(ios.ErrOut, "warning: -R: %v", err)
+	}
 }
 
 // rename moves -J's download onto Content-Disposition's file name, never
