@@ -29,7 +29,8 @@ import (
 //     download, as its blocks have holes between them.
 //   - A part without a sidecar: "Range: bytes=LEN-" (no If-Range: no
 //     validator is known), and the part is hashed from its start while the
-//     rest arrives, so Repr-Digest proves it.
+//     rest arrives, so Repr-Digest proves it; when nothing will (no digest,
+//     no --expect), it is fetched again in full, not spliced.
 //
 // A 200 (a new version, or Range ignored) discards the part. If the whole
 // file then fails Repr-Digest, the earlier bytes may be bad: it is fetched
@@ -222,7 +223,16 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 	}
 	d.resumeRef(r)
 	saved := verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr})
-	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() && !d.ref.content.Usable() && !saved.Usable() && !digestTrailer(resp) {
+	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() && !d.ref.content.Usable() && !saved.Usable() && !digestTrailer(resp) && !d.wholeProof() {
+		if etag == "" && mod == (modified{}) {
+			// Nothing names the part's version, and nothing will prove
+			// the whole: its bytes may be another version's, which
+			// spliced with these would be released with nothing to tell.
+			r.close()
+			d.warn("nothing names the part's version (no sidecar, or one with no ETag or Last-Modified) and nothing proves the whole (no digest): fetched again in full, not spliced")
+			d.prog.Restart()
+			return d.fresh(ctx, true)
+		}
 		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
 	}
 	d.before = spans{{0, size}}
