@@ -2,6 +2,8 @@ package cmd
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/hdig/hdig/fetch"
 )
@@ -36,7 +38,32 @@ func (o *getOptions) resolveOutput() error {
 		return usageErrorf("-C: -o %s is a device or FIFO, which cannot be resumed", o.Output)
 	}
 	o.Output, o.special = out.Path, out.Special
+	return o.clash(o.Output)
+}
+
+// clash refuses -D FILE or -c FILE naming the file output (-o, -O)
+// replaces: -D's headers would follow the verified body (and -D empties
+// its file before the run), -c's jar would replace it, exit 0. A device or
+// FIFO (-o /dev/null -D /dev/null) is written into by each: no clash.
+func (o *getOptions) clash(output string) error {
+	for _, x := range []struct{ name, flag string }{{o.Out.DumpHeader, "-D"}, {o.Req.CookieJar, "-c"}} {
+		if x.name != "" && x.name != "-" && output != "" && output != "-" && sameRegular(x.name, output) {
+			return usageErrorf("%s %s is the file -o writes: its text would replace or follow the verified body", x.flag, x.name)
+		}
+	}
 	return nil
+}
+
+// sameRegular says a and b name one regular file, or one new name.
+func sameRegular(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return sa.Mode().IsRegular() && os.SameFile(sa, sb)
+	}
+	absA, err1 := filepath.Abs(a)
+	absB, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && absA == absB
 }
 
 // deviceSink holds the body back until verified, then writes it into the
