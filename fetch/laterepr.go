@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -13,10 +14,12 @@ import (
 // It covers the whole representation all the same (RFC 9530 §3), so the
 // first piece's field is adopted as the whole file's when the first
 // response had none; every later piece must agree with it, as with the
-// first response's, and the whole file is compared with it. Its
-// algorithms were not known when hashing began: those not computed are
-// computed over the finished file (rehash), a read of the file only for
-// such an origin.
+// first response's, and the whole file is compared with it. A piece's
+// members of algorithms no earlier answer named (lateMore) cover the
+// whole as well: they are compared with it beside the others, never left
+// out because another algorithm matched. Their algorithms were not known
+// when hashing began: those not computed are computed over the finished
+// file (rehash), a read of the file only for such an origin.
 
 // noteLateRepr adopts the Repr-Digest of an origin's 206 to piece p when
 // the first response sent none, or checks it against the one adopted.
@@ -29,22 +32,36 @@ func (d *download) noteLateRepr(resp *http.Response, p *piece) error {
 // (versionDiffers), checked again here under the lock for pieces that
 // came together.
 func (d *download) noteLate(f verify.DigestField, p *piece) error {
-	if d.ref.repr.Present {
-		return nil // versionDiffers compared it with the first response's
-	}
 	if !f.Usable() {
 		return nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if !d.late.Usable() {
+	if !d.ref.repr.Present && !d.late.Usable() {
 		d.late = f
 		return nil
 	}
-	if why := reprDiffers(f, d.late); why != "" {
+	if why := reprDiffers(f, append([]verify.DigestField{d.late}, d.lateMore...)...); why != "" {
 		return fmt.Errorf("%w: piece %d (bytes %d-%d): %s", errRestart, p.id, p.start, p.end-1, why)
 	}
+	if more := unnamed(f, append([]verify.DigestField{d.ref.repr, d.late}, d.lateMore...)); more.Usable() {
+		d.lateMore = append(d.lateMore, more)
+	}
 	return nil
+}
+
+// unnamed is f with only its members (and their earlier values) of the
+// algorithms that none of the usable fields in known names.
+func unnamed(f verify.DigestField, known []verify.DigestField) verify.DigestField {
+	named := func(x verify.Digest) bool {
+		return slices.ContainsFunc(known, func(k verify.DigestField) bool {
+			_, ok := k.Get(x.Algorithm)
+			return ok && k.Usable()
+		})
+	}
+	f.Digests = slices.DeleteFunc(slices.Clone(f.Digests), named)
+	f.Shadowed = slices.DeleteFunc(slices.Clone(f.Shadowed), named)
+	return f
 }
 
 // pieceTrailer checks the Repr-Digest in the trailer of a piece's 206
@@ -77,7 +94,9 @@ func (d *download) pieceTrailer(src *source, resp *http.Response, p *piece, from
 }
 
 // lateRef is the first response's fields with the pieces' Repr-Digest
-// in place of the one it did not send.
+// in place of the one it did not send, and the pieces' members of other
+// algorithms (lateMore) among the fields compared with the whole as
+// Repr-Digest is (foreign; inHeader credits no signature with them).
 func (d *download) lateRef() fields {
 	ref := d.ref
 	d.mu.Lock()
@@ -85,6 +104,7 @@ func (d *download) lateRef() fields {
 	if !ref.repr.Present && d.late.Usable() {
 		ref.repr = d.late
 	}
+	ref.foreign = slices.Concat(ref.foreign, d.lateMore)
 	return ref
 }
 
