@@ -242,8 +242,8 @@ func reprDiffers(f verify.DigestField, reprs ...verify.DigestField) string {
 // versionReprs are the Repr-Digest fields the answers of the version being
 // fetched carried: the first answer's, the one a resumed part's sidecar
 // recorded (download.savedRepr), and the pieces' when the first answer
-// had none (download.late) or of algorithms no earlier answer named
-// (download.lateMore).
+// had none (download.late) or of members no earlier answer carried
+// (download.lateMore's Repr-Digest fields).
 func (d *download) versionReprs() []verify.DigestField {
 	out := []verify.DigestField{d.ref.repr}
 	if d.savedRepr != "" {
@@ -251,7 +251,7 @@ func (d *download) versionReprs() []verify.DigestField {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return append(append(out, d.late), d.lateMore...)
+	return append(out, d.lateReprsLocked()...)
 }
 
 // checkRange checks what every source's 206 to a piece's range must be:

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net/http"
@@ -15,16 +16,44 @@ import (
 // first piece's field is adopted as the whole file's when the first
 // response had none; every later piece must agree with it, as with the
 // first response's, and the whole file is compared with it. A piece's
-// members of algorithms no earlier answer named (lateMore) cover the
-// whole as well: they are compared with it beside the others, never left
-// out because another algorithm matched. Their algorithms were not known
+// members no earlier answer carried (lateMore: of another algorithm, or
+// of the obsolete Digest and the object stores' fields) cover the whole
+// as well: they are compared with it beside the others, never left out
+// because another digest matched. Their algorithms were not known
 // when hashing began: those not computed are computed over the finished
 // file (rehash), a read of the file only for such an origin.
 
 // noteLateRepr adopts the Repr-Digest of an origin's 206 to piece p when
-// the first response sent none, or checks it against the one adopted.
+// the first response sent none, or checks it against the one adopted,
+// and keeps its other fields of the whole (noteWhole).
 func (d *download) noteLateRepr(resp *http.Response, p *piece) error {
-	return d.noteLate(reprField(resp.Header), p)
+	if err := d.noteLate(reprField(resp.Header), p); err != nil {
+		return err
+	}
+	d.noteWhole(resp.Header)
+	return nil
+}
+
+// noteWhole keeps, in lateMore, the members of the fields of a piece's
+// header other than Repr-Digest that speak for the whole representation
+// (the obsolete Digest, x-goog-hash, x-amz-checksum-*) and that no earlier
+// answer's field of the same name carries: they are compared with the
+// whole as the first response's are.
+func (d *download) noteWhole(h http.Header) {
+	f := responseFields(h)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, x := range append([]verify.DigestField{f.legacy}, f.foreign...) {
+		if more := unnamed(x, d.knownLocked()); more.Usable() {
+			d.lateMore = append(d.lateMore, more)
+		}
+	}
+}
+
+// knownLocked are the fields of the whole the version's answers carried
+// (d.mu held).
+func (d *download) knownLocked() []verify.DigestField {
+	return slices.Concat([]verify.DigestField{d.ref.repr, d.ref.legacy, d.late}, d.ref.foreign, d.lateMore)
 }
 
 // noteLate is noteLateRepr of the field f, from a header or a trailer.
@@ -41,22 +70,33 @@ func (d *download) noteLate(f verify.DigestField, p *piece) error {
 		d.late = f
 		return nil
 	}
-	if why := reprDiffers(f, append([]verify.DigestField{d.late}, d.lateMore...)...); why != "" {
+	if why := reprDiffers(f, d.lateReprsLocked()...); why != "" {
 		return fmt.Errorf("%w: piece %d (bytes %d-%d): %s", errRestart, p.id, p.start, p.end-1, why)
 	}
-	if more := unnamed(f, append([]verify.DigestField{d.ref.repr, d.late}, d.lateMore...)); more.Usable() {
+	if more := unnamed(f, d.knownLocked()); more.Usable() {
 		d.lateMore = append(d.lateMore, more)
 	}
 	return nil
 }
 
-// unnamed is f with only its members (and their earlier values) of the
-// algorithms that none of the usable fields in known names.
+// lateReprsLocked are the pieces' Repr-Digest fields (d.mu held).
+func (d *download) lateReprsLocked() []verify.DigestField {
+	out := []verify.DigestField{d.late}
+	for _, f := range d.lateMore {
+		if f.Name == verify.ReprDigest {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// unnamed is f with only its members (and their earlier values) that no
+// usable field of the same name in known carries with the same value.
 func unnamed(f verify.DigestField, known []verify.DigestField) verify.DigestField {
 	named := func(x verify.Digest) bool {
 		return slices.ContainsFunc(known, func(k verify.DigestField) bool {
-			_, ok := k.Get(x.Algorithm)
-			return ok && k.Usable()
+			v, ok := k.Get(x.Algorithm)
+			return ok && k.Usable() && k.Name == f.Name && bytes.Equal(v, x.Value)
 		})
 	}
 	f.Digests = slices.DeleteFunc(slices.Clone(f.Digests), named)
@@ -94,8 +134,8 @@ func (d *download) pieceTrailer(src *source, resp *http.Response, p *piece, from
 }
 
 // lateRef is the first response's fields with the pieces' Repr-Digest
-// in place of the one it did not send, and the pieces' members of other
-// algorithms (lateMore) among the fields compared with the whole as
+// in place of the one it did not send, and the pieces' members no earlier
+// answer carried (lateMore) among the fields compared with the whole as
 // Repr-Digest is (foreign; inHeader credits no signature with them).
 func (d *download) lateRef() fields {
 	ref := d.ref

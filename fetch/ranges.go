@@ -164,7 +164,7 @@ type download struct {
 	// however many runs and ranges assembled it; "" without one usable.
 	wholeContent string
 	late         verify.DigestField   // the pieces' Repr-Digest when the first response had none (guarded by mu; laterepr.go)
-	lateMore     []verify.DigestField // the pieces' Repr-Digest members of algorithms no earlier answer named (guarded by mu)
+	lateMore     []verify.DigestField // the pieces' members of fields of the whole no earlier answer carried (guarded by mu)
 	restarts     int
 	wrong        bool       // the whole did not match (narrow): the part holds bytes known wrong
 	mirrored     bool       // the part may hold bytes of mirrors an earlier run asked (sidecar.Mirrored)
