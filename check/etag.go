@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/hdig/hdig/fetch"
@@ -50,16 +51,22 @@ func (a *audit) checkETags(ctx context.Context, rs ...checked) {
 		a.s.skip(id, "GET 200 carries no ETag")
 		return
 	}
-	if a.notModifiedWrong(ctx) {
+	compared, failed := a.notModifiedWrong(ctx)
+	if failed {
 		return
 	}
 	var sts []statement
 	for _, c := range rs {
 		if st, ok := statementOf(c.r, c.own); ok && !strings.HasPrefix(st.etag, "W/") {
+			if c.r == a.full {
+				st.sums = a.withBody(st.sums)
+			}
 			sts = append(sts, st)
 		}
 	}
 	var unstable string
+	// compared counts what could have failed: the If-None-Match answer's
+	// Repr-Digest, pairs under one ETag that share an algorithm.
 	for i := range sts {
 		for j := i + 1; j < len(sts); j++ {
 			x, y := sts[i], sts[j]
@@ -68,6 +75,8 @@ func (a *audit) checkETags(ctx context.Context, rs ...checked) {
 			case x.etag == y.etag && differ && !x.own && !y.own:
 				a.s.fail(id, fmt.Sprintf("ETag %s names different representations: %s on %s, %s on %s; want a distinct strong ETag for each (e.g. per Content-Encoding)", x.etag, member(d1), x.label, member(d2), y.label))
 				return
+			case x.etag == y.etag && !x.own && !y.own && d1.Algorithm != "":
+				compared = true
 			case x.etag != y.etag && x.encoding == y.encoding && !differ && d1.Algorithm != "" && unstable == "":
 				unstable = fmt.Sprintf("ETag %s on %s became %s on %s, but Repr-Digest stayed %s; an unchanged representation should keep its ETag (If-None-Match, If-Range and deltas will miss)", x.etag, x.label, y.etag, y.label, member(d1))
 			}
@@ -84,9 +93,42 @@ func (a *audit) checkETags(ctx context.Context, rs ...checked) {
 		a.s.warn(id, unstable)
 	case len(sts) == 0:
 		a.s.skip(id, "no strong ETag with a known representation digest to compare")
+	case !compared:
+		a.s.skip(id, fmt.Sprintf("no two responses with one strong ETag stated a digest of one algorithm: nothing compared (%s)", statedBy(sts)))
 	default:
 		a.s.pass(id, fmt.Sprintf("%s with ETag %s carry the same Repr-Digest; no ETag names two representations", plural(n, "response"), a.full.header.Get("ETag")))
 	}
+}
+
+// withBody adds to the GET's Repr-Digest the digests of its body, read
+// whole, of the algorithms it does not name: a response under its ETag
+// stating one of those (a Want-Repr-Digest answer) is compared with them.
+func (a *audit) withBody(sums []verify.Digest) []verify.Digest {
+	out := append([]verify.Digest(nil), sums...)
+	if a.full.capped || a.full.err != nil {
+		return out
+	}
+	for _, d := range a.full.sums {
+		if _, ok := lookup(sums, d.Algorithm); !ok {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// statedBy names the statements, in messages: "GET (ETag "a", sha-256)".
+func statedBy(sts []statement) string {
+	var out []string
+	for _, st := range sts {
+		var algs []string
+		for _, d := range st.sums {
+			if !slices.Contains(algs, d.Algorithm) {
+				algs = append(algs, d.Algorithm)
+			}
+		}
+		out = append(out, fmt.Sprintf("%s: ETag %s, %s", st.label, st.etag, strings.Join(algs, ", ")))
+	}
+	return strings.Join(out, "; ")
 }
 
 // checked is a response for checkETags, with whether its Repr-Digest has a
@@ -124,11 +166,12 @@ func conflict(xs, ys []verify.Digest) (x, y verify.Digest, differ bool) {
 // check's result. A 200 (the condition ignored) is allowed, and its
 // digests are judged alike: hdig get gets it and compares them. A weak
 // ETag names equivalent representations, whose bytes may differ: not
-// asked.
-func (a *audit) notModifiedWrong(ctx context.Context) bool {
+// asked. compared says whether the answer, under that ETag, carried a
+// Repr-Digest of an algorithm the representation's digests have.
+func (a *audit) notModifiedWrong(ctx context.Context) (compared, failed bool) {
 	id, et := "etag.consistency", a.full.header.Get("ETag")
 	if strings.HasPrefix(et, "W/") {
-		return false
+		return false, false
 	}
 	h := wantHeader(a.opts.Want)
 	h.Set("Accept-Encoding", "identity")
@@ -137,7 +180,7 @@ func (a *audit) notModifiedWrong(ctx context.Context) bool {
 	r, err := a.do(ctx, request{label: "GET If-None-Match: " + et, method: http.MethodGet, header: h, headersOnly: true})
 	switch {
 	case err != nil || r.status != http.StatusNotModified && r.status != http.StatusOK:
-		return false
+		return false, false
 	case r.status == http.StatusOK: // the condition ignored: allowed, but its digests are compared too
 		what = "the 200 for If-None-Match: " + et
 	case !fetch.SameTag(r.header.Get("ETag"), et) && r.header.Get("ETag") != "":
@@ -145,9 +188,13 @@ func (a *audit) notModifiedWrong(ctx context.Context) bool {
 		a.s.note(id, fmt.Sprintf("%s carries ETag %s; want the ETag a 200 would carry (RFC 9110 §15.4.5): a cache holding %s cannot use it (RFC 9111 §4.3.4), and hdig get fetches again", what, r.header.Get("ETag"), et))
 	}
 	if r.status == http.StatusOK && a.contentFails(ctx, id, r, what) {
-		return true
+		return false, true
 	}
-	return a.reprFails(ctx, id, r, what, "the representation its ETag names")
+	if a.reprFails(ctx, id, r, what, "the representation its ETag names") {
+		return false, true
+	}
+	f := r.digests(verify.ReprDigest)
+	return r.header.Get("ETag") == et && f.Usable() && len(compare(f, a.reprSums()).matched) > 0, false
 }
 
 // contentFails fails id when r, a 200 asked for in no coding, carries a
