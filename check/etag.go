@@ -186,6 +186,9 @@ func (a *audit) notModifiedWrong(ctx context.Context) (compared, failed bool) {
 	case !fetch.SameTag(r.header.Get("ETag"), et) && r.header.Get("ETag") != "":
 		// The representation unchanged, named by another tag: unstable.
 		a.s.note(id, fmt.Sprintf("%s carries ETag %s; want the ETag a 200 would carry (RFC 9110 §15.4.5): a cache holding %s cannot use it (RFC 9111 §4.3.4), and hdig get fetches again", what, r.header.Get("ETag"), et))
+	case r.header.Get("ETag") == "":
+		// RFC 9110 §15.4.5: a 304 MUST carry the ETag a 200 would.
+		a.s.note(id, fmt.Sprintf("%s carries no ETag; want %s, the ETag a 200 would carry (RFC 9110 §15.4.5): a cache cannot tell which stored response it validates (RFC 9111 §4.3.4)", what, et))
 	}
 	if r.status == http.StatusOK && a.contentFails(ctx, id, r, what) {
 		return false, true
@@ -194,7 +197,8 @@ func (a *audit) notModifiedWrong(ctx context.Context) (compared, failed bool) {
 		return false, true
 	}
 	f := r.digests(verify.ReprDigest)
-	return r.header.Get("ETag") == et && f.Usable() && len(compare(f, a.reprSums()).matched) > 0, false
+	tag := r.header.Get("ETag") // none: the one asked (noted above)
+	return (tag == et || tag == "") && f.Usable() && len(compare(f, a.reprSums()).matched) > 0, false
 }
 
 // contentFails fails id when r, a 200 asked for in no coding, carries a
