@@ -59,15 +59,24 @@ func (a *audit) checkCORS(ctx context.Context) {
 		return
 	}
 	exposed := exposedSet(r.header)
+	// With credentials allowed, the origin expects credentialed fetch()es,
+	// for which "*" is a field name, not a wildcard (Fetch Standard,
+	// Access-Control-Expose-Headers): it exposes nothing to them.
+	credentials := r.header.Get("Access-Control-Allow-Credentials") == "true"
+	wildcard := exposed["*"] && !credentials
 	var missing []string
 	for _, f := range sent {
-		if !exposed["*"] && !exposed[strings.ToLower(f)] {
+		if !wildcard && !exposed[strings.ToLower(f)] {
 			missing = append(missing, f)
 		}
 	}
 	if len(missing) > 0 {
-		a.s.warn(id, fmt.Sprintf("Access-Control-Expose-Headers lacks %s (sent, Access-Control-Allow-Origin: %s): fetch() on %s hides them from scripts; want them exposed",
-			strings.Join(missing, ", "), allow, a.opts.Origin))
+		why := ""
+		if exposed["*"] {
+			why = " (its * is a field name, not a wildcard, with Access-Control-Allow-Credentials: true)"
+		}
+		a.s.warn(id, fmt.Sprintf("Access-Control-Expose-Headers lacks %s%s (sent, Access-Control-Allow-Origin: %s): fetch() on %s hides them from scripts; want them exposed",
+			strings.Join(missing, ", "), why, allow, a.opts.Origin))
 		return
 	}
 	a.s.pass(id, fmt.Sprintf("%s exposed to scripts on %s", strings.Join(sent, ", "), a.opts.Origin))
@@ -88,7 +97,8 @@ func sentFields(hs ...http.Header) []string {
 }
 
 // exposedSet returns the lower-cased names of Access-Control-Expose-Headers
-// ("*" included: it exposes every field to requests without credentials).
+// ("*" included: it exposes every field to requests without credentials,
+// and is a name only to those with them).
 func exposedSet(h http.Header) map[string]bool {
 	set := map[string]bool{}
 	for _, v := range h.Values("Access-Control-Expose-Headers") {
