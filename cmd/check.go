@@ -277,6 +277,9 @@ func auditExitCode(reports []audit.Report, strict bool) int {
 func writeAudit(ios *IOStreams, format string, strict bool, reports []audit.Report) error {
 	switch format {
 	case "json":
+		if strict { // the summary counts the warnings that fail the gate
+			return audit.WriteJSONStrict(ios.Out, reports)
+		}
 		return audit.WriteJSON(ios.Out, reports)
 	case "github":
 		if strict { // a warning fails the gate: its annotation is an error

@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -16,6 +17,35 @@ func TestCheckStrictTableAgrees(t *testing.T) {
 		code, out, _ := runHdig(t, "check", "--strict", "--format", format, u)
 		if code != ExitIntegrity || strings.Contains(out, "⚠") || !strings.Contains(out, "✖ range.partial") {
 			t.Errorf("--format %s: exit %d, want 1 with range.partial marked ✖, not ⚠:\n%s", format, code, out)
+		}
+	}
+}
+
+// TestCheckStrictJSONGateFail: --json keeps each check's own status, so a
+// warned run under --strict summarised "fail": 0 while it exited 1. The
+// summary's gate_fail counts what failed the gate, the warnings too.
+func TestCheckStrictJSONGateFail(t *testing.T) {
+	u := servertest.New(t, checkSite, server.WithIgnoreRange()).URL + "/hello.json"
+	for _, strict := range []bool{false, true} {
+		args := []string{"check", "--json", u}
+		if strict {
+			args = append(args, "--strict")
+		}
+		code, out, _ := runHdig(t, args...)
+		var doc struct {
+			Summary map[string]any `json:"summary"`
+		}
+		if err := json.Unmarshal([]byte(out), &doc); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+		s := doc.Summary
+		gate, warned := s["gate_fail"], s["warn"].(float64)
+		want := s["fail"].(float64)
+		if strict {
+			want += warned
+		}
+		if warned == 0 || gate != want || (code == ExitIntegrity) != (want > 0) {
+			t.Errorf("%v: exit %d, summary %v; want gate_fail %v", args, code, s, want)
 		}
 	}
 }
