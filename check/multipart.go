@@ -111,23 +111,20 @@ func (a *audit) judgeMultipart(ctx context.Context, id string, r *response, aske
 	if a.reprFails(ctx, id, r, what, "the whole representation") { // as a single range's 206 (range.repr-digest)
 		return
 	}
-	// Another ETag than the GET's is not taken alone to mean another
-	// version: a second GET returning the GET's bytes shows the parts are
-	// still to be those bytes (versionRef's rule).
-	note := ""
+	ref, note := a.full, ""
 	if changed(a.full, r) {
-		if g := a.getAgain(ctx); g == nil || !sameBytes(g, a.full) {
-			a.s.skip(id, fmt.Sprintf("%s carries ETag %s, not the GET's %s, and a second GET did not return the GET's bytes: the representation changed, its parts were not compared", what, r.header.Get("ETag"), a.full.header.Get("ETag")))
+		var why string
+		if ref, note, why = a.partsRef(ctx, r, what); ref == nil {
+			a.s.skip(id, why)
 			return
 		}
-		note = fmt.Sprintf(" (its ETag %s is not the GET's %s, but a second GET returned the GET's bytes: the representation did not change)", r.header.Get("ETag"), a.full.header.Get("ETag"))
 	}
 	parts, err := readParts(r)
 	if err != nil {
 		a.s.fail(id, fmt.Sprintf("%s: %v", what, err))
 		return
 	}
-	if msg := a.partsProblem(parts, asked); msg != "" {
+	if msg := a.partsProblem(parts, asked, ref); msg != "" {
 		a.s.fail(id, fmt.Sprintf("%s: %s%s", what, msg, note))
 		return
 	}
@@ -136,6 +133,26 @@ func (a *audit) judgeMultipart(ctx context.Context, id string, r *response, aske
 		form = fmt.Sprintf("one part, %s, coalescing both (RFC 9110 §14.6)", parts[0].cr)
 	}
 	a.s.pass(id, fmt.Sprintf("%s is a 206, %s, each the representation's bytes at its Content-Range%s", what, form, note))
+}
+
+// partsRef is the response whose bytes the parts of r, a 206 under
+// another ETag than the GET's, are compared with, by versionRef's rule
+// (another ETag alone is not taken to mean another version): a second
+// GET returning the GET's bytes shows the representation did not change
+// (the GET); one carrying r's ETag, that it changed to r's version (that
+// GET). note says which, for the message; nil and why when neither.
+func (a *audit) partsRef(ctx context.Context, r *response, what string) (ref *response, note, why string) {
+	is, was := r.header.Get("ETag"), a.full.header.Get("ETag")
+	g := a.getAgain(ctx)
+	switch {
+	case g == nil:
+		return nil, "", fmt.Sprintf("%s carries ETag %s, not the GET's %s, and a second GET that would tell whether the representation changed failed: its parts were not compared", what, is, was)
+	case sameBytes(g, a.full):
+		return a.full, fmt.Sprintf(" (its ETag %s is not the GET's %s, but a second GET returned the GET's bytes: the representation did not change)", is, was), ""
+	case g.header.Get("ETag") == is:
+		return g, fmt.Sprintf(" (the representation changed to ETag %s: compared with a second GET's bytes)", is), ""
+	}
+	return nil, "", fmt.Sprintf("%s carries ETag %s, not the GET's %s, and a second GET returned other bytes than the GET's under ETag %s: the representation changed, its parts were not compared", what, is, was, g.header.Get("ETag"))
 }
 
 // part is one part of a 206: its Content-Range, bytes and header (nil for
@@ -189,16 +206,21 @@ func readParts(r *response) ([]part, error) {
 // the bytes between, RFC 9110 §14.6), none is left out; each carries the
 // bytes its Content-Range announces, the representation's there (the
 // GET's kept window holds both ranges), and any Content-Digest or
-// Content-MD5 of its own is of its bytes.
-func (a *audit) partsProblem(parts []part, asked [2]httpfield.ContentRange) string {
+// Content-MD5 of its own is of its bytes. ref is the GET the bytes are
+// compared with (partsRef): its window kept holds both ranges.
+func (a *audit) partsProblem(parts []part, asked [2]httpfield.ContentRange, ref *response) string {
+	total := a.total()
+	if ref != a.full { // a second GET, read whole
+		total = ref.size
+	}
 	next := 0
 	for i, p := range parts {
 		n, cr := i+1, p.cr
 		switch {
 		case next >= len(asked) || cr.First != asked[next].First:
 			return fmt.Sprintf("part %d is %s where %s was asked next; want the parts in the order asked (RFC 9110 §14.6), as a client writing them one after another (hdig get -r) reads them", n, cr, nextAsked(asked, next))
-		case cr.Total >= 0 && a.total() >= 0 && cr.Total != a.total():
-			return fmt.Sprintf("part %d, %s, gives a complete length of %d, but GET returned %s", n, cr, cr.Total, bytesOf(a.total()))
+		case cr.Total >= 0 && total >= 0 && cr.Total != total:
+			return fmt.Sprintf("part %d, %s, gives a complete length of %d, but %s returned %s", n, cr, cr.Total, ref.label, bytesOf(total))
 		}
 		for next < len(asked) && asked[next].Last < cr.Last {
 			if gap := coalescedGap(asked, next); gap > httpfield.MaxCoalescedGap {
@@ -213,9 +235,12 @@ func (a *audit) partsProblem(parts []part, asked [2]httpfield.ContentRange) stri
 		if int64(len(p.b)) != cr.Len() {
 			return fmt.Sprintf("part %d's Content-Range %s announces %s, but it carried %s", n, cr, bytesOf(cr.Len()), bytesOf(int64(len(p.b))))
 		}
-		at := cr.First - a.full.keptAt
-		if d := firstDifference(p.b, a.full.kept[at:at+cr.Len()]); d >= 0 {
-			return fmt.Sprintf("part %d, %s, differs from those bytes of the GET body at offset %d; want the same bytes", n, cr, cr.First+int64(d))
+		at := cr.First - ref.keptAt
+		if at+cr.Len() > int64(len(ref.kept)) { // a second GET shorter than the GET
+			return fmt.Sprintf("part %d, %s, is beyond the end of the %s %s returned", n, cr, bytesOf(ref.size), ref.label)
+		}
+		if d := firstDifference(p.b, ref.kept[at:at+cr.Len()]); d >= 0 {
+			return fmt.Sprintf("part %d, %s, differs from those bytes of the %s body at offset %d; want the same bytes", n, cr, ref.label, cr.First+int64(d))
 		}
 		if bad := partDigestWrong(p); bad != "" {
 			return fmt.Sprintf("part %d, %s: %s", n, cr, bad)

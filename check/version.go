@@ -59,13 +59,18 @@ func (a *audit) versionRef(ctx context.Context, r *response) (ref []verify.Diges
 }
 
 // getAgain sends the full GET a second time, once, and returns it when it
-// is a complete 200 with its body hashed; nil otherwise.
+// is a complete 200 with its body hashed, and the bytes at the offsets of
+// the GET's window kept; nil otherwise.
 func (a *audit) getAgain(ctx context.Context) *response {
 	if !a.againDone {
 		a.againDone = true
 		h := wantHeader(a.opts.Want)
 		h.Set("Accept-Encoding", "identity")
-		r, err := a.do(ctx, request{label: "GET (second)", method: http.MethodGet, header: h, reference: true})
+		// The window the GET kept, at its offsets: range.multipart
+		// compares parts with it when the representation changed.
+		lo, hi := a.full.keptAt, a.full.keptAt+int64(len(a.full.kept))
+		keep := func(int64) (int64, int64) { return lo, hi }
+		r, err := a.do(ctx, request{label: "GET (second)", method: http.MethodGet, header: h, pick: keep, reference: true})
 		if err == nil && r.status == http.StatusOK && !r.capped && r.err == nil && r.encoding() == "" {
 			a.again = r
 		}
