@@ -119,7 +119,7 @@ func (a *audit) judgeMultipart(ctx context.Context, id string, r *response, aske
 			return
 		}
 	}
-	parts, err := readParts(r)
+	parts, err := readParts(r.header, r.body(), asked[1].Last-asked[0].First+1, len(asked))
 	if err != nil {
 		a.s.fail(id, fmt.Sprintf("%s: %v", what, err))
 		return
@@ -163,24 +163,31 @@ type part struct {
 	header textproto.MIMEHeader
 }
 
-// readParts reads the parts of r, a 206 read whole (keepAll).
-func readParts(r *response) ([]part, error) {
-	ct := r.header.Get("Content-Type")
+// readParts reads the parts of a 206 to the ranges asked from its header
+// h and body: at most maxParts+1 parts (one beyond those a right answer
+// has is kept, for partsProblem to name), each of at most span bytes (a
+// right part holds no more than from the first byte asked to the last),
+// so an answer of any size costs no more memory than a right one.
+func readParts(h http.Header, body io.Reader, span int64, maxParts int) ([]part, error) {
+	ct := h.Get("Content-Type")
 	mt, params, _ := mime.ParseMediaType(ct)
 	if mt != "multipart/byteranges" {
-		cr, err := httpfield.ParseContentRange(r.header.Get("Content-Range"))
+		cr, err := httpfield.ParseContentRange(h.Get("Content-Range"))
 		if err != nil {
 			return nil, fmt.Errorf("a single part with a malformed %v", err)
 		}
-		b, err := io.ReadAll(r.body())
-		return []part{{cr: cr, b: b}}, err
+		b, err := readSpan(body, span)
+		if err != nil {
+			return nil, fmt.Errorf("its single part, %s: %v", cr, err)
+		}
+		return []part{{cr: cr, b: b}}, nil
 	}
 	if params["boundary"] == "" {
 		return nil, fmt.Errorf("Content-Type %q has no boundary (RFC 9110 §14.6)", httpfield.Clip(ct))
 	}
-	mr := multipart.NewReader(r.body(), params["boundary"])
+	mr := multipart.NewReader(body, params["boundary"])
 	var parts []part
-	for {
+	for len(parts) <= maxParts {
 		p, err := mr.NextRawPart() // raw: no Content-Transfer-Encoding decoding
 		if errors.Is(err, io.EOF) {
 			return parts, nil
@@ -192,12 +199,23 @@ func readParts(r *response) ([]part, error) {
 		if err != nil {
 			return nil, fmt.Errorf("multipart part %d: %v", len(parts)+1, err)
 		}
-		b, err := io.ReadAll(p)
+		b, err := readSpan(p, span)
 		if err != nil {
-			return nil, fmt.Errorf("multipart part %d: %v", len(parts)+1, err)
+			return nil, fmt.Errorf("multipart part %d, %s: %v", len(parts)+1, cr, err)
 		}
 		parts = append(parts, part{cr: cr, b: b, header: p.Header})
 	}
+	return parts, nil
+}
+
+// readSpan reads a part of at most span bytes; a longer one is an error,
+// read no further.
+func readSpan(r io.Reader, span int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, span+1))
+	if err == nil && int64(len(b)) > span {
+		err = fmt.Errorf("it carries more than the %s from the first byte asked to the last", bytesOf(span))
+	}
+	return b, err
 }
 
 // partsProblem describes what is wrong with the parts of a 206 to asked,
