@@ -32,11 +32,7 @@ const DictionaryEncodings = "dcb, dcz"
 
 // skipDictionary skips the dictionary checks not yet decided.
 func (a *audit) skipDictionary(msg string) {
-	for _, id := range dictionaryIDs {
-		if _, ok := a.s.m[id]; !ok {
-			a.s.skip(id, msg)
-		}
-	}
+	a.s.skipUndecided(msg, dictionaryIDs...)
 }
 
 // checkDictionary runs the dictionary checks and returns the dcb or dcz
@@ -241,15 +237,9 @@ func (a *audit) fetchDictionary(ctx context.Context) ([]byte, bool) {
 // checkDictionaryVary decides dictionary.vary (RFC 9842 §6.2).
 func (a *audit) checkDictionaryVary(r *response) {
 	id, ce := "dictionary.vary", r.encoding()
-	seen := map[string]bool{}
-	for _, line := range r.header.Values("Vary") {
-		for _, tok := range strings.Split(line, ",") {
-			seen[strings.ToLower(strings.TrimSpace(tok))] = true
-		}
-	}
 	var missing []string
 	for _, want := range []string{"accept-encoding", "available-dictionary"} {
-		if !seen[want] && !seen["*"] {
+		if !varies(r.header, want) {
 			missing = append(missing, want)
 		}
 	}

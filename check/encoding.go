@@ -21,43 +21,67 @@ func (a *audit) checkEncoding(ctx context.Context) *response {
 	h.Set("Accept-Encoding", EncodingsAsked)
 	r, refused, err := a.doRetryAfter(ctx, request{label: "GET Accept-Encoding: " + EncodingsAsked, method: http.MethodGet, header: h, keepAll: true})
 	defer r.close()
-	ids := []string{"encoding.repr-digest", "encoding.content-digest", "encoding.decode"}
+	ids := []string{"encoding.repr-digest", "encoding.content-digest", "encoding.decode", "encoding.vary"}
 	switch {
 	case err != nil:
 		a.s.fail(ids[0], fmt.Sprintf("GET with Accept-Encoding: %s failed: %v; want 200", EncodingsAsked, err))
-		a.s.skip(ids[1], "the request failed")
-		a.s.skip(ids[2], "the request failed")
+		a.s.skipUndecided("the request failed", ids...)
 		return nil
 	case r.err != nil:
 		a.s.fail(ids[0], fmt.Sprintf("the encoded body broke off after %s: %v", bytesOf(r.size), r.err))
-		a.s.skip(ids[1], "the body broke off")
-		a.s.skip(ids[2], "the body broke off")
+		a.s.skipUndecided("the body broke off", ids...)
 		return nil
 	case brokenForCoding(r.status):
 		a.s.fail(ids[0], fmt.Sprintf("GET with Accept-Encoding: %s returned %d %s%s where the identity GET returned 200; want 200 (in any coding, or none)",
 			EncodingsAsked, r.status, http.StatusText(r.status), retryNote(refused)))
-		a.s.skip(ids[1], "the request failed")
-		a.s.skip(ids[2], "the request failed")
+		a.s.skipUndecided("the request failed", ids...)
 		return nil
 	case r.status != http.StatusOK:
 		msg := fmt.Sprintf("GET with Accept-Encoding: %s returned %d, not 200", EncodingsAsked, r.status)
-		a.s.skip(ids[0], msg)
-		a.s.skip(ids[1], msg)
-		a.s.skip(ids[2], msg)
+		a.s.skipUndecided(msg, ids...)
 		return nil
 	case r.encoding() == "":
 		msg := fmt.Sprintf("the origin sent no content coding for Accept-Encoding: %s", EncodingsAsked)
-		if !a.ownWrongFails(ids[0], r, "the answer", msg) { // hdig get --compressed gets it
-			a.s.skip(ids[0], msg)
-		}
-		a.s.skip(ids[1], msg)
-		a.s.skip(ids[2], msg)
+		a.ownWrongFails(ids[0], r, "the answer", msg) // hdig get --compressed gets it
+		a.s.skipUndecided(msg, ids...)
 		return r
 	}
 	a.checkEncodedField(ids[0], r, verify.ReprDigest)
 	a.checkEncodedField(ids[1], r, verify.ContentDigest)
 	a.checkDecoded(ctx, r)
+	a.checkEncodingVary(r)
 	return r
+}
+
+// checkEncodingVary decides encoding.vary: the answer for Accept-Encoding
+// came in a content coding, the GET's for identity in none, so the
+// response varies on Accept-Encoding, and both say so (RFC 9110 §12.5.5):
+// else a cache may hand the coded one to a client that accepts no coding.
+func (a *audit) checkEncodingVary(r *response) {
+	id := "encoding.vary"
+	var lacking []string
+	for _, x := range []*response{r, a.full} {
+		if !varies(x.header, "accept-encoding") {
+			lacking = append(lacking, fmt.Sprintf("%s's Vary is %q", x.label, strings.Join(x.header.Values("Vary"), ", ")))
+		}
+	}
+	if len(lacking) > 0 {
+		a.s.warn(id, fmt.Sprintf("the response comes %s-coded for Accept-Encoding: %s and in no coding for identity, but %s; want Vary: Accept-Encoding on both (a cache may serve the coded one to a client that accepts no coding)", r.encoding(), EncodingsAsked, strings.Join(lacking, ", ")))
+		return
+	}
+	a.s.pass(id, fmt.Sprintf("the %s-coded and the identity responses carry Vary: Accept-Encoding", r.encoding()))
+}
+
+// varies reports whether h's Vary names field (lower case) or is *.
+func varies(h http.Header, field string) bool {
+	for _, line := range h.Values("Vary") {
+		for _, tok := range strings.Split(line, ",") {
+			if t := strings.ToLower(strings.TrimSpace(tok)); t == field || t == "*" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // brokenForCoding reports whether an error status answers a request

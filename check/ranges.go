@@ -42,11 +42,7 @@ func (a *audit) checkRange(ctx context.Context) *response {
 
 // skipRange skips the range checks not yet decided.
 func (a *audit) skipRange(msg string) {
-	for _, id := range []string{"range.partial", "range.content-digest", "range.repr-digest"} {
-		if _, ok := a.s.m[id]; !ok {
-			a.s.skip(id, msg)
-		}
-	}
+	a.s.skipUndecided(msg, "range.partial", "range.content-digest", "range.repr-digest")
 }
 
 // checkPartial decides range.partial; it reports whether the response is

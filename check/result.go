@@ -70,6 +70,7 @@ var Checks = []Spec{
 	{"encoding.repr-digest", "RFC 9530 §3, App. B.4"},
 	{"encoding.content-digest", "RFC 9530 §2"},
 	{"encoding.decode", "RFC 9110 §8.4; RFC 9530 §3, App. B.4"},
+	{"encoding.vary", "RFC 9110 §12.5.5"},
 	{"want-repr-digest.honoured", "RFC 9530 §4"},
 	{"etag.consistency", "RFC 9110 §8.8.3; RFC 9530 §3"},
 	{"delta.226", "RFC 3229 §10.4.1, §10.5, §10.7; RFC 9530 §2, §3"},
@@ -213,8 +214,15 @@ func (s *sheet) skip(id, msg string) { s.set(id, Skip, msg) }
 // skipRest marks every check not yet decided as skipped with msg.
 func (s *sheet) skipRest(msg string) {
 	for _, c := range Checks {
-		if _, ok := s.m[c.ID]; !ok {
-			s.skip(c.ID, msg)
+		s.skipUndecided(msg, c.ID)
+	}
+}
+
+// skipUndecided marks those of ids not yet decided as skipped with msg.
+func (s *sheet) skipUndecided(msg string, ids ...string) {
+	for _, id := range ids {
+		if _, ok := s.m[id]; !ok {
+			s.skip(id, msg)
 		}
 	}
 }

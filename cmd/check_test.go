@@ -296,7 +296,7 @@ func TestCheckStrictJUnitAgrees(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(xml), `<testsuites name="hdig check" tests="33" failures="1"`) || !strings.Contains(string(xml), `<failure message=`) {
+	if !strings.Contains(string(xml), `<testsuites name="hdig check" tests="34" failures="1"`) || !strings.Contains(string(xml), `<failure message=`) {
 		t.Errorf("--strict exited 1 on a warning, but the JUnit report shows no failure:\n%s", xml)
 	}
 	if !strings.Contains(out, "::error title=hdig check range.partial::") {
