@@ -155,6 +155,7 @@ func (a *audit) reprFails(ctx context.Context, id string, r *response, what, of 
 		return false
 	}
 	o, against, note, held := a.judgeRepr(ctx, f, ref, note)
+	a.asideOutside(id, what, unhashedRepr(o))
 	switch {
 	case held:
 		a.s.note(id, fmt.Sprintf("%s's Repr-Digest was not judged%s", what, note))
@@ -163,4 +164,14 @@ func (a *audit) reprFails(ctx context.Context, id string, r *response, what, of 
 		return true
 	}
 	return false
+}
+
+// unhashedRepr names, for asideOutside, the members of a Repr-Digest
+// judged (judgeRepr) that were not compared: of algorithms the GET's
+// Repr-Digest does not name, its body, over --max-body, not hashed.
+func unhashedRepr(o outcome) []string {
+	if len(o.unhashed) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s (%s)", verify.ReprDigest, strings.Join(o.unhashed, ", "))}
 }

@@ -69,6 +69,7 @@ func (a *audit) checkWant(ctx context.Context) *response {
 	}
 	if got.Usable() {
 		o, against, why, held := a.judgeRepr(ctx, got, ref, note)
+		a.asideOutside(id, "the GET with Want-Repr-Digest: "+asked, unhashedRepr(o))
 		switch {
 		case held:
 			a.s.skip(id, fmt.Sprintf("with Want-Repr-Digest: %s, Repr-Digest not judged%s", asked, why))
