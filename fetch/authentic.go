@@ -109,7 +109,10 @@ type Signed struct {
 	// bound is covered for the signatures that also cover the request's
 	// path: whether the signature proving a digest binds the URL is the
 	// question, not whether its key signed the path elsewhere.
-	bound    map[string]string
+	bound map[string]string
+	// queried is covered for the signatures that also cover the request's
+	// query.
+	queried  map[string]string
 	Warnings []string
 }
 
@@ -156,7 +159,7 @@ func (s Signed) Invalid() []SignatureCheck {
 // malformed Signature-Input or Signature is ignored with a warning, and so
 // is a malformed label (the others are still verified).
 func (t *Trust) Signatures(status int, h, trailer http.Header, req *http.Request) Signed {
-	out := Signed{covered: map[string]string{}, coded: map[string]string{}, bound: map[string]string{}}
+	out := Signed{covered: map[string]string{}, coded: map[string]string{}, bound: map[string]string{}, queried: map[string]string{}}
 	sigs, bad, err := httpsig.ParseEach(h)
 	if err != nil {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("signature fields ignored: %v", err))
@@ -242,7 +245,8 @@ func (s *Signed) cover(p httpsig.Params, label, keyName string) {
 		// trusted key (--trust-key ID=KEY): the keyid is a false claim.
 		id = "a key trusted for any keyid, claiming keyid " + id
 	}
-	binds, coding := bindsTarget(p), false
+	binds, queries := bindsTarget(p)
+	coding := false
 	for _, c := range p.Components {
 		coding = coding || (c.Name == "content-encoding" && !hasParam(c, "req") && !hasParam(c, "tr"))
 	}
@@ -253,6 +257,9 @@ func (s *Signed) cover(p httpsig.Params, label, keyName string) {
 		}
 		if binds {
 			s.bound[k] = id
+		}
+		if queries {
+			s.queried[k] = id
 		}
 	}
 	for _, c := range p.Components {
@@ -288,7 +295,7 @@ func (t *Trust) authenticate(res *Result, full bool) error {
 		return &sigError{kind: ErrSignature, base: ErrMismatch, msg: describeSig(bad[0])}
 	}
 	var proved []string
-	bound := false
+	bound, queried := false, false
 	covers := s.Covers
 	if res.Decoded {
 		covers = s.coversDecoded
@@ -300,18 +307,21 @@ func (t *Trust) authenticate(res *Result, full bool) error {
 		if id, ok := covers(c.Field, c.Algorithm); ok {
 			proved = appendUnique(proved, fmt.Sprintf("%s %s by %q", c.Field, c.Algorithm, id))
 			_, binds := lookupCover(s.bound, c.Field, c.Algorithm)
-			bound = bound || binds
+			_, queries := lookupCover(s.queried, c.Field, c.Algorithm)
+			bound, queried = bound || binds, queried || binds && queries
 			if res.SignedBy == "" {
 				res.SignedBy = id
 			}
 		}
 	}
 	if len(proved) > 0 {
-		if bound && res.URL != "" && res.RequestURL != "" && pathOf(res.URL) != pathOf(res.RequestURL) {
-			res.Verdict.Warn(fmt.Sprintf("the signature by %q covers the path redirected to (%s), not the one asked for (%s): whoever redirected chose which signed file this is", res.SignedBy, pathOf(res.URL), pathOf(res.RequestURL)))
+		if bound && res.URL != "" && res.RequestURL != "" && targetOf(res.URL, queried) != targetOf(res.RequestURL, queried) {
+			res.Verdict.Warn(fmt.Sprintf("the signature by %q covers the path redirected to (%s), not the one asked for (%s): whoever redirected chose which signed file this is", res.SignedBy, targetOf(res.URL, queried), targetOf(res.RequestURL, queried)))
 		}
 		if !bound {
 			res.Verdict.Warn(fmt.Sprintf("the signature by %q does not cover the request's path (@path, @target-uri or @request-target with req): it proves these bytes are the signer's, not that they are what this URL names; another file signed with this key could be served here", res.SignedBy))
+		} else if !queried && hasQuery(res.URL) {
+			res.Verdict.Warn(fmt.Sprintf("the signature by %q covers the request's path but does not cover the request's query (@query, @target-uri or @request-target with req): an answer signed for this path with another query could be served here", res.SignedBy))
 		}
 		res.Authentic = proved
 		return nil
@@ -410,18 +420,40 @@ func hasParam(c httpsig.Component, name string) bool {
 }
 
 // bindsTarget says a response signature covers the request's path, so it
-// cannot be moved to another URL of the origin: "@path", "@target-uri" or
-// "@request-target" with req (or any of them in a request's signature).
-func bindsTarget(p httpsig.Params) bool {
+// cannot be moved to another URL of the origin ("@path", "@target-uri" or
+// "@request-target" with req), and whether it covers the request's query
+// too ("@query", "@target-uri" or "@request-target" with req; one
+// "@query-param" binds one parameter, not the query).
+func bindsTarget(p httpsig.Params) (path, query bool) {
 	for _, c := range p.Components {
+		if !hasParam(c, "req") {
+			continue
+		}
 		switch c.Name {
-		case "@path", "@target-uri", "@request-target":
-			if hasParam(c, "req") {
-				return true
-			}
+		case "@target-uri", "@request-target":
+			path, query = true, true
+		case "@path":
+			path = true
+		case "@query":
+			query = true
 		}
 	}
-	return false
+	return path, query
+}
+
+// targetOf is the path of the URL raw, and its query when withQuery.
+func targetOf(raw string, withQuery bool) string {
+	p := pathOf(raw)
+	if u, err := url.Parse(raw); err == nil && withQuery && u.RawQuery != "" {
+		p += "?" + u.RawQuery
+	}
+	return p
+}
+
+// hasQuery says the URL raw has a query.
+func hasQuery(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && (u.RawQuery != "" || u.ForceQuery)
 }
 
 func pathOf(raw string) string {

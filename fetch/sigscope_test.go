@@ -285,3 +285,51 @@ func TestUnreadableTrustedSignatureIsBad(t *testing.T) {
 		t.Errorf("another keyid's malformed label: %v, want authentic", err)
 	}
 }
+
+// A signature that covers the request's path but not its query proves
+// the bytes were signed for some URL with that path: for /f?v=2 it could
+// be the answer signed for /f?v=1. With a query in the URL answered, hdig
+// says the query is not bound, unless "@query", "@target-uri" or
+// "@request-target" with req is covered. A redirect that changed only the
+// query is a redirect to another signed URL, and said as one.
+func TestQueryBoundBySignature(t *testing.T) {
+	_, k, _ := ed25519.GenerateKey(nil)
+	for _, c := range []struct {
+		name, asked, answered string
+		ids                   []string
+		want, not             string
+	}{
+		{"path only, query", "http://127.0.0.1/f?v=2", "http://127.0.0.1/f?v=2", []string{"repr-digest", `"@path";req`}, "does not cover the request's query", "redirected"},
+		{"path only, no query", "http://127.0.0.1/f", "http://127.0.0.1/f", []string{"repr-digest", `"@path";req`}, "", "query"},
+		{"path and query", "http://127.0.0.1/f?v=2", "http://127.0.0.1/f?v=2", []string{"repr-digest", `"@path";req`, `"@query";req`}, "", "query"},
+		{"target-uri", "http://127.0.0.1/f?v=2", "http://127.0.0.1/f?v=2", []string{"repr-digest", `"@target-uri";req`}, "", "query"},
+		{"query redirected", "http://127.0.0.1/f?v=2", "http://127.0.0.1/f?v=1", []string{"repr-digest", `"@path";req`, `"@query";req`}, "redirected to (/f?v=1), not the one asked for (/f?v=2)", "does not cover"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodGet, c.answered, nil)
+			h := http.Header{}
+			h.Set("Repr-Digest", "sha-256=:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=:")
+			s, _ := httpsig.NewSigner("", k)
+			m := httpsig.ResponseMessage(&http.Response{StatusCode: 200, Header: h}, req)
+			cs, err := httpsig.ParseComponents(c.ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := httpsig.Sign(m, "sig1", httpsig.Params{Components: cs, Created: sigT0, KeyID: "origin"}, s); err != nil {
+				t.Fatal(err)
+			}
+			res := &Result{Status: 200, Header: h, URL: c.answered, RequestURL: c.asked, answers: req}
+			res.Verdict.Add(verify.Check{Field: verify.ReprDigest, Algorithm: "sha-256", Expected: sigZero, Result: verify.Match})
+			if err := trustOf(t, "origin", k, sigT0).authenticate(res, true); err != nil {
+				t.Fatal(err)
+			}
+			w := strings.Join(res.Verdict.Warnings, "\n")
+			if c.want != "" && !strings.Contains(w, c.want) {
+				t.Errorf("no warning %q; warnings %q", c.want, w)
+			}
+			if strings.Contains(w, c.not) {
+				t.Errorf("warning with %q; warnings %q", c.not, w)
+			}
+		})
+	}
+}

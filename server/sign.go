@@ -74,7 +74,7 @@ type signature struct {
 const maxSignatures = 4096
 
 // WithSigningKey signs every response whose header carries a digest field
-// (RFC 9421): label sig1 covers "@status", "@path";req, content-type,
+// (RFC 9421): label sig1 covers "@status", "@path";req, "@query";req, content-type,
 // content-encoding and the digest fields sent in the header, with created,
 // expires (validity after it; 0: none) and keyid. With an Ed25519 key, responses carry Unencoded-Digest
 // and a second signature, label sri, in the signature-based SRI profile:
@@ -179,7 +179,7 @@ type signWriter struct {
 	http.ResponseWriter
 	sg    *signer
 	log   *Server
-	path  *url.URL // the request's URL, whose path sig1 covers ("@path";req)
+	path  *url.URL // the request's URL, whose path and query sig1 covers ("@path";req, "@query";req)
 	wrote bool
 }
 
@@ -287,10 +287,11 @@ func coveredKey(code int, h http.Header, path string) (string, bool) {
 }
 
 // make signs the covered fields of h anew. sig1 also covers the request's
-// path, so that a signed response of one file cannot be passed off as
-// another file of the same origin.
+// path and query, so that a signed response of one file cannot be passed
+// off as another file of the same origin, nor the answer to one query as
+// the answer to another.
 func (sg *signer) make(code int, h http.Header, u *url.URL, created time.Time) (signature, error) {
-	ids := []string{"@status", `"@path";req`}
+	ids := []string{"@status", `"@path";req`, `"@query";req`}
 	fields := http.Header{}
 	for _, name := range signedFields {
 		if vs := h.Values(name); len(vs) > 0 {

@@ -68,10 +68,10 @@ func TestSignResponses(t *testing.T) {
 		covers  string
 		body    string
 	}{
-		{"/hello.json", nil, 200, `("@status" "@path";req "content-type" "repr-digest" "unencoded-digest")`, hello},
-		{"/hello.json", []string{"Want-Content-Digest: sha-256"}, 200, `("@status" "@path";req "content-type" "repr-digest" "content-digest" "unencoded-digest")`, hello},
-		{"/text.txt", []string{"Accept-Encoding: gzip"}, 200, `("@status" "@path";req "content-type" "content-encoding" "repr-digest" "unencoded-digest")`, text},
-		{"/hello.json", []string{"Range: bytes=0-3"}, 206, `("@status" "@path";req "content-type" "repr-digest" "unencoded-digest")`, hello},
+		{"/hello.json", nil, 200, `("@status" "@path";req "@query";req "content-type" "repr-digest" "unencoded-digest")`, hello},
+		{"/hello.json", []string{"Want-Content-Digest: sha-256"}, 200, `("@status" "@path";req "@query";req "content-type" "repr-digest" "content-digest" "unencoded-digest")`, hello},
+		{"/text.txt", []string{"Accept-Encoding: gzip"}, 200, `("@status" "@path";req "@query";req "content-type" "content-encoding" "repr-digest" "unencoded-digest")`, text},
+		{"/hello.json", []string{"Range: bytes=0-3"}, 206, `("@status" "@path";req "@query";req "content-type" "repr-digest" "unencoded-digest")`, hello},
 	} {
 		r := raw(t, ts, "GET", c.target, c.headers...)
 		wantStatus(t, r, c.status)
@@ -115,7 +115,7 @@ func TestSignOnlyDigestResponses(t *testing.T) {
 	_, tr := start(t, fixture(t), WithSigningKey(k, "", "origin", time.Hour), WithTrailerDigests())
 	r = raw(t, tr, "GET", "/hello.json")
 	wantStatus(t, r, 200)
-	if in := r.Header.Get("Signature-Input"); !strings.HasPrefix(in, `sig1=("@status" "@path";req "content-type" "unencoded-digest");`) {
+	if in := r.Header.Get("Signature-Input"); !strings.HasPrefix(in, `sig1=("@status" "@path";req "@query";req "content-type" "unencoded-digest");`) {
 		t.Errorf("with trailers: Signature-Input %q, want no repr-digest", in)
 	}
 	if r.Trailer.Get("Repr-Digest") != helloRepr {
@@ -161,7 +161,7 @@ func TestSignOtherKeys(t *testing.T) {
 	_, ts := start(t, fixture(t), WithSigningKey(k, "", "p256", 0))
 	r := raw(t, ts, "GET", "/hello.json")
 	in := r.Header.Get("Signature-Input")
-	if !strings.HasPrefix(in, `sig1=("@status" "@path";req "content-type" "repr-digest" "unencoded-digest");created=`) ||
+	if !strings.HasPrefix(in, `sig1=("@status" "@path";req "@query";req "content-type" "repr-digest" "unencoded-digest");created=`) ||
 		strings.Contains(in, "sri=") || strings.Contains(in, "expires=") {
 		t.Errorf("Signature-Input %q, want sig1 only, without expires", in)
 	}
