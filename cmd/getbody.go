@@ -23,8 +23,8 @@ func (o *getOptions) body(req *fetch.Request) error {
 	if n > 1 {
 		return usageErrorf("use only one of -d (and --data-urlencode), --data-binary, -T and -F")
 	}
-	// Several -d are one form: joined with "&", each @FILE read.
-	if len(o.Req.DataURLEncode) > 0 || o.Req.Get || len(o.Data) > 1 {
+	// -d and --data-urlencode are one form: joined with "&", each @FILE read.
+	if len(o.Data)+len(o.Req.DataURLEncode) > 0 || o.Req.Get {
 		return o.formData(req)
 	}
 	var err error
@@ -47,19 +47,14 @@ func (o *getOptions) body(req *fetch.Request) error {
 		}
 	case o.DataBinary != "":
 		req.Body, err = o.dataBody(o.DataBinary)
-	case len(o.Data) == 1:
-		req.Body, err = o.dataBody(o.Data[0])
 	}
 	if err != nil {
 		return withExit(ExitUsage, fmt.Errorf("request body: %w", err))
 	}
-	if len(o.Data) > 0 && req.Header.Get("Content-Type") == "" {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
 	return nil
 }
 
-// dataBody is -d or --data-binary's body: DATA, @FILE, or @- for stdin.
+// dataBody is --data-binary's body: DATA, @FILE, or @- for stdin.
 func (o *getOptions) dataBody(s string) (*fetch.Body, error) {
 	if s == "@-" {
 		return fetch.ReaderBody(o.stdin, "")

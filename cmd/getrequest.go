@@ -155,7 +155,8 @@ func withQuery(rawURL, data string) string {
 }
 
 // formData joins -d and --data-urlencode with "&", as curl does, into the
-// body, or with -G into the URL's query of a GET.
+// body, or with -G into the URL's query of a GET. -d @FILE (and @-) drops
+// the file's carriage returns and line feeds, as curl's -d does.
 func (o *getOptions) formData(req *fetch.Request) error {
 	var parts []string
 	for _, d := range o.Data {
@@ -164,7 +165,7 @@ func (o *getOptions) formData(req *fetch.Request) error {
 			if err != nil {
 				return usageErrorf("-d %s: %v", d, err)
 			}
-			d = string(b)
+			d = strings.NewReplacer("\r", "", "\n", "").Replace(string(b))
 		}
 		parts = append(parts, d)
 	}
