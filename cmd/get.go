@@ -143,7 +143,7 @@ naming another resource (Content-Location) is reported, not checked.` + exitStat
 	f.BoolVarP(&o.RemoteName, "remote-name", "O", false, "write to a file named like the URL's last path segment")
 	f.StringArrayVarP(&o.Headers, "header", "H", nil, "extra request header `'K: V'` (repeatable)")
 	f.StringVarP(&o.Method, "request", "X", "", "request `METHOD`")
-	f.StringArrayVarP(&o.Data, "data", "d", nil, "request body `DATA` (@FILE reads a file, @- stdin, line breaks dropped); adds Content-Digest and Repr-Digest")
+	f.VarP(&dataFlag{list: &o.Data, all: &o.Req.data}, "data", "d", "request body `DATA` (@FILE reads a file, @- stdin, line breaks dropped); adds Content-Digest and Repr-Digest")
 	f.Var(&onceFlag{s: &o.DataBinary, what: "body"}, "data-binary", "request body `DATA`, @FILE or @- (stdin), sent as is (once)")
 	f.VarP(&onceFlag{s: &o.UploadFile, what: "upload"}, "upload-file", "T", "PUT `FILE` as the request body (- reads stdin; once)")
 	f.BoolVarP(&o.Head, "head", "I", false, "HEAD; print the response headers to stdout")

@@ -26,7 +26,8 @@ type requestFlags struct {
 	Cookies       []string
 	CookieJar     string
 
-	jar *fetch.CookieJar // -b FILE's and -c's, shared by the command's URLs
+	data []dataArg        // -d and --data-urlencode, in the command line's order
+	jar  *fetch.CookieJar // -b FILE's and -c's, shared by the command's URLs
 }
 
 func (r *requestFlags) add(f *pflag.FlagSet) {
@@ -34,7 +35,7 @@ func (r *requestFlags) add(f *pflag.FlagSet) {
 	f.StringVarP(&r.User, "user", "u", "", "Basic authentication `USER:PASSWORD`, sent to the URL's origin only, never after a redirect to another")
 	f.StringVarP(&r.Referer, "referer", "e", "", "send Referer `URL`")
 	f.BoolVarP(&r.Get, "get", "G", false, "send -d and --data-urlencode data as the URL's query in a GET")
-	f.StringArrayVar(&r.DataURLEncode, "data-urlencode", nil, "`DATA` URL-encoded: content, =content, name=content, @file, name@file (repeatable)")
+	f.Var(&dataFlag{list: &r.DataURLEncode, all: &r.data, encode: true}, "data-urlencode", "`DATA` URL-encoded: content, =content, name=content, @file, name@file (repeatable)")
 	f.StringArrayVarP(&r.Form, "form", "F", nil, "multipart/form-data part `NAME=CONTENT`: value, @file (upload), <file (value from file); ;type= sets its type (repeatable)")
 	f.StringArrayVarP(&r.Cookies, "cookie", "b", nil, "`DATA`: cookies NAME=VALUE[; N=V] for the URL's origin, or a Netscape cookie FILE read into the jar (repeatable)")
 	f.StringVarP(&r.CookieJar, "cookie-jar", "c", "", "write the cookie jar to `FILE` (Netscape format) at the end; - is stdout")
@@ -159,7 +160,16 @@ func withQuery(rawURL, data string) string {
 // the file's carriage returns and line feeds, as curl's -d does.
 func (o *getOptions) formData(req *fetch.Request) error {
 	var parts []string
-	for _, d := range o.Data {
+	for _, a := range o.Req.data {
+		d := a.s
+		if a.encode {
+			enc, err := urlEncoded(d)
+			if err != nil {
+				return err
+			}
+			parts = append(parts, enc)
+			continue
+		}
 		if name, ok := strings.CutPrefix(d, "@"); ok {
 			b, err := o.readArg(name)
 			if err != nil {
@@ -168,13 +178,6 @@ func (o *getOptions) formData(req *fetch.Request) error {
 			d = strings.NewReplacer("\r", "", "\n", "").Replace(string(b))
 		}
 		parts = append(parts, d)
-	}
-	for _, d := range o.Req.DataURLEncode {
-		enc, err := urlEncoded(d)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, enc)
 	}
 	data := strings.Join(parts, "&")
 	if o.Req.Get {
@@ -191,6 +194,36 @@ func (o *getOptions) formData(req *fetch.Request) error {
 	}
 	return nil
 }
+
+// dataArg is one -d (or, encode, --data-urlencode) argument.
+type dataArg struct {
+	s      string
+	encode bool
+}
+
+// dataFlag is -d or --data-urlencode: each value is kept in its own list
+// and in all, the two flags' values in the command line's order, which is
+// the order curl joins them in.
+type dataFlag struct {
+	list   *[]string
+	all    *[]dataArg
+	encode bool
+}
+
+func (f *dataFlag) Set(v string) error {
+	*f.list = append(*f.list, v)
+	*f.all = append(*f.all, dataArg{s: v, encode: f.encode})
+	return nil
+}
+
+func (f *dataFlag) String() string {
+	if f.list == nil || len(*f.list) == 0 {
+		return ""
+	}
+	return "[" + strings.Join(*f.list, ",") + "]"
+}
+
+func (f *dataFlag) Type() string { return "stringArray" }
 
 // readArg reads FILE, or stdin for "-".
 func (o *getOptions) readArg(name string) ([]byte, error) {
