@@ -47,11 +47,20 @@ func (o *getOptions) body(req *fetch.Request) error {
 		}
 	case o.DataBinary != "":
 		req.Body, err = o.dataBody(o.DataBinary)
+		typeAsForm(req.Header)
 	}
 	if err != nil {
 		return withExit(ExitUsage, fmt.Errorf("request body: %w", err))
 	}
 	return nil
+}
+
+// typeAsForm gives -d's and --data-binary's body curl's Content-Type,
+// application/x-www-form-urlencoded, unless -H gave one.
+func typeAsForm(h http.Header) {
+	if h.Get("Content-Type") == "" {
+		h.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
 }
 
 // dataBody is --data-binary's body: DATA, @FILE, or @- for stdin.

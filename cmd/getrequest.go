@@ -189,9 +189,7 @@ func (o *getOptions) formData(req *fetch.Request) error {
 		return nil
 	}
 	req.Body = fetch.BytesBody([]byte(data))
-	if req.Header.Get("Content-Type") == "" {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
+	typeAsForm(req.Header)
 	return nil
 }
 
