@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -53,6 +54,39 @@ func (o *getOptions) body(req *fetch.Request) error {
 		return withExit(ExitUsage, fmt.Errorf("request body: %w", err))
 	}
 	return nil
+}
+
+// bodyReadOnce is the first file the request body reads (-T, -d,
+// --data-binary, --data-urlencode, -F) that can be read only once: stdin
+// ("-", "stdin" in the answer) or any file that is not a regular file (a
+// FIFO, /dev/stdin, a device). Each URL reads the body anew, so with
+// several URLs every one after the first would send what is left: nothing.
+func (o *getOptions) bodyReadOnce() string {
+	names := []string{o.UploadFile}
+	for _, d := range append([]string{o.DataBinary}, o.Data...) {
+		if name, ok := strings.CutPrefix(d, "@"); ok {
+			names = append(names, name)
+		}
+	}
+	for _, d := range o.Req.DataURLEncode {
+		if i := strings.IndexAny(d, "=@"); i >= 0 && d[i] == '@' {
+			names = append(names, d[i+1:])
+		}
+	}
+	for _, f := range o.Req.Form {
+		if p, err := parseFormPart(f); err == nil {
+			names = append(names, p.file)
+		}
+	}
+	for _, name := range names {
+		if name == "-" {
+			return "stdin"
+		}
+		if st, err := os.Stat(name); name != "" && err == nil && !st.Mode().IsRegular() {
+			return name
+		}
+	}
+	return ""
 }
 
 // typeAsForm gives -d's and --data-binary's body curl's Content-Type,

@@ -73,8 +73,9 @@ func runEach(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 		return usageErrorf("--parallel-max %d: want 1 to 300", o.Multi.ParallelMax)
 	case o.Multi.Parallel && !o.RemoteName:
 		return usageErrorf("-Z needs -O: concurrent bodies cannot share stdout")
-	case o.UploadFile == "-" || o.DataBinary == "@-" || strings.Contains(strings.Join(o.Data, "\n"), "@-"):
-		return usageErrorf("stdin can be read for one URL only")
+	}
+	if name := o.bodyReadOnce(); name != "" {
+		return usageErrorf("the request body reads %s, which can be read for one URL only", name)
 	}
 	if o.Multi.Parallel && !o.Out.RemoteHeaderName {
 		// Two transfers into one FILE.hdig-part at once could rename one's
