@@ -26,14 +26,24 @@ func BytesBody(b []byte) *Body {
 	}}
 }
 
-// FileBody is a body read from a file (--data-binary @F, -T F).
+// FileBody is a body read from a file (--data-binary @F, -T F). A file
+// that is not a regular file (a FIFO, /dev/stdin, a device) can be read
+// once: it is read to its end and spooled (ReaderBody), as stdin is.
 func FileBody(path string) (*Body, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s is a directory", path)
+	}
 	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return ReaderBody(f, "")
 	}
 	return &Body{Size: st.Size(), Open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil
 }
