@@ -3,6 +3,7 @@ package fetch
 import (
 	"bytes"
 	"fmt"
+	"hash"
 	"io"
 	"net/http"
 	"os"
@@ -17,6 +18,10 @@ type Body struct {
 	Open  func() (io.ReadCloser, error)
 	Size  int64
 	close func() error
+	// digested is the sha-256 of the bytes the digests were computed
+	// over (nil before): a file's bytes are checked against it as they
+	// are sent (sameBytes).
+	digested []byte
 }
 
 // BytesBody is a body held in memory (-d).
@@ -45,7 +50,47 @@ func FileBody(path string) (*Body, error) {
 		defer f.Close()
 		return ReaderBody(f, "")
 	}
-	return &Body{Size: st.Size(), Open: func() (io.ReadCloser, error) { return os.Open(path) }}, nil
+	b := &Body{Size: st.Size()}
+	b.Open = func() (io.ReadCloser, error) {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		if b.digested == nil {
+			return f, nil
+		}
+		h, _ := verify.Lookup(bodyDigestAlgorithm)
+		return &sameBytes{ReadCloser: f, name: path, h: h.New(), left: b.Size, want: b.digested}, nil
+	}
+	return b, nil
+}
+
+// sameBytes reads a file body as it is sent, hashing it: a file rewritten
+// since its digests were computed would go with digests that are not its
+// own. The read that would hand over the last byte fails instead when the
+// bytes are not those digested, so the origin never gets a whole body.
+type sameBytes struct {
+	io.ReadCloser
+	name string
+	h    hash.Hash
+	left int64
+	want []byte
+}
+
+func (s *sameBytes) Read(p []byte) (int, error) {
+	if s.left <= 0 {
+		return s.ReadCloser.Read(p)
+	}
+	if int64(len(p)) > s.left {
+		p = p[:s.left]
+	}
+	n, err := s.ReadCloser.Read(p)
+	s.h.Write(p[:n])
+	s.left -= int64(n)
+	if s.left == 0 && !bytes.Equal(s.h.Sum(nil), s.want) {
+		return 0, &inputError{fmt.Errorf("request body: %s changed while it was sent: its bytes are not those its Content-Digest names", s.name)}
+	}
+	return n, err
 }
 
 // bodyDigestAlgorithm is the algorithm of the digests sent with a body.
@@ -64,6 +109,11 @@ func (b *Body) digests(algs []verify.Algorithm) ([]verify.Digest, error) {
 	}
 	if n != b.Size {
 		return nil, fmt.Errorf("request body changed while reading: %d bytes, want %d", n, b.Size)
+	}
+	for _, d := range sums {
+		if d.Algorithm == bodyDigestAlgorithm {
+			b.digested = d.Value
+		}
 	}
 	return sums, nil
 }

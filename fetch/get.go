@@ -379,6 +379,10 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return context.Canceled
 	}
+	var ie *inputError
+	if errors.As(err, &ie) {
+		return ie // the request body's file (sameBytes), not the network
+	}
 	var re *redirectError
 	if errors.As(err, &re) {
 		// The redirect refused says which URL; net/http's "Get LOCATION:"
