@@ -249,6 +249,19 @@ func redirectBody(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
+// cleartextBody refuses a redirect hop that would send over http the
+// request body given for an https URL (a 307 or 308, a 301 or 302 to a
+// PUT): the credentials stay behind at such a hop (another origin), and
+// the body, a form's password or a private file, must not go where anyone
+// on the path reads it. curl sends it; a browser's fetch() refuses the
+// request (mixed content). A hop that drops the body is not refused.
+func cleartextBody(req *http.Request, via []*http.Request) error {
+	if req.Body == nil || req.Body == http.NoBody || via[0].URL.Scheme != "https" || req.URL.Scheme != "http" {
+		return nil
+	}
+	return fmt.Errorf("redirected to %s: not sending the request body, given for https, in cleartext", req.URL.Redacted())
+}
+
 // methodChanges says a redirect with this status turns a request of this
 // method into a GET without content (RFC 9110 §15.4.2, §15.4.3, §15.4.4).
 func methodChanges(status int, method string) bool {

@@ -99,6 +99,9 @@ func NewClient(o Options) (*Client, error) {
 		if err := redirectBody(req, via); err != nil {
 			return &redirectError{err}
 		}
+		if err := cleartextBody(req, via); err != nil {
+			return &redirectError{err}
+		}
 		if f := redirectHook(req.Context()); f != nil && req.Response != nil {
 			f(req.Response, len(via))
 		}
