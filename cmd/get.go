@@ -337,6 +337,7 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	if err := o.body(req); err != nil {
 		return nil, err
 	}
+	expectContinue(req)
 	if o.Head {
 		if req.Body != nil {
 			return nil, usageErrorf("-I cannot send a request body")

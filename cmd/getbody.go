@@ -89,6 +89,21 @@ func (o *getOptions) bodyReadOnce() string {
 	return ""
 }
 
+// expectContinueMin is the body size past which curl sends Expect:
+// 100-continue by itself (HTTP/1.1).
+const expectContinueMin = 1 << 20
+
+// expectContinue adds Expect: 100-continue to a request whose body is
+// over expectContinueMin, unless -H gave an Expect field, as curl does:
+// an origin that refuses the body (413, 401, 417) answers before it is
+// sent (fetch.Connection.Expect100Timeout, curl's 1 s).
+func expectContinue(req *fetch.Request) {
+	if _, set := req.Header["Expect"]; set || req.Body == nil || req.Body.Size <= expectContinueMin {
+		return
+	}
+	req.Header.Set("Expect", "100-continue")
+}
+
 // typeAsForm gives -d's and --data-binary's body curl's Content-Type,
 // application/x-www-form-urlencoded, unless -H gave one.
 func typeAsForm(h http.Header) {
