@@ -92,7 +92,7 @@ type Options struct {
 func (o Options) withDefaults() Options {
 	if o.Client == nil {
 		o.Client = &http.Client{
-			Transport: &http.Transport{DisableCompression: true, Proxy: http.ProxyFromEnvironment},
+			Transport: &http.Transport{DisableCompression: true, Proxy: fetch.ProxyFromEnvironment},
 			CheckRedirect: func(*http.Request, []*http.Request) error {
 				return http.ErrUseLastResponse
 			},

@@ -90,19 +90,26 @@ func inwardURL(raw string) bool {
 // decimal, 0x hex or 0-led octal: 2130706433, 127.1, 0x7f.1,
 // 017700000001 are all 127.0.0.1).
 func inwardHost(host string) bool {
-	// A trailing dot and an IPv6 zone name the same host.
+	h, a, ok := hostAddr(host)
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	return ok && inwardAddr(a)
+}
+
+// hostAddr is host in lower case, without a trailing dot or an IPv6 zone
+// (they name the same host), and the address it spells, if any: besides
+// the dotted quad and IPv6, inet_aton's shorthand (inetAton).
+func hostAddr(host string) (string, netip.Addr, bool) {
 	h := strings.ToLower(strings.TrimSuffix(host, "."))
 	if i := strings.IndexByte(h, '%'); i >= 0 {
 		h = h[:i]
 	}
-	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
-		return true
-	}
 	if a, err := netip.ParseAddr(h); err == nil {
-		return inwardAddr(a)
+		return h, a, true
 	}
 	a, ok := inetAton(h)
-	return ok && inwardAddr(a)
+	return h, a, ok
 }
 
 // inetAton parses s as inet_aton(3) does: one to four dot-separated

@@ -8,20 +8,17 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/hdig/hdig/httpfield"
 )
 
 // Connection are curl's connection options (-x, --noproxy, --resolve, -4,
 // -6, --connect-timeout, --http1.1, --http2, --limit-rate).
 type Connection struct {
-	// Proxy is the proxy URL of -x ("" uses the environment's, as net/http
-	// does); a proxy without scheme is http://, an http one without port
-	// is at port 1080, as curl's.
+	// Proxy is the proxy URL of -x ("": the environment's, environProxy);
+	// a proxy without scheme is http://, an http one without port is at
+	// port 1080, as curl's.
 	Proxy string
 	// NoProxy is --noproxy: hosts, comma-separated, reached directly; a
 	// name matches itself and its subdomains; "*" matches every host.
@@ -60,41 +57,30 @@ func ParseResolve(s string) (string, string, error) {
 	return net.JoinHostPort(strings.ToLower(host), port), addr, nil
 }
 
-// proxyFunc is the Transport's Proxy for c.
+// proxyFunc is the Transport's Proxy for c: none for a host of the
+// --noproxy list (else the environment's, with -x too, as curl), then -x's
+// proxy, else the environment's (environProxy) but for a loopback host.
 func (c Connection) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
-	if c.Proxy == "" && c.NoProxy == "" {
-		return http.ProxyFromEnvironment, nil
-	}
 	var fixed *url.URL
 	if c.Proxy != "" {
-		raw := c.Proxy
-		if !strings.Contains(raw, "://") {
-			raw = "http://" + raw
-		}
-		u, err := url.Parse(raw)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("proxy %q: want [SCHEME://][USER:PASSWORD@]HOST[:PORT]", httpfield.Redact(c.Proxy))
-		}
-		switch u.Scheme {
-		case "http", "https", "socks5", "socks5h":
-		default:
-			return nil, fmt.Errorf("proxy %q: scheme %s not supported (http, https, socks5, socks5h)", httpfield.Redact(c.Proxy), u.Scheme)
-		}
-		if u.Port() == "" && u.Scheme == "http" {
-			u.Host = net.JoinHostPort(u.Hostname(), "1080") // curl's default
+		u, err := parseProxy(c.Proxy, "proxy")
+		if err != nil {
+			return nil, err
 		}
 		fixed = u
 	}
-	// As curl: --noproxy, else the environment's list, even for -x.
-	list := cmp.Or(c.NoProxy, os.Getenv("no_proxy"), os.Getenv("NO_PROXY"))
+	list := cmp.Or(c.NoProxy, environNoProxy())
 	return func(r *http.Request) (*url.URL, error) {
-		if noProxy(list, r.URL.Hostname()) {
+		host := r.URL.Hostname()
+		switch {
+		case noProxy(list, host):
+			return nil, nil
+		case fixed != nil:
+			return fixed, nil
+		case loopbackHost(host):
 			return nil, nil
 		}
-		if fixed != nil {
-			return fixed, nil
-		}
-		return http.ProxyFromEnvironment(r)
+		return environProxy(r.URL.Scheme)
 	}, nil
 }
 
