@@ -158,7 +158,7 @@ func TestLinkMirrorProxyHostOtherPort(t *testing.T) {
 	defer other.Close()
 	pu, _ := url.Parse(lp.URL)
 	su, _ := url.Parse(other.URL)
-	conn := Connection{Proxy: "http://p.example:" + pu.Port(), NoProxy: "p.example",
+	conn := Connection{Proxy: "http://p.example:" + pu.Port(), NoProxy: hosts("p.example"),
 		Resolve: map[string]string{"p.example:" + pu.Port(): "127.0.0.1", "p.example:" + su.Port(): "127.0.0.1"}}
 	tr, err := conn.transport(nil, testStall)
 	if err != nil {

@@ -1,7 +1,6 @@
 package fetch
 
 import (
-	"cmp"
 	"context"
 	"crypto/tls"
 	"fmt"
@@ -22,8 +21,9 @@ type Connection struct {
 	Proxy string
 	// NoProxy is --noproxy: hosts, comma-separated, reached directly; a
 	// name matches itself and its subdomains; "*" matches every host.
-	// Without it, $no_proxy (else $NO_PROXY) is the list, -x or not.
-	NoProxy string
+	// nil: $no_proxy (else $NO_PROXY) is the list, -x or not; an empty
+	// one is an empty list, the environment's left aside, as curl's.
+	NoProxy *string
 	// Resolve pins HOST:PORT to an address (--resolve HOST:PORT:ADDR).
 	Resolve map[string]string
 	// Network is "tcp", "tcp4" (-4) or "tcp6" (-6).
@@ -69,7 +69,10 @@ func (c Connection) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
 		}
 		fixed = u
 	}
-	list := cmp.Or(c.NoProxy, environNoProxy())
+	list := environNoProxy()
+	if c.NoProxy != nil {
+		list = *c.NoProxy
+	}
 	return func(r *http.Request) (*url.URL, error) {
 		host := r.URL.Hostname()
 		switch {

@@ -180,12 +180,15 @@ func TestProxyAndNoProxy(t *testing.T) {
 	if len(proxied) != 1 || proxied[0] != target+" Basic dTpw" || direct != 0 {
 		t.Fatalf("-x: proxy saw %q, origin %d requests", proxied, direct)
 	}
-	conn.NoProxy = "other.test,.origin.test"
+	conn.NoProxy = hosts("other.test,.origin.test")
 	get(conn)
 	if len(proxied) != 1 || direct != 1 {
 		t.Errorf("--noproxy: proxy saw %q, origin %d requests", proxied, direct)
 	}
 }
+
+// hosts is a --noproxy list given.
+func hosts(list string) *string { return &list }
 
 func fmtSscan(path string, n *int) (int, error) { return fmt.Sscan(strings.TrimPrefix(path, "/"), n) }
 func itoa(n int) string                         { return strconv.Itoa(n) }
@@ -195,15 +198,17 @@ func itoa(n int) string                         { return strconv.Itoa(n) }
 // replaces them.
 func TestProxyHonoursNoProxyEnv(t *testing.T) {
 	for _, c := range []struct {
-		env, val, flag string
-		direct         bool
+		env, val string
+		flag     *string
+		direct   bool
 	}{
-		{"no_proxy", "other.test,origin.test", "", true},
-		{"NO_PROXY", "origin.test", "", true},
-		{"no_proxy", "other.test", "", false},
-		{"no_proxy", "origin.test", "other.test", false},
+		{"no_proxy", "other.test,origin.test", nil, true},
+		{"NO_PROXY", "origin.test", nil, true},
+		{"no_proxy", "other.test", nil, false},
+		{"no_proxy", "origin.test", hosts("other.test"), false},
+		{"no_proxy", "origin.test", hosts(""), false},
 	} {
-		t.Run(c.env+"="+c.val+",--noproxy="+c.flag, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s=%s,--noproxy=%v", c.env, c.val, c.flag != nil), func(t *testing.T) {
 			t.Setenv("no_proxy", "")
 			t.Setenv("NO_PROXY", "")
 			t.Setenv(c.env, c.val)
