@@ -33,7 +33,7 @@ func (t *transferFlags) add(f *pflag.FlagSet) {
 	f.Var((*seconds)(&t.RetryDelay), "retry-delay", "wait `SECONDS` before each retry instead of the doubling backoff")
 	f.StringVar(&t.LimitRate, "limit-rate", "", "read at most `SPEED` bytes per second from each response (K, M, G suffixes)")
 	f.StringVarP(&t.Proxy, "proxy", "x", "", "use the proxy at `URL`: [SCHEME://][USER:PASSWORD@]HOST[:PORT] (default: $http_proxy, $https_proxy, $all_proxy)")
-	f.Var(givenString{&t.NoProxy}, "noproxy", "comma-separated `HOSTS` reached without the proxy (a name covers its subdomains; * is all; default: $no_proxy; \"\": none, not even $no_proxy's)")
+	f.Var(givenString{&t.NoProxy}, "noproxy", "comma-separated `HOSTS` reached without the proxy (a name covers its subdomains; * alone is all; default: $no_proxy; \"\": none, not even $no_proxy's)")
 	f.StringArrayVar(&t.Resolve, "resolve", nil, "`HOST:PORT:ADDR`: connect to ADDR for HOST:PORT instead of resolving HOST (repeatable)")
 	f.BoolVarP(&t.IPv4, "ipv4", "4", false, "connect over IPv4 only")
 	f.BoolVarP(&t.IPv6, "ipv6", "6", false, "connect over IPv6 only")

@@ -20,7 +20,7 @@ type Connection struct {
 	// port 1080, as curl's.
 	Proxy string
 	// NoProxy is --noproxy: hosts, comma-separated, reached directly; a
-	// name matches itself and its subdomains; "*" matches every host.
+	// name matches itself and its subdomains; "*" alone matches every host.
 	// nil: $no_proxy (else $NO_PROXY) is the list, -x or not; an empty
 	// one is an empty list, the environment's left aside, as curl's.
 	NoProxy *string
@@ -87,20 +87,23 @@ func (c Connection) proxyFunc() (func(*http.Request) (*url.URL, error), error) {
 	}, nil
 }
 
-// noProxy says whether host is in list, curl's --noproxy: "*" is every
-// host; a name matches itself and its subdomains (a leading dot is
-// allowed); an address host matches by address, never as a name: an
-// entry that is the same address, or a CIDR block holding it (curl 7.86).
+// noProxy says whether host is in list, curl's --noproxy: a list that is
+// exactly "*" is every host (a "*" among others is no entry, as in curl
+// 7.88; Go's no_proxy takes it anywhere); a name matches itself and its
+// subdomains (a leading dot is allowed); an address host matches by
+// address, never as a name: an entry that is the same address, or a CIDR
+// block holding it (curl 7.86).
 func noProxy(list, host string) bool {
+	if list == "*" {
+		return true
+	}
 	host = strings.ToLower(strings.TrimSuffix(host, "."))
 	ip := net.ParseIP(host)
 	for _, e := range strings.Split(list, ",") {
 		e = strings.ToLower(strings.TrimSpace(e))
 		e = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(e, "["), "."), "]")
 		switch {
-		case e == "":
-		case e == "*":
-			return true
+		case e == "", e == "*":
 		case ip != nil:
 			if addressCovers(e, ip) {
 				return true

@@ -21,6 +21,11 @@ func TestNoProxy(t *testing.T) {
 		want       bool
 	}{
 		{"*", "anything.example", true},
+		// curl 7.88 honours "*" only as the whole list, exactly.
+		{"a.example,*", "anything.example", false},
+		{"*,a.example", "anything.example", false},
+		{" * ", "anything.example", false},
+		{"*.example", "a.example", false},
 		{"example.com", "example.com", true},
 		{"example.com", "www.example.com", true},
 		{".example.com", "www.example.com", true},
