@@ -18,6 +18,7 @@ type transferFlags struct {
 	MaxTime        time.Duration
 	MaxRedirs      int
 	RetryDelay     time.Duration
+	Expect100      time.Duration // 1 s unless given (add)
 	LimitRate      string
 	Proxy          string
 	NoProxy        *string // nil: not given
@@ -31,6 +32,8 @@ func (t *transferFlags) add(f *pflag.FlagSet) {
 	f.VarP((*seconds)(&t.MaxTime), "max-time", "m", "give up the whole operation after `SECONDS`, retries included (exit 4; 0: no limit)")
 	f.IntVar(&t.MaxRedirs, "max-redirs", 20, "follow at most `N` redirects with -L (-1: no limit; exit 4 beyond)")
 	f.Var((*seconds)(&t.RetryDelay), "retry-delay", "wait `SECONDS` before each retry instead of the doubling backoff")
+	t.Expect100 = time.Second // curl's
+	f.Var((*seconds)(&t.Expect100), "expect100-timeout", "with -H 'Expect: 100-continue', send the content after `SECONDS` without the origin's 100 (0: at once)")
 	f.StringVar(&t.LimitRate, "limit-rate", "", "read at most `SPEED` bytes per second from each response (K, M, G suffixes)")
 	f.StringVarP(&t.Proxy, "proxy", "x", "", "use the proxy at `URL`: [SCHEME://][USER:PASSWORD@]HOST[:PORT] (default: $http_proxy, $https_proxy, $all_proxy)")
 	f.Var(givenString{&t.NoProxy}, "noproxy", "comma-separated `HOSTS` reached without the proxy (a name covers its subdomains; * alone is all; default: $no_proxy; \"\": none, not even $no_proxy's)")
@@ -59,6 +62,10 @@ func (t *transferFlags) options(o *fetch.Options) error {
 	}
 	c := &o.Connection
 	c.ConnectTimeout, c.Proxy, c.NoProxy = t.ConnectTimeout, t.Proxy, t.NoProxy
+	c.Expect100Timeout = t.Expect100
+	if t.Expect100 == 0 {
+		c.Expect100Timeout = -1 // at once
+	}
 	if t.LimitRate != "" {
 		n, err := parseSize(t.LimitRate)
 		if err != nil || n <= 0 {

@@ -55,3 +55,14 @@ func TestExpectContinueWaits(t *testing.T) {
 		t.Errorf("the origin received %d bytes of content before its 100, want none", n)
 	}
 }
+
+// TestExpect100TimeoutAtOnce: a negative Expect100Timeout (--expect100-timeout
+// 0) sends the content at once, net/http's zero; zero is curl's 1 s.
+func TestExpect100TimeoutAtOnce(t *testing.T) {
+	for in, want := range map[time.Duration]time.Duration{-1: 0, 0: time.Second, 3 * time.Second: 3 * time.Second} {
+		tr, err := Connection{Expect100Timeout: in}.transport(nil, testStall)
+		if err != nil || tr.ExpectContinueTimeout != want {
+			t.Errorf("Expect100Timeout %v: ExpectContinueTimeout %v (%v), want %v", in, tr.ExpectContinueTimeout, err, want)
+		}
+	}
+}

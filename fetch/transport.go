@@ -38,7 +38,7 @@ type Connection struct {
 	LimitRate int64
 	// Expect100Timeout is how long a request carrying Expect: 100-continue
 	// waits for the origin's 100 before it sends its content anyway (0: 1 s,
-	// curl's --expect100-timeout default).
+	// curl's --expect100-timeout default; negative: no wait, curl's 0).
 	Expect100Timeout time.Duration
 }
 
@@ -172,8 +172,11 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 	// one itself (proxyTLS), net/http seeing an http proxy on it.
 	var proxies sync.Map
 	expect := c.Expect100Timeout
-	if expect <= 0 {
+	switch {
+	case expect == 0:
 		expect = time.Second
+	case expect < 0:
+		expect = 0 // net/http's: at once
 	}
 	t := &http.Transport{
 		Proxy: func(r *http.Request) (*url.URL, error) {
