@@ -41,3 +41,24 @@ func TestExpect100TimeoutFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestProxyInsecureFlag: --proxy-insecure reaches the connection options,
+// and -k does not set it.
+func TestProxyInsecureFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"--proxy-insecure"}, true}} {
+		var tf transferFlags
+		f := pflag.NewFlagSet("get", pflag.ContinueOnError)
+		f.SetOutput(io.Discard)
+		tf.add(f)
+		var o fetch.Options
+		if err := f.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if err := tf.options(&o); err != nil || o.Connection.ProxyInsecure != c.want {
+			t.Errorf("%q: ProxyInsecure %v (%v), want %v", c.args, o.Connection.ProxyInsecure, err, c.want)
+		}
+	}
+}

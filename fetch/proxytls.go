@@ -27,11 +27,11 @@ func proxyAddr(u *url.URL) string {
 // it (a CONNECT, an absolute-form request) is HTTP/1.1; net/http would
 // offer it the origin's protocols, h2 among them, and fail with a proxy
 // that picks h2. The roots are the origin's (the system's and --cacert's),
-// but -k is not: it is for the origin, as curl's (which has
-// --proxy-insecure for the proxy), and a proxy unverified would get
-// Proxy-Authorization and all of an http origin's traffic.
-func proxyTLS(origin *tls.Config, host string) *tls.Config {
-	return &tls.Config{RootCAs: origin.RootCAs, ServerName: host, NextProtos: []string{"http/1.1"}}
+// but -k is not: it is for the origin, as curl's, and a proxy unverified
+// would get Proxy-Authorization and all of an http origin's traffic;
+// insecure (--proxy-insecure, as curl's) is the proxy's own.
+func proxyTLS(origin *tls.Config, host string, insecure bool) *tls.Config {
+	return &tls.Config{RootCAs: origin.RootCAs, ServerName: host, NextProtos: []string{"http/1.1"}, InsecureSkipVerify: insecure}
 }
 
 // tlsHandshake makes conn a TLS client connection under conf, its

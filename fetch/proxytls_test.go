@@ -59,7 +59,7 @@ func tlsProxy(t *testing.T, h2 bool) (*httptest.Server, *atomic.Int32) {
 // opts: the requests p served for it, and its error.
 func httpsProxyCase(t *testing.T, p *httptest.Server, served *atomic.Int32, opts Options, target string) (int32, error) {
 	t.Helper()
-	opts.Connection = Connection{Proxy: "https://u:p@" + strings.TrimPrefix(p.URL, "https://")}
+	opts.Connection.Proxy = "https://u:p@" + strings.TrimPrefix(p.URL, "https://")
 	cl, err := NewClient(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -114,5 +114,26 @@ func TestHTTPSProxyNotInsecure(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "certificate") || n != 0 {
 			t.Errorf("-k, %s: the proxy's certificate was not verified: err %v, proxy served %d", target, err, n)
 		}
+	}
+}
+
+// TestHTTPSProxyInsecure: --proxy-insecure (ProxyInsecure) skips the
+// verification of an https proxy's certificate, as curl's, and only the
+// proxy's: the https origin behind it is still verified unless -k.
+func TestHTTPSProxyInsecure(t *testing.T) {
+	t.Setenv("no_proxy", "") // the user's environment must not send the loopback origin around the proxy
+	t.Setenv("NO_PROXY", "")
+	plain, secure, _ := httpsProxyTargets(t)
+	p, served := tlsProxy(t, false)
+	insecure := Options{Connection: Connection{ProxyInsecure: true}}
+	if n, err := httpsProxyCase(t, p, served, insecure, plain); err != nil || n != 1 {
+		t.Errorf("--proxy-insecure, %s: err %v, proxy served %d", plain, err, n)
+	}
+	if _, err := httpsProxyCase(t, p, served, insecure, secure); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("--proxy-insecure, %s: the origin's certificate was not verified: err %v", secure, err)
+	}
+	insecure.Insecure = true
+	if n, err := httpsProxyCase(t, p, served, insecure, secure); err != nil || n != 1 {
+		t.Errorf("--proxy-insecure -k, %s: err %v, proxy served %d", secure, err, n)
 	}
 }

@@ -24,6 +24,9 @@ type Connection struct {
 	// nil: $no_proxy (else $NO_PROXY) is the list, -x or not; an empty
 	// one is an empty list, the environment's left aside, as curl's.
 	NoProxy *string
+	// ProxyInsecure skips the verification of an https proxy's certificate
+	// (--proxy-insecure; -k is the origin's).
+	ProxyInsecure bool
 	// Resolve pins HOST:PORT to an address (--resolve HOST:PORT:ADDR).
 	Resolve map[string]string
 	// Network is "tcp", "tcp4" (-4) or "tcp6" (-6).
@@ -197,7 +200,7 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 			host, port, _ := net.SplitHostPort(addr)
 			secure, ok := proxies.Load(net.JoinHostPort(strings.ToLower(host), port))
 			if ok && secure.(bool) {
-				return true, proxyTLS(tlsConf, host)
+				return true, proxyTLS(tlsConf, host, c.ProxyInsecure)
 			}
 			return ok, nil
 		}),
