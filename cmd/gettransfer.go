@@ -23,6 +23,7 @@ type transferFlags struct {
 	Proxy          string
 	NoProxy        *string // nil: not given
 	ProxyInsecure  bool
+	ProxyCACert    string
 	Resolve        []string
 	IPv4, IPv6     bool
 	HTTP11, HTTP2  bool
@@ -38,6 +39,7 @@ func (t *transferFlags) add(f *pflag.FlagSet) {
 	f.StringVar(&t.LimitRate, "limit-rate", "", "read at most `SPEED` bytes per second from each response (K, M, G suffixes)")
 	f.StringVarP(&t.Proxy, "proxy", "x", "", "use the proxy at `URL`: [SCHEME://][USER:PASSWORD@]HOST[:PORT] (default: $http_proxy, $https_proxy, $all_proxy)")
 	f.BoolVar(&t.ProxyInsecure, "proxy-insecure", false, "do not verify an https:// proxy's certificate (-k is the origin's)")
+	f.StringVar(&t.ProxyCACert, "proxy-cacert", "", "verify an https:// proxy with the CA certificates in `FILE` (PEM), besides the system's (default: --cacert's)")
 	f.Var(givenString{&t.NoProxy}, "noproxy", "comma-separated `HOSTS` reached without the proxy (a name covers its subdomains; * alone is all; default: $no_proxy; \"\": none, not even $no_proxy's)")
 	f.StringArrayVar(&t.Resolve, "resolve", nil, "`HOST:PORT:ADDR`: connect to ADDR for HOST:PORT instead of resolving HOST (repeatable)")
 	f.BoolVarP(&t.IPv4, "ipv4", "4", false, "connect over IPv4 only")
@@ -64,7 +66,7 @@ func (t *transferFlags) options(o *fetch.Options) error {
 	}
 	c := &o.Connection
 	c.ConnectTimeout, c.Proxy, c.NoProxy = t.ConnectTimeout, t.Proxy, t.NoProxy
-	c.Expect100Timeout, c.ProxyInsecure = t.Expect100, t.ProxyInsecure
+	c.Expect100Timeout, c.ProxyInsecure, c.ProxyCACert = t.Expect100, t.ProxyInsecure, t.ProxyCACert
 	if t.Expect100 == 0 {
 		c.Expect100Timeout = -1 // at once
 	}

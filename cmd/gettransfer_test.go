@@ -42,13 +42,13 @@ func TestExpect100TimeoutFlag(t *testing.T) {
 	}
 }
 
-// TestProxyInsecureFlag: --proxy-insecure reaches the connection options,
-// and -k does not set it.
+// TestProxyInsecureFlag: --proxy-insecure and --proxy-cacert reach the
+// connection options.
 func TestProxyInsecureFlag(t *testing.T) {
 	for _, c := range []struct {
 		args []string
 		want bool
-	}{{nil, false}, {[]string{"--proxy-insecure"}, true}} {
+	}{{nil, false}, {[]string{"--proxy-insecure", "--proxy-cacert", "p.pem"}, true}} {
 		var tf transferFlags
 		f := pflag.NewFlagSet("get", pflag.ContinueOnError)
 		f.SetOutput(io.Discard)
@@ -57,7 +57,7 @@ func TestProxyInsecureFlag(t *testing.T) {
 		if err := f.Parse(c.args); err != nil {
 			t.Fatal(err)
 		}
-		if err := tf.options(&o); err != nil || o.Connection.ProxyInsecure != c.want {
+		if err := tf.options(&o); err != nil || o.Connection.ProxyInsecure != c.want || (o.Connection.ProxyCACert == "p.pem") != c.want {
 			t.Errorf("%q: ProxyInsecure %v (%v), want %v", c.args, o.Connection.ProxyInsecure, err, c.want)
 		}
 	}

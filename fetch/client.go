@@ -3,12 +3,10 @@ package fetch
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -58,16 +56,9 @@ func NewClient(o Options) (*Client, error) {
 	if rt == nil {
 		tlsConf := &tls.Config{InsecureSkipVerify: o.Insecure}
 		if o.CACert != "" {
-			pem, err := os.ReadFile(o.CACert)
+			pool, err := certPool(o.CACert, "--cacert")
 			if err != nil {
-				return nil, fmt.Errorf("read --cacert: %w", err)
-			}
-			pool, err := x509.SystemCertPool()
-			if err != nil || pool == nil {
-				pool = x509.NewCertPool()
-			}
-			if !pool.AppendCertsFromPEM(pem) {
-				return nil, fmt.Errorf("--cacert %s: no PEM certificates found", o.CACert)
+				return nil, err
 			}
 			tlsConf.RootCAs = pool
 		}

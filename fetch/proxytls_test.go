@@ -137,3 +137,24 @@ func TestHTTPSProxyInsecure(t *testing.T) {
 		t.Errorf("--proxy-insecure -k, %s: err %v, proxy served %d", secure, err, n)
 	}
 }
+
+// TestHTTPSProxyCACert: --proxy-cacert (ProxyCACert) is the CA an https
+// proxy's certificate is verified with, as curl's, and only the proxy's:
+// the https origin is not trusted by it.
+func TestHTTPSProxyCACert(t *testing.T) {
+	t.Setenv("no_proxy", "") // the user's environment must not send the loopback origin around the proxy
+	t.Setenv("NO_PROXY", "")
+	plain, secure, ca := httpsProxyTargets(t)
+	p, served := tlsProxy(t, false)
+	opts := Options{Connection: Connection{ProxyCACert: ca}}
+	if n, err := httpsProxyCase(t, p, served, opts, plain); err != nil || n != 1 {
+		t.Errorf("--proxy-cacert, %s: err %v, proxy served %d", plain, err, n)
+	}
+	if _, err := httpsProxyCase(t, p, served, opts, secure); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("--proxy-cacert, %s: the origin was trusted by the proxy's CA: err %v", secure, err)
+	}
+	opts.Connection.ProxyCACert = filepath.Join(t.TempDir(), "none.pem")
+	if _, err := NewClient(opts); err == nil || !strings.Contains(err.Error(), "--proxy-cacert") {
+		t.Errorf("a missing --proxy-cacert file: err %v", err)
+	}
+}

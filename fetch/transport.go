@@ -24,6 +24,9 @@ type Connection struct {
 	// nil: $no_proxy (else $NO_PROXY) is the list, -x or not; an empty
 	// one is an empty list, the environment's left aside, as curl's.
 	NoProxy *string
+	// ProxyCACert is a PEM file of the CAs an https proxy is verified by,
+	// besides the system's (--proxy-cacert; without it, --cacert's).
+	ProxyCACert string
 	// ProxyInsecure skips the verification of an https proxy's certificate
 	// (--proxy-insecure; -k is the origin's).
 	ProxyInsecure bool
@@ -169,6 +172,10 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 	if err != nil {
 		return nil, err
 	}
+	roots, err := c.proxyRoots(tlsConf)
+	if err != nil {
+		return nil, err
+	}
 	// The proxies chosen, by HOST:PORT, each with whether it is an https
 	// one: dialGuard leaves their connections alone (the user chose them,
 	// and they resolve the target), and the dialer speaks TLS to an https
@@ -200,7 +207,7 @@ func (c Connection) transport(tlsConf *tls.Config, timeout time.Duration) (*http
 			host, port, _ := net.SplitHostPort(addr)
 			secure, ok := proxies.Load(net.JoinHostPort(strings.ToLower(host), port))
 			if ok && secure.(bool) {
-				return true, proxyTLS(tlsConf, host, c.ProxyInsecure)
+				return true, proxyTLS(roots, host, c.ProxyInsecure)
 			}
 			return ok, nil
 		}),
