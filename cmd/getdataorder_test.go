@@ -15,3 +15,15 @@ func TestDataKeepsCommandLineOrder(t *testing.T) {
 		t.Errorf("-G: exit %d, %s, want /s?q=a+b&n=2: %s", code, last.URI, errOut)
 	}
 }
+
+// --data-urlencode name@- reads stdin, as curl does (and @-, without a
+// name), where hdig opened a file named "-".
+func TestDataURLEncodeFromStdin(t *testing.T) {
+	srv, seen := seeingOrigin(t, nil)
+	for _, c := range []struct{ arg, want string }{{"msg@-", "msg=a+b%26c"}, {"@-", "a+b%26c"}} {
+		code, _, errOut := runHdigIn(t, "a b&c", "get", "-s", "--no-cache", "--data-urlencode", c.arg, srv.URL+"/form")
+		if last := seen.last(t); code != 0 || string(last.Body) != c.want {
+			t.Errorf("--data-urlencode %s: exit %d, body %q, want %q: %s", c.arg, code, last.Body, c.want, errOut)
+		}
+	}
+}

@@ -116,12 +116,13 @@ func (r *requestFlags) saveJar(stdout io.Writer) error {
 	return nil
 }
 
-// urlEncoded is --data-urlencode's argument as curl sends it.
-func urlEncoded(arg string) (string, error) {
+// urlEncoded is --data-urlencode's argument as curl sends it: @FILE (and
+// name@FILE) read, "-" as stdin.
+func (o *getOptions) urlEncoded(arg string) (string, error) {
 	if i := strings.IndexAny(arg, "=@"); i >= 0 {
 		name, content := arg[:i], arg[i+1:]
 		if arg[i] == '@' {
-			b, err := os.ReadFile(content)
+			b, err := o.readArg(content)
 			if err != nil {
 				return "", usageErrorf("--data-urlencode %s: %v", arg, err)
 			}
@@ -163,7 +164,7 @@ func (o *getOptions) formData(req *fetch.Request) error {
 	for _, a := range o.Req.data {
 		d := a.s
 		if a.encode {
-			enc, err := urlEncoded(d)
+			enc, err := o.urlEncoded(d)
 			if err != nil {
 				return err
 			}
