@@ -48,7 +48,7 @@ func (o *getOptions) resolveOutput() error {
 func (o *getOptions) clash(output string) error {
 	for _, x := range []struct{ name, flag string }{{o.Out.DumpHeader, "-D"}, {o.Req.CookieJar, "-c"}} {
 		if x.name != "" && x.name != "-" && output != "" && output != "-" && sameRegular(x.name, output) {
-			return usageErrorf("%s %s is the file -o writes: its text would replace or follow the verified body", x.flag, x.name)
+			return usageErrorf("%s %s is the file the verified body is written to: its text would replace or follow the body", x.flag, x.name)
 		}
 	}
 	return nil

@@ -1,8 +1,10 @@
 package cmd
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -22,5 +24,24 @@ func TestOutputSameAsDumpOrJar(t *testing.T) {
 			t.Errorf("%v: exit %d, want 2 (%s)", flags, code, stderr)
 		}
 		assertFile(t, out, "mine")
+	}
+}
+
+// TestDispositionNamesJar: -J's Content-Disposition name that is -c's
+// file (not there yet: -J never replaces a file) is refused as -o's would
+// be: the jar written at the end replaced the verified body, exit 0.
+func TestDispositionNamesJar(t *testing.T) {
+	srv, _ := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="jar.txt"`)
+		helloHandler(w, r)
+	})
+	dir := t.TempDir()
+	jar := filepath.Join(dir, "jar.txt")
+	code, _, stderr := runHdig(t, "get", "-sS", "-O", "-J", "--output-dir", dir, "-c", jar, srv.URL+"/f.json")
+	if code != ExitUsage || !strings.Contains(stderr, "-c") {
+		t.Errorf("exit %d, want 2 naming -c: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(jar); strings.Contains(string(b), helloBody) || !strings.HasPrefix(string(b), "# Netscape HTTP Cookie File") {
+		t.Errorf("jar.txt holds %q, want the cookie jar", b)
 	}
 }

@@ -64,14 +64,15 @@ func (x *outputFlags) place(output string) (string, error) {
 }
 
 // finish renames a verified file after Content-Disposition (-J) and gives
-// it the Last-Modified time (-R). It returns the file's final name.
-func (x *outputFlags) finish(ios *IOStreams, output string, res *fetch.Result) (string, error) {
+// it the Last-Modified time (-R). It returns the file's final name. clash
+// refuses a name another flag writes (-c, -D).
+func (x *outputFlags) finish(ios *IOStreams, output string, res *fetch.Result, clash func(string) error) (string, error) {
 	if res == nil || output == "" || res.Unchanged || res.Header == nil {
 		return output, nil
 	}
 	if x.RemoteHeaderName {
 		var err error
-		if output, err = x.rename(ios, output, res.Header.Get("Content-Disposition")); err != nil {
+		if output, err = x.rename(ios, output, res.Header.Get("Content-Disposition"), clash); err != nil {
 			return output, err
 		}
 	}
@@ -101,8 +102,9 @@ func remoteTime(ios *IOStreams, output, lastModified string) {
 
 // rename moves -J's download onto Content-Disposition's file name, never
 // replacing a file there; without a usable name, onto -O's name (as -O
-// alone would have written it).
-func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, error) {
+// alone would have written it). A name clash refuses (a file another flag
+// writes, whose text would replace the body) is not written either.
+func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string, clash func(string) error) (string, error) {
 	name, ok := dispositionName(disposition)
 	if !ok && x.remoteName == "" {
 		return tmp, withExit(ExitUsage, fmt.Errorf("-J: no file name in Content-Disposition (%q) nor in the URL; the verified bytes are in %s", disposition, tmp))
@@ -115,6 +117,9 @@ func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, e
 		if err != nil || out.Special {
 			return tmp, withExit(ExitUsage, fmt.Errorf("-J: %s: not a file to replace (%v); the verified bytes are in %s", x.remoteName, err, tmp))
 		}
+		if err := clash(out.Path); err != nil {
+			return tmp, withExit(ExitUsage, fmt.Errorf("-J: %w (the verified bytes are in %s)", err, tmp))
+		}
 		if mode, keep := fetch.PartMode(out.Path); keep {
 			os.Chmod(tmp, mode) // as fetch.CreatePart: the file replaced keeps its mode
 		}
@@ -124,6 +129,9 @@ func (x *outputFlags) rename(ios *IOStreams, tmp, disposition string) (string, e
 		return x.remoteName, nil
 	}
 	target := filepath.Join(filepath.Dir(tmp), name)
+	if err := clash(target); err != nil {
+		return tmp, withExit(ExitUsage, fmt.Errorf("-J: %w (the verified bytes are in %s)", err, tmp))
+	}
 	// A hard link never replaces an existing file.
 	if err := os.Link(tmp, target); err != nil {
 		return tmp, withExit(ExitUsage, fmt.Errorf("-J: refusing to write %s: %w (the verified bytes are in %s)", target, err, tmp))

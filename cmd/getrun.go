@@ -90,7 +90,7 @@ func runGet(c *cobra.Command, ios *IOStreams, o *getOptions) error {
 		err = withExit(ExitNetwork, fmt.Errorf("-m %v: operation timed out: %w", o.Conn.MaxTime, err))
 	}
 	if err == nil && o.Output != "" && !o.special {
-		o.Output, err = o.Out.finish(ios, o.Output, res)
+		o.Output, err = o.Out.finish(ios, o.Output, res, o.clash)
 	}
 	o.Out.errorBody(ios, o.Output, err, o.Silent)
 	if derr := dump.save(o.Out.DumpHeader); derr != nil && err == nil {
