@@ -179,7 +179,7 @@ func (d *download) checkPiece(resp *http.Response, p *piece, from int64) error {
 	if err := d.checkRange(resp, p, from); err != nil {
 		return err
 	}
-	return d.noteLateRepr(resp, p)
+	return d.noteLateRepr(resp.Header, p)
 }
 
 // versionDiffers says how the header h of an origin's 206 is of another

@@ -23,14 +23,15 @@ import (
 // when hashing began: those not computed are computed over the finished
 // file (rehash), a read of the file only for such an origin.
 
-// noteLateRepr adopts the Repr-Digest of an origin's 206 to piece p when
-// the first response sent none, or checks it against the one adopted,
-// and keeps its other fields of the whole (noteWhole).
-func (d *download) noteLateRepr(resp *http.Response, p *piece) error {
-	if err := d.noteLate(reprField(resp.Header), p); err != nil {
+// noteLateRepr adopts the Repr-Digest of a section h (header or trailer)
+// of an origin's 206 to piece p when the first response sent none, or
+// checks it against the one adopted, and keeps its other fields of the
+// whole (noteWhole).
+func (d *download) noteLateRepr(h http.Header, p *piece) error {
+	if err := d.noteLate(reprField(h), p); err != nil {
 		return err
 	}
-	d.noteWhole(resp.Header)
+	d.noteWhole(h)
 	return nil
 }
 
@@ -106,8 +107,9 @@ func unnamed(f verify.DigestField, known []verify.DigestField) verify.DigestFiel
 
 // pieceTrailer checks the Repr-Digest in the trailer of a piece's 206
 // from src (nil: the origin) as its header's is checked (versionDiffers,
-// noteLateRepr): it covers the whole representation (RFC 9530 §3), so
-// the origin's must agree with the version's (another value is another
+// noteLateRepr, which keeps the origin's other fields of the whole there,
+// the obsolete Digest and the object stores', as a header's): it covers
+// the whole representation (RFC 9530 §3), so the origin's must agree with the version's (another value is another
 // version: errRestart), and is adopted as the whole file's when there is
 // none. A resume answer (-C) may carry the only Repr-Digest there is in
 // its trailer; ignored, a part gone bad ended "unverified". A mirror's is
@@ -115,11 +117,7 @@ func unnamed(f verify.DigestField, known []verify.DigestField) verify.DigestFiel
 // adopted one too), never adopted: another is a mirrorSkip whose bytes
 // landed (mirrorFailed drops the mirror and fetches the piece again).
 func (d *download) pieceTrailer(src *source, resp *http.Response, p *piece, from int64) error {
-	f := reprField(resp.Trailer)
-	if !f.Present {
-		return nil
-	}
-	why := reprDiffers(f, d.versionReprs()...)
+	why := reprDiffers(reprField(resp.Trailer), d.versionReprs()...)
 	switch {
 	case src != nil && !src.origin && why != "":
 		// Another version, as in its header (sameRepresentation),
@@ -130,7 +128,7 @@ func (d *download) pieceTrailer(src *source, resp *http.Response, p *piece, from
 	case why != "":
 		return fmt.Errorf("%w: piece %d (bytes %d-%d): %s (trailer)", errRestart, p.id, from, p.end-1, why)
 	}
-	return d.noteLate(f, p)
+	return d.noteLateRepr(resp.Trailer, p)
 }
 
 // lateRef is the first response's fields with the pieces' Repr-Digest
