@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/hdig/hdig/verify"
 )
@@ -28,7 +29,7 @@ import (
 // checks it against the one adopted, and keeps its other fields of the
 // whole (noteWhole).
 func (d *download) noteLateRepr(h http.Header, p *piece) error {
-	if err := d.noteLate(reprField(h), p); err != nil {
+	if err := d.noteLate(h, p); err != nil {
 		return err
 	}
 	d.noteWhole(h)
@@ -57,18 +58,20 @@ func (d *download) knownLocked() []verify.DigestField {
 	return slices.Concat([]verify.DigestField{d.ref.repr, d.ref.legacy, d.late}, d.ref.foreign, d.lateMore)
 }
 
-// noteLate is noteLateRepr of the field f, from a header or a trailer.
-// A value another than an earlier piece's is another version
+// noteLate is noteLateRepr of the Repr-Digest of h, a header or a
+// trailer. A value another than an earlier piece's is another version
 // (versionDiffers), checked again here under the lock for pieces that
-// came together.
-func (d *download) noteLate(f verify.DigestField, p *piece) error {
+// came together. The field adopted keeps its value as sent (lateRaw):
+// one that is not a valid Dictionary proves nothing, in a sidecar too.
+func (d *download) noteLate(h http.Header, p *piece) error {
+	f := reprField(h)
 	if !f.Usable() {
 		return nil
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.ref.repr.Present && !d.late.Usable() {
-		d.late = f
+		d.late, d.lateRaw = f, strings.Join(h.Values(verify.ReprDigest), ", ")
 		return nil
 	}
 	if why := reprDiffers(f, d.lateReprsLocked()...); why != "" {

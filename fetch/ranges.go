@@ -164,6 +164,7 @@ type download struct {
 	// however many runs and ranges assembled it; "" without one usable.
 	wholeContent string
 	late         verify.DigestField   // the pieces' Repr-Digest when the first response had none (guarded by mu; laterepr.go)
+	lateRaw      string               // late's field value as sent: a sidecar records a malformed one as such (guarded by mu)
 	lateMore     []verify.DigestField // the pieces' members of fields of the whole no earlier answer carried (guarded by mu)
 	restarts     int
 	wrong        bool       // the whole did not match (narrow): the part holds bytes known wrong

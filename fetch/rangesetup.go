@@ -13,7 +13,7 @@ func (d *download) adopt(resp *http.Response) {
 	d.etag, d.modified = ifRangeETag(resp.Header.Get("ETag")), modifiedOf(resp.Header)
 	d.trailer = fields{}
 	d.mu.Lock()
-	d.late, d.lateMore = verify.DigestField{}, nil
+	d.late, d.lateRaw, d.lateMore = verify.DigestField{}, "", nil
 	d.mu.Unlock()
 }
 

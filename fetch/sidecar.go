@@ -130,7 +130,7 @@ func (d *download) saveSidecar() error {
 	if d.status >= 200 && d.status < 300 { // not an error's (answered)
 		raw := strings.Join(d.header.Values(verify.ReprDigest), ", ")
 		if !d.ref.repr.Present && d.late.Usable() { // lateRef's, under d.mu held here
-			raw = formatMembers(d.late.Digests)
+			raw = d.lateRaw
 		}
 		sc.ReprDigest = mergeRepr(sc.ReprDigest, raw)
 	}
