@@ -169,6 +169,7 @@ type download struct {
 	restarts     int
 	wrong        bool       // the whole did not match (narrow): the part holds bytes known wrong
 	mirrored     bool       // the part may hold bytes of mirrors an earlier run asked (sidecar.Mirrored)
+	unnamed      bool       // the part's bytes, which nothing named the version of, were spliced on the promise of a proof (resumeLength)
 	mir          *mirrorSet // sources and scheduler with mirrors (mirrors.go)
 
 	received atomic.Int64
@@ -203,7 +204,7 @@ func (d *download) whole(ctx context.Context, r *reply, split bool) (*Result, er
 	// A new transfer from the start: no earlier run's bytes, nor the
 	// Repr-Digest its sidecar recorded (another version's, maybe).
 	d.resumed, d.savedRepr, d.savedCoding, d.before, d.refStatus, d.total = false, "", "", nil, resp.StatusCode, resp.ContentLength
-	d.wholeContent, d.mirrored = "", false
+	d.wholeContent, d.mirrored, d.unnamed = "", false, false
 	if raw := strings.Join(resp.Header.Values(verify.ContentDigest), ", "); resp.StatusCode == http.StatusOK && verify.ParseDigestField(verify.ContentDigest, []string{raw}).Usable() {
 		// Not one ignored (malformed, over the 16 KiB a field may have):
 		// it proves nothing, and recorded it could make the sidecar too

@@ -82,7 +82,20 @@ func (d *download) resume(ctx context.Context) (*Result, error) {
 		d.prog.Restart()
 		return d.fresh(ctx, true)
 	}
+	if d.unproven(res, err) {
+		d.warn("nothing named the part's version and the proof of the whole it was spliced for did not come (a digest trailer not sent, a digest hdig cannot check): fetched again in full, not spliced")
+		d.prog.Restart()
+		return d.fresh(ctx, true)
+	}
 	return res, err
+}
+
+// unproven says a resumed whole holds a part whose version nothing named
+// (download.unnamed), spliced because a digest was to prove the whole,
+// and none did: its bytes may be another version's. It is never released
+// so (not even "unverified"), whatever made the promise fail.
+func (d *download) unproven(res *Result, err error) bool {
+	return d.unnamed && d.resumed && (err == nil || errors.Is(err, ErrUnverified)) && res.Outcome() != verify.Verified
 }
 
 // resumePieces fetches what the sidecar says is missing. The saved hash
@@ -235,6 +248,7 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 		}
 		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
 	}
+	d.unnamed = etag == "" && mod == (modified{})
 	d.before = spans{{0, size}}
 	d.startHash(d.hashAlgorithms(resp, append(d.ref.all(), saved)...), 0, d.before)
 	d.parallel, d.pieces = 1, []*piece{{start: size, end: d.total}}

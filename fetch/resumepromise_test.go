@@ -1,0 +1,51 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/hdig/hdig/verify"
+)
+
+// TestContinueUnnamedPartPromiseKept: a part whose version nothing names
+// is spliced with a resume answer only because something will prove the
+// whole (492f8db). When that proof does not come (a Repr-Digest announced
+// in Trailer and never sent, or one of an algorithm hdig cannot compute),
+// the splice was released "unverified", exit 0: two versions in one file.
+// The whole is fetched again instead.
+func TestContinueUnnamedPartPromiseKept(t *testing.T) {
+	old, data := genData(4000, 1), genData(4000, 2)
+	for name, answer := range map[string]func(h http.Header){
+		"trailer never sent": func(h http.Header) { h.Set("Trailer", "Repr-Digest") },
+		"unknown algorithm":  func(h http.Header) { h.Set("Repr-Digest", "x-unknown=:AAAA:") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				var a int
+				if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &a); err != nil {
+					w.Write(data) // no validator, no digest
+					return
+				}
+				answer(w.Header())
+				w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, len(data)-1, len(data)))
+				w.WriteHeader(http.StatusPartialContent)
+				w.Write(data[a:])
+			}))
+			defer srv.Close()
+			path := filepath.Join(t.TempDir(), "f")
+			os.WriteFile(path+PartSuffix, old[:1000], 0o644)
+			c, _ := NewClient(Options{Timeout: testStall})
+			req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
+			res, err := c.Download(context.Background(), req, path, DownloadOptions{Continue: true})
+			got, _ := os.ReadFile(path)
+			if err == nil && string(got) != string(data) {
+				t.Fatalf("exit 0 (outcome %s, warnings %q) with the old version's first 1000 bytes spliced: %v", res.Outcome(), res.Verdict.Warnings, string(got[:1000]) == string(old[:1000]))
+			}
+		})
+	}
+}
