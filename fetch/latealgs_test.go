@@ -93,6 +93,7 @@ func TestPieceWholeFieldsCompared(t *testing.T) {
 	for name, field := range map[string][2]string{
 		"Digest":                {"Digest", "SHA-256=" + wrong},
 		"x-amz-checksum-sha256": {"x-amz-checksum-sha256", wrong},
+		"Unencoded-Digest":      {"Unencoded-Digest", "sha-256=:" + wrong + ":"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

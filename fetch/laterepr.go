@@ -37,15 +37,16 @@ func (d *download) noteLateRepr(h http.Header, p *piece) error {
 }
 
 // noteWhole keeps, in lateMore, the members of the fields of a piece's
-// header other than Repr-Digest that speak for the whole representation
-// (the obsolete Digest, x-goog-hash, x-amz-checksum-*) and that no earlier
-// answer's field of the same name carries: they are compared with the
-// whole as the first response's are.
+// header or trailer other than Repr-Digest that speak for the whole
+// representation (the obsolete Digest, Unencoded-Digest, x-goog-hash,
+// x-amz-checksum-*) and that no earlier answer's field of the same name
+// carries: they are compared with the whole as the first response's are
+// (each by its field's rule: sectionChecks).
 func (d *download) noteWhole(h http.Header) {
 	f := responseFields(h)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for _, x := range append([]verify.DigestField{f.legacy}, f.foreign...) {
+	for _, x := range append([]verify.DigestField{f.legacy, f.unencoded}, f.foreign...) {
 		if more := unnamed(x, d.knownLocked()); more.Usable() {
 			d.lateMore = append(d.lateMore, more)
 		}
@@ -55,7 +56,7 @@ func (d *download) noteWhole(h http.Header) {
 // knownLocked are the fields of the whole the version's answers carried
 // (d.mu held).
 func (d *download) knownLocked() []verify.DigestField {
-	return slices.Concat([]verify.DigestField{d.ref.repr, d.ref.legacy, d.late}, d.ref.foreign, d.lateMore)
+	return slices.Concat([]verify.DigestField{d.ref.repr, d.ref.legacy, d.ref.unencoded, d.late}, d.ref.foreign, d.lateMore)
 }
 
 // noteLate is noteLateRepr of the Repr-Digest of h, a header or a

@@ -39,9 +39,14 @@ func outsideChecks(v *verify.Verdict, hdr, tr fields, basis reprBasis, req *Requ
 }
 
 // sectionChecks checks the fields outside RFC 9530 of one section (header
-// or trailer) of a response.
+// or trailer) of a response. Among foreign, the pieces' fields of the
+// whole a download adds (lateRef), an Unencoded-Digest is judged as one.
 func sectionChecks(v *verify.Verdict, hdr fields, basis reprBasis, req *Request) {
 	for _, f := range hdr.foreign {
+		if f.Name == verify.UnencodedDigest {
+			unencodedChecks(v, f, basis, req)
+			continue
+		}
 		if f.Ignored != "" && len(f.Digests) > 0 {
 			v.Add(ignoredAll(f, f.Ignored)...) // an S3 composite: said once, in its check
 			continue
