@@ -14,13 +14,19 @@ import (
 // storable says whether a verified result may become a base version of
 // the URL asked for: not one another origin sent after a redirect, whose
 // entity tag that URL's origin could answer 304 (an http hop a network
-// attacker answered, kept under the https URL).
+// attacker answered, kept under the https URL), nor a 226's body hdig
+// did not rebuild (one to the caller's own A-IM: the delta or compressed
+// instance, written as it came).
 func storable(res *Result) bool {
 	if res == nil || res.SHA256 == nil || res.Decoded || !strongETag(res.ETag) || !SameOrigin(res.URL, res.RequestURL) {
 		return false
 	}
 	switch res.Status {
-	case http.StatusOK, http.StatusIMUsed:
+	case http.StatusOK:
+	case http.StatusIMUsed:
+		if res.Strategy != StrategyDelta {
+			return false
+		}
 	default:
 		return false
 	}
