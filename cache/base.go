@@ -13,6 +13,7 @@ import (
 type Base struct {
 	f    *os.File
 	size int64
+	u    *Unchecked
 }
 
 // ReadAt reads from the version's bytes.
@@ -47,8 +48,14 @@ func (c *Cache) Open(e Entry) (*Base, error) {
 		u.Close()
 		return nil, err
 	}
-	return &Base{f: u.f, size: n}, nil
+	return &Base{f: u.f, size: n, u: u}, nil
 }
+
+// Check says whether sum and n, the sha-256 and length of the version's
+// bytes read again after Open checked them (a copy that hashes what it
+// reads), are still the version's: bytes changed since are dropped as
+// Open drops them, and the error wraps ErrCorrupt.
+func (b *Base) Check(sum []byte, n int64) error { return b.u.mismatch(sum, n) }
 
 // checked counts the bytes Open has read to check versions, process-wide,
 // so tests can tell by counting how often a version was read.
@@ -107,10 +114,19 @@ func (u *Unchecked) Reader() io.Reader { return io.LimitReader(u.f, u.e.Size+1) 
 // read from Reader, are the version's. If not, the version is dropped as
 // Open drops it and the error wraps ErrCorrupt; if so, it is marked used.
 func (u *Unchecked) Check(sum []byte, n int64) error {
+	if err := u.mismatch(sum, n); err != nil {
+		return err
+	}
+	u.c.touch(u.e)
+	return nil
+}
+
+// mismatch drops the version and returns an error wrapping ErrCorrupt
+// unless sum and n are its sha-256 and length.
+func (u *Unchecked) mismatch(sum []byte, n int64) error {
 	if got := hex.EncodeToString(sum); got != u.e.SHA256 || n != u.e.Size {
 		return u.c.corrupt(u.e, u.fi, fmt.Sprintf("sha-256 mismatch: want %s (%d bytes), got %s (%d bytes)", u.e.SHA256, u.e.Size, got, n))
 	}
-	u.c.touch(u.e)
 	return nil
 }
 

@@ -124,12 +124,14 @@ func (d *deltaReceiver) cached(e cache.Entry, sink Sink) (cachedCopy, error) {
 	return checkedCopy{b}, nil
 }
 
-// checkedCopy is a version cache.Open has checked already.
+// checkedCopy is a version cache.Open has checked already, read again
+// for the copy: Check holds the copy's sha-256 to the version's too, so
+// bytes changed between the two reads fail the run (they may be out).
 type checkedCopy struct{ b *cache.Base }
 
-func (c checkedCopy) Reader() io.Reader         { return io.NewSectionReader(c.b, 0, c.b.Size()) }
-func (c checkedCopy) Check([]byte, int64) error { return nil }
-func (c checkedCopy) Close() error              { return c.b.Close() }
+func (c checkedCopy) Reader() io.Reader               { return io.NewSectionReader(c.b, 0, c.b.Size()) }
+func (c checkedCopy) Check(sum []byte, n int64) error { return c.b.Check(sum, n) }
+func (c checkedCopy) Close() error                    { return c.b.Close() }
 
 // inPlace settles a 304 for the very file the cache links to -o without
 // copying it onto itself: Cache.Open has just checked it against its
