@@ -133,10 +133,11 @@ func (u *Unchecked) mismatch(sum []byte, n int64) error {
 // Close releases the version.
 func (u *Unchecked) Close() error { return u.f.Close() }
 
-// openBytes opens the blob or linked file of e.
+// openBytes opens the blob or linked file of e; a FIFO at the linked
+// file's name does not block (OpenUnchecked refuses it).
 func (c *Cache) openBytes(e Entry) (*os.File, error) {
 	if e.Linked() {
-		return os.Open(e.Path)
+		return os.OpenFile(e.Path, os.O_RDONLY|openNonblock, 0)
 	}
 	if !validSum(e.SHA256) {
 		return nil, fmt.Errorf("invalid sha-256 %q", e.SHA256)

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package cache
+
+// openNonblock: no FIFO blocks an open here.
+const openNonblock = 0
