@@ -3,7 +3,6 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hdig/hdig/cache"
@@ -159,7 +158,7 @@ func runCacheLs(ios *IOStreams, o *cacheOptions) error {
 		if e.Linked() {
 			fields = append(fields, e.Path)
 		}
-		fmt.Fprintln(ios.Out, strings.Join(fields, "\t"))
+		listLine(ios.Out, fields)
 	}
 	fmt.Fprintf(ios.ErrOut, "%s of %s, %s in blobs, in %s\n", count(len(es), "version"), count(len(urls), "URL"), humanBytes(blobs), c.Dir)
 	return nil

@@ -115,3 +115,27 @@ func TestCacheUsageErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCacheListPrintable: an origin's ETag (Go's client takes UTF-8 C1
+// controls such as U+009B, CSI, in a field) and a URL are listed without
+// their control characters, as every message is; --json keeps them.
+func TestCacheListPrintable(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "c")
+	c, err := cache.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	etag := "\"v\u009b31m\x1b]0;x\a\""
+	if _, err := c.Put(cache.Entry{URL: "http://h/a", ETag: etag}, strings.NewReader("body")); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	code, out, _ := runHdig(t, "cache", "ls", "--cache-dir", dir)
+	if code != ExitOK || strings.ContainsAny(out, "\u009b\x1b\a") || !strings.Contains(out, "\"v31m]0;x\"") {
+		t.Errorf("cache ls: exit %d, %q: control characters listed", code, out)
+	}
+	code, out, _ = runHdig(t, "cache", "ls", "--json", "--cache-dir", dir)
+	if code != ExitOK || !strings.Contains(out, `\u001b`) {
+		t.Errorf("cache ls --json: exit %d, %q: want the ETag as stored", code, out)
+	}
+}

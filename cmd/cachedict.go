@@ -3,7 +3,6 @@ package cmd
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hdig/hdig/cache"
@@ -35,7 +34,7 @@ func listDicts(ios *IOStreams, o *cacheOptions, c *cache.Cache) error {
 		if !d.Fresh(now) {
 			expires = "expired"
 		}
-		fmt.Fprintln(ios.Out, strings.Join([]string{d.URL, d.Match, d.ID, fmt.Sprint(d.Size), expires, d.SHA256[:12]}, "\t"))
+		listLine(ios.Out, []string{d.URL, d.Match, d.ID, fmt.Sprint(d.Size), expires, d.SHA256[:12]})
 	}
 	word := "dictionaries"
 	if len(ds) == 1 {

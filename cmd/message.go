@@ -44,3 +44,13 @@ func textf(format string, a ...any) string {
 	}
 	return httpfield.Printable(s)
 }
+
+// listLine writes a listing's fields, tab-separated, each made printable:
+// what an origin chose (an ETag, a URL, a dictionary's id) can hold
+// control characters a terminal would obey. --json keeps them as stored.
+func listLine(w io.Writer, fields []string) {
+	for i, f := range fields {
+		fields[i] = httpfield.Printable(f)
+	}
+	fmt.Fprintln(w, strings.Join(fields, "\t"))
+}
