@@ -27,10 +27,11 @@ import (
 //     against the Content-Digest they matched.
 //   - A part a zsync run left (PATH.hdig-zsync beside it): a fresh
 //     download, as its blocks have holes between them.
-//   - A part without a sidecar: "Range: bytes=LEN-" (no If-Range: no
-//     validator is known), and the part is hashed from its start while the
-//     rest arrives, so Repr-Digest proves it; when nothing will (no digest,
-//     no --expect), it is fetched again in full, not spliced.
+//   - A part without a sidecar, or with one naming no strong validator:
+//     "Range: bytes=LEN-" (If-Range only by a strong date), and the part
+//     is hashed from its start while the rest arrives, so Repr-Digest
+//     proves it; when nothing will (no digest, no --expect) and no strong
+//     validator names the part's version, it is fetched again in full.
 //
 // A 200 (a new version, or Range ignored) discards the part. If the whole
 // file then fails Repr-Digest, the earlier bytes may be bad: it is fetched
@@ -236,19 +237,23 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 	}
 	d.resumeRef(r)
 	saved := verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr})
+	// Only a strong validator names the part's version: a strong ETag,
+	// or a Last-Modified sent as If-Range (strong, §8.8.2.2). A weak
+	// ETag or a weak date may stay the same while the bytes change.
+	named := etag != "" || mod.ifRange
 	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() && !d.ref.content.Usable() && !saved.Usable() && !digestTrailer(resp) && !d.wholeProof() {
-		if etag == "" && mod == (modified{}) {
+		if !named {
 			// Nothing names the part's version, and nothing will prove
 			// the whole: its bytes may be another version's, which
 			// spliced with these would be released with nothing to tell.
 			r.close()
-			d.warn("nothing names the part's version (no sidecar, or one with no ETag or Last-Modified) and nothing proves the whole (no digest): fetched again in full, not spliced")
+			d.warn("nothing names the part's version (no sidecar, or one with no strong ETag or strong Last-Modified) and nothing proves the whole (no digest): fetched again in full, not spliced")
 			d.prog.Restart()
 			return d.fresh(ctx, true)
 		}
 		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
 	}
-	d.unnamed = etag == "" && mod == (modified{})
+	d.unnamed = !named
 	d.before = spans{{0, size}}
 	d.startHash(d.hashAlgorithms(resp, append(d.ref.all(), saved)...), 0, d.before)
 	d.parallel, d.pieces = 1, []*piece{{start: size, end: d.total}}
