@@ -48,9 +48,19 @@ func (d *download) hashAlgorithms(resp *http.Response, fs ...verify.DigestField)
 // the trailer. Go's client moves the Trailer header field into the keys of
 // resp.Trailer; both are looked at.
 func digestTrailer(resp *http.Response) bool {
+	return wholeTrailer(resp) || declaresTrailer(resp, func(k string) bool {
+		return k == verify.ContentDigest || k == "Content-Md5"
+	})
+}
+
+// wholeTrailer says whether a response announces in the trailer a digest
+// field of the whole representation (Repr-Digest, the obsolete Digest,
+// Unencoded-Digest, x-goog-hash, x-amz-checksum-*): not Content-Digest or
+// Content-MD5, which cover the message's content only.
+func wholeTrailer(resp *http.Response) bool {
 	return declaresTrailer(resp, func(k string) bool {
-		return k == verify.ReprDigest || k == verify.ContentDigest || k == verify.LegacyDigest ||
-			k == "Content-Md5" || k == "Unencoded-Digest" || k == "X-Goog-Hash" || strings.HasPrefix(k, "X-Amz-Checksum-")
+		return k == verify.ReprDigest || k == verify.LegacyDigest ||
+			k == "Unencoded-Digest" || k == "X-Goog-Hash" || strings.HasPrefix(k, "X-Amz-Checksum-")
 	})
 }
 

@@ -236,28 +236,38 @@ func (d *download) resumeLength(ctx context.Context, sc *sidecar, size int64) (*
 		d.total = sc.Total
 	}
 	d.resumeRef(r)
-	saved := verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr})
 	// Only a strong validator names the part's version: a strong ETag,
 	// or a Last-Modified sent as If-Range (strong, §8.8.2.2). A weak
 	// ETag or a weak date may stay the same while the bytes change.
 	named := etag != "" || mod.ifRange
-	if !d.ref.repr.Usable() && !d.ref.legacy.Usable() && !d.ref.content.Usable() && !saved.Usable() && !digestTrailer(resp) && !d.wholeProof() {
+	if !d.promisesProof(resp) {
 		if !named {
 			// Nothing names the part's version, and nothing will prove
 			// the whole: its bytes may be another version's, which
 			// spliced with these would be released with nothing to tell.
 			r.close()
-			d.warn("nothing names the part's version (no sidecar, or one with no strong ETag or strong Last-Modified) and nothing proves the whole (no digest): fetched again in full, not spliced")
+			d.warn("nothing names the part's version (no sidecar, or one with no strong ETag or strong Last-Modified) and nothing proves the whole (no digest hdig can check): fetched again in full, not spliced")
 			d.prog.Restart()
 			return d.fresh(ctx, true)
 		}
-		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no Repr-Digest: nothing proves them", size))
+		d.warn(fmt.Sprintf("the first %d bytes came from the part and the origin sent no digest hdig can check: nothing proves them", size))
 	}
 	d.unnamed = !named
 	d.before = spans{{0, size}}
+	saved := verify.ParseDigestField(verify.ReprDigest, []string{d.savedRepr})
 	d.startHash(d.hashAlgorithms(resp, append(d.ref.all(), saved)...), 0, d.before)
 	d.parallel, d.pieces = 1, []*piece{{start: size, end: d.total}}
 	return d.resumeTransfer(ctx, r)
+}
+
+// promisesProof says something is to prove the whole a resume answer
+// resp (a 206, its reference taken: resumeRef) completes: a digest of the
+// whole hdig computes with an algorithm the policy accepts (wholeProof's,
+// the obsolete Digest, the recorded Content-Digest), or one of the whole
+// announced in its trailer (whose algorithm is not known yet: unproven
+// checks it came). A 206's Content-Digest covers its range only.
+func (d *download) promisesProof(resp *http.Response) bool {
+	return d.wholeProof() || d.proves(d.ref.legacy) || d.proves(d.ref.content) || wholeTrailer(resp)
 }
 
 // resumeTransfer runs a resumed plan whose first reply is in hand. A
