@@ -133,6 +133,13 @@ func (d *download) saveSidecar() error {
 			raw = d.lateRaw
 		}
 		sc.ReprDigest = mergeRepr(sc.ReprDigest, raw)
+		for _, f := range d.lateMore {
+			// The pieces' members of other algorithms (noteLate): of a
+			// valid field only, as a salvaged one's prove nothing.
+			if f.Name == verify.ReprDigest && !f.Salvaged {
+				sc.ReprDigest = mergeRepr(sc.ReprDigest, formatMembers(slices.Concat(f.Digests, f.Shadowed)))
+			}
+		}
 	}
 	sc.Coding = d.savedCoding
 	if d.status >= 200 && d.status < 300 {
