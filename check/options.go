@@ -51,6 +51,9 @@ type Options struct {
 	Client *http.Client
 	// Header is added to every request (-H).
 	Header http.Header
+	// Omit names fields no request carries unless the probe itself sends
+	// them (-H 'Name:'): net/http's own User-Agent among them.
+	Omit []string
 	// Want is sent as Want-Repr-Digest and Want-Content-Digest
 	// (default DefaultWant).
 	Want []verify.Pref

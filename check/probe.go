@@ -111,6 +111,7 @@ func (a *audit) do(ctx context.Context, q request) (*response, error) {
 			req.Header[k] = append([]string(nil), vs...)
 		}
 	}
+	fetch.OmitFields(req.Header, a.opts.Omit)
 	for k, vs := range q.header {
 		req.Header[k] = vs
 	}

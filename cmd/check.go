@@ -217,12 +217,8 @@ func (o *auditOptions) engineOptions() (opts audit.Options, done func(), err err
 	for _, a := range algs {
 		opts.Accept = append(opts.Accept, a.Key)
 	}
-	for _, h := range o.Headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return opts, done, usageErrorf("-H %q: want 'Name: value'", h)
-		}
-		opts.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	if opts.Header, opts.Omit, err = requestHeaders(o.Headers); err != nil {
+		return opts, done, err
 	}
 	client, err := fetch.NewClient(fetch.Options{FollowRedirects: o.Location, Insecure: o.Insecure, CACert: o.CACert, Timeout: o.Timeout})
 	if err != nil {

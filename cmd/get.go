@@ -324,12 +324,8 @@ func (o *getOptions) request() (*fetch.Request, error) {
 			return nil, usageErrorf("--want-content: %v", err)
 		}
 	}
-	for _, h := range o.Headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usageErrorf("-H %q: want 'Name: value'", h)
-		}
-		req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+	if req.Header, req.Omit, err = requestHeaders(o.Headers); err != nil {
+		return nil, err
 	}
 	if rs, ok := headerRanges(req.Header.Get("Range")); ok {
 		req.Ranges = rs // -H 'Range: bytes=…' is sent as given, and its answer read as -r's

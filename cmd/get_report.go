@@ -282,17 +282,18 @@ func writeJSONVerdict(w io.Writer, o *getOptions, res *fetch.Result, err error) 
 
 // dumpRequest prints a request's headers on stderr, curl -v style. The
 // Host is the one net/http writes: r.Host (-H 'Host: NAME'), else the
-// URL's; it ignores a Host entry of the header map.
+// URL's; it ignores a Host entry of the header map, and writes no empty
+// User-Agent (-H 'User-Agent:', fetch.OmitFields).
 func dumpRequest(ios *IOStreams, r *http.Request) {
 	host := r.Host
 	if host == "" {
 		host = r.URL.Host
 	}
 	fmt.Fprintf(ios.ErrOut, "> %s %s %s\n> Host: %s\n", r.Method, r.URL.RequestURI(), "HTTP/1.1", host)
-	h := r.Header
-	if _, ok := h["Host"]; ok {
-		h = h.Clone()
-		h.Del("Host")
+	h := r.Header.Clone()
+	h.Del("Host")
+	if h.Get("User-Agent") == "" {
+		h.Del("User-Agent")
 	}
 	writeHeader(ios.ErrOut, h, "> ")
 	fmt.Fprintln(ios.ErrOut, ">")

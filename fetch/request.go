@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,10 @@ type Request struct {
 	Method string // "" means GET, or POST when Body is set
 	Header http.Header
 	Body   *Body
+	// Omit names the fields the request goes without (-H 'Name:', as
+	// curl's): build removes them last, so no field hdig or net/http adds
+	// itself is sent under those names.
+	Omit []string
 
 	// WantRepr and WantContent are sent as Want-Repr-Digest and
 	// Want-Content-Digest; nil sends nothing.
@@ -162,6 +167,7 @@ func (r *Request) build(method string) (*http.Request, error) {
 	if r.Compressed && req.Header.Get("Accept-Encoding") == "" {
 		req.Header.Set("Accept-Encoding", AcceptEncoding)
 	}
+	OmitFields(req.Header, r.Omit)
 	if r.Body != nil {
 		req.ContentLength = r.Body.Size
 		if req.ContentLength == 0 {
@@ -227,4 +233,21 @@ func pick(want map[string]bool) []verify.Algorithm {
 		}
 	}
 	return algs
+}
+
+// Omits says the request goes without field k (Request.Omit).
+func (r *Request) Omits(k string) bool {
+	return slices.Contains(r.Omit, http.CanonicalHeaderKey(k))
+}
+
+// OmitFields removes the fields named from h. A User-Agent is kept empty
+// instead: net/http sends its own when h has none, and writes no empty
+// one.
+func OmitFields(h http.Header, names []string) {
+	for _, k := range names {
+		h.Del(k)
+		if http.CanonicalHeaderKey(k) == "User-Agent" {
+			h["User-Agent"] = []string{""}
+		}
+	}
 }

@@ -1,0 +1,87 @@
+package cmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// -H 'Name:' (nothing after the colon) removes the field hdig would send
+// itself and sends nothing for any other, as curl does (-H 'Expect:' is
+// the idiom that stops the automatic Expect: 100-continue); -H 'Name;'
+// sends the field with an empty value. hdig sent "Name: " and kept its
+// own defaults beside it.
+func TestGetHeaderEmptyRemoves(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big")
+	if err := os.WriteFile(big, make([]byte, expectContinueMin+1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		absent []string
+		empty  []string
+	}{
+		{"user-agent", []string{"-H", "User-Agent:"}, []string{"User-Agent"}, nil},
+		{"user-agent -A", []string{"-A", "x/1", "-H", "User-Agent:"}, []string{"User-Agent"}, nil},
+		{"want", []string{"-H", "Want-Repr-Digest:", "-H", "Want-Content-Digest:"}, []string{"Want-Repr-Digest", "Want-Content-Digest"}, nil},
+		{"accept-encoding", []string{"--compressed", "-H", "accept-encoding:"}, []string{"Accept-Encoding"}, nil},
+		{"expect", []string{"--data-binary", "@" + big, "-H", "Expect:"}, []string{"Expect"}, nil},
+		{"content-type", []string{"-d", "a=b", "-H", "Content-Type:"}, []string{"Content-Type"}, nil},
+		{"other", []string{"-H", "X-Custom:"}, []string{"X-Custom"}, nil},
+		{"semicolon", []string{"-H", "X-Custom;"}, nil, []string{"X-Custom"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv, seen := seeingOrigin(t, nil)
+			args := append([]string{"get", "-s", "--no-cache"}, c.args...)
+			if code, _, errOut := runHdig(t, append(args, srv.URL+"/f")...); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			h := seen.last(t).Header
+			for _, k := range c.absent {
+				if vs, ok := h[k]; ok {
+					t.Errorf("%s sent (%q); want none", k, vs)
+				}
+			}
+			for _, k := range c.empty {
+				if vs := h[k]; len(vs) != 1 || vs[0] != "" {
+					t.Errorf("%s sent as %q; want one empty value", k, vs)
+				}
+			}
+		})
+	}
+}
+
+// -v shows the request as sent: no User-Agent line when -H 'User-Agent:'
+// removed it.
+func TestGetHeaderEmptyVerbose(t *testing.T) {
+	srv, _ := seeingOrigin(t, nil)
+	code, _, errOut := runHdig(t, "get", "-v", "--no-cache", "-H", "User-Agent:", srv.URL+"/f")
+	if code != 0 || strings.Contains(errOut, "> User-Agent") || !strings.Contains(errOut, "> Want-Repr-Digest") {
+		t.Errorf("exit %d, -v shows %q; want no User-Agent line", code, errOut)
+	}
+}
+
+// hdig check reads -H by the same rules: 'Name:' sends none (net/http's
+// own User-Agent included), 'Name;' an empty one.
+func TestCheckHeaderEmpty(t *testing.T) {
+	srv, seen := seeingOrigin(t, nil)
+	if code, _, errOut := runHdig(t, "check", "-H", "User-Agent:", "-H", "X-Custom;", "-H", "X-Other:", srv.URL+"/f"); code == 2 {
+		t.Fatalf("exit 2: %s", errOut)
+	}
+	if len(seen.all()) == 0 {
+		t.Fatal("the origin saw no request")
+	}
+	for _, r := range seen.all() {
+		if vs, ok := r.Header["User-Agent"]; ok {
+			t.Errorf("%s %s sent User-Agent %q; want none", r.Method, r.URI, vs)
+		}
+		if vs, ok := r.Header["X-Other"]; ok {
+			t.Errorf("%s %s sent X-Other %q; want none", r.Method, r.URI, vs)
+		}
+		if vs := r.Header["X-Custom"]; len(vs) != 1 || vs[0] != "" {
+			t.Errorf("%s %s sent X-Custom %q; want one empty value", r.Method, r.URI, vs)
+		}
+	}
+}
