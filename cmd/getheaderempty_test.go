@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,6 +61,39 @@ func TestGetHeaderEmptyVerbose(t *testing.T) {
 	code, _, errOut := runHdig(t, "get", "-v", "--no-cache", "-H", "User-Agent:", srv.URL+"/f")
 	if code != 0 || strings.Contains(errOut, "> User-Agent") || !strings.Contains(errOut, "> Want-Repr-Digest") {
 		t.Errorf("exit %d, -v shows %q; want no User-Agent line", code, errOut)
+	}
+}
+
+// -H 'If-None-Match:' leaves the cache's versions unoffered: without the
+// field the request names no base, and its A-IM asked the origin for a
+// delta from nothing (a 304 to it is refused, as to any unconditional
+// request). -H 'A-IM:' alone is a plain revalidation, a 304 to it the
+// cached version's.
+func TestGetHeaderEmptyOffersNoBase(t *testing.T) {
+	for _, omit := range []string{"If-None-Match:"} {
+		t.Run(omit, func(t *testing.T) {
+			dir := t.TempDir()
+			n := 0
+			srv, seen := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("ETag", `"v1"`)
+				if n++; n > 1 {
+					w.WriteHeader(http.StatusNotModified) // whatever was asked
+					return
+				}
+				helloHandler(w, r)
+			})
+			if code, _, errOut := runHdig(t, "get", "-s", "--cache-dir", dir, srv.URL+"/f"); code != 0 {
+				t.Fatalf("first: exit %d: %s", code, errOut)
+			}
+			code, out, errOut := runHdig(t, "get", "-s", "--cache-dir", dir, "-H", omit, srv.URL+"/f")
+			h := seen.last(t).Header
+			if h.Get("If-None-Match") != "" || h.Get("A-IM") != "" {
+				t.Errorf("sent If-None-Match %q, A-IM %q; want neither", h.Get("If-None-Match"), h.Get("A-IM"))
+			}
+			if code == 0 || out != "" {
+				t.Errorf("exit %d, %d bytes out (%s); want the 304 to an unconditional request refused", code, len(out), errOut)
+			}
+		})
 	}
 }
 

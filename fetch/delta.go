@@ -47,7 +47,9 @@ type Delta struct {
 // rebuilds a 226 from its base, serves a 304 from the cache, and stores
 // every verified version. A range request never uses the cache: a 304
 // must not answer it with the whole representation. A request with the
-// caller's own conditions offers nothing either: its 304 is the caller's.
+// caller's own conditions offers nothing either: its 304 is the caller's;
+// nor one that omits the field offering the versions (Request.Omit:
+// If-None-Match).
 func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, error) {
 	d := req.Delta
 	if d == nil || d.Cache == nil || req.method() != http.MethodGet || req.Body != nil || req.Partial() {
@@ -59,7 +61,7 @@ func (c *Client) Get(ctx context.Context, req *Request, sink Sink) (*Result, err
 		r.Header = http.Header{}
 	}
 	var offered []cache.Entry
-	if !d.Off && !req.Conditional() {
+	if !d.Off && !req.Conditional() && !req.Omits("If-None-Match") {
 		offered = c.bases(d.Cache, req.URL)
 	}
 	if !d.NoDictionary && !req.Conditional() {
