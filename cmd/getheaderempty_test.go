@@ -64,6 +64,23 @@ func TestGetHeaderEmptyVerbose(t *testing.T) {
 	}
 }
 
+// An -H value or name with CR, LF or NUL would write other fields into
+// the request (header injection): a usage error, nothing sent.
+func TestHeaderInjectionRefused(t *testing.T) {
+	srv, seen := seeingOrigin(t, nil)
+	for _, h := range []string{"X-A: a\r\nX-B: b", "X-A: a\nb", "X-A: a\x00b", "X-A\r\nX-B: b", "X A: b"} {
+		for _, cmd := range []string{"get", "check"} {
+			code, _, errOut := runHdig(t, cmd, "-H", h, srv.URL+"/f")
+			if code != 2 || !strings.Contains(errOut, "-H") {
+				t.Errorf("%s -H %q: exit %d, %q; want 2 and a usage error", cmd, h, code, errOut)
+			}
+		}
+	}
+	if n := len(seen.all()); n != 0 {
+		t.Errorf("the origin saw %d requests; want none", n)
+	}
+}
+
 // -H 'If-None-Match:' leaves the cache's versions unoffered: without the
 // field the request names no base, and its A-IM asked the origin for a
 // delta from nothing (a 304 to it is refused, as to any unconditional
