@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // -H 'Name:' (nothing after the colon) removes the field hdig would send
@@ -134,5 +135,33 @@ func TestCheckHeaderEmpty(t *testing.T) {
 		if vs := r.Header["X-Custom"]; len(vs) != 1 || vs[0] != "" {
 			t.Errorf("%s %s sent X-Custom %q; want one empty value", r.Method, r.URI, vs)
 		}
+	}
+}
+
+// The pieces of --parallel, whose Range and Want-Content-Digest are their
+// own, honour -H 'Name:' as the first request does.
+func TestGetHeaderEmptyPieces(t *testing.T) {
+	body := strings.Repeat("p", 3<<20)
+	srv, seen := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"p"`)
+		http.ServeContent(w, r, "f", time.Time{}, strings.NewReader(body))
+	})
+	code, out, errOut := runHdig(t, "get", "-s", "--no-cache", "--parallel", "3", "-H", "Want-Content-Digest:", "-H", "User-Agent:", srv.URL+"/f")
+	if code != 0 || out != body {
+		t.Fatalf("exit %d (%d bytes): %s", code, len(out), errOut)
+	}
+	pieces := 0
+	for _, r := range seen.all() {
+		if r.Header.Get("Range") != "" {
+			pieces++
+		}
+		for _, k := range []string{"Want-Content-Digest", "User-Agent"} {
+			if vs, ok := r.Header[k]; ok {
+				t.Errorf("%s (Range %q) sent %s %q; want none", r.Method, r.Header.Get("Range"), k, vs)
+			}
+		}
+	}
+	if pieces < 2 {
+		t.Errorf("%d pieces; want the file fetched in pieces", pieces)
 	}
 }
