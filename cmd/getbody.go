@@ -107,7 +107,7 @@ func expectContinue(req *fetch.Request) {
 // typeAsForm gives -d's and --data-binary's body curl's Content-Type,
 // application/x-www-form-urlencoded, unless -H gave one.
 func typeAsForm(h http.Header) {
-	if h.Get("Content-Type") == "" {
+	if _, given := h["Content-Type"]; !given { // -H 'Content-Type;' sends it empty
 		h.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 }

@@ -33,6 +33,9 @@ func TestGetHeaderEmptyRemoves(t *testing.T) {
 		{"content-type", []string{"-d", "a=b", "-H", "Content-Type:"}, []string{"Content-Type"}, nil},
 		{"other", []string{"-H", "X-Custom:"}, []string{"X-Custom"}, nil},
 		{"semicolon", []string{"-H", "X-Custom;"}, nil, []string{"X-Custom"}},
+		{"defaults empty", []string{"--compressed", "-H", "Want-Repr-Digest;", "-H", "Accept-Encoding;"}, nil, []string{"Want-Repr-Digest", "Accept-Encoding"}},
+		{"content-type empty", []string{"-d", "a=b", "-H", "Content-Type;"}, nil, []string{"Content-Type"}},
+		{"expect empty", []string{"--data-binary", "@" + big, "-H", "Expect;"}, nil, []string{"Expect"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			srv, seen := seeingOrigin(t, nil)

@@ -149,13 +149,13 @@ func (r *Request) build(method string) (*http.Request, error) {
 		pass, _ := u.Password()
 		req.SetBasicAuth(u.Username(), pass)
 	}
-	if req.Header.Get("User-Agent") == "" {
+	if !given(req.Header, "User-Agent") {
 		req.Header.Set("User-Agent", "hdig")
 	}
-	if len(r.WantRepr) > 0 && req.Header.Get(verify.WantReprDigest) == "" {
+	if len(r.WantRepr) > 0 && !given(req.Header, verify.WantReprDigest) {
 		req.Header.Set(verify.WantReprDigest, verify.FormatWant(r.WantRepr))
 	}
-	if len(r.WantContent) > 0 && req.Header.Get(verify.WantContentDigest) == "" {
+	if len(r.WantContent) > 0 && !given(req.Header, verify.WantContentDigest) {
 		req.Header.Set(verify.WantContentDigest, verify.FormatWant(r.WantContent))
 	}
 	if len(r.Ranges) > 0 && req.Header.Get("Range") == "" {
@@ -164,7 +164,7 @@ func (r *Request) build(method string) (*http.Request, error) {
 	if checksumModeFor(r.URL, r.ChecksumMode) && req.Header.Get(verify.AmzChecksumMode) == "" {
 		req.Header.Set(verify.AmzChecksumMode, "ENABLED")
 	}
-	if r.Compressed && req.Header.Get("Accept-Encoding") == "" {
+	if r.Compressed && !given(req.Header, "Accept-Encoding") {
 		req.Header.Set("Accept-Encoding", AcceptEncoding)
 	}
 	OmitFields(req.Header, r.Omit)
@@ -233,6 +233,13 @@ func pick(want map[string]bool) []verify.Algorithm {
 		}
 	}
 	return algs
+}
+
+// given says h has field k, even empty (-H 'Name;'): hdig then adds no
+// value of its own.
+func given(h http.Header, k string) bool {
+	_, ok := h[k]
+	return ok
 }
 
 // Omits says the request goes without field k (Request.Omit).
