@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -326,6 +327,9 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	}
 	if req.Header, req.Omit, err = requestHeaders(o.Headers); err != nil {
 		return nil, err
+	}
+	if o.Range != "" && slices.Contains(req.Omit, "Range") {
+		return nil, usageErrorf("-r with -H 'Range:', which removes the Range field -r sends")
 	}
 	if rs, ok := headerRanges(req.Header.Get("Range")); ok {
 		req.Ranges = rs // -H 'Range: bytes=…' is sent as given, and its answer read as -r's

@@ -168,3 +168,17 @@ func TestGetHeaderEmptyPieces(t *testing.T) {
 		t.Errorf("%d pieces; want the file fetched in pieces", pieces)
 	}
 }
+
+// TestRangeFlagWithRangeRemoved: -r with -H 'Range:' (which removes the
+// field -r sends) sent no Range, and the whole file came back, written as
+// "the origin ignored Range": a usage error now, before anything is sent.
+func TestRangeFlagWithRangeRemoved(t *testing.T) {
+	srv, seen := seeingOrigin(t, helloHandler)
+	code, _, errOut := runHdig(t, "get", "-sS", "--no-cache", "-r", "0-3", "-H", "Range:", srv.URL+"/f")
+	if code != ExitUsage || !strings.Contains(errOut, "Range") {
+		t.Errorf("exit %d, want 2 naming Range: %s", code, errOut)
+	}
+	if n := len(seen.all()); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
+	}
+}
