@@ -242,7 +242,7 @@ func representationStatus(code int) bool {
 // signatureFor returns the signature fields for a response, from the cache
 // while fresh; ok is false when the header carries no digest field.
 func (sg *signer) signatureFor(code int, h http.Header, u *url.URL) (signature, bool, error) {
-	key, ok := coveredKey(code, h, u.EscapedPath())
+	key, ok := coveredKey(code, h, u.EscapedPath()+"?"+u.RawQuery)
 	if !ok {
 		return signature{}, false, nil
 	}
@@ -266,14 +266,15 @@ func (sg *signer) signatureFor(code int, h http.Header, u *url.URL) (signature, 
 	return sig, true, nil
 }
 
-// coveredKey is the status, the request's path and the values of the
-// fields a signature would cover: equal keys give equal signature bases
-// (but for created). ok is false when no digest field is in the header.
-func coveredKey(code int, h http.Header, path string) (string, bool) {
+// coveredKey is the status, the request's target (path and query: "/f"
+// and "/f?" both have "@query" "?") and the values of the fields a
+// signature would cover: equal keys give equal signature bases (but for
+// created). ok is false when no digest field is in the header.
+func coveredKey(code int, h http.Header, target string) (string, bool) {
 	var b strings.Builder
 	b.WriteString(strconv.Itoa(code))
 	b.WriteByte(0)
-	b.WriteString(path)
+	b.WriteString(target)
 	digest := false
 	for _, name := range signedFields {
 		vs := h.Values(name)
@@ -289,9 +290,14 @@ func coveredKey(code int, h http.Header, path string) (string, bool) {
 // make signs the covered fields of h anew. sig1 also covers the request's
 // path and query, so that a signed response of one file cannot be passed
 // off as another file of the same origin, nor the answer to one query as
-// the answer to another.
+// the answer to another. A query "@query" cannot carry (a raw byte outside
+// printable ASCII, which a request target should not hold: RFC 9112
+// §3.2) is left out, and the client says the query is not bound.
 func (sg *signer) make(code int, h http.Header, u *url.URL, created time.Time) (signature, error) {
-	ids := []string{"@status", `"@path";req`, `"@query";req`}
+	ids := []string{"@status", `"@path";req`}
+	if printableASCII(u.RawQuery) {
+		ids = append(ids, `"@query";req`)
+	}
 	fields := http.Header{}
 	for _, name := range signedFields {
 		if vs := h.Values(name); len(vs) > 0 {
@@ -333,4 +339,14 @@ func (sg *signer) params(ids []string, keyID, tag string, created time.Time) (ht
 		p.Expires = created.Add(sg.validity)
 	}
 	return p, nil
+}
+
+// printableASCII says s holds only printable ASCII bytes.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
 }

@@ -203,3 +203,31 @@ func BenchmarkSignatureFor(b *testing.B) {
 func getOf(target string) *http.Request {
 	return &http.Request{Method: http.MethodGet, URL: &url.URL{Path: target}, Header: http.Header{}}
 }
+
+// TestSignQuery: sig1 covers the query ("@query";req), so a signature
+// made for one query is never served for another (the cache was keyed by
+// the path alone: one request with ?poison made every later answer to the
+// bare path fail its signature, a false integrity alarm). A query that
+// "@query" cannot carry (raw bytes outside ASCII) is signed without it,
+// not left unsigned with an error logged per request.
+func TestSignQuery(t *testing.T) {
+	k := signingKey(t)
+	_, ts := start(t, fixture(t), WithSigningKey(k, "", "origin", time.Hour))
+	for _, target := range []string{"/hello.json?poison=1", "/hello.json", "/hello.json?", "/hello.json?a=%41", "/hello.json?poison=1"} {
+		r := raw(t, ts, "GET", target)
+		u, _ := url.Parse(target)
+		req := &http.Request{Method: http.MethodGet, URL: u, Header: http.Header{}}
+		if _, err := httpsig.Verify(httpsig.ResponseMessage(r.Response, req), verifyPolicy(t, k)); err != nil {
+			t.Errorf("%s: %v (Signature-Input %q)", target, err, r.Header.Get("Signature-Input"))
+		}
+	}
+	r := raw(t, ts, "GET", "/hello.json?x=\xc3\xa9")
+	in := r.Header.Get("Signature-Input")
+	if !strings.HasPrefix(in, `sig1=("@status" "@path";req "content-type"`) {
+		t.Errorf("a non-ASCII query: Signature-Input %q, want sig1 without @query", in)
+	}
+	req := &http.Request{Method: http.MethodGet, URL: &url.URL{Path: "/hello.json", RawQuery: "x=\xc3\xa9"}, Header: http.Header{}}
+	if _, err := httpsig.Verify(httpsig.ResponseMessage(r.Response, req), verifyPolicy(t, k)); err != nil {
+		t.Errorf("a non-ASCII query: %v", err)
+	}
+}
