@@ -130,9 +130,19 @@ func (c *Counts) add(r Report, strict bool) {
 // Tally counts the results of all reports.
 func Tally(rs []Report) Counts { return tally(rs, false) }
 
-// GateTally counts the results of all reports as the gate does: with
-// strict (--strict) a warning counts as a failure (gateStatus).
-func GateTally(rs []Report, strict bool) Counts { return tally(rs, strict) }
+// GateTally counts the results as the gate does: of the reports whose
+// origin was reached (an unreachable URL's failed http.status says only
+// that it was not reached: exit 4, not 1), and with strict (--strict) a
+// warning counts as a failure (gateStatus).
+func GateTally(rs []Report, strict bool) Counts {
+	var reached []Report
+	for _, r := range rs {
+		if !r.Unreachable {
+			reached = append(reached, r)
+		}
+	}
+	return tally(reached, strict)
+}
 
 // tally is Tally counting as the gate does (Counts.add).
 func tally(rs []Report, strict bool) Counts {

@@ -19,7 +19,8 @@ type jsonSummary struct {
 	Counts
 	// GateFail counts the checks that fail the gate (GateTally): those
 	// failed, and with --strict those warned, which keep their own status
-	// in the results and in Counts. Every value of the summary is a
+	// in the results and in Counts, of the URLs reached (Unreachable
+	// counts the others). Every value of the summary is a
 	// number, as it was before this one was added.
 	GateFail int `json:"gate_fail"`
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -253,16 +254,10 @@ func (o *auditOptions) engineOptions() (opts audit.Options, done func(), err err
 // as a fault to retry); an unreachable URL's own results (http.status
 // failed, the rest not checked) say only that it was not reached.
 func auditExitCode(reports []audit.Report, strict bool) int {
-	var reached []audit.Report
-	for _, r := range reports {
-		if !r.Unreachable {
-			reached = append(reached, r)
-		}
-	}
 	switch {
-	case audit.GateTally(reached, strict).Fail > 0:
+	case audit.GateTally(reports, strict).Fail > 0:
 		return ExitIntegrity
-	case len(reached) < len(reports):
+	case unreachable(reports):
 		return ExitNetwork
 	}
 	return ExitOK
@@ -289,4 +284,9 @@ func writeAudit(ios *IOStreams, format string, strict bool, reports []audit.Repo
 		write = audit.WriteTextStrict
 	}
 	return write(ios.Out, reports, ios.ColorEnabled() && (ios.StdoutTTY || forced))
+}
+
+// unreachable says an origin of the reports could not be reached.
+func unreachable(reports []audit.Report) bool {
+	return slices.ContainsFunc(reports, func(r audit.Report) bool { return r.Unreachable })
 }

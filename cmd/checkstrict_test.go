@@ -49,3 +49,21 @@ func TestCheckStrictJSONGateFail(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckJSONGateFailUnreachable: an unreachable URL (exit 4) is no
+// integrity failure: its http.status failed, but gate_fail counts the
+// URLs reached, as the exit status does, so a script reading gate_fail
+// sees 0 here, not a failure the exit status does not report.
+func TestCheckJSONGateFailUnreachable(t *testing.T) {
+	u := servertest.New(t, checkSite).URL + "/hello.json"
+	code, out, _ := runHdig(t, "check", "--json", u, "http://127.0.0.1:1/x")
+	var doc struct {
+		Summary map[string]any `json:"summary"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if s := doc.Summary; code != ExitNetwork || s["unreachable"] != 1.0 || s["gate_fail"] != 0.0 {
+		t.Errorf("exit %d, summary %v; want 4, unreachable 1, gate_fail 0", code, s)
+	}
+}
