@@ -105,9 +105,6 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 	// keep other uploads out until this one is in place and cached.
 	fi, etag, err := s.lockTarget(r, target)
 	defer s.writeMu.Unlock()
-	if lockedHook != nil {
-		lockedHook()
-	}
 	if err != nil {
 		s.internalError(w, r, err)
 		return
@@ -134,8 +131,8 @@ func (s *Server) store(w http.ResponseWriter, r *http.Request, target string, cr
 	s.answerStored(w, r, target, created, gz, got.stored, written)
 }
 
-// lockedHook, when set (by tests), runs once an upload holds the write
-// lock.
+// lockedHook, when set (by tests), runs each time lockTarget takes the
+// write lock, before anything is done under it.
 var lockedHook func()
 
 // storedHook, when set (by tests), runs after an upload is renamed into

@@ -29,6 +29,9 @@ func (s *Server) lockTarget(r *http.Request, target string) (fs.FileInfo, string
 			etag, id, _ = s.targetETag(r, target) // an error: found again under the lock
 		}
 		s.writeMu.Lock()
+		if lockedHook != nil {
+			lockedHook()
+		}
 		fi, serr := s.root.Stat(target)
 		if serr != nil {
 			return nil, "", nil // no file, no ETag
