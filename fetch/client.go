@@ -178,6 +178,9 @@ func (g credentialGuard) RoundTrip(req *http.Request) (*http.Response, error) {
 		f(r)
 	}
 	resp, err := g.rt.RoundTrip(r)
+	if err == nil && refusedExpect(r, resp) {
+		resp, err = g.withoutExpect(r, resp)
+	}
 	if err != nil {
 		return resp, err
 	}
