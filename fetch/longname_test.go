@@ -38,3 +38,21 @@ func TestLongOutputNameResumes(t *testing.T) {
 		}
 	}
 }
+
+// TestBesideNeverShared: two outputs never share one part. A name that
+// fits but has the form of a name cut short (start, "~", hash) was its
+// own part's name, the same as the part of the long name it was cut from:
+// two -Z downloads to those two names wrote one part file, and one output
+// got the other's bytes (found by the final reread).
+func TestBesideNeverShared(t *testing.T) {
+	long := strings.Repeat("L", 250)
+	fitted := strings.TrimSuffix(filepath.Base(Beside(long, PartSuffix)), PartSuffix)
+	for _, suffix := range []string{PartSuffix, SidecarSuffix} {
+		if a, b := Beside(long, suffix), Beside(fitted, suffix); a == b {
+			t.Errorf("%q and %q share %q", long, fitted, a)
+		}
+	}
+	if got := Beside("plain.iso", PartSuffix); got != "plain.iso"+PartSuffix {
+		t.Errorf("Beside(plain.iso) = %q", got)
+	}
+}

@@ -65,18 +65,35 @@ func Beside(path, suffix string) string {
 
 // FitName is name when it has at most room bytes, else its start (cut at
 // a rune) followed by "~" and a hash of the whole name, room bytes in
-// all: a name of hdig's made from an output's fits beside it.
+// all: a name of hdig's made from an output's fits beside it. A name that
+// fits but has that form itself is cut and hashed too, so two names never
+// give one: two outputs never share a part.
 func FitName(name string, room int) string {
-	if len(name) <= room {
+	if len(name) <= room && !fitted(name) {
 		return name
 	}
 	sum := sha256.Sum256([]byte(name))
-	tag := "~" + hex.EncodeToString(sum[:8])
+	tag := "~" + hex.EncodeToString(sum[:fitHash])
 	keep := max(room-len(tag), 0)
 	for keep > 0 && !utf8.RuneStart(name[keep]) {
 		keep--
 	}
 	return name[:keep] + tag
+}
+
+// fitHash is how many bytes of the sha-256 FitName's tag holds: 128 bits,
+// so no two names an origin or a user picks are made to share one.
+const fitHash = 16
+
+// fitted says name ends as FitName's cut names do: "~" and the hex of
+// fitHash bytes.
+func fitted(name string) bool {
+	n := 1 + 2*fitHash
+	if len(name) < n || name[len(name)-n] != '~' {
+		return false
+	}
+	_, err := hex.DecodeString(name[len(name)-n+1:])
+	return err == nil
 }
 
 // FileSink writes to PATH.hdig-part and renames it onto PATH on Commit, so
