@@ -163,7 +163,7 @@ func (s *seconds) String() string {
 
 func (s *seconds) Set(v string) error {
 	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if f < 0 || f > 1e9 {
+		if !(f >= 0 && f <= 1e9) { // NaN too
 			return fmt.Errorf("%q: want 0 or more seconds", v)
 		}
 		*s = seconds(f * float64(time.Second))

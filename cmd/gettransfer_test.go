@@ -22,6 +22,8 @@ func TestExpect100TimeoutFlag(t *testing.T) {
 		{[]string{"--expect100-timeout", "2.5"}, 2500 * time.Millisecond, false},
 		{[]string{"--expect100-timeout", "0"}, -1, false},
 		{[]string{"--expect100-timeout", "-1"}, 0, true},
+		{[]string{"--expect100-timeout", "NaN"}, 0, true}, // was "at once"
+		{[]string{"--expect100-timeout", "inf"}, 0, true},
 	} {
 		var tf transferFlags
 		f := pflag.NewFlagSet("get", pflag.ContinueOnError)
