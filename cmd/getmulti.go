@@ -45,7 +45,7 @@ func runGets(c *cobra.Command, ios *IOStreams, o *getOptions, urls []string) err
 	if err := o.Req.openJar(); err != nil {
 		return err
 	}
-	if err := o.clash(o.Output); err != nil { // before -D empties its file; -O's names: resolveOutput
+	if err := o.clash(o.Out.within(o.Output)); err != nil { // before -D empties its file; -O's names: resolveOutput
 		return err
 	}
 	if err := o.Out.startDump(); err != nil {

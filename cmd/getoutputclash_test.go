@@ -45,3 +45,18 @@ func TestDispositionNamesJar(t *testing.T) {
 		t.Errorf("jar.txt holds %q, want the cookie jar", b)
 	}
 }
+
+// TestOutputDirClashBeforeDump: with --output-dir D, -o out is D/out: -D
+// D/out is refused before -D empties it (the early clash compared "out"
+// with "D/out", and only a later check refused, the file emptied).
+func TestOutputDirClashBeforeDump(t *testing.T) {
+	srv, _ := seeingOrigin(t, helloHandler)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	os.WriteFile(out, []byte("precious"), 0o644)
+	code, _, stderr := runHdig(t, "get", "-sS", "--output-dir", dir, "-o", "out", "-D", out, srv.URL+"/f")
+	if code != ExitUsage {
+		t.Errorf("exit %d, want 2: %s", code, stderr)
+	}
+	assertFile(t, out, "precious")
+}

@@ -52,15 +52,22 @@ func (x *outputFlags) place(output string) (string, error) {
 	if output == "" || output == "-" {
 		return output, nil
 	}
-	if x.OutputDir != "" && !filepath.IsAbs(output) {
-		output = filepath.Join(x.OutputDir, output)
-	}
+	output = x.within(output)
 	if x.CreateDirs {
 		if err := os.MkdirAll(filepath.Dir(output), 0o750); err != nil { // as curl
 			return "", withExit(ExitUsage, fmt.Errorf("--create-dirs: %w", err))
 		}
 	}
 	return output, nil
+}
+
+// within is the file -o names under --output-dir (a relative name is in
+// it), without making directories: what place returns but for them.
+func (x *outputFlags) within(output string) string {
+	if x.OutputDir != "" && output != "" && output != "-" && !filepath.IsAbs(output) {
+		return filepath.Join(x.OutputDir, output)
+	}
+	return output
 }
 
 // finish renames a verified file after Content-Disposition (-J) and gives
