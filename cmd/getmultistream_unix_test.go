@@ -4,6 +4,7 @@ package cmd
 
 import (
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -31,7 +32,7 @@ func TestStreamBodyForOneURLOnly(t *testing.T) {
 		seen.mu.Lock()
 		n := len(seen.reqs)
 		seen.mu.Unlock()
-		if code != ExitUsage || n != 0 {
+		if code != ExitUsage || n != 0 || !strings.Contains(errOut, "can be read for one URL only") {
 			t.Errorf("%v: exit %d, %d requests; want exit %d, none: %s", args, code, n, ExitUsage, errOut)
 		}
 	}
