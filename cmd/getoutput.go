@@ -61,9 +61,23 @@ func sameRegular(a, b string) bool {
 	if errA == nil && errB == nil {
 		return sa.Mode().IsRegular() && os.SameFile(sa, sb)
 	}
-	absA, err1 := filepath.Abs(a)
-	absB, err2 := filepath.Abs(b)
+	absA, err1 := realName(a)
+	absB, err2 := realName(b)
 	return err1 == nil && err2 == nil && absA == absB
+}
+
+// realName is the absolute name of the file name, its directory's links
+// followed: a file not there yet is named by where it would be made.
+func realName(name string) (string, error) {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return "", err
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return abs, nil
+	}
+	return filepath.Join(dir, filepath.Base(abs)), nil
 }
 
 // deviceSink holds the body back until verified, then writes it into the

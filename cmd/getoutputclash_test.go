@@ -60,3 +60,19 @@ func TestOutputDirClashBeforeDump(t *testing.T) {
 	}
 	assertFile(t, out, "precious")
 }
+
+// TestOutputClashThroughLinkedDir: -o link/out -c real/out, link a
+// symbolic link to real and out not there yet, name one file: refused.
+func TestOutputClashThroughLinkedDir(t *testing.T) {
+	srv, _ := seeingOrigin(t, helloHandler)
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	os.Mkdir(real, 0o755)
+	if err := os.Symlink(real, filepath.Join(dir, "link")); err != nil {
+		t.Skip(err)
+	}
+	code, _, stderr := runHdig(t, "get", "-sS", "-o", filepath.Join(dir, "link", "out"), "-c", filepath.Join(real, "out"), srv.URL+"/f")
+	if code != ExitUsage {
+		t.Errorf("exit %d, want 2: %s", code, stderr)
+	}
+}
