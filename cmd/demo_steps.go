@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hdig/hdig/fetch"
 	"github.com/hdig/hdig/server"
 )
 
@@ -74,7 +75,7 @@ func demoCorrupt(ctx context.Context, d *demo) error {
 	d.say("asked", "GET /app.js -o %s (the file already exists)", filepath.Base(out))
 	d.say("verdict", "%s", verdict(stderr))
 	b, _ := os.ReadFile(out)
-	_, partErr := os.Stat(out + ".hdig-part")
+	_, partErr := os.Stat(fetch.Beside(out, fetch.PartSuffix))
 	d.expect(code == 1 && string(b) == "the old app.js\n" && os.IsNotExist(partErr) && strings.Contains(stderr, "mismatch"),
 		"exit 1, the old app.js untouched, no part file left")
 	return nil
