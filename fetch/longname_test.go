@@ -52,6 +52,12 @@ func TestBesideNeverShared(t *testing.T) {
 			t.Errorf("%q and %q share %q", long, fitted, a)
 		}
 	}
+	// A short name of that form (an origin's, by -O or -J) is hashed too,
+	// without reading past its end.
+	short := "b~0123456789abcdef0123456789abcdef"
+	if got := Beside(short, PartSuffix); got == short+PartSuffix || !strings.HasPrefix(got, short) {
+		t.Errorf("Beside(%q) = %q, want it followed by its own hash", short, got)
+	}
 	if got := Beside("plain.iso", PartSuffix); got != "plain.iso"+PartSuffix {
 		t.Errorf("Beside(plain.iso) = %q", got)
 	}

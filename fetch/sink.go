@@ -74,8 +74,8 @@ func FitName(name string, room int) string {
 	}
 	sum := sha256.Sum256([]byte(name))
 	tag := "~" + hex.EncodeToString(sum[:fitHash])
-	keep := max(room-len(tag), 0)
-	for keep > 0 && !utf8.RuneStart(name[keep]) {
+	keep := min(max(room-len(tag), 0), len(name))
+	for keep > 0 && keep < len(name) && !utf8.RuneStart(name[keep]) {
 		keep--
 	}
 	return name[:keep] + tag
