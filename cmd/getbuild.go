@@ -55,8 +55,8 @@ func (o *getOptions) request() (*fetch.Request, error) {
 	if req.Header, req.Omit, err = requestHeaders(o.Headers); err != nil {
 		return nil, err
 	}
-	if o.Range != "" && slices.Contains(req.Omit, "Range") {
-		return nil, usageErrorf("-r with -H 'Range:', which removes the Range field -r sends")
+	if _, empty := req.Header["Range"]; o.Range != "" && (slices.Contains(req.Omit, "Range") || empty && req.Header.Get("Range") == "") {
+		return nil, usageErrorf("-r with -H 'Range:' or 'Range;', which removes or empties the Range field -r sends")
 	}
 	if rs, ok := headerRanges(req.Header.Get("Range")); ok {
 		req.Ranges = rs // -H 'Range: bytes=…' is sent as given, and its answer read as -r's

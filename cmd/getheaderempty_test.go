@@ -182,3 +182,42 @@ func TestRangeFlagWithRangeRemoved(t *testing.T) {
 		t.Errorf("%d requests sent, want none", n)
 	}
 }
+
+// TestGetHeaderGivenWins: a field the user gives, empty (-H 'Name;') or
+// not, is what goes out, on every request: the pieces of --parallel
+// replaced the user's Want-Content-Digest with their own, and an upload's
+// empty Content-Digest was replaced with hdig's. -r with an empty Range
+// field is a usage error, as -r with -H 'Range:' is.
+func TestGetHeaderGivenWins(t *testing.T) {
+	body := strings.Repeat("p", 3<<20)
+	srv, seen := seeingOrigin(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"p"`)
+		http.ServeContent(w, r, "f", time.Time{}, strings.NewReader(body))
+	})
+	for _, want := range []string{"", "sha-256=3"} {
+		seen.reset()
+		code, _, errOut := runHdig(t, "get", "-s", "--no-cache", "--parallel", "3", "-o", filepath.Join(t.TempDir(), "f"), "-H", "Want-Content-Digest;"+want, srv.URL+"/f")
+		if want != "" {
+			code, _, errOut = runHdig(t, "get", "-s", "--no-cache", "--parallel", "3", "-o", filepath.Join(t.TempDir(), "f"), "-H", "Want-Content-Digest: "+want, srv.URL+"/f")
+		}
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		for _, r := range seen.all() {
+			if vs := r.Header.Values("Want-Content-Digest"); len(vs) != 1 || vs[0] != want {
+				t.Errorf("Range %q sent Want-Content-Digest %q, want %q", r.Header.Get("Range"), vs, want)
+			}
+		}
+	}
+	seen.reset()
+	if code, _, errOut := runHdig(t, "get", "-s", "--no-cache", "-H", "Content-Digest;", "-d", "hello", srv.URL+"/up"); code != 0 {
+		t.Fatalf("upload: exit %d: %s", code, errOut)
+	}
+	if vs := seen.last(t).Header.Values("Content-Digest"); len(vs) != 1 || vs[0] != "" {
+		t.Errorf("upload sent Content-Digest %q, want the empty one given", vs)
+	}
+	code, _, errOut := runHdig(t, "get", "-sS", "--no-cache", "-r", "0-3", "-H", "Range;", srv.URL+"/f")
+	if code != ExitUsage {
+		t.Errorf("-r with -H 'Range;': exit %d, want 2: %s", code, errOut)
+	}
+}

@@ -187,7 +187,7 @@ func (req *Request) digestBody() error {
 			fields = fields[:1] // Repr-Digest would be of the whole
 		}
 		for _, f := range fields {
-			if req.Header.Get(f) == "" {
+			if !given(req.Header, f) { // the user's -H field, empty or not, goes as given
 				req.Header.Set(f, v)
 			}
 		}

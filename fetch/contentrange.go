@@ -96,9 +96,10 @@ func (d *download) sendTo(ctx context.Context, s *source, method string, from, e
 			last = strconv.FormatInt(end-1, 10)
 		}
 		hreq.Header.Set("Range", fmt.Sprintf("bytes=%d-%s", from, last))
-		if _, asked := hreq.Header[verify.WantContentDigest]; asked && len(r.WantContent) > 0 {
-			// the piece's own preference, where build sent one (not
-			// under -H 'Want-Content-Digest:', Request.Omit)
+		if _, asked := hreq.Header[verify.WantContentDigest]; asked && len(r.WantContent) > 0 && !given(r.Header, verify.WantContentDigest) {
+			// the piece's own preference, where build sent hdig's (not
+			// the user's -H field, nor under -H 'Want-Content-Digest:',
+			// Request.Omit)
 			hreq.Header.Set(verify.WantContentDigest, verify.FormatWant(pieceWant))
 		}
 		if ifRange != "" {

@@ -161,7 +161,7 @@ func (r *Request) build(method string) (*http.Request, error) {
 	if len(r.Ranges) > 0 && req.Header.Get("Range") == "" {
 		req.Header.Set("Range", httpfield.FormatRanges(r.Ranges))
 	}
-	if checksumModeFor(r.URL, r.ChecksumMode) && req.Header.Get(verify.AmzChecksumMode) == "" {
+	if checksumModeFor(r.URL, r.ChecksumMode) && !given(req.Header, verify.AmzChecksumMode) {
 		req.Header.Set(verify.AmzChecksumMode, "ENABLED")
 	}
 	if r.Compressed && !given(req.Header, "Accept-Encoding") {
