@@ -78,8 +78,9 @@ it); the access log goes to stderr. A client that takes no response bytes for
 
 With --sign-key, each response with a digest field in its header is signed
 (RFC 9421, label sig1) over "@status", the request's path and query
-("@path";req, "@query";req), content-type, content-encoding and the digest
-fields sent in the header, with created, expires and keyid; with an Ed25519 key
+("@path";req, "@query";req: a query that is not printable ASCII is left
+out), content-type, content-encoding and the digest fields sent in the
+header, with created, expires and keyid; with an Ed25519 key
 it also carries Unencoded-Digest and the signature-based SRI profile
 (label sri, tag "ed25519-integrity", keyid the base64 public key) that
 Chromium checks for <script integrity="ed25519-KEY">.` + exitStatusHelp,
