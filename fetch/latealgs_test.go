@@ -2,9 +2,7 @@ package fetch
 
 import (
 	"context"
-	"crypto/sha256"
 	"crypto/sha512"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -77,51 +75,6 @@ func TestPieceReprDigestOtherAlgorithm(t *testing.T) {
 				t.Fatalf("Download: %v (pieces %d, checks %v); want ErrMismatch: the pieces' sha-512 is not the file's", err, res.Pieces, res.Verdict.Checks)
 			}
 			assertFileBytes(t, path, []byte("precious"))
-		})
-	}
-}
-
-// The other fields of a piece's 206 that speak for the whole
-// representation, the obsolete Digest and the object stores'
-// x-amz-checksum-* and x-goog-hash, are compared with the whole file as
-// the first 200's are: a wrong one on the pieces passed beside the first
-// 200's right Repr-Digest (exit 0, "verified"), read by nothing.
-func TestPieceWholeFieldsCompared(t *testing.T) {
-	data, other := genData(1<<20, 1), genData(1<<20, 2)
-	sum := sha256.Sum256(other)
-	wrong := base64.StdEncoding.EncodeToString(sum[:])
-	for name, field := range map[string][2]string{
-		"Digest":                {"Digest", "SHA-256=" + wrong},
-		"x-amz-checksum-sha256": {"x-amz-checksum-sha256", wrong},
-		"Unencoded-Digest":      {"Unencoded-Digest", "sha-256=:" + wrong + ":"},
-	} {
-		t.Run(name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				w.Header().Set("ETag", `"v1"`)
-				w.Header().Set("Accept-Ranges", "bytes")
-				w.Header().Set("Repr-Digest", sha256Field(data))
-				rg := r.Header.Get("Range")
-				if rg == "" {
-					w.Header().Set("Content-Length", strconv.Itoa(len(data)))
-					w.Write(data)
-					return
-				}
-				var a, b int
-				fmt.Sscanf(rg, "bytes=%d-%d", &a, &b)
-				w.Header().Set(field[0], field[1])
-				w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, len(data)))
-				w.Header().Set("Content-Length", strconv.Itoa(b+1-a))
-				w.WriteHeader(http.StatusPartialContent)
-				w.Write(data[a : b+1])
-			}))
-			defer srv.Close()
-			c, _ := NewClient(Options{Timeout: testStall})
-			path := filepath.Join(t.TempDir(), "f")
-			req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
-			res, err := c.Download(context.Background(), req, path, DownloadOptions{Parallel: 2, PieceSize: 256 << 10})
-			if !errors.Is(err, ErrMismatch) {
-				t.Fatalf("Download: %v (pieces %d, checks %v); want ErrMismatch: the pieces' %s is not the file's", err, res.Pieces, res.Verdict.Checks, name)
-			}
 		})
 	}
 }
