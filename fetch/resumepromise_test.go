@@ -27,24 +27,7 @@ func TestContinueUnnamedPartPromiseKept(t *testing.T) {
 		"unknown algorithm":  func(h http.Header) { h.Set("Repr-Digest", "x-unknown=:AAAA:") },
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				var a int
-				if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &a); err != nil {
-					w.Write(data) // no validator, no digest
-					return
-				}
-				answer(w.Header())
-				w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, len(data)-1, len(data)))
-				w.WriteHeader(http.StatusPartialContent)
-				w.Write(data[a:])
-			}))
-			defer srv.Close()
-			path := filepath.Join(t.TempDir(), "f")
-			os.WriteFile(path+PartSuffix, old[:1000], 0o644)
-			c, _ := NewClient(Options{Timeout: testStall})
-			req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
-			res, err := c.Download(context.Background(), req, path, DownloadOptions{Continue: true})
-			got, _ := os.ReadFile(path)
+			res, got, err := continueUnnamed(t, old, data, answer)
 			if err == nil && string(got) != string(data) {
 				t.Fatalf("exit 0 (outcome %s, warnings %q) with the old version's first 1000 bytes spliced: %v", res.Outcome(), res.Verdict.Warnings, string(got[:1000]) == string(old[:1000]))
 			}
@@ -66,24 +49,7 @@ func TestContinueUnnamedNoProofNotRead(t *testing.T) {
 		"unknown obsolete Digest": func(h http.Header) { h.Set("Digest", "x-unknown=AAAA") },
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				var a int
-				if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &a); err != nil {
-					w.Write(data) // no validator, no digest
-					return
-				}
-				answer(w.Header())
-				w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, len(data)-1, len(data)))
-				w.WriteHeader(http.StatusPartialContent)
-				w.Write(data[a:])
-			}))
-			defer srv.Close()
-			path := filepath.Join(t.TempDir(), "f")
-			os.WriteFile(path+PartSuffix, old[:1000], 0o644)
-			c, _ := NewClient(Options{Timeout: testStall})
-			req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
-			res, err := c.Download(context.Background(), req, path, DownloadOptions{Continue: true})
-			got, _ := os.ReadFile(path)
+			res, got, err := continueUnnamed(t, old, data, answer)
 			if err != nil || string(got) != string(data) {
 				t.Fatalf("%v: FILE the origin's file: %v", err, string(got) == string(data))
 			}
@@ -92,4 +58,31 @@ func TestContinueUnnamedNoProofNotRead(t *testing.T) {
 			}
 		})
 	}
+}
+
+// continueUnnamed resumes with -C a part of old's first 1000 bytes that
+// nothing names (no sidecar) from an origin whose file is data, sent with
+// no validator and no digest, and whose 206 to a Range gets answer's
+// fields; it returns the result, what FILE holds after, and the error.
+func continueUnnamed(t *testing.T, old, data []byte, answer func(h http.Header)) (*Result, []byte, error) {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var a int
+		if _, err := fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-", &a); err != nil {
+			w.Write(data) // no validator, no digest
+			return
+		}
+		answer(w.Header())
+		w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, len(data)-1, len(data)))
+		w.WriteHeader(http.StatusPartialContent)
+		w.Write(data[a:])
+	}))
+	defer srv.Close()
+	path := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(path+PartSuffix, old[:1000], 0o644)
+	c, _ := NewClient(Options{Timeout: testStall})
+	req := &Request{URL: srv.URL, Policy: verify.DefaultPolicy()}
+	res, err := c.Download(context.Background(), req, path, DownloadOptions{Continue: true})
+	got, _ := os.ReadFile(path)
+	return res, got, err
 }
